@@ -1,0 +1,237 @@
+//! What a command does, from validated configuration to printed results.
+//!
+//! Order matters for the user: read and check every input first (bad input fails before
+//! anything is written), prepare the output directory (a bad path fails before the long
+//! work), compute, write every file under a temporary name, rename them together, and
+//! print last.
+
+use crate::error::{Error, Located};
+use crate::evaluate::{Study, evaluate};
+use crate::ledger::{self, Assumptions};
+use crate::output::{self, OutputDir};
+use crate::report::{self, Report, Sources};
+use crate::run::Run;
+use crate::scenario::{self, Axis};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// What to print on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+/// Sweep axes given on the command line; each replaces the scenario's.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SweepOverrides {
+    pub base_tokens: Option<Axis>,
+    pub bytes_per_token: Option<Axis>,
+    pub cache_read: Option<Axis>,
+    pub retry_rate: Option<Axis>,
+}
+
+/// `simulate SCENARIO.toml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunConfig {
+    pub scenario: PathBuf,
+    /// Results go to `out_root/<name>/`.
+    pub out_root: PathBuf,
+    /// Overrides the scenario's B.
+    pub base_tokens: Option<f64>,
+    /// Overrides the scenario's ρ.
+    pub bytes_per_token: Option<f64>,
+    pub format: Format,
+    /// Draw SVG charts and the HTML report.
+    pub charts: bool,
+    pub sweep: SweepOverrides,
+}
+
+/// `simulate ledger RUN.tsv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LedgerConfig {
+    pub trace: PathBuf,
+    pub base_tokens: f64,
+    pub bytes_per_token: f64,
+    pub format: Format,
+}
+
+/// A validated command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Run(RunConfig),
+    Ledger(LedgerConfig),
+}
+
+/// Runs `command`, printing to `out`.
+pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
+    match command {
+        Command::Run(c) => run_scenario(c, out),
+        Command::Ledger(c) => run_ledger(c, out),
+    }
+}
+
+fn not_yet(scenario: &scenario::Scenario) -> Result<(), Error> {
+    let has_clear = scenario.edits.iter().any(|e| contains_clear(&e.action));
+    let what = if has_clear {
+        Some("clear edits")
+    } else if scenario.cache.is_some() {
+        Some("the [cache] cost model")
+    } else {
+        None
+    };
+    match what {
+        Some(w) => Err(Located::new(&scenario.source, format!("{w} are parsed and checked, but not implemented yet; remove them to run this scenario")).into()),
+        None => Ok(()),
+    }
+}
+
+fn contains_clear(a: &scenario::Action) -> bool {
+    match a {
+        scenario::Action::Clear(_) => true,
+        scenario::Action::Steps(s) => s.iter().any(contains_clear),
+        _ => false,
+    }
+}
+
+fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
+    let scenario = scenario::load(&c.scenario)?;
+    not_yet(&scenario)?;
+    let study = Study::new(&scenario)?;
+    let mut dir = OutputDir::prepare(&c.out_root, &scenario.name)?;
+    let at = Assumptions {
+        base_tokens: c.base_tokens.unwrap_or(scenario.base_tokens),
+        bytes_per_token: c.bytes_per_token.unwrap_or(scenario.bytes_per_token),
+    };
+    let source = |flag: &str, overridden: bool| {
+        if overridden {
+            format!("assumed ({flag} on the command line)")
+        } else {
+            "assumed (scenario file)".to_string()
+        }
+    };
+    let sources = Sources {
+        base_tokens: source("--base", c.base_tokens.is_some()),
+        bytes_per_token: source("--bpt", c.bytes_per_token.is_some()),
+    };
+    let nominal = evaluate(&study, at);
+    let report = Report::new(&study, &nominal, sources);
+    dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
+    dir.write("ledger.csv", |w| output::csv::write_ledger(w, &study, at))?;
+    let files = dir.commit()?;
+    match c.format {
+        Format::Table => output::table::write(out, &report, &files),
+        Format::Json => output::json::write(out, &report),
+    }
+    .map_err(Error::Print)
+}
+
+/// The `ledger` subcommand's report.
+#[derive(Serialize)]
+struct LedgerReport<'a> {
+    trace: String,
+    unit: String,
+    base_tokens: f64,
+    bytes_per_token: f64,
+    sources: Sources,
+    total_tokens: f64,
+    calls: usize,
+    average_call_tokens: f64,
+    rows: Vec<LedgerLine<'a>>,
+}
+
+#[derive(Serialize)]
+struct LedgerLine<'a> {
+    call: &'a str,
+    label: &'a str,
+    bytes: f64,
+    context_tokens: f64,
+    cumulative_tokens: f64,
+}
+
+fn run_ledger(c: &LedgerConfig, out: &mut dyn Write) -> Result<(), Error> {
+    let calls = scenario::read_tsv(&c.trace)?;
+    let run = Run::baseline(&calls);
+    let at = Assumptions {
+        base_tokens: c.base_tokens,
+        bytes_per_token: c.bytes_per_token,
+    };
+    let rows: Vec<LedgerLine> = calls
+        .iter()
+        .zip(ledger::rows(&run, at))
+        .map(|(call, row)| LedgerLine {
+            call: &call.id,
+            label: &call.label,
+            bytes: call.bytes,
+            context_tokens: row.context_tokens,
+            cumulative_tokens: row.cumulative_tokens,
+        })
+        .collect();
+    let total = rows.last().map_or(0.0, |r| r.cumulative_tokens);
+    let report = LedgerReport {
+        trace: c.trace.display().to_string(),
+        unit: report::unit(at.bytes_per_token),
+        base_tokens: at.base_tokens,
+        bytes_per_token: at.bytes_per_token,
+        sources: Sources {
+            base_tokens: "assumed (--base, default 30000)".into(),
+            bytes_per_token: "assumed (--bpt, default 3.3)".into(),
+        },
+        total_tokens: total,
+        calls: rows.len(),
+        average_call_tokens: total / rows.len() as f64,
+        rows,
+    };
+    match c.format {
+        Format::Json => output::json::write(out, &report),
+        Format::Table => ledger_table(out, &report),
+    }
+    .map_err(Error::Print)
+}
+
+fn ledger_table(out: &mut dyn Write, r: &LedgerReport) -> std::io::Result<()> {
+    use output::number::grouped;
+    writeln!(
+        out,
+        "{}: {} calls; B = {} ({}), ρ = {} ({}); unit: {}",
+        r.trace,
+        r.calls,
+        grouped(r.base_tokens, 0),
+        r.sources.base_tokens,
+        r.bytes_per_token,
+        r.sources.bytes_per_token,
+        r.unit
+    )?;
+    let label_width = r
+        .rows
+        .iter()
+        .map(|l| l.label.chars().count())
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 40);
+    writeln!(
+        out,
+        "{:>6}  {:<label_width$}  {:>12}  {:>12}  {:>14}",
+        "call", "label", "bytes", "context", "cumulative"
+    )?;
+    for l in &r.rows {
+        let label: String = l.label.chars().take(label_width).collect();
+        writeln!(
+            out,
+            "{:>6}  {:<label_width$}  {:>12}  {:>12}  {:>14}",
+            l.call,
+            label,
+            grouped(l.bytes, 0),
+            grouped(l.context_tokens, 0),
+            grouped(l.cumulative_tokens, 0)
+        )?;
+    }
+    writeln!(
+        out,
+        "reread total: {} est. tokens over {} calls; average call {} est. tokens",
+        grouped(r.total_tokens, 0),
+        r.calls,
+        grouped(r.average_call_tokens, 0)
+    )
+}

@@ -1,0 +1,299 @@
+//! The command line: clap types live here and nowhere else.
+//!
+//! Raw flags are parsed by clap, then turned once into the validated [`Command`] the rest
+//! of the program runs; the engine never sees a clap type.
+
+use crate::app::{Command, Format, LedgerConfig, RunConfig, SweepOverrides};
+use crate::error::Located;
+use crate::scenario::Axis;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const ABOUT: &str = "Which change to an LLM agent's context saves the most, and does that answer hold if the assumptions are off?";
+
+const LONG_ABOUT: &str = "\
+Which change to an LLM agent's context saves the most, and does that answer hold if the
+assumptions are off?
+
+Every call an agent makes re-reads the whole context so far: system prompt, tools, every
+document read and every earlier result. simulate counts that reread ledger for a run of
+calls described in a scenario file, applies each edit you describe (trim a document, merge
+calls, drop or move one, clear stale results) and ranks the edits by how much of the
+reread total they save, in percent and in equivalent average calls.
+
+Token figures are estimates: bytes ÷ bytes_per_token, plus measured tokens where given,
+over an assumed base of tokens every call reads. They are a relative yardstick for
+comparing edits, not a bill.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  simulate scenarios/merge.toml
+      Compare the edits of a scenario; write CSV files and charts to out/merge/.
+  simulate scenarios/merge.toml --base 20000 --bpt 4.0 --format json
+      The same at another nominal point, as JSON on stdout.
+  simulate scenarios/merge.toml --sweep-base 10000:60000:11 --sweep-bpt 2.5,3.3,4.0
+      Check whether the ranking holds over a grid of assumptions.
+  simulate ledger run.tsv --base 30000 --bpt 3.3
+      The call-by-call ledger of a trace (lines of number<TAB>label<TAB>bytes).
+
+Exit codes: 0 ok; 1 a failure while running (e.g. a write that broke); 2 bad usage or
+bad input (the message names the file, line and key to fix).
+
+The scenario format and every output column are described in README.md.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "simulate",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
+
+    /// The scenario file (TOML) to evaluate.
+    #[arg(value_name = "SCENARIO.toml", required = true)]
+    scenario: Option<PathBuf>,
+
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Sub {
+    /// Print the call-by-call reread ledger of a TSV trace.
+    #[command(
+        long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. Lines with the same number are one call (their bytes are summed, labels joined with '+'); calls are ordered by number; blank lines and lines starting with '#' are skipped. Each row shows the context the call re-reads (before its own output joins) and the running total."
+    )]
+    Ledger(LedgerArgs),
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Root directory for results; files go to DIR/<scenario name>/.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    out: PathBuf,
+
+    /// Override the scenario's base tokens B (tokens every call reads: system prompt, tools).
+    #[arg(long, value_name = "N", value_parser = positive)]
+    base: Option<f64>,
+
+    /// Override the scenario's bytes per token ρ (how bytes convert to estimated tokens).
+    #[arg(long, value_name = "R", value_parser = positive)]
+    bpt: Option<f64>,
+
+    /// What to print on stdout: a table for people, or the whole report as JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Do not draw the SVG charts and the HTML report.
+    #[arg(long)]
+    no_charts: bool,
+
+    /// Swept base tokens: a list `20000,30000,40000` or a range `FROM:TO:STEPS`
+    /// (overrides [sweep] base_tokens).
+    #[arg(long, value_name = "VALUES")]
+    sweep_base: Option<String>,
+
+    /// Swept bytes per token: a list `2.5,3.3,4.0` or a range `FROM:TO:STEPS`, e.g.
+    /// `2.5:4.0:16` (overrides [sweep] bytes_per_token).
+    #[arg(long, value_name = "VALUES")]
+    sweep_bpt: Option<String>,
+
+    /// Swept cache read price (× base input price), as a list or FROM:TO:STEPS; needs [cache].
+    #[arg(long, value_name = "VALUES")]
+    sweep_cache_read: Option<String>,
+
+    /// Swept retry rate (extra attempts per call), as a list or FROM:TO:STEPS.
+    #[arg(long, value_name = "VALUES")]
+    sweep_retry: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct LedgerArgs {
+    /// The trace: lines of number<TAB>label<TAB>bytes.
+    #[arg(value_name = "RUN.tsv")]
+    trace: PathBuf,
+
+    /// Base tokens B every call reads (assumed).
+    #[arg(long, value_name = "N", value_parser = positive, default_value_t = 30_000.0)]
+    base: f64,
+
+    /// Bytes per estimated token ρ (assumed).
+    #[arg(long, value_name = "R", value_parser = positive, default_value_t = 3.3)]
+    bpt: f64,
+
+    /// What to print: a table for people, or JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum FormatArg {
+    Table,
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Table => Format::Table,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("`{s}` is not a finite number > 0")),
+    }
+}
+
+/// Parses the process arguments; prints help or a usage error and exits (code 2) itself.
+pub fn parse() -> Result<Command, Located> {
+    from_args(Cli::parse())
+}
+
+/// Parses an argument list (the first item is the program name).
+pub fn parse_from<I, T>(args: I) -> Result<Result<Command, Located>, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    Cli::try_parse_from(args).map(from_args)
+}
+
+fn from_args(cli: Cli) -> Result<Command, Located> {
+    if let Some(Sub::Ledger(l)) = cli.command {
+        return Ok(Command::Ledger(LedgerConfig {
+            trace: l.trace,
+            base_tokens: l.base,
+            bytes_per_token: l.bpt,
+            format: l.format.into(),
+        }));
+    }
+    let r = cli.run;
+    let axis = |flag: &str, v: &Option<String>, zero_ok: bool| -> Result<Option<Axis>, Located> {
+        v.as_deref()
+            .map(|v| sweep_values(flag, v, zero_ok))
+            .transpose()
+    };
+    Ok(Command::Run(RunConfig {
+        // clap requires the scenario when there is no subcommand.
+        scenario: cli.scenario.unwrap_or_default(),
+        out_root: r.out,
+        base_tokens: r.base,
+        bytes_per_token: r.bpt,
+        format: r.format.into(),
+        charts: !r.no_charts,
+        sweep: SweepOverrides {
+            base_tokens: axis("--sweep-base", &r.sweep_base, false)?,
+            bytes_per_token: axis("--sweep-bpt", &r.sweep_bpt, false)?,
+            cache_read: axis("--sweep-cache-read", &r.sweep_cache_read, false)?,
+            retry_rate: axis("--sweep-retry", &r.sweep_retry, true)?,
+        },
+    }))
+}
+
+/// `a,b,c` or `from:to:steps`.
+fn sweep_values(flag: &str, text: &str, zero_ok: bool) -> Result<Axis, Located> {
+    let err = |m: String| Located::new("command line", m).place(flag.to_string());
+    let number = |s: &str| -> Result<f64, Located> {
+        s.trim()
+            .parse::<f64>()
+            .map_err(|_| err(format!("`{s}` is not a number")))
+    };
+    let values = if text.contains(':') {
+        let parts: Vec<&str> = text.split(':').collect();
+        let [from, to, steps] = parts[..] else {
+            return Err(err(format!(
+                "`{text}`: a range is FROM:TO:STEPS, e.g. 2.5:4.0:16"
+            )));
+        };
+        let steps = steps
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| err(format!("steps `{steps}` is not a whole number")))?;
+        crate::scenario::range(number(from)?, number(to)?, steps).map_err(err)?
+    } else {
+        text.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(number)
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    if values.is_empty() {
+        return Err(err("the list is empty; give at least one value".into()));
+    }
+    for &x in &values {
+        if !(x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0))) {
+            let want = if zero_ok { "≥ 0" } else { "> 0" };
+            return Err(err(format!("{x} must be a finite number {want}")));
+        }
+    }
+    Ok(crate::scenario::sorted_axis(values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweep_values_take_lists_and_ranges() {
+        assert_eq!(
+            sweep_values("--x", "3,1,2,2", false).unwrap(),
+            Axis(vec![1.0, 2.0, 3.0])
+        );
+        assert_eq!(
+            sweep_values("--x", "1:2:3", false).unwrap(),
+            Axis(vec![1.0, 1.5, 2.0])
+        );
+        assert!(sweep_values("--x", "1:2", false).is_err());
+        assert!(
+            sweep_values("--x", "0,1", false)
+                .unwrap_err()
+                .message
+                .contains("> 0")
+        );
+        assert_eq!(
+            sweep_values("--x", "0,1", true).unwrap(),
+            Axis(vec![0.0, 1.0])
+        );
+        assert!(
+            sweep_values("--x", "1:2:1", false)
+                .unwrap_err()
+                .message
+                .contains("steps")
+        );
+    }
+
+    #[test]
+    fn the_scenario_and_the_ledger_subcommand_parse() {
+        let run = parse_from(["simulate", "s.toml", "--base", "20000"])
+            .unwrap()
+            .unwrap();
+        assert!(matches!(
+            run,
+            Command::Run(RunConfig {
+                base_tokens: Some(20000.0),
+                ..
+            })
+        ));
+        let ledger = parse_from(["simulate", "ledger", "t.tsv"])
+            .unwrap()
+            .unwrap();
+        assert!(matches!(
+            ledger,
+            Command::Ledger(LedgerConfig {
+                base_tokens: 30000.0,
+                ..
+            })
+        ));
+        assert!(parse_from(["simulate", "s.toml", "--base", "-1"]).is_err());
+        assert!(parse_from(["simulate"]).is_err());
+    }
+}

@@ -1,0 +1,404 @@
+//! Applying edits to the baseline: trim, merge, drop, move, and `steps` of them.
+//!
+//! Pure functions from the baseline's calls to an edited [`Run`]. A `clear` does not
+//! change the sequence; it is a policy applied while the run is replayed (see
+//! `crate::clear`), so it is handed back beside the run.
+
+use crate::run::{Run, Slot};
+use crate::scenario::{Action, Call, ClearPolicy, MergeAt, Place, TrimBy};
+use std::collections::HashMap;
+
+/// A run as an edit leaves it, with the clearing policy to replay it under, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edited {
+    pub run: Run,
+    pub clear: Option<ClearPolicy>,
+}
+
+/// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
+/// and what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditError {
+    pub key: String,
+    pub message: String,
+}
+
+/// Applies `action` to the baseline `calls`.
+pub fn apply(calls: &[Call], action: &Action) -> Result<Edited, EditError> {
+    let ids: HashMap<&str, u32> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_ref(), i as u32))
+        .collect();
+    let mut editor = Editor {
+        calls,
+        ids: &ids,
+        run: Run::baseline(calls),
+    };
+    let mut clear = None;
+    match action {
+        Action::Steps(steps) => {
+            for (i, step) in steps.iter().enumerate() {
+                editor.step(step, &mut clear).map_err(|e| EditError {
+                    key: format!("step {}: {}", i + 1, e.key),
+                    message: e.message,
+                })?;
+            }
+        }
+        single => editor.step(single, &mut clear)?,
+    }
+    Ok(Edited {
+        run: editor.run,
+        clear,
+    })
+}
+
+struct Editor<'a> {
+    calls: &'a [Call],
+    ids: &'a HashMap<&'a str, u32>,
+    run: Run,
+}
+
+fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
+    EditError {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+impl Editor<'_> {
+    fn step(&mut self, action: &Action, clear: &mut Option<ClearPolicy>) -> Result<(), EditError> {
+        match action {
+            Action::Trim { call, by } => self.trim(call, *by),
+            Action::Merge {
+                calls,
+                overhead_bytes,
+                at,
+            } => self.merge(calls, *overhead_bytes, *at),
+            Action::Drop { call } => {
+                let p = self.position("drop.call", call)?;
+                self.run.slots.remove(p);
+                Ok(())
+            }
+            Action::Move { call, to } => self.move_call(call, to),
+            Action::Clear(policy) => {
+                *clear = Some(policy.clone());
+                Ok(())
+            }
+            Action::Steps(_) => Err(error("steps", "steps cannot be nested")),
+        }
+    }
+
+    /// Position of call `id` in the run as edited so far.
+    fn position(&self, key: &str, id: &str) -> Result<usize, EditError> {
+        let Some(&origin) = self.ids.get(id) else {
+            return Err(error(key, unknown_call(self.calls, id)));
+        };
+        self.run
+            .slots
+            .iter()
+            .position(|s| s.origin == origin)
+            .ok_or_else(|| {
+                error(
+                    key,
+                    format!("call `{id}` is no longer in the run here: an earlier step dropped it or merged it into another call"),
+                )
+            })
+    }
+
+    fn trim(&mut self, id: &str, by: TrimBy) -> Result<(), EditError> {
+        let (key, p) = match by {
+            TrimBy::Bytes(_) => ("trim.by_bytes", self.position("trim.call", id)?),
+            TrimBy::ToBytes(_) => ("trim.to_bytes", self.position("trim.call", id)?),
+            TrimBy::Percent(_) => ("trim.by_percent", self.position("trim.call", id)?),
+        };
+        let slot = &mut self.run.slots[p];
+        let bytes = slot.bytes;
+        slot.bytes = match by {
+            TrimBy::Bytes(b) if b > bytes => {
+                return Err(error(
+                    key,
+                    format!(
+                        "removes {b} bytes but call `{id}` has only {bytes}: a trim cannot go below zero bytes"
+                    ),
+                ));
+            }
+            TrimBy::Bytes(b) => bytes - b,
+            TrimBy::ToBytes(n) if n > bytes => {
+                return Err(error(
+                    key,
+                    format!(
+                        "{n} is more than call `{id}`'s {bytes} bytes: a trim can only shrink a call"
+                    ),
+                ));
+            }
+            TrimBy::ToBytes(n) => n,
+            TrimBy::Percent(_) if bytes == 0.0 => {
+                return Err(error(
+                    key,
+                    format!(
+                        "call `{id}` has no bytes to trim (a trim acts on bytes; its size is in measured tokens)"
+                    ),
+                ));
+            }
+            TrimBy::Percent(p) => bytes - bytes * p / 100.0,
+        };
+        Ok(())
+    }
+
+    fn merge(&mut self, ids: &[String], overhead_bytes: f64, at: MergeAt) -> Result<(), EditError> {
+        if ids.len() < 2 {
+            return Err(error(
+                "merge.calls",
+                format!("lists {} call(s); a merge needs at least two", ids.len()),
+            ));
+        }
+        let mut positions = Vec::with_capacity(ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            if ids[..i].contains(id) {
+                return Err(error(
+                    "merge.calls",
+                    format!("names call `{id}` twice; list each call once"),
+                ));
+            }
+            positions.push(self.position("merge.calls", id)?);
+        }
+        positions.sort_unstable();
+        let keep = match at {
+            MergeAt::First => positions[0],
+            MergeAt::Last => positions[positions.len() - 1],
+        };
+        let parts: Vec<Slot> = positions.iter().map(|&p| self.run.slots[p]).collect();
+        let label = parts
+            .iter()
+            .map(|s| self.run.label(self.calls, s))
+            .collect::<Vec<_>>()
+            .join("+");
+        let label = self.run.push_label(self.calls, label);
+        let kept = &mut self.run.slots[keep];
+        kept.label = label;
+        kept.bytes = parts.iter().map(|s| s.bytes).sum::<f64>() + overhead_bytes;
+        kept.tokens = parts.iter().map(|s| s.tokens).sum();
+        kept.output_tokens = parts.iter().map(|s| s.output_tokens).sum();
+        let mut index = 0;
+        self.run.slots.retain(|_| {
+            let gone = index != keep && positions.binary_search(&index).is_ok();
+            index += 1;
+            !gone
+        });
+        Ok(())
+    }
+
+    fn move_call(&mut self, id: &str, to: &Place) -> Result<(), EditError> {
+        let (key, target, after) = match to {
+            Place::Before(t) => ("move.before", t, false),
+            Place::After(t) => ("move.after", t, true),
+        };
+        if target == id {
+            return Err(error(
+                key,
+                format!("moves call `{id}` relative to itself; name another call"),
+            ));
+        }
+        let from = self.position("move.call", id)?;
+        self.position(key, target)?;
+        let slot = self.run.slots.remove(from);
+        let target_at = self.position(key, target)?;
+        self.run
+            .slots
+            .insert(if after { target_at + 1 } else { target_at }, slot);
+        Ok(())
+    }
+}
+
+/// "unknown call `x`", with the nearest ids so a typo is easy to fix.
+fn unknown_call(calls: &[Call], id: &str) -> String {
+    let mut near: Vec<(f64, &str)> = calls
+        .iter()
+        .map(|c| (strsim::jaro_winkler(id, &c.id), c.id.as_ref()))
+        .filter(|(score, _)| *score >= 0.75)
+        .collect();
+    near.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match near.first() {
+        Some((_, best)) => format!("unknown call `{id}`; did you mean `{best}`?"),
+        None if calls.len() <= 12 => {
+            let all: Vec<&str> = calls.iter().map(|c| c.id.as_ref()).collect();
+            format!("unknown call `{id}`; the calls are: {}", all.join(", "))
+        }
+        None => format!(
+            "unknown call `{id}` (calls are named by their `id`, or their `label` when no id is given)"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn call(id: &str, bytes: f64) -> Call {
+        Call {
+            id: id.into(),
+            label: format!("label {id}").into(),
+            kind: Arc::from("tool"),
+            bytes,
+            tokens: 0.0,
+            output_tokens: 0.0,
+            pinned: false,
+            segment: 1,
+            gap_s: 0.0,
+            measured: false,
+        }
+    }
+
+    fn calls() -> Vec<Call> {
+        vec![
+            call("a", 100.0),
+            call("b", 200.0),
+            call("c", 300.0),
+            call("d", 400.0),
+        ]
+    }
+
+    fn order(calls: &[Call], edited: &Edited) -> Vec<(String, f64)> {
+        edited
+            .run
+            .slots
+            .iter()
+            .map(|s| (calls[s.origin as usize].id.to_string(), s.bytes))
+            .collect()
+    }
+
+    fn ids(v: &[(String, f64)]) -> Vec<&str> {
+        v.iter().map(|(id, _)| id.as_str()).collect()
+    }
+
+    #[test]
+    fn trims_by_bytes_to_bytes_and_percent() {
+        let c = vec![call("x", 1001.0)];
+        let by = |by| {
+            apply(
+                &c,
+                &Action::Trim {
+                    call: "x".into(),
+                    by,
+                },
+            )
+            .unwrap()
+            .run
+            .slots[0]
+                .bytes
+        };
+        assert_eq!(by(TrimBy::Bytes(1.0)), 1000.0);
+        assert_eq!(by(TrimBy::ToBytes(10.0)), 10.0);
+        assert!((by(TrimBy::Percent(33.0)) - 670.67).abs() < 1e-9);
+        let below = apply(
+            &c,
+            &Action::Trim {
+                call: "x".into(),
+                by: TrimBy::Bytes(1002.0),
+            },
+        );
+        assert_eq!(below.unwrap_err().key, "trim.by_bytes");
+    }
+
+    #[test]
+    fn merge_keeps_the_first_or_last_position_and_sums() {
+        let c = calls();
+        let merge = |at| Action::Merge {
+            calls: vec!["d".into(), "b".into()],
+            overhead_bytes: 50.0,
+            at,
+        };
+        let first = apply(&c, &merge(MergeAt::First)).unwrap();
+        assert_eq!(
+            order(&c, &first),
+            vec![
+                ("a".into(), 100.0),
+                ("b".into(), 650.0),
+                ("c".into(), 300.0)
+            ]
+        );
+        // Labels join in sequence order, not listed order.
+        assert_eq!(first.run.label(&c, &first.run.slots[1]), "label b+label d");
+        let last = apply(&c, &merge(MergeAt::Last)).unwrap();
+        assert_eq!(ids(&order(&c, &last)), vec!["a", "c", "d"]);
+    }
+
+    #[test]
+    fn merge_errors_name_the_key() {
+        let c = calls();
+        let twice = Action::Merge {
+            calls: vec!["a".into(), "a".into()],
+            overhead_bytes: 0.0,
+            at: MergeAt::First,
+        };
+        assert!(apply(&c, &twice).unwrap_err().message.contains("twice"));
+        let one = Action::Merge {
+            calls: vec!["a".into()],
+            overhead_bytes: 0.0,
+            at: MergeAt::First,
+        };
+        assert!(
+            apply(&c, &one)
+                .unwrap_err()
+                .message
+                .contains("at least two")
+        );
+        let unknown = Action::Merge {
+            calls: vec!["a".into(), "bb".into()],
+            overhead_bytes: 0.0,
+            at: MergeAt::First,
+        };
+        let e = apply(&c, &unknown).unwrap_err();
+        assert_eq!(e.key, "merge.calls");
+        assert!(e.message.contains("unknown call `bb`"), "{}", e.message);
+    }
+
+    #[test]
+    fn moves_before_and_after() {
+        let c = calls();
+        let mv = |to| Action::Move {
+            call: "a".into(),
+            to,
+        };
+        let before = apply(&c, &mv(Place::Before("d".into()))).unwrap();
+        assert_eq!(ids(&order(&c, &before)), vec!["b", "c", "a", "d"]);
+        let after = apply(&c, &mv(Place::After("d".into()))).unwrap();
+        assert_eq!(ids(&order(&c, &after)), vec!["b", "c", "d", "a"]);
+        let back = Action::Move {
+            call: "d".into(),
+            to: Place::Before("a".into()),
+        };
+        assert_eq!(
+            ids(&order(&c, &apply(&c, &back).unwrap())),
+            vec!["d", "a", "b", "c"]
+        );
+        assert!(
+            apply(&c, &mv(Place::Before("a".into())))
+                .unwrap_err()
+                .message
+                .contains("itself")
+        );
+    }
+
+    #[test]
+    fn steps_apply_in_order_and_see_earlier_steps() {
+        let c = calls();
+        let steps = Action::Steps(vec![
+            Action::Merge {
+                calls: vec!["a".into(), "b".into()],
+                overhead_bytes: 0.0,
+                at: MergeAt::First,
+            },
+            Action::Drop { call: "c".into() },
+            Action::Trim {
+                call: "b".into(),
+                by: TrimBy::Bytes(1.0),
+            },
+        ]);
+        let e = apply(&c, &steps).unwrap_err();
+        assert_eq!(e.key, "step 3: trim.call");
+        assert!(e.message.contains("no longer in the run"), "{}", e.message);
+    }
+}

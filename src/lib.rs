@@ -1,0 +1,20 @@
+//! `simulate`: which change to an LLM agent's context saves the most, and does that answer
+//! hold if the assumptions are off?
+//!
+//! The engine is this library; the `simulate` binary only parses arguments (`cli`), calls
+//! [`app::run`] and maps errors to exit codes (see [`error::Error::exit_code`]).
+
+pub mod app;
+pub mod cache;
+pub mod cli;
+pub mod edit;
+pub mod error;
+pub mod evaluate;
+pub mod ledger;
+pub mod output;
+pub mod rank;
+pub mod report;
+pub mod run;
+pub mod scenario;
+
+pub use error::Error;

@@ -1,0 +1,24 @@
+//! The `simulate` binary: parse, run, report an error, exit.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let result = simulate::cli::parse()
+        .map_err(simulate::Error::from)
+        .and_then(|command| {
+            let mut stdout = std::io::stdout().lock();
+            let result = simulate::app::run(&command, &mut stdout);
+            result.and_then(|()| stdout.flush().map_err(simulate::Error::Print))
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let code = e.exit_code();
+            if code != 0 {
+                eprintln!("error: {e}");
+            }
+            ExitCode::from(code)
+        }
+    }
+}

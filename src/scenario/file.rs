@@ -1,0 +1,212 @@
+//! The scenario file exactly as written: serde shapes with no meaning attached.
+//!
+//! Every table denies unknown keys so that a typo is an error rather than a silently
+//! ignored setting. Values that are checked later are `Spanned`, so their errors can point
+//! at the line and column.
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: Option<Spanned<String>>,
+    pub description: Option<String>,
+    pub base_tokens: Option<Spanned<f64>>,
+    pub bytes_per_token: Option<Spanned<f64>>,
+    pub retry_rate: Option<Spanned<f64>>,
+    pub sweep: Option<SweepFile>,
+    pub cache: Option<Spanned<CacheFile>>,
+    pub price: Option<Spanned<PriceFile>>,
+    #[serde(default)]
+    pub call: Vec<Spanned<CallFile>>,
+    pub calls_tsv: Option<Spanned<String>>,
+    #[serde(default)]
+    pub edit: Vec<Spanned<EditFile>>,
+}
+
+/// One `[[call]]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallFile {
+    pub id: Option<Spanned<String>>,
+    pub label: Option<String>,
+    pub bytes: Option<Spanned<f64>>,
+    pub tokens: Option<Spanned<f64>>,
+    pub kind: Option<String>,
+    pub pinned: Option<bool>,
+    pub segment: Option<Spanned<i64>>,
+    pub gap_s: Option<Spanned<f64>>,
+    pub output_tokens: Option<Spanned<f64>>,
+}
+
+/// One `[[edit]]` table: a name and exactly one action.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditFile {
+    pub name: Option<Spanned<String>>,
+    pub trim: Option<Spanned<TrimFile>>,
+    pub merge: Option<Spanned<MergeFile>>,
+    pub drop: Option<Spanned<CallRef>>,
+    #[serde(rename = "move")]
+    pub move_: Option<Spanned<MoveFile>>,
+    pub clear: Option<Spanned<ClearFile>>,
+    pub steps: Option<Spanned<Vec<Spanned<ActionFile>>>>,
+}
+
+impl EditFile {
+    /// The action keys of the edit itself (everything but `name` and `steps`).
+    pub fn take_action(&mut self) -> ActionFile {
+        ActionFile {
+            trim: self.trim.take(),
+            merge: self.merge.take(),
+            drop: self.drop.take(),
+            move_: self.move_.take(),
+            clear: self.clear.take(),
+        }
+    }
+}
+
+/// The action keys of an edit or of one of its `steps`; exactly one must be given.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionFile {
+    pub trim: Option<Spanned<TrimFile>>,
+    pub merge: Option<Spanned<MergeFile>>,
+    pub drop: Option<Spanned<CallRef>>,
+    #[serde(rename = "move")]
+    pub move_: Option<Spanned<MoveFile>>,
+    pub clear: Option<Spanned<ClearFile>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrimFile {
+    pub call: Spanned<String>,
+    pub by_bytes: Option<Spanned<f64>>,
+    pub to_bytes: Option<Spanned<f64>>,
+    pub by_percent: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeFile {
+    pub calls: Spanned<Vec<Spanned<String>>>,
+    pub overhead_bytes: Option<Spanned<f64>>,
+    pub at: Option<MergeAtFile>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum MergeAtFile {
+    First,
+    Last,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallRef {
+    pub call: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveFile {
+    pub call: Spanned<String>,
+    pub before: Option<Spanned<String>>,
+    pub after: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearFile {
+    pub every_segments: Option<Spanned<i64>>,
+    pub above_tool_bytes: Option<Spanned<f64>>,
+    pub above_context_tokens: Option<Spanned<f64>>,
+    pub older_than_calls: Option<Spanned<i64>>,
+    pub keep_segments: Option<Spanned<i64>>,
+    pub keep_results: Option<Spanned<i64>>,
+    pub clear_at_least_tokens: Option<Spanned<f64>>,
+    pub placeholder_bytes: Option<Spanned<f64>>,
+    pub exclude_kinds: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepFile {
+    pub base_tokens: Option<Spanned<AxisFile>>,
+    pub bytes_per_token: Option<Spanned<AxisFile>>,
+    pub cache_read: Option<Spanned<AxisFile>>,
+    pub retry_rate: Option<Spanned<AxisFile>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheFile {
+    pub preset: Option<Spanned<String>>,
+    pub read: Option<Spanned<f64>>,
+    pub write: Option<Spanned<f64>>,
+    pub ttl_s: Option<Spanned<f64>>,
+    pub min_tokens: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceFile {
+    pub input: Option<Spanned<f64>>,
+    pub output: Option<Spanned<f64>>,
+    pub source: Option<String>,
+}
+
+/// A swept axis: a list of values, or `{ from, to, steps }`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AxisFile {
+    List(Vec<f64>),
+    Range { from: f64, to: f64, steps: i64 },
+}
+
+impl<'de> Deserialize<'de> for AxisFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(AxisVisitor)
+    }
+}
+
+struct AxisVisitor;
+
+impl<'de> Visitor<'de> for AxisVisitor {
+    type Value = AxisFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of numbers, or a table { from = .., to = .., steps = .. }")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AxisFile, A::Error> {
+        let mut values = Vec::new();
+        while let Some(v) = seq.next_element::<f64>()? {
+            values.push(v);
+        }
+        Ok(AxisFile::List(values))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AxisFile, A::Error> {
+        const KEYS: &[&str] = &["from", "to", "steps"];
+        let (mut from, mut to, mut steps) = (None, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "from" => from = Some(map.next_value::<f64>()?),
+                "to" => to = Some(map.next_value::<f64>()?),
+                "steps" => steps = Some(map.next_value::<i64>()?),
+                other => return Err(de::Error::unknown_field(other, KEYS)),
+            }
+        }
+        match (from, to, steps) {
+            (Some(from), Some(to), Some(steps)) => Ok(AxisFile::Range { from, to, steps }),
+            (None, _, _) => Err(de::Error::missing_field("from")),
+            (_, None, _) => Err(de::Error::missing_field("to")),
+            (_, _, None) => Err(de::Error::missing_field("steps")),
+        }
+    }
+}
