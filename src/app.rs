@@ -5,13 +5,15 @@
 //! work), compute, write every file under a temporary name, rename them together, and
 //! print last.
 
-use crate::error::{Error, Located};
+use crate::error::Error;
 use crate::evaluate::{Study, evaluate};
 use crate::ledger::{self, Assumptions};
+use crate::output::csv::SweepCsv;
 use crate::output::{self, OutputDir};
-use crate::report::{self, Report, Sources};
+use crate::report::{self, Report, Sources, SweepReport};
 use crate::run::Run;
 use crate::scenario::{self, Axis};
+use crate::sweep::{self, Grid, SweepOptions};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,6 +48,8 @@ pub struct RunConfig {
     /// Draw SVG charts and the HTML report.
     pub charts: bool,
     pub sweep: SweepOverrides,
+    /// Use closed forms in the sweep where they hold (default true).
+    pub closed_form: bool,
 }
 
 /// `simulate ledger RUN.tsv`.
@@ -72,38 +76,17 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
-fn not_yet(scenario: &scenario::Scenario) -> Result<(), Error> {
-    let has_clear = scenario.edits.iter().any(|e| contains_clear(&e.action));
-    let what = if has_clear {
-        Some("clear edits")
-    } else if scenario.cache.is_some() {
-        Some("the [cache] cost model")
-    } else {
-        None
-    };
-    match what {
-        Some(w) => Err(Located::new(&scenario.source, format!("{w} are parsed and checked, but not implemented yet; remove them to run this scenario")).into()),
-        None => Ok(()),
-    }
-}
-
-fn contains_clear(a: &scenario::Action) -> bool {
-    match a {
-        scenario::Action::Clear(_) => true,
-        scenario::Action::Steps(s) => s.iter().any(contains_clear),
-        _ => false,
-    }
-}
-
 fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     let scenario = scenario::load(&c.scenario)?;
-    not_yet(&scenario)?;
     let study = Study::new(&scenario)?;
-    let mut dir = OutputDir::prepare(&c.out_root, &scenario.name)?;
     let at = Assumptions {
         base_tokens: c.base_tokens.unwrap_or(scenario.base_tokens),
         bytes_per_token: c.bytes_per_token.unwrap_or(scenario.bytes_per_token),
     };
+    let nominal_point = study.nominal(at);
+    let grid = Grid::new(&scenario, &nominal_point, &c.sweep)?;
+    let mut dir = OutputDir::prepare(&c.out_root, &scenario.name)?;
+
     let source = |flag: &str, overridden: bool| {
         if overridden {
             format!("assumed ({flag} on the command line)")
@@ -115,10 +98,31 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         base_tokens: source("--base", c.base_tokens.is_some()),
         bytes_per_token: source("--bpt", c.bytes_per_token.is_some()),
     };
-    let nominal = evaluate(&study, at);
-    let report = Report::new(&study, &nominal, sources);
+    let nominal = evaluate(&study, nominal_point);
+    let options = SweepOptions {
+        closed_form: c.closed_form,
+        progress: true,
+    };
+    let mut swept = None;
+    dir.write("sweep.csv", |w| {
+        let mut csv = SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len())?;
+        swept = Some(sweep::run(
+            &study,
+            &grid,
+            &nominal_point,
+            options,
+            &mut csv,
+        )?);
+        csv.finish()
+    })?;
+    let sweep_report = swept
+        .as_ref()
+        .map(|s| SweepReport::new(&study, s, c.closed_form));
+    let report = Report::new(&study, &nominal, sources, sweep_report);
     dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
-    dir.write("ledger.csv", |w| output::csv::write_ledger(w, &study, at))?;
+    dir.write("ledger.csv", |w| {
+        output::csv::write_ledger(w, &study, &nominal)
+    })?;
     let files = dir.commit()?;
     match c.format {
         Format::Table => output::table::write(out, &report, &files),

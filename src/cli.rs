@@ -111,6 +111,11 @@ struct RunArgs {
     /// Swept retry rate (extra attempts per call), as a list or FROM:TO:STEPS.
     #[arg(long, value_name = "VALUES")]
     sweep_retry: Option<String>,
+
+    /// Evaluate every sweep point by replaying each run call by call, instead of the
+    /// closed form where it holds (slower; a cross-check of the closed form).
+    #[arg(long)]
+    replay: bool,
 }
 
 #[derive(Args, Debug)]
@@ -191,6 +196,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         bytes_per_token: r.bpt,
         format: r.format.into(),
         charts: !r.no_charts,
+        closed_form: !r.replay,
         sweep: SweepOverrides {
             base_tokens: axis("--sweep-base", &r.sweep_base, false)?,
             bytes_per_token: axis("--sweep-bpt", &r.sweep_bpt, false)?,

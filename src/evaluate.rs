@@ -1,87 +1,216 @@
-//! Evaluating every edit of a scenario at one point of the assumptions.
+//! Evaluating the baseline and every edit of a scenario at one point of the assumptions.
 
+use crate::clear::{self, Clearings};
 use crate::edit::{self, Edited};
 use crate::error::{Error, Located};
-use crate::ledger::{self, Assumptions, Saving};
+use crate::ledger::{Assumptions, Saving};
 use crate::rank::{self, Ranking};
 use crate::run::Run;
-use crate::scenario::Scenario;
+use crate::scenario::{ClearPolicy, Scenario};
+use crate::sweep::Point;
+use crate::timeline::{self, RunSums};
+
+/// One run to compare: the baseline or an edit's result.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    /// `baseline` or the edit's name.
+    pub name: String,
+    pub run: Run,
+    pub clear: Option<ClearPolicy>,
+    /// Which results the policy may clear (empty without a policy).
+    pub clearable: Vec<bool>,
+}
+
+impl Subject {
+    /// The run's clearings at `at` (none without a policy).
+    pub fn clearings(&self, study: &Study, at: Assumptions) -> Clearings {
+        match &self.clear {
+            Some(policy) => clear::replay(
+                &study.scenario.calls,
+                &self.run,
+                policy,
+                &self.clearable,
+                at,
+            ),
+            None => Clearings::none(self.run.len()),
+        }
+    }
+
+    /// Whether the run's sequence of events depends on `B` or `ρ`.
+    pub fn depends_on_assumptions(&self) -> bool {
+        self.clear
+            .as_ref()
+            .is_some_and(ClearPolicy::depends_on_assumptions)
+    }
+}
 
 /// The scenario with its edits applied: what the engine compares.
 #[derive(Debug, Clone)]
 pub struct Study<'a> {
     pub scenario: &'a Scenario,
-    pub baseline: Run,
+    pub baseline: Subject,
     /// One per edit, in the scenario's order.
-    pub edited: Vec<Edited>,
+    pub edited: Vec<Subject>,
 }
 
 impl<'a> Study<'a> {
     /// Applies every edit to the baseline.
     pub fn new(scenario: &'a Scenario) -> Result<Study<'a>, Error> {
+        let calls = &scenario.calls;
         let edited = scenario
             .edits
             .iter()
             .map(|e| {
-                edit::apply(&scenario.calls, &e.action).map_err(|bad| {
+                let Edited { run, clear } = edit::apply(calls, &e.action).map_err(|bad| {
                     Error::from(
                         Located::new(&scenario.source, bad.message)
                             .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
                     )
+                })?;
+                let clearable = clear
+                    .as_ref()
+                    .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));
+                Ok(Subject {
+                    name: e.name.clone(),
+                    run,
+                    clear,
+                    clearable,
                 })
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, Error>>()?;
         Ok(Study {
             scenario,
-            baseline: Run::baseline(&scenario.calls),
+            baseline: Subject {
+                name: "baseline".into(),
+                run: Run::baseline(calls),
+                clear: None,
+                clearable: Vec::new(),
+            },
             edited,
         })
     }
+
+    /// The baseline, then every edit.
+    pub fn subjects(&self) -> impl Iterator<Item = &Subject> {
+        std::iter::once(&self.baseline).chain(&self.edited)
+    }
+
+    /// `(read, write)` cache multipliers at `point`, if the scenario has a cache.
+    pub fn cache_prices(&self, point: &Point) -> Option<(f64, f64)> {
+        let cache = self.scenario.cache.as_ref()?;
+        Some((point.cache_read.unwrap_or(cache.read), cache.write))
+    }
+
+    /// The nominal point: the scenario's values, with `B` and `ρ` as given.
+    pub fn nominal(&self, at: Assumptions) -> Point {
+        Point {
+            base_tokens: at.base_tokens,
+            bytes_per_token: at.bytes_per_token,
+            cache_read: self.scenario.cache.as_ref().map(|c| c.read),
+            retry_rate: self.scenario.retry_rate,
+        }
+    }
 }
 
-/// One edit's figures at a point.
+/// One run's figures at a point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub calls: usize,
+    /// Reread total, in est. tokens.
+    pub total_tokens: f64,
+    /// Cost in input-token equivalents (MODEL.md §4).
+    pub cost: f64,
+    /// Dollars, with `[price]`; None when a price it needs is missing.
+    pub dollars: Option<f64>,
+    pub clearings: Clearings,
+}
+
+/// One edit's figures and savings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EditResult {
-    /// Calls after the edit.
-    pub calls: usize,
-    /// Reread total after the edit, in est. tokens.
-    pub total_tokens: f64,
+    pub outcome: Outcome,
     pub saving: Saving,
+    pub cost_saving: Saving,
 }
 
-/// Every edit's figures at one point, and their ranking.
+/// Every run's figures at one point, and the rankings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
-    pub at: Assumptions,
-    pub baseline_total: f64,
-    pub baseline_calls: usize,
+    pub point: Point,
+    pub baseline: Outcome,
     /// By edit index.
     pub edits: Vec<EditResult>,
+    /// By reread total.
     pub ranking: Ranking,
+    /// By cost; meaningful only with `[cache]`.
+    pub cost_ranking: Ranking,
 }
 
-/// Evaluates `study` at `at` by replaying every run call by call.
-pub fn evaluate(study: &Study, at: Assumptions) -> Evaluation {
-    let baseline_total = ledger::reread_total(&study.baseline, at);
-    let baseline_calls = study.baseline.len();
+impl Evaluation {
+    /// The point's two ledger assumptions.
+    pub fn at(&self) -> Assumptions {
+        self.point.assumptions()
+    }
+}
+
+/// Replays `subject` at `point` call by call.
+pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
+    let at = point.assumptions();
+    let clearings = subject.clearings(study, at);
+    let sums: RunSums<f64> = timeline::walk(
+        &study.scenario.calls,
+        &subject.run,
+        &clearings,
+        study.scenario.cache.as_ref(),
+        at,
+        |_, _| {},
+    );
+    let cost = sums.cost(study.cache_prices(point), point.retry_rate);
+    Outcome {
+        calls: subject.run.len(),
+        total_tokens: sums.context,
+        cost,
+        dollars: dollars(study, &subject.run, cost),
+        clearings,
+    }
+}
+
+/// `cost·input/1e6 + output_tokens·output/1e6`; None without `[price]`, or when output
+/// tokens need an output price that is missing.
+pub fn dollars(study: &Study, run: &Run, cost: f64) -> Option<f64> {
+    let price = study.scenario.price.as_ref()?;
+    let output_tokens: f64 = run.slots.iter().map(|s| s.output_tokens).sum();
+    let output = match price.output {
+        Some(p) => output_tokens * p / 1e6,
+        None if output_tokens > 0.0 => return None,
+        None => 0.0,
+    };
+    Some(cost * price.input / 1e6 + output)
+}
+
+/// Evaluates every run of `study` at `point` by replaying it call by call.
+pub fn evaluate(study: &Study, point: Point) -> Evaluation {
+    let baseline = outcome(study, &study.baseline, &point);
+    let n = baseline.calls;
     let edits: Vec<EditResult> = study
         .edited
         .iter()
-        .map(|e| {
-            let total = ledger::reread_total(&e.run, at);
+        .map(|s| {
+            let o = outcome(study, s, &point);
             EditResult {
-                calls: e.run.len(),
-                total_tokens: total,
-                saving: Saving::new(baseline_total, baseline_calls, total),
+                saving: Saving::new(baseline.total_tokens, n, o.total_tokens),
+                cost_saving: Saving::new(baseline.cost, n, o.cost),
+                outcome: o,
             }
         })
         .collect();
     let savings: Vec<f64> = edits.iter().map(|e| e.saving.saved).collect();
+    let cost_savings: Vec<f64> = edits.iter().map(|e| e.cost_saving.saved).collect();
     Evaluation {
-        at,
-        baseline_total,
-        baseline_calls,
-        ranking: rank::rank(&savings, baseline_total),
+        point,
+        ranking: rank::rank(&savings, baseline.total_tokens),
+        cost_ranking: rank::rank(&cost_savings, baseline.cost),
+        baseline,
         edits,
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cache;
+pub mod clear;
 pub mod cli;
 pub mod edit;
 pub mod error;
@@ -16,5 +17,7 @@ pub mod rank;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod sweep;
+pub mod timeline;
 
 pub use error::Error;

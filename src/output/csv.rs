@@ -1,10 +1,13 @@
 //! CSV files: `summary.csv` (one row per edit) and `ledger.csv` (one row per call of the
 //! baseline and of every edit). Numbers are written unrounded.
 
-use crate::evaluate::Study;
-use crate::ledger::{self, Assumptions};
+use crate::clear::Clearings;
+use crate::evaluate::{Evaluation, Study, Subject};
+use crate::ledger::Saving;
+use crate::rank;
 use crate::report::Report;
-use crate::run::Run;
+use crate::sweep::Point;
+use crate::timeline::{self, CallFigures};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -18,8 +21,16 @@ struct SummaryRow<'a> {
     saved_tokens: f64,
     saved_pct: f64,
     equivalent_calls: f64,
+    cost: f64,
+    cost_saved: f64,
+    cost_saved_pct: f64,
+    cost_rank: usize,
+    dollars: Option<f64>,
+    dollars_saved: Option<f64>,
+    clearings: Option<usize>,
     baseline_total_tokens: f64,
     baseline_calls: usize,
+    baseline_cost: f64,
     base_tokens: f64,
     bytes_per_token: f64,
 }
@@ -31,9 +42,35 @@ fn csv_error(e: csv::Error) -> io::Error {
     }
 }
 
+/// Header of `summary.csv`.
+pub const SUMMARY_HEADER: [&str; 19] = [
+    "rank",
+    "edit",
+    "calls",
+    "total_tokens",
+    "saved_tokens",
+    "saved_pct",
+    "equivalent_calls",
+    "cost",
+    "cost_saved",
+    "cost_saved_pct",
+    "cost_rank",
+    "dollars",
+    "dollars_saved",
+    "clearings",
+    "baseline_total_tokens",
+    "baseline_calls",
+    "baseline_cost",
+    "base_tokens",
+    "bytes_per_token",
+];
+
 /// Writes `summary.csv`: one row per edit, in ranked order.
 pub fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(out);
+    w.write_record(SUMMARY_HEADER).map_err(csv_error)?;
     for e in &report.edits {
         w.serialize(SummaryRow {
             rank: e.rank,
@@ -43,34 +80,26 @@ pub fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
             saved_tokens: e.saved_tokens,
             saved_pct: e.saved_pct,
             equivalent_calls: e.equivalent_calls,
+            cost: e.cost,
+            cost_saved: e.cost_saved,
+            cost_saved_pct: e.cost_saved_pct,
+            cost_rank: e.cost_rank,
+            dollars: e.dollars,
+            dollars_saved: e.dollars_saved,
+            clearings: e.events.as_ref().map(Vec::len),
             baseline_total_tokens: report.baseline.total_tokens,
             baseline_calls: report.baseline.calls,
+            baseline_cost: report.baseline.cost,
             base_tokens: report.base_tokens,
             bytes_per_token: report.bytes_per_token,
         })
-        .map_err(csv_error)?;
-    }
-    if report.edits.is_empty() {
-        w.write_record([
-            "rank",
-            "edit",
-            "calls",
-            "total_tokens",
-            "saved_tokens",
-            "saved_pct",
-            "equivalent_calls",
-            "baseline_total_tokens",
-            "baseline_calls",
-            "base_tokens",
-            "bytes_per_token",
-        ])
         .map_err(csv_error)?;
     }
     w.flush()
 }
 
 /// Header of `ledger.csv`.
-pub const LEDGER_HEADER: [&str; 7] = [
+pub const LEDGER_HEADER: [&str; 11] = [
     "edit",
     "call",
     "id",
@@ -78,44 +107,191 @@ pub const LEDGER_HEADER: [&str; 7] = [
     "bytes",
     "context_tokens",
     "cumulative_tokens",
+    "cleared",
+    "cached_tokens",
+    "written_tokens",
+    "cost",
 ];
 
-/// Writes `ledger.csv`: the baseline's calls (edit `baseline`), then each edit's.
-pub fn write_ledger(out: &mut dyn Write, study: &Study, at: Assumptions) -> io::Result<()> {
+/// Writes `ledger.csv`: the baseline's calls (edit `baseline`), then each edit's, at the
+/// nominal point of `nominal`. `cleared` lists the ids cleared just before the call
+/// (space-separated); the cache columns are empty without `[cache]`.
+pub fn write_ledger(out: &mut dyn Write, study: &Study, nominal: &Evaluation) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(LEDGER_HEADER).map_err(csv_error)?;
-    write_run(&mut w, "baseline", &study.baseline, study, at)?;
-    for (edit, edited) in study.scenario.edits.iter().zip(&study.edited) {
-        write_run(&mut w, &edit.name, &edited.run, study, at)?;
+    let outcomes =
+        std::iter::once(&nominal.baseline).chain(nominal.edits.iter().map(|e| &e.outcome));
+    for (subject, outcome) in study.subjects().zip(outcomes) {
+        write_run(&mut w, study, subject, &outcome.clearings, &nominal.point)?;
     }
     w.flush()
 }
 
 fn write_run<W: Write>(
     w: &mut csv::Writer<W>,
-    edit: &str,
-    run: &Run,
     study: &Study,
-    at: Assumptions,
+    subject: &Subject,
+    clearings: &Clearings,
+    point: &Point,
 ) -> io::Result<()> {
     let calls = &study.scenario.calls;
-    let (mut index, mut bytes, mut context, mut cumulative) = (
-        itoa::Buffer::new(),
-        ryu::Buffer::new(),
-        ryu::Buffer::new(),
-        ryu::Buffer::new(),
+    let run = &subject.run;
+    let cache = study.scenario.cache.as_ref();
+    let prices = study.cache_prices(point);
+    let mut numbers: [ryu::Buffer; 6] = Default::default();
+    let mut index = itoa::Buffer::new();
+    let mut cumulative = 0.0;
+    let mut events = clearings.events.iter().peekable();
+    let mut cleared = String::new();
+    let mut result = Ok(());
+    timeline::walk(
+        calls,
+        run,
+        clearings,
+        cache,
+        point.assumptions(),
+        |i, f: &CallFigures<f64>| {
+            if result.is_err() {
+                return;
+            }
+            cumulative += f.context;
+            let slot = &run.slots[i];
+            cleared.clear();
+            if let Some(e) = events.next_if(|e| e.before == i) {
+                for (k, &j) in e.cleared.iter().enumerate() {
+                    if k > 0 {
+                        cleared.push(' ');
+                    }
+                    cleared.push_str(&calls[run.slots[j].origin as usize].id);
+                }
+            }
+            let [bytes, context, total, cached, written, cost] = &mut numbers;
+            let record: [&[u8]; 11] = [
+                subject.name.as_bytes(),
+                index.format(i + 1).as_bytes(),
+                calls[slot.origin as usize].id.as_bytes(),
+                run.label(calls, slot).as_bytes(),
+                bytes.format(slot.bytes).as_bytes(),
+                context.format(f.context).as_bytes(),
+                total.format(cumulative).as_bytes(),
+                cleared.as_bytes(),
+                if cache.is_some() {
+                    cached.format(f.cached).as_bytes()
+                } else {
+                    b""
+                },
+                if cache.is_some() {
+                    written.format(f.written).as_bytes()
+                } else {
+                    b""
+                },
+                cost.format(timeline::call_cost(f, prices, point.retry_rate))
+                    .as_bytes(),
+            ];
+            result = w.write_record(record).map_err(csv_error);
+        },
     );
-    for (i, (slot, row)) in run.slots.iter().zip(ledger::rows(run, at)).enumerate() {
-        let record: [&[u8]; 7] = [
-            edit.as_bytes(),
-            index.format(i + 1).as_bytes(),
-            calls[slot.origin as usize].id.as_bytes(),
-            run.label(calls, slot).as_bytes(),
-            bytes.format(slot.bytes).as_bytes(),
-            context.format(row.context_tokens).as_bytes(),
-            cumulative.format(row.cumulative_tokens).as_bytes(),
+    result
+}
+
+/// `sweep.csv`, written point by point as the sweep goes: one row per point and edit.
+pub struct SweepCsv<'a> {
+    w: csv::Writer<&'a mut dyn Write>,
+    cached: bool,
+    baseline_calls: usize,
+}
+
+impl<'a> SweepCsv<'a> {
+    /// Starts the file; `cached` adds the cost columns.
+    pub fn new(
+        out: &'a mut dyn Write,
+        cached: bool,
+        baseline_calls: usize,
+    ) -> io::Result<SweepCsv<'a>> {
+        let mut w = csv::Writer::from_writer(out);
+        let mut header = vec![
+            "base_tokens",
+            "bytes_per_token",
+            "cache_read",
+            "retry_rate",
+            "nominal",
+            "edit",
+            "total_tokens",
+            "saved_tokens",
+            "saved_pct",
+            "equivalent_calls",
+            "rank",
         ];
-        w.write_record(record).map_err(csv_error)?;
+        if cached {
+            header.extend(["cost", "cost_saved", "cost_saved_pct", "cost_rank"]);
+        }
+        w.write_record(&header).map_err(csv_error)?;
+        Ok(SweepCsv {
+            w,
+            cached,
+            baseline_calls,
+        })
     }
-    Ok(())
+
+    /// Writes one row per edit for `point`; `totals[0]` is the baseline's.
+    pub fn write_point(
+        &mut self,
+        point: &crate::sweep::Point,
+        nominal: bool,
+        names: &[String],
+        totals: &[crate::sweep::Totals],
+    ) -> io::Result<()> {
+        let base = totals[0];
+        let savings: Vec<Saving> = totals[1..]
+            .iter()
+            .map(|t| Saving::new(base.tokens, self.baseline_calls, t.tokens))
+            .collect();
+        let ranks = rank::rank(
+            &savings.iter().map(|s| s.saved).collect::<Vec<_>>(),
+            base.tokens,
+        )
+        .ranks;
+        let cost_savings: Vec<Saving> = totals[1..]
+            .iter()
+            .map(|t| Saving::new(base.cost, self.baseline_calls, t.cost))
+            .collect();
+        let cost_ranks = rank::rank(
+            &cost_savings.iter().map(|s| s.saved).collect::<Vec<_>>(),
+            base.cost,
+        )
+        .ranks;
+        let mut f = ryu::Buffer::new();
+        let fixed = [
+            f.format(point.base_tokens).to_string(),
+            f.format(point.bytes_per_token).to_string(),
+            point
+                .cache_read
+                .map_or_else(String::new, |r| f.format(r).to_string()),
+            f.format(point.retry_rate).to_string(),
+            nominal.to_string(),
+        ];
+        for (e, name) in names.iter().enumerate() {
+            let s = &savings[e];
+            let mut record: Vec<String> = fixed.to_vec();
+            record.push(name.clone());
+            for x in [totals[e + 1].tokens, s.saved, s.percent, s.equivalent_calls] {
+                record.push(f.format(x).to_string());
+            }
+            record.push(ranks[e].to_string());
+            if self.cached {
+                let c = &cost_savings[e];
+                for x in [totals[e + 1].cost, c.saved, c.percent] {
+                    record.push(f.format(x).to_string());
+                }
+                record.push(cost_ranks[e].to_string());
+            }
+            self.w.write_record(&record).map_err(csv_error)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the file.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.w.flush()
+    }
 }

@@ -113,9 +113,7 @@ mod tests {
         assert_eq!(fs::read_to_string(&written[0]).unwrap(), "x\n");
 
         let mut out = OutputDir::prepare(root.path(), "s").unwrap();
-        let failed = out.write("b.csv", |_: &mut dyn Write| {
-            Err(io::Error::other("boom"))
-        });
+        let failed = out.write("b.csv", |_: &mut dyn Write| Err(io::Error::other("boom")));
         assert!(failed.is_err());
         drop(out);
         let names: Vec<_> = fs::read_dir(root.path().join("s"))

@@ -1,7 +1,8 @@
-//! The table printed for a person: what was assumed, the baseline, and the ranked edits.
+//! The table printed for a person: what was assumed, the baseline, the ranked edits, their
+//! clearings, and whether the ranking holds across the sweep.
 
 use crate::output::number::grouped;
-use crate::report::Report;
+use crate::report::{EditReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -9,6 +10,10 @@ use std::path::PathBuf;
 pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Result<()> {
     header(out, report)?;
     edits(out, report)?;
+    clearings(out, report)?;
+    if let Some(sweep) = &report.sweep {
+        sweep_section(out, report, sweep)?;
+    }
     if !files.is_empty() {
         writeln!(out, "\nWritten:")?;
         for f in files {
@@ -16,6 +21,10 @@ pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Res
         }
     }
     Ok(())
+}
+
+fn dollars(x: Option<f64>) -> String {
+    x.map_or_else(|| "—".into(), |d| format!("${}", grouped(d, 2)))
 }
 
 fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -48,6 +57,25 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         "  unit             {} (bytes ÷ {}{measured})",
         r.unit, r.bytes_per_token
     )?;
+    writeln!(out, "  cost             {}", r.cost_model)?;
+    if r.retry_rate > 0.0 {
+        writeln!(
+            out,
+            "  retry rate       {} extra attempts per call (assumed)",
+            r.retry_rate
+        )?;
+    }
+    if let Some(p) = &r.price {
+        let output = p.output.map_or_else(
+            || "no output price".into(),
+            |o| format!("${o}/M output tokens"),
+        );
+        writeln!(
+            out,
+            "  price            ${}/M input tokens, {output} ({})",
+            p.input, p.source
+        )?;
+    }
     writeln!(out)?;
     writeln!(
         out,
@@ -55,7 +83,23 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         grouped(r.baseline.total_tokens, 0),
         r.baseline.calls,
         grouped(r.baseline.average_call_tokens, 0)
-    )
+    )?;
+    if r.cost_order.is_some() || r.retry_rate > 0.0 {
+        writeln!(
+            out,
+            "          cost {} input-token equivalents",
+            grouped(r.baseline.cost, 0)
+        )?;
+    }
+    if let Some(p) = &r.price {
+        writeln!(
+            out,
+            "          {} at {} — a yardstick, not a bill: logical calls only, no HTTP retries",
+            dollars(r.baseline.dollars),
+            p.source
+        )?;
+    }
+    Ok(())
 }
 
 fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -65,22 +109,9 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             "\nNo edits in this scenario: add [[edit]] tables to compare changes."
         );
     }
+    let with_cost = r.cost_order.is_some();
     writeln!(out, "\nEdits, ranked by saving on the reread total:")?;
-    let rows: Vec<[String; 6]> = r
-        .edits
-        .iter()
-        .map(|e| {
-            [
-                e.rank.to_string(),
-                e.name.clone(),
-                grouped(e.saved_tokens, 0),
-                format!("{} %", grouped(e.saved_pct, 1)),
-                grouped(e.equivalent_calls, 2),
-                e.calls.to_string(),
-            ]
-        })
-        .collect();
-    let titles = [
+    let mut titles = vec![
         "rank",
         "edit",
         "saved est. tokens",
@@ -88,32 +119,281 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         "equiv. calls",
         "calls",
     ];
-    let mut widths = titles.map(|t| t.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+    if with_cost {
+        titles.extend(["cost saved", "cost rank"]);
     }
-    let line = |cells: &[String; 6]| -> String {
-        let mut s = String::from(" ");
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            let pad = w - cell.chars().count();
-            // The edit name reads left to right; numbers line up on the right.
-            if i == 1 {
-                s.push_str(&format!("  {cell}{}", " ".repeat(pad)));
-            } else {
-                s.push_str(&format!("  {}{cell}", " ".repeat(pad)));
+    if r.price.is_some() {
+        titles.push("$ saved");
+    }
+    let rows: Vec<Vec<String>> = r
+        .edits
+        .iter()
+        .map(|e| {
+            let mut row = vec![
+                e.rank.to_string(),
+                e.name.clone(),
+                grouped(e.saved_tokens, 0),
+                format!("{} %", grouped(e.saved_pct, 1)),
+                grouped(e.equivalent_calls, 2),
+                e.calls.to_string(),
+            ];
+            if with_cost {
+                row.push(format!("{} %", grouped(e.cost_saved_pct, 1)));
+                row.push(e.cost_rank.to_string());
             }
-        }
-        s.trim_end().to_string()
-    };
-    writeln!(out, "{}", line(&titles.map(String::from)))?;
-    for row in &rows {
-        writeln!(out, "{}", line(row))?;
-    }
+            if r.price.is_some() {
+                row.push(dollars(e.dollars_saved));
+            }
+            row
+        })
+        .collect();
+    print_columns(out, &titles, &rows)?;
     writeln!(
         out,
         "  (equiv. calls: the saving in average baseline calls of {} est. tokens)",
         grouped(r.baseline.average_call_tokens, 0)
-    )
+    )?;
+    if let Some(order) = &r.cost_order {
+        writeln!(out, "  by cost: {}", order.join(" > "))?;
+        match &r.disagreement {
+            Some(d) => writeln!(out, "  The rankings disagree: {d}.")?,
+            None => writeln!(out, "  Both rankings agree on the winner.")?,
+        }
+    }
+    Ok(())
+}
+
+/// Columns padded to their widest cell; the edit name (column 1) reads left-aligned.
+fn print_columns(out: &mut dyn Write, titles: &[&str], rows: &[Vec<String>]) -> io::Result<()> {
+    let mut widths: Vec<usize> = titles.iter().map(|t| t.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut s = String::from(" ");
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - cell.chars().count());
+            if i == 1 {
+                s.push_str(&format!("  {cell}{pad}"));
+            } else {
+                s.push_str(&format!("  {pad}{cell}"));
+            }
+        }
+        s.trim_end().to_string()
+    };
+    let titles: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
+    writeln!(out, "{}", line(&titles))?;
+    for row in rows {
+        writeln!(out, "{}", line(row))?;
+    }
+    Ok(())
+}
+
+fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let clearing: Vec<&EditReport> = r.edits.iter().filter(|e| e.events.is_some()).collect();
+    if clearing.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nClearings (at the nominal point):")?;
+    for e in clearing {
+        let events = e.events.as_deref().unwrap_or_default();
+        if events.is_empty() {
+            writeln!(out, "  {}: never fired on this trace", e.name)?;
+            continue;
+        }
+        let freed: f64 = events.iter().map(|v| v.freed_tokens).sum();
+        let before: Vec<String> = events
+            .iter()
+            .take(12)
+            .map(|v| v.before_call.to_string())
+            .collect();
+        let more = if events.len() > 12 {
+            format!(" … ({} in all)", events.len())
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  {}: {} clearing{} before calls {}{more}; {} results cleared, {} est. tokens freed",
+            e.name,
+            events.len(),
+            if events.len() == 1 { "" } else { "s" },
+            before.join(", "),
+            events.iter().map(|v| v.cleared.len()).sum::<usize>(),
+            grouped(freed, 0)
+        )?;
+    }
+    Ok(())
+}
+
+fn axis(values: &[f64], format: impl Fn(f64) -> String) -> String {
+    match values {
+        [] => String::new(),
+        [only] => format(*only),
+        _ if values.len() <= 6 => values
+            .iter()
+            .map(|&v| format(v))
+            .collect::<Vec<_>>()
+            .join(" / "),
+        [first, .., last] => format!(
+            "{} … {} ({} values)",
+            format(*first),
+            format(*last),
+            values.len()
+        ),
+    }
+}
+
+fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result<()> {
+    let g = &s.grid;
+    writeln!(
+        out,
+        "\nSweep over {} points: B {} × ρ {}{}{} ({}{})",
+        grouped(s.points as f64, 0),
+        axis(&g.base_tokens, |v| grouped(v, 0)),
+        axis(&g.bytes_per_token, |v| v.to_string()),
+        g.cache_read
+            .as_ref()
+            .filter(|c| c.len() > 1)
+            .map_or_else(String::new, |c| format!(
+                " × cache read {}",
+                axis(c, |v| v.to_string())
+            )),
+        if g.retry_rate.len() > 1 {
+            format!(" × retry {}", axis(&g.retry_rate, |v| v.to_string()))
+        } else {
+            String::new()
+        },
+        s.method,
+        if g.default {
+            "; default grid: ⅔B…4⁄3B × 0.75ρ…1.25ρ"
+        } else {
+            ""
+        },
+    )?;
+    if r.edits.len() < 2 {
+        return writeln!(out, "  (a ranking needs at least two edits)");
+    }
+    measure(out, "reread tokens", &s.tokens, s.points, s.nominal_on_grid)?;
+    if let Some(cost) = &s.cost {
+        measure(out, "cost", cost, s.points, s.nominal_on_grid)?;
+    }
+    writeln!(
+        out,
+        "  break-even on reread tokens (exact, from the closed form):"
+    )?;
+    if s.break_even.is_empty() {
+        writeln!(out, "    none computable")?;
+    }
+    let mut pairs: Vec<(&str, &str)> = s
+        .break_even
+        .iter()
+        .map(|b| (b.a.as_str(), b.b.as_str()))
+        .collect();
+    pairs.dedup();
+    for (a, b) in pairs {
+        let all: Vec<_> = s
+            .break_even
+            .iter()
+            .filter(|x| x.a == a && x.b == b)
+            .collect();
+        let never_same = all
+            .iter()
+            .all(|x| x.base_tokens.is_none() && x.above == all[0].above);
+        if never_same && all.len() > 1 {
+            match &all[0].above {
+                Some(w) => {
+                    let other = if w == a { b } else { a };
+                    writeln!(
+                        out,
+                        "    {w} saves more than {other} for every B > 0 at every swept ρ: no break-even"
+                    )?;
+                }
+                None => writeln!(out, "    {a} and {b} save the same for every B and ρ")?,
+            }
+        } else if all.len() <= 4 {
+            for x in &all {
+                writeln!(out, "    {}", x.sentence)?;
+            }
+        } else {
+            let inside: Vec<f64> = all
+                .iter()
+                .filter(|x| x.inside_range)
+                .filter_map(|x| x.base_tokens)
+                .collect();
+            let (lo, hi) = inside
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+                    (l.min(v), h.max(v))
+                });
+            if inside.is_empty() {
+                writeln!(
+                    out,
+                    "    {a} vs {b}: no break-even inside the swept B range at any of {} ρ values",
+                    all.len()
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "    {a} vs {b}: break-even inside the swept range at {} of {} ρ values, B from {} to {}",
+                    inside.len(),
+                    all.len(),
+                    grouped(lo, 0),
+                    grouped(hi, 0)
+                )?;
+            }
+        }
+    }
+    for p in &s.sampled_only {
+        writeln!(
+            out,
+            "    {} vs {}: sampled only (a clearing that moves with B or ρ)",
+            p.a, p.b
+        )?;
+    }
+    Ok(())
+}
+
+fn measure(
+    out: &mut dyn Write,
+    what: &str,
+    m: &MeasureReport,
+    points: usize,
+    nominal_on_grid: bool,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "  ranked by {what}: nominal order {}",
+        m.nominal_order.join(" > ")
+    )?;
+    let off = if nominal_on_grid {
+        ""
+    } else {
+        " (the nominal point is off the grid and not counted)"
+    };
+    if m.ranking_holds {
+        writeln!(out, "  ranking holds at {points}/{points} points{off}")?;
+    } else {
+        writeln!(
+            out,
+            "  ranking does NOT hold: {}/{points} points keep the nominal order; the winner ({}) wins at {}/{points}{off}",
+            m.points_matching_nominal_order,
+            m.winner.as_deref().unwrap_or("—"),
+            m.points_matching_winner
+        )?;
+        for f in &m.flips {
+            writeln!(
+                out,
+                "    {} beats {} {} ({} point{})",
+                f.b,
+                f.a,
+                f.region,
+                f.count,
+                if f.count == 1 { "" } else { "s" }
+            )?;
+        }
+    }
+    Ok(())
 }

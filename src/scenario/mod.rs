@@ -56,7 +56,7 @@ pub struct CacheSpec {
 }
 
 /// Dollar prices, USD per million tokens.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Price {
     pub input: f64,
     /// Missing means output dollars are missing, not zero.

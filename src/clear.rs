@@ -1,0 +1,192 @@
+//! Clearing stale tool results (MODEL.md §3): when a policy fires, and what it clears.
+//!
+//! Replaying a run under a policy gives its clearing events. A cleared result is replaced
+//! by a placeholder from the event on; calls before it read the original. Every keep rule
+//! keeps the results from some index on (the latest segments, results or calls), and that
+//! index never moves back, so each clearing clears a prefix of the results still standing.
+//! That keeps the replay linear: running sums stand in for rescans.
+
+use crate::ledger::Assumptions;
+use crate::run::Run;
+use crate::scenario::{Call, ClearPolicy};
+use serde::Serialize;
+
+/// Marks a result that is never cleared in [`Clearings::cleared_before`].
+pub const NEVER: u32 = u32::MAX;
+
+/// One clearing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// 0-based index of the call before which the clearing happened.
+    #[serde(skip)]
+    pub before: usize,
+    /// 0-based indices of the calls whose results were cleared, in order.
+    #[serde(skip)]
+    pub cleared: Vec<usize>,
+    /// Tokens freed: the cleared results' sizes less their placeholders, in est. tokens.
+    pub freed_tokens: f64,
+    /// The triggers that fired, in MODEL.md's order.
+    pub triggers: Vec<&'static str>,
+}
+
+/// The outcome of replaying a run under a policy.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Clearings {
+    /// For each call, the 0-based call index before which its result was cleared, or
+    /// [`NEVER`].
+    pub cleared_before: Vec<u32>,
+    pub events: Vec<Event>,
+    /// Placeholder size in bytes.
+    pub placeholder_bytes: f64,
+}
+
+impl Clearings {
+    /// No clearing at all.
+    pub fn none(calls: usize) -> Clearings {
+        Clearings {
+            cleared_before: vec![NEVER; calls],
+            events: Vec::new(),
+            placeholder_bytes: 0.0,
+        }
+    }
+}
+
+/// Which results of `run` a policy may clear: not pinned, kind not excluded, non-empty.
+pub fn clearable(calls: &[Call], run: &Run, policy: &ClearPolicy) -> Vec<bool> {
+    run.slots
+        .iter()
+        .map(|s| {
+            let call = &calls[s.origin as usize];
+            !call.pinned
+                && !policy.exclude_kinds.iter().any(|k| **k == *call.kind)
+                && (s.tokens > 0.0 || s.bytes > 0.0)
+        })
+        .collect()
+}
+
+/// Replays `run` under `policy` at `at` and returns its clearings. `clearable` is
+/// [`clearable`]`(calls, run, policy)`, passed in so a sweep computes it once.
+pub fn replay(
+    calls: &[Call],
+    run: &Run,
+    policy: &ClearPolicy,
+    clearable: &[bool],
+    at: Assumptions,
+) -> Clearings {
+    let n = run.len();
+    let rho = at.bytes_per_token;
+    let placeholder = policy.placeholder_bytes / rho;
+    let mut out = Clearings {
+        cleared_before: vec![NEVER; n],
+        events: Vec::new(),
+        placeholder_bytes: policy.placeholder_bytes,
+    };
+    // Clearable results in context, in order, with running sums of their sizes so a
+    // clearing's freed tokens and bytes are differences, not rescans.
+    let mut standing: Vec<u32> = Vec::new();
+    let mut sum_tokens: Vec<f64> = vec![0.0];
+    let mut sum_bytes: Vec<f64> = vec![0.0];
+    let mut head = 0usize; // standing[..head] are cleared
+    // First clearable result of each tool-using segment seen so far.
+    let mut segment_starts: Vec<u32> = Vec::new();
+    let mut last_tool_segment: Option<u64> = None;
+    let mut segment_has_result = false;
+    let mut completed_since_clearing = 0u64;
+    let mut context = at.base_tokens;
+    let segment_of = |i: usize| calls[run.slots[i].origin as usize].segment;
+
+    for (i, slot) in run.slots.iter().enumerate() {
+        if i >= 1 {
+            if segment_of(i) != segment_of(i - 1) {
+                if segment_has_result {
+                    completed_since_clearing += 1;
+                }
+                segment_has_result = false;
+            }
+            let avail = standing.len();
+            let uncleared_bytes = sum_bytes[avail] - sum_bytes[head];
+            let mut triggers = Vec::new();
+            if policy
+                .every_segments
+                .is_some_and(|k| completed_since_clearing >= k)
+            {
+                triggers.push("every_segments");
+            }
+            if policy.above_tool_bytes.is_some_and(|x| uncleared_bytes > x) {
+                triggers.push("above_tool_bytes");
+            }
+            if policy.above_context_tokens.is_some_and(|x| context > x) {
+                triggers.push("above_context_tokens");
+            }
+            if policy
+                .older_than_calls
+                .is_some_and(|k| head < avail && (standing[head] as u64) + k < i as u64)
+            {
+                triggers.push("older_than_calls");
+            }
+            if !triggers.is_empty() {
+                let keep_from = keep_from(policy, i, &standing, &segment_starts);
+                let end = head + standing[head..].partition_point(|&j| (j as u64) < keep_from);
+                let count = end - head;
+                let freed = sum_tokens[end] - sum_tokens[head] - count as f64 * placeholder;
+                // Nothing to clear is no clearing; too little to clear is refused. Either
+                // way the trigger stays armed.
+                if count > 0 && freed >= policy.clear_at_least_tokens {
+                    for &j in &standing[head..end] {
+                        out.cleared_before[j as usize] = i as u32;
+                    }
+                    out.events.push(Event {
+                        before: i,
+                        cleared: standing[head..end].iter().map(|&j| j as usize).collect(),
+                        freed_tokens: freed,
+                        triggers,
+                    });
+                    context -= freed;
+                    head = end;
+                    completed_since_clearing = 0;
+                }
+            }
+        }
+        context += slot.size(rho);
+        if clearable[i] {
+            standing.push(i as u32);
+            let last = sum_tokens.len() - 1;
+            sum_tokens.push(sum_tokens[last] + slot.tokens + slot.bytes / rho);
+            sum_bytes.push(sum_bytes[last] + slot.bytes);
+            segment_has_result = true;
+            if last_tool_segment != Some(segment_of(i)) {
+                last_tool_segment = Some(segment_of(i));
+                segment_starts.push(i as u32);
+            }
+        }
+    }
+    out
+}
+
+/// The first call index whose result a clearing before call `i` keeps: the least of each
+/// keep rule's bound (a rule that is not set keeps nothing).
+fn keep_from(policy: &ClearPolicy, i: usize, standing: &[u32], segment_starts: &[u32]) -> u64 {
+    let mut from = u64::MAX;
+    let l = policy.keep_segments as usize;
+    if l > 0 {
+        from = from.min(
+            segment_starts
+                .len()
+                .checked_sub(l)
+                .map_or(0, |s| segment_starts[s] as u64),
+        );
+    }
+    let k = policy.keep_results as usize;
+    if k > 0 {
+        from = from.min(
+            standing
+                .len()
+                .checked_sub(k)
+                .map_or(0, |s| standing[s] as u64),
+        );
+    }
+    if let Some(n) = policy.older_than_calls {
+        from = from.min((i as u64).saturating_sub(n));
+    }
+    from
+}

@@ -1,0 +1,248 @@
+//! The sweep (MODEL.md §5): every edit at every point of a grid of assumptions, in
+//! parallel, and whether the nominal ranking holds.
+//!
+//! Points are evaluated in chunks with rayon and consumed in grid order, so `sweep.csv`
+//! and the report are byte-identical whatever the thread count, and memory stays bounded
+//! however large the grid.
+
+mod break_even;
+mod grid;
+mod model;
+mod region;
+mod stability;
+
+pub use break_even::{BreakEven, break_even};
+pub use grid::{Grid, MAX_POINTS, Point};
+pub use model::{Model, Totals, totals};
+pub use stability::{Flip, Stability};
+
+use crate::evaluate::Study;
+use crate::output::csv::SweepCsv;
+use crate::rank;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use std::io::{self, IsTerminal};
+use std::time::{Duration, Instant};
+
+/// Points evaluated per parallel chunk.
+const CHUNK: usize = 4096;
+
+/// How to run the sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SweepOptions {
+    /// Use closed forms where they hold (default). Off: replay every run at every point.
+    pub closed_form: bool,
+    /// Show a progress bar on stderr if it is a terminal and the sweep takes a while.
+    pub progress: bool,
+}
+
+/// One grid point's outcome in the (B, ρ) slice drawn by the charts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SliceCell {
+    /// Percent of the baseline reread total saved, per edit.
+    pub saved_pct: Vec<f64>,
+    /// Edits sharing first place on reread tokens.
+    pub winners: Vec<usize>,
+    /// Whether the order on reread tokens differs from the nominal one.
+    pub order_differs: bool,
+}
+
+/// What a sweep found.
+#[derive(Debug, Clone)]
+pub struct SweepOutcome {
+    pub grid: Grid,
+    pub nominal: Point,
+    pub nominal_on_grid: bool,
+    pub tokens: Stability,
+    /// With `[cache]`.
+    pub cost: Option<Stability>,
+    /// Break-evens of pairs whose savings are affine, by nominal pair then ρ.
+    pub break_even: Vec<BreakEven>,
+    /// Pairs with an edit whose events move with the assumptions.
+    pub sampled_only: Vec<(usize, usize)>,
+    /// `slice[b * nr + r]` at the first cache-read and retry values, if small enough.
+    pub slice: Option<Vec<SliceCell>>,
+}
+
+/// Largest (B × ρ) slice kept for the charts.
+const MAX_SLICE: usize = 1_000_000;
+
+/// Evaluates every edit of `study` at every point of `grid`, writing `sweep.csv` rows to
+/// `csv` as it goes.
+pub fn run(
+    study: &Study,
+    grid: &Grid,
+    nominal: &Point,
+    options: SweepOptions,
+    csv: &mut SweepCsv<'_>,
+) -> io::Result<SweepOutcome> {
+    let subjects: Vec<_> = study.subjects().collect();
+    let models: Vec<Model> = subjects
+        .iter()
+        .map(|s| Model::new(study, s, nominal))
+        .collect();
+    let cached = study.scenario.cache.is_some();
+    let evaluate_point = |p: &Point| -> Vec<Totals> {
+        subjects
+            .iter()
+            .zip(&models)
+            .map(|(s, m)| totals(study, s, m, p, options.closed_form))
+            .collect()
+    };
+    let names: Vec<String> = study.edited.iter().map(|s| s.name.clone()).collect();
+    let nominal_totals = evaluate_point(nominal);
+    let (token_savings, cost_savings) = savings(&nominal_totals);
+    let mut tokens = Stability::new("tokens", &token_savings, nominal_totals[0].tokens);
+    let mut cost = cached.then(|| Stability::new("cost", &cost_savings, nominal_totals[0].cost));
+    let nominal_index = grid.index_of(nominal);
+    let [nb, nr, ..] = grid.dims();
+    let mut slice = (nb * nr <= MAX_SLICE).then(|| Vec::with_capacity(nb * nr));
+
+    let progress = Progress::new(options.progress, grid.len());
+    let mut start = 0;
+    while start < grid.len() {
+        let end = (start + CHUNK).min(grid.len());
+        let results: Vec<Vec<Totals>> = (start..end)
+            .into_par_iter()
+            .map(|i| evaluate_point(&grid.point(i)))
+            .collect();
+        for (offset, point_totals) in results.iter().enumerate() {
+            let index = start + offset;
+            let point = grid.point(index);
+            let (ts, cs) = savings(point_totals);
+            csv.write_point(&point, nominal_index == Some(index), &names, point_totals)?;
+            let order_before = tokens.matching_order;
+            tokens.observe(index, &ts, point_totals[0].tokens);
+            if let Some(c) = cost.as_mut() {
+                c.observe(index, &cs, point_totals[0].cost);
+            }
+            let [_, _, ci, ti] = grid.coordinates(index);
+            if let (Some(cells), 0, 0) = (slice.as_mut(), ci, ti) {
+                let ranking = rank::rank(&ts, point_totals[0].tokens);
+                let best = ranking.order.first().map(|&w| ranking.ranks[w]);
+                cells.push(SliceCell {
+                    saved_pct: ts
+                        .iter()
+                        .map(|s| 100.0 * s / point_totals[0].tokens)
+                        .collect(),
+                    winners: ranking
+                        .order
+                        .iter()
+                        .copied()
+                        .filter(|&e| Some(ranking.ranks[e]) == best)
+                        .collect(),
+                    order_differs: tokens.matching_order == order_before,
+                });
+            }
+        }
+        progress.advance(end - start);
+        start = end;
+    }
+    progress.finish();
+    if nominal_index.is_none() {
+        csv.write_point(nominal, true, &names, &nominal_totals)?;
+    }
+
+    let (break_even, sampled_only) =
+        break_evens(&models, &tokens, grid, &names, nominal_totals[0].tokens);
+    Ok(SweepOutcome {
+        grid: grid.clone(),
+        nominal: *nominal,
+        nominal_on_grid: nominal_index.is_some(),
+        tokens,
+        cost,
+        break_even,
+        sampled_only,
+        slice,
+    })
+}
+
+/// Per-edit savings on reread tokens and on cost; `totals[0]` is the baseline.
+fn savings(totals: &[Totals]) -> (Vec<f64>, Vec<f64>) {
+    let base = totals[0];
+    totals[1..]
+        .iter()
+        .map(|t| (base.tokens - t.tokens, base.cost - t.cost))
+        .unzip()
+}
+
+fn break_evens(
+    models: &[Model],
+    tokens: &Stability,
+    grid: &Grid,
+    names: &[String],
+    baseline_total: f64,
+) -> (Vec<BreakEven>, Vec<(usize, usize)>) {
+    let order = &tokens.nominal.order;
+    let range = (
+        grid.base_tokens.first().copied().unwrap_or(0.0),
+        grid.base_tokens.last().copied().unwrap_or(0.0),
+    );
+    let mut exact = Vec::new();
+    let mut sampled = Vec::new();
+    for (x, &a) in order.iter().enumerate() {
+        for &b in &order[x + 1..] {
+            match (models[a + 1].affine(), models[b + 1].affine()) {
+                (Some(ta), Some(tb)) => {
+                    for &rho in &grid.bytes_per_token {
+                        exact.push(break_even(
+                            &names[a],
+                            &names[b],
+                            ta,
+                            tb,
+                            rho,
+                            range,
+                            baseline_total,
+                        ));
+                    }
+                }
+                _ => sampled.push((a, b)),
+            }
+        }
+    }
+    (exact, sampled)
+}
+
+/// A progress bar that appears only on a terminal, and only once the sweep has run for a
+/// moment (a quick sweep prints nothing).
+struct Progress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    shown: std::cell::Cell<bool>,
+}
+
+impl Progress {
+    fn new(wanted: bool, total: usize) -> Progress {
+        let bar = (wanted && io::stderr().is_terminal()).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::hidden());
+            if let Ok(style) =
+                ProgressStyle::with_template("sweep {bar:40} {pos}/{len} points, {eta} left")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            started: Instant::now(),
+            shown: std::cell::Cell::new(false),
+        }
+    }
+
+    fn advance(&self, points: usize) {
+        if let Some(bar) = &self.bar {
+            if !self.shown.get() && self.started.elapsed() > Duration::from_millis(300) {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                self.shown.set(true);
+            }
+            bar.inc(points as u64);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

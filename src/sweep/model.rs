@@ -1,0 +1,104 @@
+//! How each run is evaluated at a sweep point: by closed form where its events are fixed,
+//! by replay where they move with the assumptions.
+
+use crate::clear::Clearings;
+use crate::evaluate::{Study, Subject};
+use crate::ledger::Affine;
+use crate::sweep::Point;
+use crate::timeline::{self, RunSums};
+
+/// A run's evaluation plan.
+#[derive(Debug, Clone)]
+pub enum Model {
+    /// Its clearings do not depend on `B` or `ρ`: the sums have a closed form (valid for
+    /// the cost where `B ≥ min_tokens`; below, the run is replayed with these clearings).
+    Fixed {
+        sums: RunSums<Affine>,
+        clearings: Clearings,
+    },
+    /// Its clearings move with `B` and `ρ` (token-triggered): replayed at every point.
+    Replay,
+}
+
+impl Model {
+    /// The plan for `subject`; `nominal` is any point (fixed clearings are the same at all).
+    pub fn new(study: &Study, subject: &Subject, nominal: &Point) -> Model {
+        if subject.depends_on_assumptions() {
+            return Model::Replay;
+        }
+        let at = nominal.assumptions();
+        let clearings = subject.clearings(study, at);
+        let sums = timeline::walk(
+            &study.scenario.calls,
+            &subject.run,
+            &clearings,
+            study.scenario.cache.as_ref(),
+            at,
+            |_, _| {},
+        );
+        Model::Fixed { sums, clearings }
+    }
+
+    /// The reread total's closed form, if it has one.
+    pub fn affine(&self) -> Option<&Affine> {
+        match self {
+            Model::Fixed { sums, .. } => Some(&sums.context),
+            Model::Replay => None,
+        }
+    }
+}
+
+/// A run's reread total and cost at a point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Totals {
+    pub tokens: f64,
+    pub cost: f64,
+}
+
+/// Evaluates `subject` at `point`. With `closed_form` false every run is replayed call by
+/// call (the general path, a cross-check of the closed forms).
+pub fn totals(
+    study: &Study,
+    subject: &Subject,
+    model: &Model,
+    point: &Point,
+    closed_form: bool,
+) -> Totals {
+    let at = point.assumptions();
+    let cache = study.scenario.cache.as_ref();
+    let prices = study.cache_prices(point);
+    let sums: RunSums<f64> = match model {
+        Model::Fixed { sums, .. }
+            if closed_form && cache.is_none_or(|c| at.base_tokens >= c.min_tokens) =>
+        {
+            RunSums {
+                context: sums.context.at(at),
+                cached: sums.cached.at(at),
+                written: sums.written.at(at),
+            }
+        }
+        Model::Fixed { clearings, .. } => timeline::walk(
+            &study.scenario.calls,
+            &subject.run,
+            clearings,
+            cache,
+            at,
+            |_, _| {},
+        ),
+        Model::Replay => {
+            let clearings = subject.clearings(study, at);
+            timeline::walk(
+                &study.scenario.calls,
+                &subject.run,
+                &clearings,
+                cache,
+                at,
+                |_, _| {},
+            )
+        }
+    };
+    Totals {
+        tokens: sums.context,
+        cost: sums.cost(prices, point.retry_rate),
+    }
+}

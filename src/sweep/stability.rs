@@ -1,0 +1,112 @@
+//! Whether the nominal ranking holds across the grid, and where pairs of edits flip.
+
+use crate::rank::{self, Ranking};
+use crate::sweep::Grid;
+use serde::Serialize;
+
+/// Flip points kept per pair; beyond this only the count grows (the report says so).
+pub const MAX_FLIP_POINTS: usize = 1_000_000;
+
+/// A pair of edits whose nominal order is reversed at some points.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Flip {
+    /// The edit that saves more at the nominal point.
+    pub a: String,
+    /// The edit that saves more at the flipping points.
+    pub b: String,
+    /// Grid indices (grid order) where `b` saves more than `a`, up to [`MAX_FLIP_POINTS`].
+    #[serde(skip)]
+    pub indices: Vec<u32>,
+    /// How many points flip.
+    pub count: usize,
+    /// The region in words, e.g. "when B ≤ 20,000 and ρ ≥ 4".
+    pub region: String,
+}
+
+/// Ranking stability over the grid for one measure (reread tokens or cost).
+#[derive(Debug, Clone)]
+pub struct Stability {
+    /// `tokens` or `cost`.
+    pub measure: &'static str,
+    pub nominal: Ranking,
+    /// Nominal pairs with a strict order: (better, worse) edit indices.
+    pairs: Vec<(usize, usize)>,
+    pub points: usize,
+    pub matching_order: usize,
+    pub matching_winner: usize,
+    flips: Vec<Vec<u32>>,
+    flip_counts: Vec<usize>,
+}
+
+impl Stability {
+    /// Starts counting against the nominal savings (one per edit).
+    pub fn new(measure: &'static str, nominal_savings: &[f64], nominal_total: f64) -> Stability {
+        let nominal = rank::rank(nominal_savings, nominal_total);
+        let mut pairs = Vec::new();
+        for (x, &a) in nominal.order.iter().enumerate() {
+            for &b in &nominal.order[x + 1..] {
+                if !rank::tied(nominal_savings[a], nominal_savings[b], nominal_total) {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        let count = pairs.len();
+        Stability {
+            measure,
+            nominal,
+            pairs,
+            points: 0,
+            matching_order: 0,
+            matching_winner: 0,
+            flips: vec![Vec::new(); count],
+            flip_counts: vec![0; count],
+        }
+    }
+
+    /// Counts grid point `index` with these savings (one per edit) and baseline total.
+    pub fn observe(&mut self, index: usize, savings: &[f64], baseline_total: f64) {
+        self.points += 1;
+        let strictly_better = |x: usize, y: usize| {
+            savings[x] > savings[y] && !rank::tied(savings[x], savings[y], baseline_total)
+        };
+        let mut flipped = false;
+        for (p, &(a, b)) in self.pairs.iter().enumerate() {
+            if strictly_better(b, a) {
+                flipped = true;
+                self.flip_counts[p] += 1;
+                if self.flips[p].len() < MAX_FLIP_POINTS {
+                    self.flips[p].push(index as u32);
+                }
+            }
+        }
+        if !flipped {
+            self.matching_order += 1;
+        }
+        let winner = self.nominal.order.first();
+        if winner.is_some_and(|&w| !(0..savings.len()).any(|e| strictly_better(e, w))) {
+            self.matching_winner += 1;
+        }
+    }
+
+    /// Whether every point kept the nominal order.
+    pub fn holds(&self) -> bool {
+        self.matching_order == self.points
+    }
+
+    /// The flipping pairs, with their regions described over `grid`.
+    pub fn flips(&self, names: &[String], grid: &Grid) -> Vec<Flip> {
+        self.pairs
+            .iter()
+            .zip(&self.flips)
+            .zip(&self.flip_counts)
+            .filter(|(_, count)| **count > 0)
+            .map(|((&(a, b), indices), &count)| Flip {
+                a: names[a].clone(),
+                b: names[b].clone(),
+                region: super::region::describe(grid, indices, count),
+                indices: indices.clone(),
+                count,
+            })
+            .collect()
+    }
+}
