@@ -1,0 +1,295 @@
+//! Exact figures from the library: hand-computed examples of MODEL.md §1–§4.
+#![allow(clippy::unwrap_used)]
+
+use simulate::evaluate::{evaluate, Evaluation, Study};
+use simulate::ledger::Assumptions;
+use simulate::scenario::{load_str, Scenario};
+use simulate::timeline::{self, CallFigures};
+use std::path::Path;
+
+fn scenario(toml: &str) -> Scenario {
+    load_str(toml, Path::new("test.toml")).unwrap()
+}
+
+fn nominal(s: &Scenario) -> Evaluation {
+    let study = Study::new(s).unwrap();
+    evaluate(&study, study.nominal(Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token }))
+}
+
+fn close(a: f64, b: f64) {
+    assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} != {b}");
+}
+
+/// Per-call (context, cached, written) of edit `e` (None: baseline) at the nominal point.
+fn figures(s: &Scenario, e: Option<usize>) -> Vec<(f64, f64, f64)> {
+    let study = Study::new(s).unwrap();
+    let subject = e.map_or(&study.baseline, |i| &study.edited[i]);
+    let at = Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token };
+    let clearings = subject.clearings(&study, at);
+    let mut out = Vec::new();
+    timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, f: &CallFigures<f64>| {
+        out.push((f.context, f.cached, f.written));
+    });
+    out
+}
+
+const SIX_CALLS: &str = r#"
+name = "six"
+base_tokens = 1000
+bytes_per_token = 1.0
+[[call]]
+id = "a"
+label = "a"
+bytes = 100
+segment = 1
+[[call]]
+id = "b"
+label = "b"
+bytes = 200
+[[call]]
+id = "c"
+label = "c"
+bytes = 300
+segment = 2
+[[call]]
+id = "d"
+label = "d"
+bytes = 400
+[[call]]
+id = "e"
+label = "e"
+bytes = 500
+segment = 3
+[[call]]
+id = "f"
+label = "f"
+bytes = 600
+"#;
+
+#[test]
+fn worked_example_of_model_section_1() {
+    let s = scenario(
+        r#"
+name = "worked"
+base_tokens = 30000
+bytes_per_token = 3.3
+[[call]]
+label = "x"
+bytes = 45000
+[[call]]
+label = "y"
+bytes = 2000
+[[call]]
+label = "z"
+bytes = 5000
+"#,
+    );
+    let e = nominal(&s);
+    close(e.baseline.total_tokens, 90_000.0 + 92_000.0 / 3.3);
+    assert_eq!(format!("{:.1}", e.baseline.total_tokens), "117878.8");
+}
+
+#[test]
+fn each_edit_on_a_hand_computed_trace() {
+    // B = 1000, ρ = 1: sizes are bytes. Baseline contexts 1000, 1100, 1300, 1600, 2000,
+    // 2500: T = 9500, n = 6, average 1583.33….
+    let s = scenario(&format!(
+        "{SIX_CALLS}{}",
+        r#"
+[[edit]]
+name = "trim a by 50"
+trim = { call = "a", by_bytes = 50 }
+[[edit]]
+name = "trim b to 20"
+trim = { call = "b", to_bytes = 20 }
+[[edit]]
+name = "trim c by 10 %"
+trim = { call = "c", by_percent = 10 }
+[[edit]]
+name = "merge b d e"
+merge = { calls = ["e", "b", "d"], overhead_bytes = 7 }
+[[edit]]
+name = "merge b d e at last"
+merge = { calls = ["b", "d", "e"], at = "last" }
+[[edit]]
+name = "drop c"
+drop = { call = "c" }
+[[edit]]
+name = "move a before f"
+move = { call = "a", before = "f" }
+[[edit]]
+name = "move f after a"
+move = { call = "f", after = "a" }
+[[edit]]
+name = "steps"
+steps = [{ drop = { call = "a" } }, { merge = { calls = ["b", "c"] } }]
+"#
+    ));
+    let e = nominal(&s);
+    close(e.baseline.total_tokens, 9500.0);
+    let saved: Vec<f64> = e.edits.iter().map(|x| x.saving.saved).collect();
+    // trim a by 50: a is re-read by 5 later calls → 250.
+    close(saved[0], 250.0);
+    // trim b to 20: 180 fewer bytes, re-read by 4 calls → 720.
+    close(saved[1], 720.0);
+    // trim c by 10 %: 30 bytes × 3 calls → 90.
+    close(saved[2], 90.0);
+    // merge at b: a, [b+d+e+7 = 1107], c, f. Contexts 1000, 1100, 2207, 2507 → 6814.
+    close(e.edits[3].outcome.total_tokens, 6814.0);
+    close(saved[3], 9500.0 - 6814.0);
+    // Equivalent calls use the baseline's 6 calls, not the edit's 4.
+    close(e.edits[3].saving.equivalent_calls, (9500.0 - 6814.0) / (9500.0 / 6.0));
+    assert_eq!(e.edits[3].outcome.calls, 4);
+    // merge at last (e's place): a, c, [1100], f. Contexts 1000, 1100, 1400, 2500 → 6000.
+    close(e.edits[4].outcome.total_tokens, 6000.0);
+    // drop c: a b d e f: 1000, 1100, 1300, 1700, 2200 → 7300.
+    close(e.edits[5].outcome.total_tokens, 7300.0);
+    // move a before f: b c d e a f: 1000, 1200, 1500, 1900, 2400, 2500 → 10500 (negative saving).
+    close(e.edits[6].outcome.total_tokens, 10_500.0);
+    close(saved[6], -1000.0);
+    // move f after a: a f b c d e: 1000, 1100, 1700, 1900, 2200, 2600 → 10500.
+    close(e.edits[7].outcome.total_tokens, 10_500.0);
+    // steps: drop a, then merge b+c at b: [500] d e f: 1000, 1500, 1900, 2400 → 6800.
+    close(e.edits[8].outcome.total_tokens, 6800.0);
+}
+
+#[test]
+fn tsv_lines_with_the_same_number_are_one_call() {
+    let calls = simulate::scenario::parse_tsv("1\ta\t100\n2\tb\t50\n2\tc\t150\n3\td\t10\n", "t.tsv").unwrap();
+    assert_eq!(calls.len(), 3);
+    assert_eq!((&*calls[1].id, &*calls[1].label, calls[1].bytes), ("2", "b+c", 200.0));
+}
+
+const CACHE: &str = r#"
+[cache]
+read = 0.1
+write = 1.25
+ttl_s = 300
+min_tokens = 0
+"#;
+
+#[test]
+fn every_segments_keeping_one_segment_with_the_cache() {
+    // Arithmetic (B = 1000, ρ = 1, placeholder 10):
+    // call 1 a: ctx 1000.  call 2 b: ctx 1100.
+    // call 3 c: segment 1 completed → fires; keep the latest tool-using segment (1): nothing
+    //   to clear, so no clearing and the trigger stays armed. ctx 1300.
+    // call 4 d: fires again; segment 2 now holds c, so it is the latest: clear a, b;
+    //   freed 100 + 200 − 2·10 = 280; ctx 1600 − 280 = 1320. Count restarts.
+    // call 5 e: segment 2 completed → fires; keep segment 2 (3 holds nothing before e):
+    //   nothing older is standing, no clearing. ctx 1720.
+    // call 6 f: fires; keep segment 3: clear c, d; freed 680; ctx 2220 − 680 = 1540.
+    // T = 1000 + 1100 + 1300 + 1320 + 1720 + 1540 = 7980.
+    // Cache: cached = previous context, except after a clearing: B + the blocks before the
+    // first cleared one as they stand (call 4: 1000; call 6: 1000 + 10 + 10 = 1020).
+    //   cached  0, 1000, 1100, 1000, 1320, 1020 = 5440
+    //   written 1000, 100, 200, 320, 400, 520   = 2540
+    //   cost = 0.1·5440 + 1.25·2540 = 3719; baseline: 0.1·7000 + 1.25·2500 = 3825.
+    let s = scenario(&format!(
+        "{SIX_CALLS}{CACHE}{}",
+        r#"
+[[edit]]
+name = "segments"
+clear = { every_segments = 1, keep_segments = 1, placeholder_bytes = 10 }
+"#
+    ));
+    let e = nominal(&s);
+    let o = &e.edits[0].outcome;
+    let events: Vec<(usize, Vec<usize>, f64)> = o.clearings.events.iter().map(|v| (v.before, v.cleared.clone(), v.freed_tokens)).collect();
+    assert_eq!(events, vec![(3, vec![0, 1], 280.0), (5, vec![2, 3], 680.0)]);
+    close(o.total_tokens, 7980.0);
+    let f = figures(&s, Some(0));
+    let cached: Vec<f64> = f.iter().map(|x| x.1).collect();
+    let written: Vec<f64> = f.iter().map(|x| x.2).collect();
+    assert_eq!(cached, vec![0.0, 1000.0, 1100.0, 1000.0, 1320.0, 1020.0]);
+    assert_eq!(written, vec![1000.0, 100.0, 200.0, 320.0, 400.0, 520.0]);
+    close(o.cost, 3719.0);
+    close(e.baseline.cost, 3825.0);
+}
+
+fn events_of(toml_clear: &str, extra_calls: &str) -> Vec<(usize, Vec<usize>)> {
+    let s = scenario(&format!("{SIX_CALLS}{extra_calls}\n[[edit]]\nname = \"c\"\nclear = {toml_clear}\n"));
+    nominal(&s).edits[0].outcome.clearings.events.iter().map(|v| (v.before + 1, v.cleared.iter().map(|j| j + 1).collect())).collect()
+}
+
+#[test]
+fn above_tool_bytes_fires_on_volume() {
+    // Uncleared bytes before call 4: 600 > 500 → clear 1–3. Before call 6: 400 + 500 = 900.
+    assert_eq!(events_of("{ above_tool_bytes = 500 }", ""), vec![(4, vec![1, 2, 3]), (6, vec![4, 5])]);
+}
+
+#[test]
+fn above_context_tokens_fires_on_the_context_of_the_call() {
+    // Contexts 1000, 1100, 1300, 1600 > 1500 → clear 1–3 (600 − 27 = 573 freed): 1027;
+    // call 5: 1427; call 6: 1927 > 1500 → clear 4, 5.
+    assert_eq!(events_of("{ above_context_tokens = 1500 }", ""), vec![(4, vec![1, 2, 3]), (6, vec![4, 5])]);
+}
+
+#[test]
+fn older_than_calls_clears_eagerly_and_keeps_the_latest_calls() {
+    // Before call i, results of calls before i − 2 go: call 4 clears 1; call 5 clears 2; …
+    assert_eq!(events_of("{ older_than_calls = 2 }", ""), vec![(4, vec![1]), (5, vec![2]), (6, vec![3])]);
+}
+
+#[test]
+fn keep_results_keeps_the_most_recent_results() {
+    // Call 4: 600 bytes standing > 500, keep b and c, clear a. Call 5: b, c, d = 900, keep
+    // c and d, clear b. Call 6: c, d, e = 1200, keep d and e, clear c.
+    assert_eq!(events_of("{ above_tool_bytes = 500, keep_results = 2 }", ""), vec![(4, vec![1]), (5, vec![2]), (6, vec![3])]);
+}
+
+#[test]
+fn clear_at_least_tokens_refuses_small_clearings_and_stays_armed() {
+    // Eager clearing of one result at a time frees 91, 191, … tokens; at least 250 refuses
+    // the first two, so the clearing before call 5 takes results 1 and 2 (282 freed).
+    assert_eq!(events_of("{ older_than_calls = 2, clear_at_least_tokens = 250 }", ""), vec![(5, vec![1, 2]), (6, vec![3])]);
+}
+
+#[test]
+fn pinned_and_excluded_kinds_are_never_cleared() {
+    let s = SIX_CALLS.replace("id = \"b\"", "id = \"b\"\npinned = true").replace("id = \"c\"", "id = \"c\"\nkind = \"web_search\"");
+    let s = scenario(&format!("{s}\n[[edit]]\nname = \"c\"\nclear = {{ older_than_calls = 1 }}\n"));
+    let cleared: Vec<usize> = nominal(&s).edits[0].outcome.clearings.events.iter().flat_map(|v| v.cleared.clone()).collect();
+    // Eager clearing of everything older than the previous call: a before call 3; b is
+    // pinned and c is a web search, so nothing until d goes before call 6.
+    assert_eq!(cleared, vec![0, 3]);
+}
+
+#[test]
+fn a_policy_that_never_fires_has_no_events() {
+    assert_eq!(events_of("{ above_tool_bytes = 1000000 }", ""), vec![]);
+}
+
+#[test]
+fn ttl_expiry_and_min_tokens_zero_the_cached_prefix() {
+    let s = SIX_CALLS.replace("id = \"e\"", "id = \"e\"\ngap_s = 301");
+    let s = scenario(&format!("{s}{}", CACHE.replace("min_tokens = 0", "min_tokens = 1050")));
+    let f = figures(&s, None);
+    let cached: Vec<f64> = f.iter().map(|x| x.1).collect();
+    // Call 2's prefix (1000) is under 1,050 tokens; call 5 comes after the TTL.
+    assert_eq!(cached, vec![0.0, 0.0, 1100.0, 1300.0, 0.0, 2000.0]);
+    let written: Vec<f64> = f.iter().map(|x| x.2).collect();
+    assert_eq!(written, vec![1000.0, 1100.0, 200.0, 300.0, 2000.0, 500.0]);
+}
+
+#[test]
+fn a_clearing_breaks_the_cached_prefix_at_the_first_changed_block() {
+    // Eager clearing of call 1's result before call 4: blocks base, a are unchanged up to a;
+    // the prefix stops before a: cached = B = 1000 and the rest (b, c as they stand, a's
+    // placeholder) is written again.
+    let s = scenario(&format!("{SIX_CALLS}{CACHE}\n[[edit]]\nname = \"c\"\nclear = {{ older_than_calls = 2, placeholder_bytes = 0 }}\n"));
+    let f = figures(&s, Some(0));
+    assert_eq!(f[3], (1500.0, 1000.0, 500.0));
+    // Before call 5 result b goes: context 1500 + 400 − 200 = 1700; the prefix keeps base
+    // and a's (empty) placeholder: 1000; written 700.
+    assert_eq!(f[4], (1700.0, 1000.0, 700.0));
+}
+
+#[test]
+fn retries_cost_a_read_of_the_context() {
+    let with_retries = SIX_CALLS.replacen("[[call]]", "retry_rate = 0.5\n[[call]]", 1);
+    let s = scenario(&format!("{with_retries}{CACHE}"));
+    let e = nominal(&s);
+    // 3825 + 0.5 · 0.1 · 9500.
+    close(e.baseline.cost, 3825.0 + 475.0);
+}
