@@ -1,9 +1,9 @@
 //! Exact figures from the library: hand-computed examples of MODEL.md §1–§4.
 #![allow(clippy::unwrap_used)]
 
-use simulate::evaluate::{evaluate, Evaluation, Study};
+use simulate::evaluate::{Evaluation, Study, evaluate};
 use simulate::ledger::Assumptions;
-use simulate::scenario::{load_str, Scenario};
+use simulate::scenario::{Scenario, load_str};
 use simulate::timeline::{self, CallFigures};
 use std::path::Path;
 
@@ -13,7 +13,13 @@ fn scenario(toml: &str) -> Scenario {
 
 fn nominal(s: &Scenario) -> Evaluation {
     let study = Study::new(s).unwrap();
-    evaluate(&study, study.nominal(Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token }))
+    evaluate(
+        &study,
+        study.nominal(Assumptions {
+            base_tokens: s.base_tokens,
+            bytes_per_token: s.bytes_per_token,
+        }),
+    )
 }
 
 fn close(a: f64, b: f64) {
@@ -24,12 +30,22 @@ fn close(a: f64, b: f64) {
 fn figures(s: &Scenario, e: Option<usize>) -> Vec<(f64, f64, f64)> {
     let study = Study::new(s).unwrap();
     let subject = e.map_or(&study.baseline, |i| &study.edited[i]);
-    let at = Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token };
+    let at = Assumptions {
+        base_tokens: s.base_tokens,
+        bytes_per_token: s.bytes_per_token,
+    };
     let clearings = subject.clearings(&study, at);
     let mut out = Vec::new();
-    timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, f: &CallFigures<f64>| {
-        out.push((f.context, f.cached, f.written));
-    });
+    timeline::walk(
+        &s.calls,
+        &subject.run,
+        &clearings,
+        s.cache.as_ref(),
+        at,
+        |_, f: &CallFigures<f64>| {
+            out.push((f.context, f.cached, f.written));
+        },
+    );
     out
 }
 
@@ -138,7 +154,10 @@ steps = [{ drop = { call = "a" } }, { merge = { calls = ["b", "c"] } }]
     close(e.edits[3].outcome.total_tokens, 6814.0);
     close(saved[3], 9500.0 - 6814.0);
     // Equivalent calls use the baseline's 6 calls, not the edit's 4.
-    close(e.edits[3].saving.equivalent_calls, (9500.0 - 6814.0) / (9500.0 / 6.0));
+    close(
+        e.edits[3].saving.equivalent_calls,
+        (9500.0 - 6814.0) / (9500.0 / 6.0),
+    );
     assert_eq!(e.edits[3].outcome.calls, 4);
     // merge at last (e's place): a, c, [1100], f. Contexts 1000, 1100, 1400, 2500 → 6000.
     close(e.edits[4].outcome.total_tokens, 6000.0);
@@ -155,9 +174,14 @@ steps = [{ drop = { call = "a" } }, { merge = { calls = ["b", "c"] } }]
 
 #[test]
 fn tsv_lines_with_the_same_number_are_one_call() {
-    let calls = simulate::scenario::parse_tsv("1\ta\t100\n2\tb\t50\n2\tc\t150\n3\td\t10\n", "t.tsv").unwrap();
+    let calls =
+        simulate::scenario::parse_tsv("1\ta\t100\n2\tb\t50\n2\tc\t150\n3\td\t10\n", "t.tsv")
+            .unwrap();
     assert_eq!(calls.len(), 3);
-    assert_eq!((&*calls[1].id, &*calls[1].label, calls[1].bytes), ("2", "b+c", 200.0));
+    assert_eq!(
+        (&*calls[1].id, &*calls[1].label, calls[1].bytes),
+        ("2", "b+c", 200.0)
+    );
 }
 
 const CACHE: &str = r#"
@@ -195,7 +219,12 @@ clear = { every_segments = 1, keep_segments = 1, placeholder_bytes = 10 }
     ));
     let e = nominal(&s);
     let o = &e.edits[0].outcome;
-    let events: Vec<(usize, Vec<usize>, f64)> = o.clearings.events.iter().map(|v| (v.before, v.cleared.clone(), v.freed_tokens)).collect();
+    let events: Vec<(usize, Vec<usize>, f64)> = o
+        .clearings
+        .events
+        .iter()
+        .map(|v| (v.before, v.cleared.clone(), v.freed_tokens))
+        .collect();
     assert_eq!(events, vec![(3, vec![0, 1], 280.0), (5, vec![2, 3], 680.0)]);
     close(o.total_tokens, 7980.0);
     let f = figures(&s, Some(0));
@@ -208,48 +237,81 @@ clear = { every_segments = 1, keep_segments = 1, placeholder_bytes = 10 }
 }
 
 fn events_of(toml_clear: &str, extra_calls: &str) -> Vec<(usize, Vec<usize>)> {
-    let s = scenario(&format!("{SIX_CALLS}{extra_calls}\n[[edit]]\nname = \"c\"\nclear = {toml_clear}\n"));
-    nominal(&s).edits[0].outcome.clearings.events.iter().map(|v| (v.before + 1, v.cleared.iter().map(|j| j + 1).collect())).collect()
+    let s = scenario(&format!(
+        "{SIX_CALLS}{extra_calls}\n[[edit]]\nname = \"c\"\nclear = {toml_clear}\n"
+    ));
+    nominal(&s).edits[0]
+        .outcome
+        .clearings
+        .events
+        .iter()
+        .map(|v| (v.before + 1, v.cleared.iter().map(|j| j + 1).collect()))
+        .collect()
 }
 
 #[test]
 fn above_tool_bytes_fires_on_volume() {
     // Uncleared bytes before call 4: 600 > 500 → clear 1–3. Before call 6: 400 + 500 = 900.
-    assert_eq!(events_of("{ above_tool_bytes = 500 }", ""), vec![(4, vec![1, 2, 3]), (6, vec![4, 5])]);
+    assert_eq!(
+        events_of("{ above_tool_bytes = 500 }", ""),
+        vec![(4, vec![1, 2, 3]), (6, vec![4, 5])]
+    );
 }
 
 #[test]
 fn above_context_tokens_fires_on_the_context_of_the_call() {
     // Contexts 1000, 1100, 1300, 1600 > 1500 → clear 1–3 (600 − 27 = 573 freed): 1027;
     // call 5: 1427; call 6: 1927 > 1500 → clear 4, 5.
-    assert_eq!(events_of("{ above_context_tokens = 1500 }", ""), vec![(4, vec![1, 2, 3]), (6, vec![4, 5])]);
+    assert_eq!(
+        events_of("{ above_context_tokens = 1500 }", ""),
+        vec![(4, vec![1, 2, 3]), (6, vec![4, 5])]
+    );
 }
 
 #[test]
 fn older_than_calls_clears_eagerly_and_keeps_the_latest_calls() {
     // Before call i, results of calls before i − 2 go: call 4 clears 1; call 5 clears 2; …
-    assert_eq!(events_of("{ older_than_calls = 2 }", ""), vec![(4, vec![1]), (5, vec![2]), (6, vec![3])]);
+    assert_eq!(
+        events_of("{ older_than_calls = 2 }", ""),
+        vec![(4, vec![1]), (5, vec![2]), (6, vec![3])]
+    );
 }
 
 #[test]
 fn keep_results_keeps_the_most_recent_results() {
     // Call 4: 600 bytes standing > 500, keep b and c, clear a. Call 5: b, c, d = 900, keep
     // c and d, clear b. Call 6: c, d, e = 1200, keep d and e, clear c.
-    assert_eq!(events_of("{ above_tool_bytes = 500, keep_results = 2 }", ""), vec![(4, vec![1]), (5, vec![2]), (6, vec![3])]);
+    assert_eq!(
+        events_of("{ above_tool_bytes = 500, keep_results = 2 }", ""),
+        vec![(4, vec![1]), (5, vec![2]), (6, vec![3])]
+    );
 }
 
 #[test]
 fn clear_at_least_tokens_refuses_small_clearings_and_stays_armed() {
     // Eager clearing of one result at a time frees 91, 191, … tokens; at least 250 refuses
     // the first two, so the clearing before call 5 takes results 1 and 2 (282 freed).
-    assert_eq!(events_of("{ older_than_calls = 2, clear_at_least_tokens = 250 }", ""), vec![(5, vec![1, 2]), (6, vec![3])]);
+    assert_eq!(
+        events_of("{ older_than_calls = 2, clear_at_least_tokens = 250 }", ""),
+        vec![(5, vec![1, 2]), (6, vec![3])]
+    );
 }
 
 #[test]
 fn pinned_and_excluded_kinds_are_never_cleared() {
-    let s = SIX_CALLS.replace("id = \"b\"", "id = \"b\"\npinned = true").replace("id = \"c\"", "id = \"c\"\nkind = \"web_search\"");
-    let s = scenario(&format!("{s}\n[[edit]]\nname = \"c\"\nclear = {{ older_than_calls = 1 }}\n"));
-    let cleared: Vec<usize> = nominal(&s).edits[0].outcome.clearings.events.iter().flat_map(|v| v.cleared.clone()).collect();
+    let s = SIX_CALLS
+        .replace("id = \"b\"", "id = \"b\"\npinned = true")
+        .replace("id = \"c\"", "id = \"c\"\nkind = \"web_search\"");
+    let s = scenario(&format!(
+        "{s}\n[[edit]]\nname = \"c\"\nclear = {{ older_than_calls = 1 }}\n"
+    ));
+    let cleared: Vec<usize> = nominal(&s).edits[0]
+        .outcome
+        .clearings
+        .events
+        .iter()
+        .flat_map(|v| v.cleared.clone())
+        .collect();
     // Eager clearing of everything older than the previous call: a before call 3; b is
     // pinned and c is a web search, so nothing until d goes before call 6.
     assert_eq!(cleared, vec![0, 3]);
@@ -263,7 +325,10 @@ fn a_policy_that_never_fires_has_no_events() {
 #[test]
 fn ttl_expiry_and_min_tokens_zero_the_cached_prefix() {
     let s = SIX_CALLS.replace("id = \"e\"", "id = \"e\"\ngap_s = 301");
-    let s = scenario(&format!("{s}{}", CACHE.replace("min_tokens = 0", "min_tokens = 1050")));
+    let s = scenario(&format!(
+        "{s}{}",
+        CACHE.replace("min_tokens = 0", "min_tokens = 1050")
+    ));
     let f = figures(&s, None);
     let cached: Vec<f64> = f.iter().map(|x| x.1).collect();
     // Call 2's prefix (1000) is under 1,050 tokens; call 5 comes after the TTL.
@@ -277,7 +342,9 @@ fn a_clearing_breaks_the_cached_prefix_at_the_first_changed_block() {
     // Eager clearing of call 1's result before call 4: blocks base, a are unchanged up to a;
     // the prefix stops before a: cached = B = 1000 and the rest (b, c as they stand, a's
     // placeholder) is written again.
-    let s = scenario(&format!("{SIX_CALLS}{CACHE}\n[[edit]]\nname = \"c\"\nclear = {{ older_than_calls = 2, placeholder_bytes = 0 }}\n"));
+    let s = scenario(&format!(
+        "{SIX_CALLS}{CACHE}\n[[edit]]\nname = \"c\"\nclear = {{ older_than_calls = 2, placeholder_bytes = 0 }}\n"
+    ));
     let f = figures(&s, Some(0));
     assert_eq!(f[3], (1500.0, 1000.0, 500.0));
     // Before call 5 result b goes: context 1500 + 400 − 200 = 1700; the prefix keeps base

@@ -1,0 +1,347 @@
+//! The binary as a user runs it: exit codes, what it prints, the files it writes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::fs;
+use std::path::Path;
+
+fn simulate() -> Command {
+    Command::cargo_bin("simulate").unwrap()
+}
+
+/// Every file under `tests/fixtures/bad/` is refused with exit 2, a message naming the file
+/// and what its `# expect:` line says (`|`-separated parts), and no output written.
+#[test]
+fn every_bad_fixture_is_refused_with_a_located_message_and_nothing_written() {
+    let mut checked = 0;
+    for entry in fs::read_dir("tests/fixtures/bad").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&fs::read(&path).unwrap()).into_owned();
+        let expected: Vec<String> = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# expect: "))
+            .map(|e| e.split('|').map(|s| s.trim().to_string()).collect())
+            .unwrap_or_default();
+        let out = tempfile::tempdir().unwrap();
+        let assert = simulate()
+            .arg(&path)
+            .arg("--out")
+            .arg(out.path())
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert!(
+            stderr.starts_with("error: "),
+            "{}: {stderr}",
+            path.display()
+        );
+        assert!(
+            stderr.contains(path.file_name().unwrap().to_str().unwrap()) || stderr.contains(".tsv"),
+            "{}: {stderr}",
+            path.display()
+        );
+        for part in &expected {
+            assert!(
+                stderr.contains(part.as_str()),
+                "{}: expected {part:?} in {stderr}",
+                path.display()
+            );
+        }
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(
+            fs::read_dir(out.path()).unwrap().count(),
+            0,
+            "{} wrote output",
+            path.display()
+        );
+        assert!(assert.get_output().stdout.is_empty());
+        checked += 1;
+    }
+    assert!(checked >= 40, "only {checked} bad fixtures found");
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_refused() {
+    simulate()
+        .arg("tests/fixtures/bad/binary.toml")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "binary.toml:1:1: is not UTF-8 text",
+        ));
+}
+
+#[test]
+fn a_missing_scenario_names_the_file() {
+    simulate()
+        .arg("tests/fixtures/no-such.toml")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "error: tests/fixtures/no-such.toml: cannot read",
+        ));
+}
+
+#[test]
+fn an_unwritable_output_directory_fails_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    fs::write(&blocker, "not a directory").unwrap();
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--out"])
+        .arg(&blocker)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("cannot write results here")
+                .and(predicate::str::contains("--out DIR")),
+        );
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    simulate()
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("SCENARIO.toml"));
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--base", "0"])
+        .assert()
+        .code(2);
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--bpt", "nan"])
+        .assert()
+        .code(2);
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--sweep-bpt", "4:2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--sweep-bpt: `4:2`: a range is FROM:TO:STEPS",
+        ));
+    simulate()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("reread"));
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    fs::read_to_string(dir.join(name)).unwrap()
+}
+
+#[test]
+fn the_small_scenario_prints_the_ranked_table_and_writes_every_file() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--no-charts", "--out"])
+        .arg(out.path())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("small: Six calls in three segments")
+                .and(predicate::str::contains(
+                    "base tokens B         1,000   assumed (scenario file)",
+                ))
+                .and(predicate::str::contains(
+                    "reread total 9,500 est. tokens over 6 calls",
+                ))
+                .and(predicate::str::contains(
+                    "8/9 points keep the nominal order",
+                ))
+                .and(predicate::str::contains(
+                    "drop c beats merge b d e when B = 667 and ρ = 0.75 (1 point)",
+                ))
+                // T_drop − T_merge = B − 685.33 at ρ = 0.75 (see json test).
+                .and(predicate::str::contains(
+                    "merge b d e saves more than drop c for every B above 685 at ρ = 0.75\n",
+                )),
+        );
+    let dir = out.path().join("small");
+    let summary = read(&dir, "summary.csv");
+    let mut lines = summary.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("rank,edit,calls,total_tokens,saved_tokens,saved_pct,equivalent_calls")
+    );
+    // merge b d e: a, [b+d+e+7], c, f → contexts 1000, 1100, 2207, 2507 = 6814.
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("1,merge b d e,4,6814.0,2686.0,"),
+        "{summary}"
+    );
+    let ledger = read(&dir, "ledger.csv");
+    assert_eq!(ledger.lines().count(), 1 + 6 + 6 + 4 + 5);
+    assert!(
+        ledger.contains("\nbaseline,6,f,read f,600.0,2500.0,9500.0,,,,2500.0\n"),
+        "{ledger}"
+    );
+    let sweep = read(&dir, "sweep.csv");
+    assert_eq!(sweep.lines().count(), 1 + 9 * 3);
+    let names: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with('.')),
+        "temporary files left: {names:?}"
+    );
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let out = tempfile::tempdir().unwrap();
+    let assert = simulate()
+        .args([
+            "tests/fixtures/good/small.toml",
+            "--no-charts",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(v["scenario"], "small");
+    assert_eq!(v["unit"], "est. tokens at 1 bytes/token");
+    assert_eq!(v["base_tokens"], 1000.0);
+    assert_eq!(v["baseline"]["total_tokens"], 9500.0);
+    assert_eq!(v["baseline"]["calls"], 6);
+    let first = &v["edits"][0];
+    assert_eq!(first["name"], "merge b d e");
+    assert_eq!(first["saved_tokens"], 2686.0);
+    assert_eq!(first["calls"], 4);
+    for key in ["total_tokens", "saved_pct", "equivalent_calls"] {
+        assert!(first[key].is_number(), "{key}");
+    }
+    let sweep = &v["sweep"];
+    assert_eq!(sweep["points"], 9);
+    assert_eq!(sweep["ranking_holds"], false);
+    assert_eq!(sweep["points_matching_nominal_order"], 8);
+    assert_eq!(sweep["points_matching_winner"], 8);
+    assert_eq!(sweep["flips"][0]["a"], "merge b d e");
+    assert_eq!(sweep["flips"][0]["b"], "drop c");
+    assert_eq!(sweep["flips"][0]["points"][0]["bytes_per_token"], 0.75);
+    // At ρ = 0.75: T_merge = 4B + 3752, T_drop = 5B + 3066.67 → equal at B = 685.33.
+    let be = sweep["break_even"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["a"] == "merge b d e" && b["b"] == "drop c" && b["bytes_per_token"] == 0.75)
+        .unwrap();
+    assert!((be["base_tokens"].as_f64().unwrap() - 2056.0 / 3.0).abs() < 1e-9);
+    assert_eq!(be["inside_range"], true);
+}
+
+#[test]
+fn base_and_bpt_override_the_nominal_point() {
+    let out = tempfile::tempdir().unwrap();
+    let assert = simulate()
+        .args([
+            "tests/fixtures/good/small.toml",
+            "--no-charts",
+            "--format",
+            "json",
+            "--base",
+            "2000",
+            "--bpt",
+            "2",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    // T = 6·2000 + (100·5 + 200·4 + 300·3 + 400·2 + 500·1)/2 = 12000 + 1750.
+    assert_eq!(v["baseline"]["total_tokens"], 13_750.0);
+    assert_eq!(
+        v["sources"]["base_tokens"],
+        "assumed (--base on the command line)"
+    );
+}
+
+#[test]
+fn a_tsv_scenario_joins_lines_of_one_call() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args(["tests/fixtures/good/tsv.toml", "--no-charts", "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let ledger = read(&out.path().join("tsv"), "ledger.csv");
+    assert!(
+        ledger.contains("\nbaseline,2,2,cat a.md+cat b.md,2000.0,"),
+        "{ledger}"
+    );
+}
+
+#[test]
+fn the_ledger_subcommand_prints_a_tsv_ledger() {
+    simulate()
+        .args(["ledger", "tests/fixtures/good/trace.tsv"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("cat a.md+cat b.md").and(predicate::str::contains(
+                "reread total: 117,879 est. tokens over 3 calls",
+            )),
+        );
+    let assert = simulate()
+        .args([
+            "ledger",
+            "tests/fixtures/good/trace.tsv",
+            "--base",
+            "1000",
+            "--bpt",
+            "1",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    // Contexts 1000, 46000, 48000.
+    assert_eq!(v["total_tokens"], 95_000.0);
+    assert_eq!(v["calls"], 3);
+    assert_eq!(v["rows"][2]["context_tokens"], 48_000.0);
+    simulate()
+        .args(["ledger", "tests/fixtures/bad/short_line.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "short_line.tsv:2:1: expected 3 tab-separated fields (number, label, bytes), found 2",
+        ));
+}
+
+#[test]
+fn output_is_the_same_with_one_thread_or_two() {
+    let run = |threads: &str| {
+        let out = tempfile::tempdir().unwrap();
+        simulate()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "scenarios/merge.toml",
+                "--no-charts",
+                "--sweep-base",
+                "5000:60000:23",
+                "--sweep-bpt",
+                "2:5:17",
+                "--out",
+            ])
+            .arg(out.path())
+            .assert()
+            .success();
+        ["sweep.csv", "summary.csv", "ledger.csv"]
+            .map(|f| fs::read(out.path().join("merge").join(f)).unwrap())
+    };
+    assert!(run("1") == run("2"));
+}
