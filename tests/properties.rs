@@ -1,0 +1,204 @@
+//! Invariants of MODEL.md §1, §3–§5 on random scenarios.
+#![allow(clippy::unwrap_used)]
+
+use proptest::prelude::*;
+use simulate::evaluate::{evaluate, Study};
+use simulate::ledger::{self, Affine, Assumptions};
+use simulate::output::csv::SweepCsv;
+use simulate::rank;
+use simulate::scenario::{load_str, Scenario};
+use simulate::sweep::{self, Grid, SweepOptions};
+use simulate::timeline::{self, RunSums};
+use std::path::Path;
+
+/// A random scenario: calls with bytes and some measured/output tokens in a few segments,
+/// a cache, and edits of every kind that stay valid.
+fn scenario_text() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec((0u32..60_000, 0u32..3, 0u32..2, 0u32..400, 0u32..4), 4..24),
+        1_000u32..60_000,
+        prop::sample::select(vec![2.5, 3.3, 4.0]),
+        prop::collection::vec((0usize..100, 0usize..100, 0usize..100, 0u32..8), 1..6),
+    )
+        .prop_map(|(calls, base, bpt, edits)| {
+            let n = calls.len();
+            let mut t = format!("name = \"p\"\nbase_tokens = {base}\nbytes_per_token = {bpt}\n");
+            t.push_str("[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n");
+            let mut segment = 1;
+            for (i, (bytes, tokens, next_segment, gap, kind)) in calls.iter().enumerate() {
+                segment += next_segment;
+                t.push_str(&format!("[[call]]\nid = \"c{i}\"\nlabel = \"call {i}\"\nbytes = {bytes}\nsegment = {segment}\ngap_s = {gap}\n"));
+                if *tokens == 2 {
+                    t.push_str(&format!("tokens = {}\noutput_tokens = {}\n", bytes / 7, bytes / 50));
+                }
+                if *kind == 3 {
+                    t.push_str("kind = \"web_search\"\n");
+                }
+            }
+            for (k, (x, y, z, action)) in edits.iter().enumerate() {
+                let (x, y, z) = (x % n, y % n, z % n);
+                let action = match action {
+                    0 => format!("trim = {{ call = \"c{x}\", by_percent = {} }}", 1 + y % 100),
+                    1 if x != y && y != z && x != z => format!("merge = {{ calls = [\"c{x}\", \"c{y}\", \"c{z}\"], overhead_bytes = 100 }}"),
+                    2 => format!("drop = {{ call = \"c{x}\" }}"),
+                    3 if x != y => format!("move = {{ call = \"c{x}\", before = \"c{y}\" }}"),
+                    4 => format!("clear = {{ every_segments = {}, keep_segments = 1, above_tool_bytes = 90000 }}", 1 + y % 3),
+                    5 => format!("clear = {{ older_than_calls = {}, keep_results = {} }}", 1 + y % 4, z % 3),
+                    6 => format!("clear = {{ above_context_tokens = {}, keep_results = 2, clear_at_least_tokens = 2000 }}", 20_000 + 3_000 * y),
+                    _ => format!("trim = {{ call = \"c{x}\", to_bytes = 0 }}"),
+                };
+                t.push_str(&format!("[[edit]]\nname = \"e{k}\"\n{action}\n"));
+            }
+            t
+        })
+}
+
+fn load(text: &str) -> Scenario {
+    load_str(text, Path::new("p.toml")).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// T = Σ ctx_i = n·B + Σ s_j·(n − j), affine in B and 1/ρ; each call reads the context
+    /// before its own result joins.
+    #[test]
+    fn the_ledger_and_its_closed_form_agree(text in scenario_text(), b in 1.0f64..1e6, rho in 0.5f64..8.0) {
+        let s = load(&text);
+        let study = Study::new(&s).unwrap();
+        let at = Assumptions { base_tokens: b, bytes_per_token: rho };
+        let run = &study.baseline.run;
+        let total = ledger::reread_total(run, at);
+        prop_assert!(close(total, Affine::of(&run.slots).at(at)));
+        let first = ledger::rows(run, at).next().unwrap();
+        prop_assert_eq!(first.context_tokens, b);
+        prop_assert!(total >= run.len() as f64 * b);
+        // Affine in B: the midpoint's total is the mean of the ends'.
+        let other = Assumptions { base_tokens: 3.0 * b, ..at };
+        let mid = Assumptions { base_tokens: 2.0 * b, ..at };
+        prop_assert!(close(ledger::reread_total(run, mid), (total + ledger::reread_total(run, other)) / 2.0));
+    }
+
+    /// The closed form of every run, clearings and cache included, equals its replay, and
+    /// each call's cached and written tokens add up to its context.
+    #[test]
+    fn closed_forms_equal_replays(text in scenario_text()) {
+        let s = load(&text);
+        let study = Study::new(&s).unwrap();
+        let at = Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token };
+        for subject in study.subjects() {
+            let clearings = subject.clearings(&study, at);
+            let mut parts_ok = true;
+            let replay: RunSums<f64> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, f| {
+                parts_ok &= close(f.cached + f.written, f.context);
+            });
+            prop_assert!(parts_ok);
+            if subject.clear.is_none() {
+                prop_assert!(close(replay.context, ledger::reread_total(&subject.run, at)));
+            }
+            let form: RunSums<Affine> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, _| {});
+            if at.base_tokens >= 1024.0 {
+                prop_assert!(close(form.context.at(at), replay.context));
+                prop_assert!(close(form.cached.at(at), replay.cached));
+                prop_assert!(close(form.written.at(at), replay.written));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The sweep's holds/flips/winner counts equal a brute-force replay of every point, on
+    /// both measures; the closed-form sweep writes the same rankings as the replayed one.
+    #[test]
+    fn sweep_stability_equals_brute_force(text in scenario_text(), nb in 1usize..6, nr in 1usize..5) {
+        let s = load(&text);
+        let study = Study::new(&s).unwrap();
+        let at = Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token };
+        let nominal = study.nominal(at);
+        let grid = Grid {
+            base_tokens: (0..nb).map(|i| 500.0 + 9_000.0 * i as f64).collect(),
+            bytes_per_token: (0..nr).map(|i| 1.5 + 1.1 * i as f64).collect(),
+            cache_read: vec![Some(0.1), Some(0.5)],
+            retry_rate: vec![0.0],
+            default_axes: false,
+        };
+        let mut sink = Vec::new();
+        let mut csv = SweepCsv::new(&mut sink, true, s.calls.len()).unwrap();
+        let options = SweepOptions { closed_form: true, progress: false };
+        let outcome = sweep::run(&study, &grid, &nominal, options, &mut csv).unwrap();
+        csv.finish().unwrap();
+
+        let reference = evaluate(&study, nominal);
+        let nominal_savings: Vec<f64> = reference.edits.iter().map(|e| e.saving.saved).collect();
+        let nominal_cost: Vec<f64> = reference.edits.iter().map(|e| e.cost_saving.saved).collect();
+        for (stability, nominal_s, cost) in [(&outcome.tokens, &nominal_savings, false), (outcome.cost.as_ref().unwrap(), &nominal_cost, true)] {
+            let base_total = if cost { reference.baseline.cost } else { reference.baseline.total_tokens };
+            let order = rank::rank(nominal_s, base_total).order;
+            let (mut matching, mut winner_kept) = (0, 0);
+            for i in 0..grid.len() {
+                let e = evaluate(&study, grid.point(i));
+                let (savings, total): (Vec<f64>, f64) = if cost {
+                    (e.edits.iter().map(|x| x.cost_saving.saved).collect(), e.baseline.cost)
+                } else {
+                    (e.edits.iter().map(|x| x.saving.saved).collect(), e.baseline.total_tokens)
+                };
+                let better = |x: usize, y: usize| savings[x] > savings[y] && !rank::tied(savings[x], savings[y], total);
+                let tied_nominal = |x: usize, y: usize| rank::tied(nominal_s[x], nominal_s[y], base_total);
+                let flips = order.iter().enumerate().any(|(k, &a)| order[k + 1..].iter().any(|&b| !tied_nominal(a, b) && better(b, a)));
+                matching += usize::from(!flips);
+                if let Some(&w) = order.first() {
+                    winner_kept += usize::from(!(0..savings.len()).any(|x| better(x, w)));
+                }
+            }
+            prop_assert_eq!(stability.points, grid.len());
+            prop_assert_eq!(stability.matching_order, matching);
+            prop_assert_eq!(stability.matching_winner, winner_kept);
+        }
+
+        // Break-even: both savings equal at the reported B, and the order differs either side.
+        for be in &outcome.break_even {
+            let Some(b) = be.base_tokens else { continue };
+            let a_i = s.edits.iter().position(|e| e.name == be.a).unwrap();
+            let b_i = s.edits.iter().position(|e| e.name == be.b).unwrap();
+            let at_b = |base: f64| {
+                let p = sweep::Point { base_tokens: base, bytes_per_token: be.bytes_per_token, ..nominal };
+                let e = evaluate(&study, p);
+                (e.edits[a_i].saving.saved, e.edits[b_i].saving.saved, e.baseline.total_tokens)
+            };
+            let (sa, sb, total) = at_b(b);
+            prop_assert!((sa - sb).abs() <= 1e-9 * total, "{} vs {} at {}", sa, sb, b);
+            let (la, lb, _) = at_b(b * 0.5);
+            let (ha, hb, _) = at_b(b * 1.5);
+            prop_assert!((la - lb).signum() != (ha - hb).signum());
+            let above_is_a = be.above.as_deref() == Some(be.a.as_str());
+            prop_assert_eq!(ha > hb, above_is_a);
+        }
+    }
+}
+
+#[test]
+fn replayed_sweep_writes_the_same_rankings_as_the_closed_form() {
+    let text = std::fs::read_to_string("scenarios/merge.toml").unwrap();
+    let s = load(&text);
+    let study = Study::new(&s).unwrap();
+    let nominal = study.nominal(Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token });
+    let grid = Grid::new(&s, &nominal, &Default::default()).unwrap();
+    let rows = |closed_form| {
+        let mut sink = Vec::new();
+        let mut csv = SweepCsv::new(&mut sink, false, s.calls.len()).unwrap();
+        let o = sweep::run(&study, &grid, &nominal, SweepOptions { closed_form, progress: false }, &mut csv).unwrap();
+        csv.finish().unwrap();
+        (o.tokens.matching_order, String::from_utf8(sink).unwrap())
+    };
+    let (closed, closed_csv) = rows(true);
+    let (replayed, replayed_csv) = rows(false);
+    assert_eq!(closed, replayed);
+    let rank_column = |csv: &str| csv.lines().map(|l| l.rsplit(',').next().unwrap().to_string()).collect::<Vec<_>>();
+    assert_eq!(rank_column(&closed_csv), rank_column(&replayed_csv));
+}
