@@ -121,7 +121,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     let report = Report::new(&study, &nominal, sources, sweep_report);
     dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
     dir.write("ledger.csv", |w| {
-        output::csv::write_ledger(w, &study, &nominal)
+        output::ledger_csv::write_ledger(w, &study, &nominal)
     })?;
     let files = dir.commit()?;
     match c.format {

@@ -23,6 +23,14 @@ pub struct Event {
     /// 0-based indices of the calls whose results were cleared, in order.
     #[serde(skip)]
     pub cleared: Vec<usize>,
+    /// The baseline calls those results stand for (for their ids).
+    #[serde(skip)]
+    pub origins: Vec<u32>,
+    /// Measured tokens and bytes of the cleared results, before the placeholders.
+    #[serde(skip)]
+    pub cleared_tokens: f64,
+    #[serde(skip)]
+    pub cleared_bytes: f64,
     /// Tokens freed: the cleared results' sizes less their placeholders, in est. tokens.
     pub freed_tokens: f64,
     /// The triggers that fired, in MODEL.md's order.
@@ -53,8 +61,7 @@ impl Clearings {
 
 /// Which results of `run` a policy may clear: not pinned, kind not excluded, non-empty.
 pub fn clearable(calls: &[Call], run: &Run, policy: &ClearPolicy) -> Vec<bool> {
-    run.slots
-        .iter()
+    run.iter()
         .map(|s| {
             let call = &calls[s.origin as usize];
             !call.pinned
@@ -84,7 +91,9 @@ pub fn replay(
     // Clearable results in context, in order, with running sums of their sizes so a
     // clearing's freed tokens and bytes are differences, not rescans.
     let mut standing: Vec<u32> = Vec::new();
+    let mut origins: Vec<u32> = Vec::new();
     let mut sum_tokens: Vec<f64> = vec![0.0];
+    let mut sum_measured: Vec<f64> = vec![0.0];
     let mut sum_bytes: Vec<f64> = vec![0.0];
     let mut head = 0usize; // standing[..head] are cleared
     // First clearable result of each tool-using segment seen so far.
@@ -93,11 +102,12 @@ pub fn replay(
     let mut segment_has_result = false;
     let mut completed_since_clearing = 0u64;
     let mut context = at.base_tokens;
-    let segment_of = |i: usize| calls[run.slots[i].origin as usize].segment;
+    let mut previous_segment = None;
 
-    for (i, slot) in run.slots.iter().enumerate() {
+    for (i, slot) in run.iter().enumerate() {
+        let segment = calls[slot.origin as usize].segment;
         if i >= 1 {
-            if segment_of(i) != segment_of(i - 1) {
+            if previous_segment != Some(segment) {
                 if segment_has_result {
                     completed_since_clearing += 1;
                 }
@@ -138,7 +148,10 @@ pub fn replay(
                     out.events.push(Event {
                         before: i,
                         cleared: standing[head..end].iter().map(|&j| j as usize).collect(),
+                        origins: origins[head..end].to_vec(),
                         freed_tokens: freed,
+                        cleared_tokens: sum_measured[end] - sum_measured[head],
+                        cleared_bytes: sum_bytes[end] - sum_bytes[head],
                         triggers,
                     });
                     context -= freed;
@@ -150,15 +163,18 @@ pub fn replay(
         context += slot.size(rho);
         if clearable[i] {
             standing.push(i as u32);
+            origins.push(slot.origin);
             let last = sum_tokens.len() - 1;
             sum_tokens.push(sum_tokens[last] + slot.tokens + slot.bytes / rho);
+            sum_measured.push(sum_measured[last] + slot.tokens);
             sum_bytes.push(sum_bytes[last] + slot.bytes);
             segment_has_result = true;
-            if last_tool_segment != Some(segment_of(i)) {
-                last_tool_segment = Some(segment_of(i));
+            if last_tool_segment != Some(segment) {
+                last_tool_segment = Some(segment);
                 segment_starts.push(i as u32);
             }
         }
+        previous_segment = Some(segment);
     }
     out
 }

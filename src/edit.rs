@@ -6,7 +6,23 @@
 
 use crate::run::{Run, Slot};
 use crate::scenario::{Action, Call, ClearPolicy, MergeAt, Place, TrimBy};
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Call ids to baseline indices, built once per study.
+pub type Ids<'a> = FxHashMap<&'a str, u32>;
+
+/// The index of those `calls` whose ids are in `wanted` (the ids edits name): one pass,
+/// without hashing a million ids into a map when edits name a handful.
+pub fn ids<'a>(calls: &'a [Call], wanted: &[&str]) -> Ids<'a> {
+    let wanted: FxHashSet<&str> = wanted.iter().copied().collect();
+    let mut ids = Ids::default();
+    for (i, c) in calls.iter().enumerate() {
+        if wanted.contains(c.id.as_str()) {
+            ids.insert(&c.id, i as u32);
+        }
+    }
+    ids
+}
 
 /// A run as an edit leaves it, with the clearing policy to replay it under, if any.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,17 +39,17 @@ pub struct EditError {
     pub message: String,
 }
 
-/// Applies `action` to the baseline `calls`.
-pub fn apply(calls: &[Call], action: &Action) -> Result<Edited, EditError> {
-    let ids: HashMap<&str, u32> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id.as_ref(), i as u32))
-        .collect();
+/// Applies `action` to `baseline`, the run of `calls` (whose ids `ids` indexes).
+pub fn apply(
+    calls: &[Call],
+    ids: &Ids,
+    baseline: &Run,
+    action: &Action,
+) -> Result<Edited, EditError> {
     let mut editor = Editor {
         calls,
-        ids: &ids,
-        run: Run::baseline(calls),
+        ids,
+        run: baseline.clone(),
     };
     let mut clear = None;
     match action {
@@ -55,7 +71,7 @@ pub fn apply(calls: &[Call], action: &Action) -> Result<Edited, EditError> {
 
 struct Editor<'a> {
     calls: &'a [Call],
-    ids: &'a HashMap<&'a str, u32>,
+    ids: &'a Ids<'a>,
     run: Run,
 }
 
@@ -77,7 +93,7 @@ impl Editor<'_> {
             } => self.merge(calls, *overhead_bytes, *at),
             Action::Drop { call } => {
                 let p = self.position("drop.call", call)?;
-                self.run.slots.remove(p);
+                self.run.remove(p);
                 Ok(())
             }
             Action::Move { call, to } => self.move_call(call, to),
@@ -94,11 +110,7 @@ impl Editor<'_> {
         let Some(&origin) = self.ids.get(id) else {
             return Err(error(key, unknown_call(self.calls, id)));
         };
-        self.run
-            .slots
-            .iter()
-            .position(|s| s.origin == origin)
-            .ok_or_else(|| {
+        self.run.position(origin).ok_or_else(|| {
                 error(
                     key,
                     format!("call `{id}` is no longer in the run here: an earlier step dropped it or merged it into another call"),
@@ -107,12 +119,15 @@ impl Editor<'_> {
     }
 
     fn trim(&mut self, id: &str, by: TrimBy) -> Result<(), EditError> {
-        let (key, p) = match by {
-            TrimBy::Bytes(_) => ("trim.by_bytes", self.position("trim.call", id)?),
-            TrimBy::ToBytes(_) => ("trim.to_bytes", self.position("trim.call", id)?),
-            TrimBy::Percent(_) => ("trim.by_percent", self.position("trim.call", id)?),
+        let key = match by {
+            TrimBy::Bytes(_) => "trim.by_bytes",
+            TrimBy::ToBytes(_) => "trim.to_bytes",
+            TrimBy::Percent(_) => "trim.by_percent",
         };
-        let slot = &mut self.run.slots[p];
+        let p = self.position("trim.call", id)?;
+        let Some(mut slot) = self.run.get(p) else {
+            return Err(error("trim.call", format!("call `{id}` is not in the run")));
+        };
         let bytes = slot.bytes;
         slot.bytes = match by {
             TrimBy::Bytes(b) if b > bytes => {
@@ -143,6 +158,7 @@ impl Editor<'_> {
             }
             TrimBy::Percent(p) => bytes - bytes * p / 100.0,
         };
+        self.run.set(p, slot);
         Ok(())
     }
 
@@ -168,24 +184,25 @@ impl Editor<'_> {
             MergeAt::First => positions[0],
             MergeAt::Last => positions[positions.len() - 1],
         };
-        let parts: Vec<Slot> = positions.iter().map(|&p| self.run.slots[p]).collect();
+        let parts: Vec<Slot> = positions.iter().filter_map(|&p| self.run.get(p)).collect();
         let label = parts
             .iter()
             .map(|s| self.run.label(self.calls, s))
             .collect::<Vec<_>>()
             .join("+");
         let label = self.run.push_label(self.calls, label);
-        let kept = &mut self.run.slots[keep];
+        let Some(mut kept) = self.run.get(keep) else {
+            return Err(error("merge.calls", "a merged call is not in the run"));
+        };
         kept.label = label;
         kept.bytes = parts.iter().map(|s| s.bytes).sum::<f64>() + overhead_bytes;
         kept.tokens = parts.iter().map(|s| s.tokens).sum();
         kept.output_tokens = parts.iter().map(|s| s.output_tokens).sum();
-        let mut index = 0;
-        self.run.slots.retain(|_| {
-            let gone = index != keep && positions.binary_search(&index).is_ok();
-            index += 1;
-            !gone
-        });
+        self.run.set(keep, kept);
+        // Remove from the back so earlier positions stay valid.
+        for &p in positions.iter().rev().filter(|&&p| p != keep) {
+            self.run.remove(p);
+        }
         Ok(())
     }
 
@@ -202,10 +219,11 @@ impl Editor<'_> {
         }
         let from = self.position("move.call", id)?;
         self.position(key, target)?;
-        let slot = self.run.slots.remove(from);
+        let Some(slot) = self.run.remove(from) else {
+            return Err(error("move.call", format!("call `{id}` is not in the run")));
+        };
         let target_at = self.position(key, target)?;
         self.run
-            .slots
             .insert(if after { target_at + 1 } else { target_at }, slot);
         Ok(())
     }
@@ -260,10 +278,18 @@ mod tests {
         ]
     }
 
+    fn apply(calls: &[Call], action: &Action) -> Result<Edited, EditError> {
+        super::apply(
+            calls,
+            &super::ids(calls, &action.call_ids()),
+            &Run::baseline(calls),
+            action,
+        )
+    }
+
     fn order(calls: &[Call], edited: &Edited) -> Vec<(String, f64)> {
         edited
             .run
-            .slots
             .iter()
             .map(|s| (calls[s.origin as usize].id.to_string(), s.bytes))
             .collect()
@@ -286,8 +312,9 @@ mod tests {
             )
             .unwrap()
             .run
-            .slots[0]
-                .bytes
+            .get(0)
+            .unwrap()
+            .bytes
         };
         assert_eq!(by(TrimBy::Bytes(1.0)), 1000.0);
         assert_eq!(by(TrimBy::ToBytes(10.0)), 10.0);
@@ -320,7 +347,10 @@ mod tests {
             ]
         );
         // Labels join in sequence order, not listed order.
-        assert_eq!(first.run.label(&c, &first.run.slots[1]), "label b+label d");
+        assert_eq!(
+            first.run.label(&c, &first.run.get(1).unwrap()),
+            "label b+label d"
+        );
         let last = apply(&c, &merge(MergeAt::Last)).unwrap();
         assert_eq!(ids(&order(&c, &last)), vec!["a", "c", "d"]);
     }

@@ -54,19 +54,29 @@ pub struct Study<'a> {
 }
 
 impl<'a> Study<'a> {
-    /// Applies every edit to the baseline.
+    /// Applies every edit to the baseline; an edit that names a call it cannot find is
+    /// an input error pointing at the edit's key in the file.
     pub fn new(scenario: &'a Scenario) -> Result<Study<'a>, Error> {
         let calls = &scenario.calls;
+        let named: Vec<&str> = scenario
+            .edits
+            .iter()
+            .flat_map(|e| e.action.call_ids())
+            .collect();
+        let ids = edit::ids(calls, &named);
+        let baseline = Run::baseline(calls);
         let edited = scenario
             .edits
             .iter()
             .map(|e| {
-                let Edited { run, clear } = edit::apply(calls, &e.action).map_err(|bad| {
-                    Error::from(
-                        Located::new(&scenario.source, bad.message)
-                            .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
-                    )
-                })?;
+                let Edited { run, clear } = edit::apply(calls, &ids, &baseline, &e.action)
+                    .map_err(|bad| {
+                        Error::from(
+                            Located::new(&scenario.source, bad.message)
+                                .at(e.locate(&bad.key))
+                                .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
+                        )
+                    })?;
                 let clearable = clear
                     .as_ref()
                     .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));
@@ -82,7 +92,7 @@ impl<'a> Study<'a> {
             scenario,
             baseline: Subject {
                 name: "baseline".into(),
-                run: Run::baseline(calls),
+                run: baseline,
                 clear: None,
                 clearable: Vec::new(),
             },
@@ -163,7 +173,7 @@ pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
         &clearings,
         study.scenario.cache.as_ref(),
         at,
-        |_, _| {},
+        |_, _, _| {},
     );
     let cost = sums.cost(study.cache_prices(point), point.retry_rate);
     Outcome {
@@ -179,7 +189,7 @@ pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
 /// tokens need an output price that is missing.
 pub fn dollars(study: &Study, run: &Run, cost: f64) -> Option<f64> {
     let price = study.scenario.price.as_ref()?;
-    let output_tokens: f64 = run.slots.iter().map(|s| s.output_tokens).sum();
+    let output_tokens: f64 = run.iter().map(|s| s.output_tokens).sum();
     let output = match price.output {
         Some(p) => output_tokens * p / 1e6,
         None if output_tokens > 0.0 => return None,

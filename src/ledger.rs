@@ -6,7 +6,7 @@
 //! `B` and in `1/ρ`; [`Affine`] keeps its three coefficients so a sweep need not replay
 //! the run at every point.
 
-use crate::run::{Run, Slot};
+use crate::run::Run;
 
 /// The two assumptions every figure rests on.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,7 +30,7 @@ pub struct LedgerRow {
 pub fn rows(run: &Run, at: Assumptions) -> impl Iterator<Item = LedgerRow> + '_ {
     let mut context = at.base_tokens;
     let mut cumulative = 0.0;
-    run.slots.iter().map(move |slot| {
+    run.iter().map(move |slot| {
         cumulative += context;
         let row = LedgerRow {
             context_tokens: context,
@@ -59,12 +59,12 @@ pub struct Affine {
 }
 
 impl Affine {
-    /// The closed form of `slots`' reread total: each result is re-read by `n − j` calls.
-    pub fn of(slots: &[Slot]) -> Affine {
-        let n = slots.len();
+    /// The closed form of `run`'s reread total: each result is re-read by `n − j` calls.
+    pub fn of(run: &Run) -> Affine {
+        let n = run.len();
         let mut tokens = 0.0;
         let mut bytes = 0.0;
-        for (j, s) in slots.iter().enumerate() {
+        for (j, s) in run.iter().enumerate() {
             let rereads = (n - 1 - j) as f64;
             tokens += (s.tokens + s.output_tokens) * rereads;
             bytes += s.bytes * rereads;
@@ -118,10 +118,11 @@ impl Saving {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::Slot;
 
     fn run(bytes: &[f64]) -> Run {
-        Run {
-            slots: bytes
+        Run::of(
+            bytes
                 .iter()
                 .enumerate()
                 .map(|(i, &b)| Slot {
@@ -132,8 +133,7 @@ mod tests {
                     output_tokens: 0.0,
                 })
                 .collect(),
-            merged_labels: Vec::new(),
-        }
+        )
     }
 
     const SEED: Assumptions = Assumptions {
@@ -152,7 +152,7 @@ mod tests {
         let expected = 90_000.0 + (2.0 * 45_000.0 + 2_000.0) / 3.3; // 117,878.78…
         assert!((reread_total(&r, SEED) - expected).abs() < 1e-9);
         assert!((reread_total(&r, SEED) - 117_878.8).abs() < 0.05);
-        assert!((Affine::of(&r.slots).at(SEED) - expected).abs() < 1e-9);
+        assert!((Affine::of(&r).at(SEED) - expected).abs() < 1e-9);
     }
 
     #[test]

@@ -174,16 +174,11 @@ fn cost_model(study: &Study) -> String {
     }
 }
 
-fn events(study: &Study, o: &Outcome, subject: usize) -> Vec<EventReport> {
-    let s = &study.edited[subject];
+fn events(study: &Study, o: &Outcome) -> Vec<EventReport> {
     let ids = |e: &Event| -> Vec<String> {
-        e.cleared
+        e.origins
             .iter()
-            .map(|&j| {
-                study.scenario.calls[s.run.slots[j].origin as usize]
-                    .id
-                    .to_string()
-            })
+            .map(|&o| study.scenario.calls[o as usize].id.to_string())
             .collect()
     };
     o.clearings
@@ -230,7 +225,7 @@ impl Report {
                     cost_rank: nominal.cost_ranking.ranks[i],
                     dollars: o.dollars,
                     dollars_saved: base.dollars.zip(o.dollars).map(|(b, e)| b - e),
-                    events: study.edited[i].clear.as_ref().map(|_| events(study, o, i)),
+                    events: study.edited[i].clear.as_ref().map(|_| events(study, o)),
                 }
             })
             .collect();

@@ -1,12 +1,15 @@
-//! A run as edited: the sequence of calls an edit leaves, stored compactly.
+//! A run as edited: the sequence of calls an edit leaves, stored as pieces of the baseline.
 //!
-//! A million-call trace is compared under several edits at once, so an edited run does not
-//! copy the baseline's calls: each slot says which baseline call it stands for (its id,
-//! kind, segment and gap come from there) and holds only what an edit can change.
+//! A million-call trace is compared under several edits at once, and an edit touches a
+//! handful of calls. So an edited run does not copy the baseline: it is a short list of
+//! pieces, each either a stretch of the baseline's calls or one changed call. Applying an
+//! edit costs the number of pieces, not the number of calls, and every run of a study
+//! shares the baseline's slots.
 
 use crate::scenario::Call;
+use std::sync::Arc;
 
-/// One call of an edited run.
+/// One call of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Slot {
     /// Index of the baseline call whose id, kind, segment, gap and pinning this call keeps.
@@ -30,10 +33,30 @@ impl Slot {
     }
 }
 
+/// A stretch of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Piece {
+    /// Baseline calls `start..end`, unchanged.
+    Baseline { start: u32, end: u32 },
+    /// One call an edit changed (or moved).
+    Changed(Slot),
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match *self {
+            Piece::Baseline { start, end } => (end - start) as usize,
+            Piece::Changed(_) => 1,
+        }
+    }
+}
+
 /// The sequence of calls of the baseline or of an edited run.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    pub slots: Vec<Slot>,
+    baseline: Arc<[Slot]>,
+    pieces: Vec<Piece>,
+    len: usize,
     /// Labels made by merges.
     pub merged_labels: Vec<Box<str>>,
 }
@@ -41,7 +64,7 @@ pub struct Run {
 impl Run {
     /// The baseline run: every call as given.
     pub fn baseline(calls: &[Call]) -> Run {
-        let slots = calls
+        let baseline: Arc<[Slot]> = calls
             .iter()
             .enumerate()
             .map(|(i, c)| Slot {
@@ -52,20 +75,104 @@ impl Run {
                 output_tokens: c.output_tokens,
             })
             .collect();
+        Run::from_slots(baseline)
+    }
+
+    fn from_slots(baseline: Arc<[Slot]>) -> Run {
+        let len = baseline.len();
         Run {
-            slots,
+            pieces: vec![Piece::Baseline {
+                start: 0,
+                end: len as u32,
+            }],
+            baseline,
+            len,
             merged_labels: Vec::new(),
         }
     }
 
+    /// A run made of `slots` alone (tests and small examples).
+    pub fn of(slots: Vec<Slot>) -> Run {
+        Run::from_slots(slots.into())
+    }
+
     /// Number of calls.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.len
     }
 
     /// Whether the run has no calls left.
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.len == 0
+    }
+
+    /// The calls in order.
+    pub fn iter(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.pieces.iter().flat_map(move |p| match *p {
+            Piece::Baseline { start, end } => {
+                PieceIter::Stretch(self.baseline[start as usize..end as usize].iter())
+            }
+            Piece::Changed(s) => PieceIter::One(Some(s)),
+        })
+    }
+
+    /// The calls in order, as contiguous slices (for tight loops over long runs).
+    pub fn stretches(&self) -> impl Iterator<Item = &[Slot]> + '_ {
+        self.pieces.iter().map(move |p| match p {
+            Piece::Baseline { start, end } => &self.baseline[*start as usize..*end as usize],
+            Piece::Changed(s) => std::slice::from_ref(s),
+        })
+    }
+
+    /// Position of the call standing for baseline call `origin`, if it is still in the run.
+    pub fn position(&self, origin: u32) -> Option<usize> {
+        let mut at = 0;
+        for p in &self.pieces {
+            match *p {
+                Piece::Baseline { start, end } if (start..end).contains(&origin) => {
+                    return Some(at + (origin - start) as usize);
+                }
+                Piece::Changed(s) if s.origin == origin => return Some(at),
+                _ => at += p.len(),
+            }
+        }
+        None
+    }
+
+    /// The call at position `index`.
+    pub fn get(&self, index: usize) -> Option<Slot> {
+        let (piece, offset) = self.locate(index)?;
+        Some(match self.pieces[piece] {
+            Piece::Baseline { start, .. } => self.baseline[start as usize + offset],
+            Piece::Changed(s) => s,
+        })
+    }
+
+    /// Replaces the call at `index`.
+    pub fn set(&mut self, index: usize, slot: Slot) {
+        if let Some(piece) = self.split_out(index) {
+            self.pieces[piece] = Piece::Changed(slot);
+        }
+    }
+
+    /// Removes and returns the call at `index`.
+    pub fn remove(&mut self, index: usize) -> Option<Slot> {
+        let slot = self.get(index)?;
+        let piece = self.split_out(index)?;
+        self.pieces.remove(piece);
+        self.len -= 1;
+        Some(slot)
+    }
+
+    /// Inserts `slot` so that it stands at `index` (at most `len`).
+    pub fn insert(&mut self, index: usize, slot: Slot) {
+        let piece = if index >= self.len {
+            self.pieces.len()
+        } else {
+            self.split_before(index)
+        };
+        self.pieces.insert(piece, Piece::Changed(slot));
+        self.len += 1;
     }
 
     /// The label of `slot`, looking up baseline labels in `calls`.
@@ -81,5 +188,109 @@ impl Run {
     pub fn push_label(&mut self, calls: &[Call], label: String) -> u32 {
         self.merged_labels.push(label.into_boxed_str());
         (calls.len() + self.merged_labels.len() - 1) as u32
+    }
+
+    /// The piece holding position `index`, and the offset in it.
+    fn locate(&self, index: usize) -> Option<(usize, usize)> {
+        let mut at = 0;
+        for (i, p) in self.pieces.iter().enumerate() {
+            let len = p.len();
+            if index < at + len {
+                return Some((i, index - at));
+            }
+            at += len;
+        }
+        None
+    }
+
+    /// Splits pieces so that position `index` starts a piece; returns that piece.
+    fn split_before(&mut self, index: usize) -> usize {
+        let Some((piece, offset)) = self.locate(index) else {
+            return self.pieces.len();
+        };
+        if offset == 0 {
+            return piece;
+        }
+        if let Piece::Baseline { start, end } = self.pieces[piece] {
+            let cut = start + offset as u32;
+            self.pieces[piece] = Piece::Baseline { start, end: cut };
+            self.pieces
+                .insert(piece + 1, Piece::Baseline { start: cut, end });
+        }
+        piece + 1
+    }
+
+    /// Splits pieces so that position `index` is a piece of its own; returns it.
+    fn split_out(&mut self, index: usize) -> Option<usize> {
+        if index >= self.len {
+            return None;
+        }
+        let piece = self.split_before(index);
+        if index + 1 < self.len {
+            self.split_before(index + 1);
+        }
+        if let Piece::Baseline { start, .. } = self.pieces[piece] {
+            self.pieces[piece] = Piece::Changed(self.baseline[start as usize]);
+        }
+        Some(piece)
+    }
+}
+
+/// Iterator over one piece, without boxing.
+enum PieceIter<'a> {
+    Stretch(std::slice::Iter<'a, Slot>),
+    One(Option<Slot>),
+}
+
+impl Iterator for PieceIter<'_> {
+    type Item = Slot;
+    #[inline]
+    fn next(&mut self) -> Option<Slot> {
+        match self {
+            PieceIter::Stretch(it) => it.next().copied(),
+            PieceIter::One(s) => s.take(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(i: u32) -> Slot {
+        Slot {
+            origin: i,
+            label: i,
+            bytes: i as f64,
+            tokens: 0.0,
+            output_tokens: 0.0,
+        }
+    }
+
+    fn origins(r: &Run) -> Vec<u32> {
+        r.iter().map(|s| s.origin).collect()
+    }
+
+    #[test]
+    fn edits_split_pieces_without_copying_the_baseline() {
+        let mut r = Run::of((0..10).map(slot).collect());
+        let mut changed = slot(3);
+        changed.bytes = 99.0;
+        r.set(3, changed);
+        assert_eq!(r.get(3).map(|s| s.bytes), Some(99.0));
+        assert_eq!(r.position(3), Some(3));
+        let moved = r.remove(0).unwrap();
+        r.insert(5, moved);
+        assert_eq!(origins(&r), vec![1, 2, 3, 4, 5, 0, 6, 7, 8, 9]);
+        assert_eq!(r.position(0), Some(5));
+        assert_eq!(r.position(6), Some(6));
+        r.remove(9);
+        r.insert(9, slot(42));
+        assert_eq!(origins(&r), vec![1, 2, 3, 4, 5, 0, 6, 7, 8, 42]);
+        assert_eq!(r.len(), 10);
+        assert!(r.pieces.len() <= 8, "{:?}", r.pieces);
+        for (i, s) in r.iter().enumerate() {
+            assert_eq!(r.get(i), Some(s));
+        }
     }
 }

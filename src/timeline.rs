@@ -7,7 +7,7 @@
 
 use crate::clear::{Clearings, NEVER};
 use crate::ledger::{Affine, Assumptions};
-use crate::run::Run;
+use crate::run::{Run, Slot};
 use crate::scenario::{CacheSpec, Call};
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
@@ -143,15 +143,15 @@ pub fn call_cost(f: &CallFigures<f64>, cache: Option<(f64, f64)>, retry_rate: f6
     .cost(cache, retry_rate)
 }
 
-/// Walks `run` under `clearings` at `at`, calling `each(i, figures)` for every call in
-/// order, and returns the sums. With `cache`, splits each context into cached and written.
+/// Walks `run` under `clearings` at `at`, calling `each(i, slot, figures)` for every call in
+/// order with the call and its figures, and returns the sums. With `cache`, splits each context into cached and written.
 pub fn walk<Q: Quantity>(
     calls: &[Call],
     run: &Run,
     clearings: &Clearings,
     cache: Option<&CacheSpec>,
     at: Assumptions,
-    mut each: impl FnMut(usize, &CallFigures<Q>),
+    mut each: impl FnMut(usize, &Slot, &CallFigures<Q>),
 ) -> RunSums<Q> {
     let mut sums = RunSums {
         context: Q::zero(),
@@ -170,15 +170,13 @@ pub fn walk<Q: Quantity>(
         full.push(Q::zero());
     }
     let mut events = clearings.events.iter().peekable();
-    for (i, slot) in run.slots.iter().enumerate() {
+    for (i, slot) in run.iter().enumerate() {
         let mut first_changed = None;
         let mut freed_before = freed_so_far;
         if let Some(event) = events.next_if(|e| e.before == i) {
-            let mut freed = Q::zero();
-            for &j in &event.cleared {
-                let s = &run.slots[j];
-                freed += Q::tokens(s.tokens) + Q::bytes(s.bytes, at) - Q::bytes(placeholder, at);
-            }
+            let placeholders = placeholder * event.cleared.len() as f64;
+            let freed = Q::tokens(event.cleared_tokens) + Q::bytes(event.cleared_bytes, at)
+                - Q::bytes(placeholders, at);
             context -= freed;
             freed_before = freed_so_far;
             freed_so_far += freed;
@@ -208,7 +206,7 @@ pub fn walk<Q: Quantity>(
             cached,
             written,
         };
-        each(i, &figures);
+        each(i, &slot, &figures);
         sums.context += context;
         sums.cached += cached;
         sums.written += written;

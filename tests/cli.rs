@@ -181,7 +181,11 @@ fn the_small_scenario_prints_the_ranked_table_and_writes_every_file() {
     let ledger = read(&dir, "ledger.csv");
     assert_eq!(ledger.lines().count(), 1 + 6 + 6 + 4 + 5);
     assert!(
-        ledger.contains("\nbaseline,6,f,read f,600.0,2500.0,9500.0,,,,2500.0\n"),
+        ledger.starts_with("edit,call,id,label,bytes,context_tokens,cumulative_tokens,cleared\n"),
+        "{ledger}"
+    );
+    assert!(
+        ledger.contains("\nbaseline,6,f,read f,600.0,2500.0,9500.0,\n"),
         "{ledger}"
     );
     let sweep = read(&dir, "sweep.csv");

@@ -42,7 +42,7 @@ fn figures(s: &Scenario, e: Option<usize>) -> Vec<(f64, f64, f64)> {
         &clearings,
         s.cache.as_ref(),
         at,
-        |_, f: &CallFigures<f64>| {
+        |_, _, f: &CallFigures<f64>| {
             out.push((f.context, f.cached, f.written));
         },
     );

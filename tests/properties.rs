@@ -2,11 +2,11 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use simulate::evaluate::{evaluate, Study};
+use simulate::evaluate::{Study, evaluate};
 use simulate::ledger::{self, Affine, Assumptions};
 use simulate::output::csv::SweepCsv;
 use simulate::rank;
-use simulate::scenario::{load_str, Scenario};
+use simulate::scenario::{Scenario, load_str};
 use simulate::sweep::{self, Grid, SweepOptions};
 use simulate::timeline::{self, RunSums};
 use std::path::Path;
@@ -73,7 +73,7 @@ proptest! {
         let at = Assumptions { base_tokens: b, bytes_per_token: rho };
         let run = &study.baseline.run;
         let total = ledger::reread_total(run, at);
-        prop_assert!(close(total, Affine::of(&run.slots).at(at)));
+        prop_assert!(close(total, Affine::of(run).at(at)));
         let first = ledger::rows(run, at).next().unwrap();
         prop_assert_eq!(first.context_tokens, b);
         prop_assert!(total >= run.len() as f64 * b);
@@ -93,14 +93,14 @@ proptest! {
         for subject in study.subjects() {
             let clearings = subject.clearings(&study, at);
             let mut parts_ok = true;
-            let replay: RunSums<f64> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, f| {
+            let replay: RunSums<f64> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, _, f| {
                 parts_ok &= close(f.cached + f.written, f.context);
             });
             prop_assert!(parts_ok);
             if subject.clear.is_none() {
                 prop_assert!(close(replay.context, ledger::reread_total(&subject.run, at)));
             }
-            let form: RunSums<Affine> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, _| {});
+            let form: RunSums<Affine> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, _, _| {});
             if at.base_tokens >= 1024.0 {
                 prop_assert!(close(form.context.at(at), replay.context));
                 prop_assert!(close(form.cached.at(at), replay.cached));
@@ -133,6 +133,21 @@ proptest! {
         let options = SweepOptions { closed_form: true, progress: false };
         let outcome = sweep::run(&study, &grid, &nominal, options, &mut csv).unwrap();
         csv.finish().unwrap();
+        // The general path (replaying every run at every point) agrees with the closed form.
+        let mut replayed_sink = Vec::new();
+        let mut replayed_csv = SweepCsv::new(&mut replayed_sink, true, s.calls.len()).unwrap();
+        let replayed = sweep::run(&study, &grid, &nominal, SweepOptions { closed_form: false, progress: false }, &mut replayed_csv).unwrap();
+        replayed_csv.finish().unwrap();
+        prop_assert_eq!(replayed.tokens.matching_order, outcome.tokens.matching_order);
+        prop_assert_eq!(replayed.cost.as_ref().map(|c| c.matching_order), outcome.cost.as_ref().map(|c| c.matching_order));
+        let numbers = |csv: &[u8]| -> Vec<f64> {
+            String::from_utf8_lossy(csv).lines().skip(1).flat_map(|l| l.split(',').skip(6).step_by(1).filter_map(|x| x.parse::<f64>().ok()).collect::<Vec<_>>()).collect()
+        };
+        let (a, b) = (numbers(&sink), numbers(&replayed_sink));
+        prop_assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            prop_assert!((x - y).abs() <= 1e-7 * x.abs().max(1.0) || (x - y).abs() <= 1e-6, "{} vs {}", x, y);
+        }
 
         let reference = evaluate(&study, nominal);
         let nominal_savings: Vec<f64> = reference.edits.iter().map(|e| e.saving.saved).collect();
@@ -187,18 +202,35 @@ fn replayed_sweep_writes_the_same_rankings_as_the_closed_form() {
     let text = std::fs::read_to_string("scenarios/merge.toml").unwrap();
     let s = load(&text);
     let study = Study::new(&s).unwrap();
-    let nominal = study.nominal(Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token });
+    let nominal = study.nominal(Assumptions {
+        base_tokens: s.base_tokens,
+        bytes_per_token: s.bytes_per_token,
+    });
     let grid = Grid::new(&s, &nominal, &Default::default()).unwrap();
     let rows = |closed_form| {
         let mut sink = Vec::new();
         let mut csv = SweepCsv::new(&mut sink, false, s.calls.len()).unwrap();
-        let o = sweep::run(&study, &grid, &nominal, SweepOptions { closed_form, progress: false }, &mut csv).unwrap();
+        let o = sweep::run(
+            &study,
+            &grid,
+            &nominal,
+            SweepOptions {
+                closed_form,
+                progress: false,
+            },
+            &mut csv,
+        )
+        .unwrap();
         csv.finish().unwrap();
         (o.tokens.matching_order, String::from_utf8(sink).unwrap())
     };
     let (closed, closed_csv) = rows(true);
     let (replayed, replayed_csv) = rows(false);
     assert_eq!(closed, replayed);
-    let rank_column = |csv: &str| csv.lines().map(|l| l.rsplit(',').next().unwrap().to_string()).collect::<Vec<_>>();
+    let rank_column = |csv: &str| {
+        csv.lines()
+            .map(|l| l.rsplit(',').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(rank_column(&closed_csv), rank_column(&replayed_csv));
 }

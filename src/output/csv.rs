@@ -1,13 +1,9 @@
-//! CSV files: `summary.csv` (one row per edit) and `ledger.csv` (one row per call of the
-//! baseline and of every edit). Numbers are written unrounded.
+//! CSV files: `summary.csv` (one row per edit) and `sweep.csv` (one row per point and edit).
+//! Numbers are written unrounded.
 
-use crate::clear::Clearings;
-use crate::evaluate::{Evaluation, Study, Subject};
 use crate::ledger::Saving;
 use crate::rank;
 use crate::report::Report;
-use crate::sweep::Point;
-use crate::timeline::{self, CallFigures};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -35,7 +31,7 @@ struct SummaryRow<'a> {
     bytes_per_token: f64,
 }
 
-fn csv_error(e: csv::Error) -> io::Error {
+pub(crate) fn csv_error(e: csv::Error) -> io::Error {
     match e.into_kind() {
         csv::ErrorKind::Io(e) => e,
         other => io::Error::other(format!("{other:?}")),
@@ -96,102 +92,6 @@ pub fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         .map_err(csv_error)?;
     }
     w.flush()
-}
-
-/// Header of `ledger.csv`.
-pub const LEDGER_HEADER: [&str; 11] = [
-    "edit",
-    "call",
-    "id",
-    "label",
-    "bytes",
-    "context_tokens",
-    "cumulative_tokens",
-    "cleared",
-    "cached_tokens",
-    "written_tokens",
-    "cost",
-];
-
-/// Writes `ledger.csv`: the baseline's calls (edit `baseline`), then each edit's, at the
-/// nominal point of `nominal`. `cleared` lists the ids cleared just before the call
-/// (space-separated); the cache columns are empty without `[cache]`.
-pub fn write_ledger(out: &mut dyn Write, study: &Study, nominal: &Evaluation) -> io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record(LEDGER_HEADER).map_err(csv_error)?;
-    let outcomes =
-        std::iter::once(&nominal.baseline).chain(nominal.edits.iter().map(|e| &e.outcome));
-    for (subject, outcome) in study.subjects().zip(outcomes) {
-        write_run(&mut w, study, subject, &outcome.clearings, &nominal.point)?;
-    }
-    w.flush()
-}
-
-fn write_run<W: Write>(
-    w: &mut csv::Writer<W>,
-    study: &Study,
-    subject: &Subject,
-    clearings: &Clearings,
-    point: &Point,
-) -> io::Result<()> {
-    let calls = &study.scenario.calls;
-    let run = &subject.run;
-    let cache = study.scenario.cache.as_ref();
-    let prices = study.cache_prices(point);
-    let mut numbers: [ryu::Buffer; 6] = Default::default();
-    let mut index = itoa::Buffer::new();
-    let mut cumulative = 0.0;
-    let mut events = clearings.events.iter().peekable();
-    let mut cleared = String::new();
-    let mut result = Ok(());
-    timeline::walk(
-        calls,
-        run,
-        clearings,
-        cache,
-        point.assumptions(),
-        |i, f: &CallFigures<f64>| {
-            if result.is_err() {
-                return;
-            }
-            cumulative += f.context;
-            let slot = &run.slots[i];
-            cleared.clear();
-            if let Some(e) = events.next_if(|e| e.before == i) {
-                for (k, &j) in e.cleared.iter().enumerate() {
-                    if k > 0 {
-                        cleared.push(' ');
-                    }
-                    cleared.push_str(&calls[run.slots[j].origin as usize].id);
-                }
-            }
-            let [bytes, context, total, cached, written, cost] = &mut numbers;
-            let record: [&[u8]; 11] = [
-                subject.name.as_bytes(),
-                index.format(i + 1).as_bytes(),
-                calls[slot.origin as usize].id.as_bytes(),
-                run.label(calls, slot).as_bytes(),
-                bytes.format(slot.bytes).as_bytes(),
-                context.format(f.context).as_bytes(),
-                total.format(cumulative).as_bytes(),
-                cleared.as_bytes(),
-                if cache.is_some() {
-                    cached.format(f.cached).as_bytes()
-                } else {
-                    b""
-                },
-                if cache.is_some() {
-                    written.format(f.written).as_bytes()
-                } else {
-                    b""
-                },
-                cost.format(timeline::call_cost(f, prices, point.retry_rate))
-                    .as_bytes(),
-            ];
-            result = w.write_record(record).map_err(csv_error);
-        },
-    );
-    result
 }
 
 /// `sweep.csv`, written point by point as the sweep goes: one row per point and edit.

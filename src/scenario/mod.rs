@@ -9,6 +9,7 @@ mod load;
 mod tsv;
 mod validate;
 
+use compact_str::CompactString;
 use std::sync::Arc;
 
 pub use load::{MAX_INPUT_BYTES, load, load_str, read_limited};
@@ -19,9 +20,9 @@ pub use validate::{MAX_RANGE_STEPS, range, sorted_axis};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
     /// Unique id; defaults to the label (TSV calls: the call number in decimal).
-    pub id: Box<str>,
+    pub id: CompactString,
     /// What the call did, for people.
-    pub label: Box<str>,
+    pub label: CompactString,
     /// Free-form category (`tool` by default); clearing can exclude kinds.
     pub kind: Arc<str>,
     /// Bytes of result that join the context after the call, converted with ρ.
@@ -152,6 +153,20 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every call id this action names.
+    pub fn call_ids(&self) -> Vec<&str> {
+        match self {
+            Action::Trim { call, .. } | Action::Drop { call } => vec![call],
+            Action::Move {
+                call,
+                to: Place::Before(t) | Place::After(t),
+            } => vec![call, t],
+            Action::Merge { calls, .. } => calls.iter().map(String::as_str).collect(),
+            Action::Clear(_) => Vec::new(),
+            Action::Steps(steps) => steps.iter().flat_map(Action::call_ids).collect(),
+        }
+    }
+
     /// The key that names this action in the file.
     pub fn key(&self) -> &'static str {
         match self {
@@ -170,6 +185,21 @@ impl Action {
 pub struct Edit {
     pub name: String,
     pub action: Action,
+    /// Line and column of the `[[edit]]` in the file, for errors found when applying it.
+    pub line_column: Option<(usize, usize)>,
+    /// Line and column of each key that names a call (`trim.call`, `step 2: merge.calls`).
+    pub key_line_columns: Vec<(String, (usize, usize))>,
+}
+
+impl Edit {
+    /// Where `key` is in the file, else where the edit is.
+    pub fn locate(&self, key: &str) -> Option<(usize, usize)> {
+        self.key_line_columns
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, at)| *at)
+            .or(self.line_column)
+    }
 }
 
 /// A checked scenario, ready for the engine.

@@ -7,6 +7,7 @@
 
 use super::{Call, read_limited};
 use crate::error::{Error, Located};
+use compact_str::CompactString;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -25,16 +26,17 @@ struct Line<'a> {
 
 /// Parses trace text; `file` names it in errors.
 pub fn parse_tsv(text: &str, file: &str) -> Result<Vec<Call>, Located> {
-    let mut lines = Vec::new();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
     for (index, line) in text.split('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.trim().is_empty() || line.starts_with('#') {
+        if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        lines.push(
-            parse_line(line)
-                .map_err(|message| Located::new(file, message).at(Some((index + 1, 1))))?,
-        );
+        match parse_line(line) {
+            Ok(parsed) => lines.push(parsed),
+            Err(_) if line.trim().is_empty() => continue,
+            Err(message) => return Err(Located::new(file, message).at(Some((index + 1, 1)))),
+        }
     }
     if lines.is_empty() {
         return Err(Located::new(
@@ -51,27 +53,31 @@ pub fn parse_tsv(text: &str, file: &str) -> Result<Vec<Call>, Located> {
 }
 
 fn parse_line(line: &str) -> Result<Line<'_>, String> {
-    let mut fields = line.split('\t');
-    let (Some(number), Some(label), Some(bytes), None) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    else {
-        let count = line.split('\t').count();
-        return Err(format!(
-            "expected 3 tab-separated fields (number, label, bytes), found {count}"
-        ));
+    let bytes = line.as_bytes();
+    let tabs = (memchr::memchr(b'\t', bytes), memchr::memrchr(b'\t', bytes));
+    let (first, last) = match tabs {
+        (Some(first), Some(last))
+            if first < last && memchr::memchr(b'\t', &bytes[first + 1..last]).is_none() =>
+        {
+            (first, last)
+        }
+        _ => {
+            let count = memchr::memchr_iter(b'\t', bytes).count() + 1;
+            return Err(format!(
+                "expected 3 tab-separated fields (number, label, bytes), found {count}"
+            ));
+        }
     };
-    let number = number
-        .trim()
-        .parse::<u64>()
-        .map_err(|_| format!("call number `{}` is not a whole number ≥ 0", number.trim()))?;
-    let bytes = bytes
-        .trim()
-        .parse::<u64>()
-        .map_err(|_| format!("bytes `{}` is not a whole number ≥ 0", bytes.trim()))?;
+    let whole = |field: &str, what: &str| -> Result<u64, String> {
+        let field = field.trim();
+        field
+            .parse::<u64>()
+            .map_err(|_| format!("{what} `{field}` is not a whole number ≥ 0"))
+    };
     Ok(Line {
-        number,
-        label,
-        bytes,
+        number: whole(&line[..first], "call number")?,
+        label: &line[first + 1..last],
+        bytes: whole(&line[last + 1..], "bytes")?,
     })
 }
 
@@ -88,17 +94,12 @@ fn join_calls(lines: &[Line<'_>]) -> Vec<Call> {
                 .count();
         let group = &lines[start..end];
         let label = if group.len() == 1 {
-            Box::from(group[0].label)
+            CompactString::from(group[0].label)
         } else {
-            group
-                .iter()
-                .map(|l| l.label)
-                .collect::<Vec<_>>()
-                .join("+")
-                .into_boxed_str()
+            CompactString::from(group.iter().map(|l| l.label).collect::<Vec<_>>().join("+"))
         };
         calls.push(Call {
-            id: Box::from(itoa::Buffer::new().format(number)),
+            id: CompactString::from(itoa::Buffer::new().format(number)),
             label,
             kind: Arc::clone(&kind),
             bytes: group.iter().map(|l| l.bytes as f64).sum(),

@@ -180,16 +180,14 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         }
         let mut spans = Spans::default();
         let action = edit_action(&ck, &place, span.clone(), &mut e, &mut spans)?;
-        // Apply once now, so an edit that names an unknown call fails before anything runs.
-        if let Err(bad) = crate::edit::apply(&calls, &action) {
-            let at = spans.find(&bad.key).unwrap_or(span);
-            return Err(ck
-                .err(Some(at), &format!("{place}: {}", bad.key), bad.message)
-                .into());
-        }
+        // Calls are checked when the edit is applied (crate::evaluate::Study), which can
+        // point here.
+        let at = |s: &Range<usize>| line_column(text, s.start);
         edits.push(Edit {
             name: name.into_inner(),
             action,
+            line_column: Some(at(&span)),
+            key_line_columns: spans.0.iter().map(|(k, s)| (k.clone(), at(s))).collect(),
         });
     }
     Ok(Scenario {
@@ -283,6 +281,9 @@ fn finish_calls(
     mut calls: Vec<Call>,
     raw: &[Spanned<CallFile>],
 ) -> Result<Vec<Call>, Located> {
+    if raw.is_empty() {
+        return Ok(calls); // TSV calls: ids are their distinct numbers, one segment
+    }
     let span_of = |i: usize| raw.get(i).map(|c| c.span());
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(calls.len());
     for (i, c) in calls.iter().enumerate() {
@@ -297,9 +298,6 @@ fn finish_calls(
                 ),
             ));
         }
-    }
-    if raw.is_empty() {
-        return Ok(calls); // TSV calls: one segment, numbered 1 already
     }
     let mut previous: Option<u64> = None;
     let mut finished: HashMap<u64, usize> = HashMap::new();
@@ -483,6 +481,7 @@ impl Spans {
         self.0.push((key, span));
     }
     fn find(&self, key: &str) -> Option<Range<usize>> {
+        // Used for errors found while reading the edit itself.
         self.0
             .iter()
             .find(|(k, _)| k == key)

@@ -9,6 +9,7 @@ mod break_even;
 mod grid;
 mod model;
 mod region;
+mod replay;
 mod stability;
 
 pub use break_even::{BreakEven, break_even};
@@ -16,9 +17,10 @@ pub use grid::{Grid, MAX_POINTS, Point};
 pub use model::{Model, Totals, totals};
 pub use stability::{Flip, Stability};
 
-use crate::evaluate::Study;
+use crate::evaluate::{Study, Subject};
 use crate::output::csv::SweepCsv;
 use crate::rank;
+use crate::timeline::RunSums;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::io::{self, IsTerminal};
@@ -98,14 +100,21 @@ pub fn run(
     let [nb, nr, ..] = grid.dims();
     let mut slice = (nb * nr <= MAX_SLICE).then(|| Vec::with_capacity(nb * nr));
 
+    let replayer = (!options.closed_form).then(|| Replayer::new(study, &subjects));
     let progress = Progress::new(options.progress, grid.len());
     let mut start = 0;
     while start < grid.len() {
         let end = (start + CHUNK).min(grid.len());
-        let results: Vec<Vec<Totals>> = (start..end)
-            .into_par_iter()
-            .map(|i| evaluate_point(&grid.point(i)))
-            .collect();
+        let results: Vec<Vec<Totals>> = match &replayer {
+            None => (start..end)
+                .into_par_iter()
+                .map(|i| evaluate_point(&grid.point(i)))
+                .collect(),
+            Some(r) => r.chunk(
+                &(start..end).map(|i| grid.point(i)).collect::<Vec<_>>(),
+                &models,
+            ),
+        };
         for (offset, point_totals) in results.iter().enumerate() {
             let index = start + offset;
             let point = grid.point(index);
@@ -155,6 +164,89 @@ pub fn run(
         sampled_only,
         slice,
     })
+}
+
+/// The general path for a chunk of points: runs without clearings are replayed for
+/// [`replay::LANES`] points per pass; the others point by point.
+struct Replayer<'s> {
+    study: &'s Study<'s>,
+    /// Subjects replayed in lanes, with their cache expiry flags.
+    lanes: Vec<(usize, Option<Vec<bool>>)>,
+}
+
+impl<'s> Replayer<'s> {
+    fn new(study: &'s Study<'s>, subjects: &[&Subject]) -> Replayer<'s> {
+        let cache = study.scenario.cache.as_ref();
+        let lanes = subjects
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.clear.is_none())
+            .map(|(i, s)| {
+                (
+                    i,
+                    cache.map(|c| replay::expired(&study.scenario.calls, &s.run, c)),
+                )
+            })
+            .collect();
+        Replayer { study, lanes }
+    }
+
+    fn chunk(&self, points: &[Point], models: &[Model]) -> Vec<Vec<Totals>> {
+        let study = self.study;
+        let subjects: Vec<&Subject> = study.subjects().collect();
+        let laned: Vec<bool> = (0..subjects.len())
+            .map(|i| self.lanes.iter().any(|(l, _)| *l == i))
+            .collect();
+        // Runs with clearings, point by point; the laned ones are filled in below.
+        let mut table: Vec<Vec<Totals>> = points
+            .par_iter()
+            .map(|p| {
+                subjects
+                    .iter()
+                    .zip(models)
+                    .zip(&laned)
+                    .map(|((s, m), &l)| {
+                        if l {
+                            Totals {
+                                tokens: 0.0,
+                                cost: 0.0,
+                            }
+                        } else {
+                            totals(study, s, m, p, false)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let groups: Vec<&[Point]> = points.chunks(replay::LANES).collect();
+        let jobs: Vec<(usize, usize)> = self
+            .lanes
+            .iter()
+            .enumerate()
+            .flat_map(|(l, _)| (0..groups.len()).map(move |g| (l, g)))
+            .collect();
+        let sums: Vec<Vec<RunSums<f64>>> = jobs
+            .par_iter()
+            .map(|&(l, g)| {
+                let (subject, expired) = &self.lanes[l];
+                let at: Vec<_> = groups[g].iter().map(Point::assumptions).collect();
+                let cache = study.scenario.cache.as_ref().zip(expired.as_deref());
+                replay::sums(&subjects[*subject].run, &at, cache)
+            })
+            .collect();
+        for (&(l, g), group_sums) in jobs.iter().zip(&sums) {
+            let subject = self.lanes[l].0;
+            for (k, s) in group_sums.iter().enumerate() {
+                let index = g * replay::LANES + k;
+                let p = &points[index];
+                table[index][subject] = Totals {
+                    tokens: s.context,
+                    cost: s.cost(study.cache_prices(p), p.retry_rate),
+                };
+            }
+        }
+        table
+    }
 }
 
 /// Per-edit savings on reread tokens and on cost; `totals[0]` is the baseline.

@@ -34,7 +34,7 @@ impl Model {
             &clearings,
             study.scenario.cache.as_ref(),
             at,
-            |_, _| {},
+            |_, _, _| {},
         );
         Model::Fixed { sums, clearings }
     }
@@ -83,7 +83,7 @@ pub fn totals(
             clearings,
             cache,
             at,
-            |_, _| {},
+            |_, _, _| {},
         ),
         Model::Replay => {
             let clearings = subject.clearings(study, at);
@@ -93,7 +93,7 @@ pub fn totals(
                 &clearings,
                 cache,
                 at,
-                |_, _| {},
+                |_, _, _| {},
             )
         }
     };

@@ -1,0 +1,243 @@
+//! `ledger.csv`: one row per call of the baseline and of every edit, at the nominal point.
+//!
+//! For a million-call trace this file holds millions of rows (hundreds of megabytes), and
+//! formatting and writing them is most of the cost of a run. So each run is walked in
+//! order into batches of call figures, each batch is formatted in parallel into byte
+//! buffers, and a writer thread writes the buffers in order while the next batch is
+//! formatted: the bytes are the same with one thread or many, and memory stays at a few
+//! batches however long the trace.
+
+use crate::clear::Clearings;
+use crate::evaluate::{Evaluation, Study, Subject};
+use crate::run::Slot;
+use crate::sweep::Point;
+use crate::timeline::{self, CallFigures};
+use rayon::prelude::*;
+use std::io::{self, Write};
+use std::sync::mpsc::{self, SyncSender};
+
+/// Columns of `ledger.csv`.
+pub const LEDGER_HEADER: [&str; 8] = [
+    "edit",
+    "call",
+    "id",
+    "label",
+    "bytes",
+    "context_tokens",
+    "cumulative_tokens",
+    "cleared",
+];
+
+/// Columns added with `[cache]`.
+pub const LEDGER_CACHE_HEADER: [&str; 3] = ["cached_tokens", "written_tokens", "cost"];
+
+/// Calls walked before a batch is formatted and written.
+const BATCH: usize = 1 << 16;
+/// Calls formatted by one task.
+const TASK: usize = 1 << 12;
+/// Formatted buffers waiting for the writer.
+const QUEUE: usize = 64;
+
+/// Writes `ledger.csv`: the baseline's calls (edit `baseline`), then each edit's, at the
+/// nominal point of `nominal`. `cleared` lists the ids whose results were cleared just
+/// before the call (space-separated). With `[cache]`, each row adds the cached and
+/// written tokens and the cost (without, the cost is the context times 1 + retry rate).
+pub fn write_ledger(
+    out: &mut (dyn Write + Send),
+    study: &Study,
+    nominal: &Evaluation,
+) -> io::Result<()> {
+    let mut header = Vec::new();
+    let extra: &[&str] = if study.scenario.cache.is_some() {
+        &LEDGER_CACHE_HEADER
+    } else {
+        &[]
+    };
+    for (i, h) in LEDGER_HEADER.iter().chain(extra).enumerate() {
+        if i > 0 {
+            header.push(b',');
+        }
+        header.extend_from_slice(h.as_bytes());
+    }
+    header.push(b'\n');
+    std::thread::scope(|scope| {
+        let (buffers, received) = mpsc::sync_channel::<Vec<u8>>(QUEUE);
+        let writer = scope.spawn(move || -> io::Result<()> {
+            for buffer in received {
+                out.write_all(&buffer)?;
+            }
+            Ok(())
+        });
+        // A send fails only when the writer stopped on an error, which join reports.
+        let _ = buffers.send(header);
+        let outcomes =
+            std::iter::once(&nominal.baseline).chain(nominal.edits.iter().map(|e| &e.outcome));
+        for (subject, outcome) in study.subjects().zip(outcomes) {
+            if !write_run(&buffers, study, subject, &outcome.clearings, &nominal.point) {
+                break;
+            }
+        }
+        drop(buffers);
+        writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the ledger writer thread failed")))
+    })
+}
+
+/// One call's row before formatting.
+struct Row {
+    index: usize,
+    slot: Slot,
+    figures: CallFigures<f64>,
+    cumulative: f64,
+    cost: f64,
+    /// Index of the clearing event just before this call.
+    event: Option<usize>,
+}
+
+/// Formats `subject`'s rows into `buffers`; false when the writer has stopped.
+fn write_run(
+    buffers: &SyncSender<Vec<u8>>,
+    study: &Study,
+    subject: &Subject,
+    clearings: &Clearings,
+    point: &Point,
+) -> bool {
+    let calls = &study.scenario.calls;
+    let prices = study.cache_prices(point);
+    let cached = study.scenario.cache.is_some();
+    let mut name = Vec::new();
+    push_text(&mut name, &subject.name);
+    let format_batch = |rows: &[Row]| -> Vec<Vec<u8>> {
+        rows.par_chunks(TASK)
+            .map(|chunk| {
+                let mut buf = Vec::with_capacity(chunk.len() * 120);
+                let mut numbers = ryu::Buffer::new();
+                let mut integer = itoa::Buffer::new();
+                for row in chunk {
+                    buf.extend_from_slice(&name);
+                    buf.push(b',');
+                    buf.extend_from_slice(integer.format(row.index + 1).as_bytes());
+                    buf.push(b',');
+                    push_text(&mut buf, &calls[row.slot.origin as usize].id);
+                    buf.push(b',');
+                    push_text(&mut buf, subject.run.label(calls, &row.slot));
+                    for x in [row.slot.bytes, row.figures.context, row.cumulative] {
+                        buf.push(b',');
+                        push_number(&mut buf, x, &mut numbers, &mut integer);
+                    }
+                    buf.push(b',');
+                    if let Some(e) = row.event {
+                        for (k, &origin) in clearings.events[e].origins.iter().enumerate() {
+                            if k > 0 {
+                                buf.push(b' ');
+                            }
+                            buf.extend_from_slice(calls[origin as usize].id.as_bytes());
+                        }
+                    }
+                    if cached {
+                        for x in [row.figures.cached, row.figures.written, row.cost] {
+                            buf.push(b',');
+                            push_number(&mut buf, x, &mut numbers, &mut integer);
+                        }
+                    }
+                    buf.push(b'\n');
+                }
+                buf
+            })
+            .collect()
+    };
+    let mut batch: Vec<Row> = Vec::with_capacity(BATCH.min(subject.run.len()));
+    let mut cumulative = 0.0;
+    let mut next_event = 0;
+    let send = |rows: &[Row]| {
+        format_batch(rows)
+            .into_iter()
+            .all(|b| buffers.send(b).is_ok())
+    };
+    let mut open = true;
+    timeline::walk(
+        calls,
+        &subject.run,
+        clearings,
+        study.scenario.cache.as_ref(),
+        point.assumptions(),
+        |i, slot, f| {
+            cumulative += f.context;
+            let event = clearings
+                .events
+                .get(next_event)
+                .filter(|e| e.before == i)
+                .map(|_| {
+                    next_event += 1;
+                    next_event - 1
+                });
+            batch.push(Row {
+                index: i,
+                slot: *slot,
+                figures: *f,
+                cumulative,
+                cost: timeline::call_cost(f, prices, point.retry_rate),
+                event,
+            });
+            if batch.len() == BATCH && open {
+                open = send(&batch);
+                batch.clear();
+            }
+        },
+    );
+    open && send(&batch)
+}
+
+/// A text field, quoted when it holds a comma, quote or line break.
+fn push_text(buf: &mut Vec<u8>, text: &str) {
+    if text
+        .bytes()
+        .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        buf.push(b'"');
+        for b in text.bytes() {
+            if b == b'"' {
+                buf.push(b'"');
+            }
+            buf.push(b);
+        }
+        buf.push(b'"');
+    } else {
+        buf.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// A number, unrounded, as ryu writes it; whole numbers take a faster path with the same
+/// text (`45000.0`).
+#[inline]
+fn push_number(buf: &mut Vec<u8>, x: f64, numbers: &mut ryu::Buffer, integer: &mut itoa::Buffer) {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        buf.extend_from_slice(integer.format(x as i64).as_bytes());
+        buf.extend_from_slice(b".0");
+    } else {
+        buf.extend_from_slice(numbers.format(x).as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_text_are_written_as_csv_readers_expect() {
+        let mut buf = Vec::new();
+        let (mut r, mut i) = (ryu::Buffer::new(), itoa::Buffer::new());
+        for x in [45000.0, 670.67, -3.0, 1e20, 0.0] {
+            push_number(&mut buf, x, &mut r, &mut i);
+            buf.push(b' ');
+        }
+        push_text(&mut buf, "cat a, b");
+        push_text(&mut buf, "say \"hi\"");
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "45000.0 670.67 -3.0 1e20 0.0 \"cat a, b\"\"say \"\"hi\"\"\""
+        );
+        assert_eq!(ryu::Buffer::new().format(-3.0), "-3.0");
+    }
+}

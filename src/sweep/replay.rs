@@ -1,0 +1,84 @@
+//! The general path: replaying runs call by call at many sweep points at once.
+//!
+//! A run without clearings is the same sequence at every point, so one pass over its calls
+//! can carry the ledgers of several points side by side (`LANES` of them), which the
+//! compiler turns into vector arithmetic. This is what `--replay` uses for such runs, and
+//! what a sweep would fall back to if a closed form did not hold.
+
+use crate::ledger::Assumptions;
+use crate::run::Run;
+use crate::scenario::{CacheSpec, Call};
+use crate::timeline::RunSums;
+
+/// Points evaluated together in one pass over a run.
+pub const LANES: usize = 8;
+
+/// Whether each call of `run` starts with nothing cached (the first call, or a gap over
+/// the TTL); computed once per run.
+pub fn expired(calls: &[Call], run: &Run, cache: &CacheSpec) -> Vec<bool> {
+    run.iter()
+        .enumerate()
+        .map(|(i, s)| i == 0 || calls[s.origin as usize].gap_s > cache.ttl_s)
+        .collect()
+}
+
+/// The sums of `run` (which has no clearings) at up to [`LANES`] points, replayed call by
+/// call. `cache` is the cache spec and [`expired`] for the run, if the scenario has one.
+pub fn sums(
+    run: &Run,
+    points: &[Assumptions],
+    cache: Option<(&CacheSpec, &[bool])>,
+) -> Vec<RunSums<f64>> {
+    let mut inv = [1.0; LANES];
+    let mut context = [0.0; LANES];
+    for (k, p) in points.iter().enumerate().take(LANES) {
+        inv[k] = 1.0 / p.bytes_per_token;
+        context[k] = p.base_tokens;
+    }
+    let mut total = [0.0; LANES];
+    let mut cached = [0.0; LANES];
+    match cache {
+        None => {
+            for stretch in run.stretches() {
+                for s in stretch {
+                    let t = s.tokens + s.output_tokens;
+                    for k in 0..LANES {
+                        total[k] += context[k];
+                        context[k] += t + s.bytes * inv[k];
+                    }
+                }
+            }
+        }
+        Some((spec, expired)) => {
+            let min = spec.min_tokens;
+            let mut previous = [0.0; LANES];
+            let mut i = 0;
+            for stretch in run.stretches() {
+                for s in stretch {
+                    let t = s.tokens + s.output_tokens;
+                    let fresh = expired[i];
+                    for k in 0..LANES {
+                        let hit = if fresh || previous[k] < min {
+                            0.0
+                        } else {
+                            previous[k]
+                        };
+                        let now = context[k];
+                        cached[k] += hit;
+                        total[k] += now;
+                        previous[k] = now;
+                        context[k] = now + t + s.bytes * inv[k];
+                    }
+                    i += 1;
+                }
+            }
+        }
+    }
+    (0..points.len().min(LANES))
+        .map(|k| RunSums {
+            context: total[k],
+            cached: cached[k],
+            written: total[k] - cached[k],
+        })
+        .collect()
+}
