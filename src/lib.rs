@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cache;
+pub mod chart;
 pub mod cli;
 pub mod edit;
 pub mod error;
