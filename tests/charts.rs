@@ -251,7 +251,15 @@ fn every_chart_is_drawn_in_order_as_well_formed_svg() {
     for (name, text) in &charts {
         let doc = roxmltree::Document::parse(text)
             .unwrap_or_else(|e| panic!("{name} is not well-formed XML: {e}"));
-        assert_eq!(doc.root_element().tag_name().name(), "svg", "{name}");
+        let root = doc.root_element();
+        assert_eq!(root.tag_name().name(), "svg", "{name}");
+        let width = number(&root, "width");
+        assert!((900.0..=1100.0).contains(&width), "{name}: {width} px wide");
+        // Readable at 100 % zoom: no text under 12 px.
+        for text in doc.descendants().filter(|n| n.has_tag_name("text")) {
+            let size = number(&text, "font-size");
+            assert!(size >= 12.0, "{name}: {size} px text {:?}", text.text());
+        }
         assert!(
             text.contains("nightly-maintenance"),
             "{name}: no scenario in the title"
@@ -613,8 +621,12 @@ fn edge_cases_still_draw() {
     }
     let charts = draw(&input);
     assert_eq!(charts.len(), 5);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("charts-edge");
+    std::fs::create_dir_all(&dir).expect("create the output folder");
     for (name, text) in &charts {
         roxmltree::Document::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!text.contains("NaN") && !text.contains("inf"), "{name}");
+        std::fs::write(dir.join(name), text).expect("write the SVG");
+        render(&dir.join(name));
     }
 }

@@ -128,13 +128,13 @@ pub(crate) fn draw_label(
     .map_err(drawing(chart))
 }
 
-/// The legend column, its first line at `top`; returns the y below the last line.
+/// The legend column, its first line at `top`.
 pub(crate) fn draw_legend(
     root: &Area,
     top: i32,
     entries: &[Entry],
     chart: &'static str,
-) -> Result<i32, ChartError> {
+) -> Result<(), ChartError> {
     let err = drawing(chart);
     let x = LEGEND_X + 8;
     let mut y = top;
@@ -165,7 +165,7 @@ pub(crate) fn draw_legend(
             y += LEGEND_LINE_PX - 4;
         }
     }
-    Ok(y)
+    Ok(())
 }
 
 fn draw_key(

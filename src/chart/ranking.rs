@@ -9,7 +9,7 @@ use super::layout::{self, Entry, Key, LEGEND_X};
 use super::style::{
     self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, TICK_SIZE, TIE, TITLE_BAND_PX, WIDTH_PX,
 };
-use super::{ChartError, ChartInput, RankingMap, drawing, edit_name};
+use super::{ChartError, ChartInput, RankingMap, drawing};
 
 /// File name of this chart.
 pub const FILE: &str = "ranking.svg";
@@ -24,6 +24,8 @@ const PLOT_MAX_HEIGHT_PX: i32 = 540;
 /// Largest cell, so a 1×1 or 3×3 grid does not become a poster.
 const CELL_MAX_WIDTH_PX: i32 = 120;
 const CELL_MAX_HEIGHT_PX: i32 = 64;
+/// A map this short at least, so the rotated axis description fits beside it.
+const PLOT_MIN_HEIGHT_PX: i32 = 220;
 /// Below this size a cell carries no text (its colour and mark still say it all).
 const CELL_TEXT_MIN_WIDTH_PX: i32 = 30;
 const CELL_TEXT_MIN_HEIGHT_PX: i32 = 20;
@@ -82,12 +84,12 @@ pub struct AxisLabel {
 pub fn prepare(input: &ChartInput, map: &RankingMap) -> Result<RankingChart, ChartError> {
     let (columns, rows) = (map.base_tokens.len(), map.bytes_per_token.len());
     check_shape(input, map)?;
-    let edits = (0..input.edits.len())
-        .map(|e| edit_name(input, e, FILE).map(str::to_string))
-        .collect::<Result<Vec<_>, _>>()?;
+    let edits = input.edits.clone();
 
     let cell_w = (PLOT_MAX_WIDTH_PX / columns.max(1) as i32).clamp(1, CELL_MAX_WIDTH_PX);
-    let cell_h = (PLOT_MAX_HEIGHT_PX / rows.max(1) as i32).clamp(1, CELL_MAX_HEIGHT_PX);
+    let row_count = rows.max(1) as i32;
+    let tallest = CELL_MAX_HEIGHT_PX.max(PLOT_MIN_HEIGHT_PX / row_count);
+    let cell_h = (PLOT_MAX_HEIGHT_PX / row_count).clamp(1, tallest);
     let (left, top) = (PLOT_LEFT_PX, PLOT_TOP_PX);
     let right = left + cell_w * columns as i32;
     let bottom = top + cell_h * rows as i32;
@@ -322,8 +324,8 @@ fn draw_cell(root: &super::Area, cell: &Cell) -> Result<(), ChartError> {
         }
     }
     if cell.order_differs {
-        // A square cross, half the cell's shorter side, centred.
-        let half = ((r - l).min(b - t) / 4).max(1);
+        // A square cross, two thirds of the cell's shorter side, centred.
+        let half = ((r - l).min(b - t) / 3).max(1);
         let (cx, cy) = ((l + r) / 2, (t + b) / 2);
         let width = if r - l >= 24 { 3 } else { 2 };
         layout::cross(

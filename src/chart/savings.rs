@@ -13,7 +13,7 @@ use super::style::{
     self, BACKGROUND, DOT_PX, GRID, GRID_LIGHT, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED,
     SMALL_SIZE, SUBTITLE_SIZE, TICK_SIZE, TITLE_BAND_PX, WIDTH_PX,
 };
-use super::{ChartError, ChartInput, SavingsGrid, drawing, edit_name};
+use super::{ChartError, ChartInput, SavingsGrid, drawing};
 
 /// File name of this chart.
 pub const FILE: &str = "savings.svg";
@@ -78,9 +78,7 @@ pub struct Mark {
 /// Series and axes of `savings.svg`.
 pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, ChartError> {
     check_shape(input, grid)?;
-    let edits = (0..input.edits.len())
-        .map(|e| edit_name(input, e, FILE).map(str::to_string))
-        .collect::<Result<Vec<_>, _>>()?;
+    let edits = input.edits.clone();
     let mut panels = Vec::with_capacity(grid.bytes_per_token.len());
     for (r, (&rho, rows)) in grid.bytes_per_token.iter().zip(&grid.percent).enumerate() {
         let lines = (0..edits.len())
