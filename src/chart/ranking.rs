@@ -117,17 +117,21 @@ pub fn prepare(input: &ChartInput, map: &RankingMap) -> Result<RankingChart, Cha
     }
 
     let column_labels = thinned(columns, cell_w, COLUMN_LABEL_SPACING_PX)
-        .map(|b| AxisLabel {
-            at_px: left + cell_w * b as i32 + cell_w / 2,
-            text: style::short(map.base_tokens[b]),
-            is_nominal: map.nominal.is_some_and(|(nb, _)| nb == b),
+        .filter_map(|b| {
+            Some(AxisLabel {
+                at_px: left + cell_w * b as i32 + cell_w / 2,
+                text: style::short(*map.base_tokens.get(b)?),
+                is_nominal: map.nominal.is_some_and(|(nb, _)| nb == b),
+            })
         })
         .collect();
     let row_labels = thinned(rows, cell_h, ROW_LABEL_SPACING_PX)
-        .map(|r| AxisLabel {
-            at_px: top + cell_h * (rows - 1 - r) as i32 + cell_h / 2,
-            text: style::ratio(map.bytes_per_token[r]),
-            is_nominal: map.nominal.is_some_and(|(_, nr)| nr == r),
+        .filter_map(|r| {
+            Some(AxisLabel {
+                at_px: top + cell_h * (rows - 1 - r) as i32 + cell_h / 2,
+                text: style::ratio(*map.bytes_per_token.get(r)?),
+                is_nominal: map.nominal.is_some_and(|(_, nr)| nr == r),
+            })
         })
         .collect();
 

@@ -78,6 +78,9 @@ pub struct Mark {
 /// Series and axes of `savings.svg`.
 pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, ChartError> {
     check_shape(input, grid)?;
+    let xs = grid.base_tokens.iter().copied();
+    let (x_lo, x_hi) = style::finite_range(xs).unwrap_or((0.0, 1.0));
+    let x_range = style::padded(x_lo, x_hi, 0.03);
     let edits = input.edits.clone();
     let mut panels = Vec::with_capacity(grid.bytes_per_token.len());
     for (r, (&rho, rows)) in grid.bytes_per_token.iter().zip(&grid.percent).enumerate() {
@@ -97,7 +100,8 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
             .break_evens
             .iter()
             .filter(|m| nearest(&grid.bytes_per_token, m.bytes_per_token) == Some(r))
-            .filter(|m| m.base_tokens.is_finite() && m.percent.is_finite())
+            .filter(|m| m.percent.is_finite())
+            .filter(|m| m.base_tokens >= x_range.0 && m.base_tokens <= x_range.1)
             .map(|m| Mark {
                 edits: (m.a, m.b),
                 base_tokens: m.base_tokens,
@@ -114,9 +118,6 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         });
     }
 
-    let xs = grid.base_tokens.iter().copied();
-    let (x_lo, x_hi) = style::finite_range(xs).unwrap_or((0.0, 1.0));
-    let x_range = style::padded(x_lo, x_hi, 0.03);
     let percents = panels
         .iter()
         .flat_map(|p| p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)))
