@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cache;
+pub mod chart;
 pub mod clear;
 pub mod cli;
 pub mod edit;

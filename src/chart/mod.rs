@@ -111,3 +111,102 @@ pub struct CostSeries {
     /// Tokens written to cache at each call (the rewrite spikes after a clearing).
     pub written_tokens: Vec<f64>,
 }
+
+mod layout;
+pub mod reduce;
+pub mod style;
+
+pub mod context;
+pub mod cost;
+pub mod ranking;
+pub mod savings;
+pub mod totals;
+
+use std::io;
+
+use plotters::coord::Shift;
+use plotters::drawing::{DrawingArea, DrawingAreaErrorKind};
+use plotters::prelude::SVGBackend;
+
+/// Why a chart could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// The chart data is inconsistent (a grid whose shape does not match its axes, an edit
+    /// index with no name). This is a bug in whatever filled the [`ChartInput`].
+    #[error("{chart}: {message}")]
+    Data {
+        chart: &'static str,
+        message: String,
+    },
+    /// Plotters could not lay out or render the chart.
+    #[error("{chart}: cannot draw: {source}")]
+    Draw {
+        chart: &'static str,
+        #[source]
+        source: DrawingAreaErrorKind<io::Error>,
+    },
+}
+
+/// The drawing surface every chart renders on.
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Wraps a plotters error with the chart it happened in: `.map_err(drawing(FILE))?`.
+pub(crate) fn drawing(
+    chart: &'static str,
+) -> impl Fn(DrawingAreaErrorKind<io::Error>) -> ChartError {
+    move |source| ChartError::Draw { chart, source }
+}
+
+/// Each chart's file name and SVG text, in a fixed order: `savings.svg`, `ranking.svg`,
+/// `context.svg`, `totals.svg`, `cost.svg`.
+///
+/// A chart is left out when it has nothing to show: its data is None (`savings`, `ranking`,
+/// `cost`), its list is empty (`context`, `totals`), or — for `savings.svg` — there are no
+/// edits to draw lines for. The same input always gives byte-identical SVG.
+pub fn draw_all(input: &ChartInput) -> Result<Vec<(&'static str, String)>, ChartError> {
+    let mut charts = Vec::with_capacity(5);
+    if let Some(grid) = &input.savings
+        && !input.edits.is_empty()
+    {
+        let chart = savings::prepare(input, grid)?;
+        charts.push((savings::FILE, savings::draw(&chart)?));
+    }
+    if let Some(map) = &input.ranking {
+        let chart = ranking::prepare(input, map)?;
+        charts.push((ranking::FILE, ranking::draw(&chart)?));
+    }
+    if !input.context.is_empty() {
+        let chart = context::prepare(input)?;
+        charts.push((context::FILE, context::draw(&chart)?));
+    }
+    if !input.totals.is_empty() {
+        let chart = totals::prepare(input)?;
+        charts.push((totals::FILE, totals::draw(&chart)?));
+    }
+    if let Some(series) = &input.cost
+        && !series.is_empty()
+    {
+        let chart = cost::prepare(input, series)?;
+        charts.push((cost::FILE, cost::draw(&chart)?));
+    }
+    Ok(charts)
+}
+
+/// The name of edit `index`, or a Data error naming the chart.
+pub(crate) fn edit_name<'a>(
+    input: &'a ChartInput,
+    index: usize,
+    chart: &'static str,
+) -> Result<&'a str, ChartError> {
+    input
+        .edits
+        .get(index)
+        .map(String::as_str)
+        .ok_or_else(|| ChartError::Data {
+            chart,
+            message: format!(
+                "edit index {index} out of range: {} edits are named",
+                input.edits.len()
+            ),
+        })
+}

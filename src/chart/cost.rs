@@ -1,0 +1,316 @@
+//! `cost.svg`: what the prompt cache does call by call, one panel per run: tokens read from
+//! cache as a light area, tokens written to cache as bars. A clearing changes the prefix,
+//! so the calls after it write the context again: the spikes.
+
+use plotters::prelude::{
+    ChartBuilder, Color, IntoDrawingArea, PathElement, Polygon, Rectangle, SVGBackend,
+};
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout::{self, Entry, Key, LEGEND_X};
+use super::reduce::{self, Peak};
+use super::style::{
+    self, AREA_OPACITY, BACKGROUND, BASELINE, GRID, GRID_LIGHT, INK, MARGIN_PX, MUTED,
+    SUBTITLE_SIZE, TICK_SIZE, TITLE_BAND_PX, WIDTH_PX,
+};
+use super::{ChartError, ChartInput, CostSeries, drawing, edit_name};
+
+/// File name of this chart.
+pub const FILE: &str = "cost.svg";
+
+/// Call buckets a long run is cut into: about the plot's width in px.
+pub const PLOT_WIDTH_PX: usize = 620;
+/// Height of one run's panel, in px.
+const PANEL_PX: i32 = 180;
+/// Room below the panels for the axis description, in px.
+const BELOW_PANELS_PX: i32 = 36;
+/// Half the width of a one-call bar, in calls.
+const BAR_HALF_WIDTH: f64 = 0.35;
+
+/// The cache chart, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostChart {
+    pub title: String,
+    pub subtitle: String,
+    /// Shared vertical axis description, with the ρ the tokens are estimated with.
+    pub y_desc: String,
+    /// One per run: the baseline first, then the clearing edits.
+    pub panels: Vec<CostPanel>,
+    /// Shared axes: call number and tokens.
+    pub x_range: (f64, f64),
+    pub y_range: (f64, f64),
+}
+
+/// One run's cache traffic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostPanel {
+    pub name: String,
+    pub edit: Option<usize>,
+    pub calls: usize,
+    pub cached_total: f64,
+    pub written_total: f64,
+    /// Tokens read from cache, `(call, tokens)`, reduced to the pixel width.
+    pub cached: Vec<(f64, f64)>,
+    /// Tokens written to cache: the highest per call, or per run of calls when reduced.
+    pub written: Vec<Peak>,
+}
+
+/// Panels and axes of `cost.svg`.
+pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, ChartError> {
+    let mut panels = Vec::with_capacity(series.len());
+    for run in series {
+        if let Some(e) = run.edit {
+            edit_name(input, e, FILE)?;
+        }
+        if run.cached_tokens.len() != run.written_tokens.len() {
+            return Err(ChartError::Data {
+                chart: FILE,
+                message: format!(
+                    "{}: {} cached values for {} written values",
+                    run.name,
+                    run.cached_tokens.len(),
+                    run.written_tokens.len()
+                ),
+            });
+        }
+        let sum = |v: &[f64]| v.iter().filter(|x| x.is_finite()).sum::<f64>();
+        panels.push(CostPanel {
+            name: run.name.clone(),
+            edit: run.edit,
+            calls: run.cached_tokens.len(),
+            cached_total: sum(&run.cached_tokens),
+            written_total: sum(&run.written_tokens),
+            cached: reduce::min_max(&run.cached_tokens, PLOT_WIDTH_PX),
+            written: reduce::peaks(&run.written_tokens, PLOT_WIDTH_PX),
+        });
+    }
+    let longest = panels.iter().map(|p| p.calls).max().unwrap_or(0).max(1);
+    let highest = style::finite_range(panels.iter().flat_map(|p| {
+        p.cached
+            .iter()
+            .map(|c| c.1)
+            .chain(p.written.iter().map(|w| w.max))
+    }))
+    .map_or(1.0, |(_, hi)| hi);
+    let y_range = (0.0, style::padded(0.0, highest.max(0.0), 0.06).1);
+    Ok(CostChart {
+        title: format!(
+            "{}: prompt cache per call, read and written",
+            input.scenario
+        ),
+        subtitle: format!(
+            "Nominal point: B = {} (assumed), ρ = {}. After a clearing the prefix changes, \
+             so the cache is written again: the spikes.",
+            style::short(input.base_tokens),
+            style::ratio(input.bytes_per_token)
+        ),
+        y_desc: format!(
+            "est. tokens (bytes ÷ {}) per call",
+            style::ratio(input.bytes_per_token)
+        ),
+        panels,
+        x_range: (0.5, longest as f64 + 0.5),
+        y_range,
+    })
+}
+
+/// Renders the chart as SVG text.
+pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
+    let err = drawing(FILE);
+    let legend = legend(chart);
+    let n = chart.panels.len().max(1) as i32;
+    let plot_top = TITLE_BAND_PX + 4;
+    let panels_px = n * PANEL_PX;
+    let height = (plot_top + panels_px + BELOW_PANELS_PX + MARGIN_PX)
+        .max(plot_top + 10 + layout::legend_height(&legend) + MARGIN_PX);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
+        root.fill(&BACKGROUND).map_err(&err)?;
+        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
+        layout::draw_legend(&root, plot_top + 10, &legend, FILE)?;
+        let left = MARGIN_PX + 24;
+        let right = LEGEND_X - 12;
+        layout::draw_vertical_label(
+            &root,
+            &chart.y_desc,
+            (MARGIN_PX + 8, plot_top + panels_px / 2),
+            FILE,
+        )?;
+        layout::draw_label(
+            &root,
+            "call number (1 = first call)",
+            ((left + right) / 2, plot_top + panels_px + 18),
+            FILE,
+        )?;
+        let area = root.margin(
+            plot_top,
+            height - plot_top - panels_px,
+            left,
+            WIDTH_PX as i32 - right,
+        );
+        for (panel, cell) in chart.panels.iter().zip(area.split_evenly((n as usize, 1))) {
+            draw_panel(chart, panel, &cell)?;
+        }
+        root.present().map_err(&err)?;
+    }
+    Ok(svg)
+}
+
+fn draw_panel(chart: &CostChart, panel: &CostPanel, area: &super::Area) -> Result<(), ChartError> {
+    let err = drawing(FILE);
+    let (x_lo, x_hi) = chart.x_range;
+    let (y_lo, y_hi) = chart.y_range;
+    let caption = format!(
+        "{}: {} written, {} read from cache (est. tokens)",
+        panel.name,
+        style::short(panel.written_total),
+        style::short(panel.cached_total)
+    );
+    let mut plot = ChartBuilder::on(area)
+        .caption(
+            caption,
+            style::bold(SUBTITLE_SIZE, INK, HPos::Center, VPos::Top),
+        )
+        .margin(6)
+        .x_label_area_size(24)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+        .map_err(&err)?;
+    let whole_calls = |x: &f64| {
+        if x.fract() == 0.0 {
+            style::short(*x)
+        } else {
+            String::new()
+        }
+    };
+    let tokens = |y: &f64| style::short(*y);
+    plot.configure_mesh()
+        .x_labels(10)
+        .y_labels(5)
+        .x_label_formatter(&whole_calls)
+        .y_label_formatter(&tokens)
+        .label_style(style::text(TICK_SIZE, INK, HPos::Center, VPos::Center))
+        .bold_line_style(GRID)
+        .light_line_style(GRID_LIGHT)
+        .max_light_lines(style::LIGHT_LINES)
+        .axis_style(MUTED)
+        .draw()
+        .map_err(&err)?;
+
+    let colour = style::run_colour(panel.edit);
+    if let (Some(first), Some(last)) = (panel.cached.first(), panel.cached.last()) {
+        let mut outline = Vec::with_capacity(panel.cached.len() + 2);
+        outline.push((first.0, 0.0));
+        outline.extend_from_slice(&panel.cached);
+        outline.push((last.0, 0.0));
+        plot.draw_series([Polygon::new(outline, colour.mix(AREA_OPACITY).filled())])
+            .map_err(&err)?;
+        plot.draw_series([PathElement::new(
+            panel.cached.clone(),
+            colour.mix(0.6).stroke_width(1),
+        )])
+        .map_err(&err)?;
+    }
+    plot.draw_series(panel.written.iter().map(|peak| {
+        Rectangle::new(
+            [
+                (peak.first_call - BAR_HALF_WIDTH, 0.0),
+                (peak.last_call + BAR_HALF_WIDTH, peak.max),
+            ],
+            colour.filled(),
+        )
+    }))
+    .map_err(&err)?;
+    Ok(())
+}
+
+fn legend(chart: &CostChart) -> Vec<Entry> {
+    let mut entries = vec![
+        Entry::new(Key::Heading, "in each panel"),
+        Entry::new(Key::Swatch(BASELINE, AREA_OPACITY), "read from cache"),
+        Entry::new(Key::Swatch(BASELINE, 1.0), "written to cache")
+            .with_note("spikes: rewrites after a change"),
+        Entry::new(Key::Heading, ""),
+        Entry::new(Key::Heading, "runs"),
+    ];
+    entries.extend(chart.panels.iter().map(|p| {
+        Entry::new(Key::Swatch(style::run_colour(p.edit), 1.0), p.name.clone())
+            .with_note(format!("{} calls", style::short(p.calls as f64)))
+    }));
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(calls: usize) -> (ChartInput, Vec<CostSeries>) {
+        let cached: Vec<f64> = (0..calls).map(|i| 1000.0 * i as f64).collect();
+        let mut written = vec![500.0; calls];
+        if calls > 10 {
+            written[10] = 12_000.0;
+        }
+        let series = vec![
+            CostSeries {
+                name: "baseline".into(),
+                edit: None,
+                cached_tokens: cached.clone(),
+                written_tokens: vec![500.0; calls],
+            },
+            CostSeries {
+                name: "clear".into(),
+                edit: Some(0),
+                cached_tokens: cached,
+                written_tokens: written,
+            },
+        ];
+        let input = ChartInput {
+            scenario: "s".into(),
+            base_tokens: 30_000.0,
+            bytes_per_token: 3.3,
+            edits: vec!["clear".into()],
+            savings: None,
+            ranking: None,
+            context: vec![],
+            totals: vec![],
+            cost: Some(series.clone()),
+        };
+        (input, series)
+    }
+
+    #[test]
+    fn the_spike_is_a_bar_of_its_own() {
+        let (input, series) = input(22);
+        let chart = prepare(&input, &series).unwrap();
+        assert_eq!(chart.panels.len(), 2);
+        let spike = chart.panels[1]
+            .written
+            .iter()
+            .find(|p| p.max == 12_000.0)
+            .unwrap();
+        assert_eq!((spike.first_call, spike.last_call), (11.0, 11.0));
+        assert_eq!(chart.panels[1].written.len(), 22);
+        assert!(chart.y_range.1 >= 21_000.0);
+    }
+
+    #[test]
+    fn long_runs_are_reduced_and_keep_the_spike() {
+        let (input, series) = input(200_000);
+        let chart = prepare(&input, &series).unwrap();
+        let panel = &chart.panels[1];
+        assert!(panel.written.len() <= PLOT_WIDTH_PX);
+        assert!(panel.cached.len() <= 4 * PLOT_WIDTH_PX);
+        assert!(panel.written.iter().any(|p| p.max == 12_000.0));
+    }
+
+    #[test]
+    fn mismatched_lengths_are_an_error() {
+        let (input, mut series) = input(5);
+        series[0].written_tokens.pop();
+        assert!(matches!(
+            prepare(&input, &series),
+            Err(ChartError::Data { .. })
+        ));
+    }
+}

@@ -1,0 +1,478 @@
+//! `savings.svg`: percent saved against the assumed base tokens, one line per edit and one
+//! panel per assumed bytes-per-token value. Where two lines cross, their ranking flips; the
+//! exact break-even points are ringed and labelled.
+
+use plotters::element::DashedPathElement;
+use plotters::prelude::{
+    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, SVGBackend, Text,
+};
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout::{self, Entry, Key};
+use super::style::{
+    self, BACKGROUND, DOT_PX, GRID, GRID_LIGHT, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED,
+    SMALL_SIZE, SUBTITLE_SIZE, TICK_SIZE, TITLE_BAND_PX, WIDTH_PX,
+};
+use super::{ChartError, ChartInput, SavingsGrid, drawing};
+
+/// File name of this chart.
+pub const FILE: &str = "savings.svg";
+
+/// Panels side by side beyond this many bytes-per-token values; stacked up to it.
+const MAX_STACKED: usize = 4;
+/// Dots mark the sampled points while a line has at most this many.
+const MAX_DOTS: usize = 25;
+/// Break-even labels per panel; more would pile up (the rings stay).
+const MAX_MARK_LABELS: usize = 8;
+/// Relative tolerance for matching a break-even's or the nominal ρ to a grid value.
+const SAME_VALUE: f64 = 1e-9;
+
+/// The savings chart, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavingsChart {
+    pub title: String,
+    pub subtitle: String,
+    /// Edit names, by edit index (legend).
+    pub edits: Vec<String>,
+    /// One panel per bytes-per-token value, ascending.
+    pub panels: Vec<Panel>,
+    /// Panels per row.
+    pub columns: usize,
+    /// Shared axes: base tokens (x) and percent saved (y), padded, never of zero length.
+    pub x_range: (f64, f64),
+    pub y_range: (f64, f64),
+    /// The nominal base tokens, when it lies in `x_range`.
+    pub nominal_base_tokens: Option<f64>,
+}
+
+/// One bytes-per-token value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    pub bytes_per_token: f64,
+    /// Whether this is the scenario's own ρ.
+    pub is_nominal: bool,
+    /// One line per edit, in edit order.
+    pub lines: Vec<Line>,
+    /// Exact break-even points at this ρ, by ascending base tokens.
+    pub break_evens: Vec<Mark>,
+}
+
+/// One edit's percent saved across base tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub edit: usize,
+    /// `(base tokens, percent saved)`, ascending base tokens; non-finite values left out.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A ringed break-even point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub edits: (usize, usize),
+    pub base_tokens: f64,
+    pub percent: f64,
+    /// Short label, e.g. `B=34k`.
+    pub label: String,
+}
+
+/// Series and axes of `savings.svg`.
+pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, ChartError> {
+    check_shape(input, grid)?;
+    let xs = grid.base_tokens.iter().copied();
+    let (x_lo, x_hi) = style::finite_range(xs).unwrap_or((0.0, 1.0));
+    let x_range = style::padded(x_lo, x_hi, 0.03);
+    let edits = input.edits.clone();
+    let mut panels = Vec::with_capacity(grid.bytes_per_token.len());
+    for (r, (&rho, rows)) in grid.bytes_per_token.iter().zip(&grid.percent).enumerate() {
+        let lines = (0..edits.len())
+            .map(|edit| Line {
+                edit,
+                points: grid
+                    .base_tokens
+                    .iter()
+                    .zip(rows)
+                    .filter_map(|(&b, cell)| Some((b, *cell.get(edit)?)))
+                    .filter(|(b, p)| b.is_finite() && p.is_finite())
+                    .collect(),
+            })
+            .collect();
+        let mut break_evens: Vec<Mark> = grid
+            .break_evens
+            .iter()
+            .filter(|m| nearest(&grid.bytes_per_token, m.bytes_per_token) == Some(r))
+            .filter(|m| m.percent.is_finite())
+            .filter(|m| m.base_tokens >= x_range.0 && m.base_tokens <= x_range.1)
+            .map(|m| Mark {
+                edits: (m.a, m.b),
+                base_tokens: m.base_tokens,
+                percent: m.percent,
+                label: format!("B={}", style::short(m.base_tokens)),
+            })
+            .collect();
+        break_evens.sort_by(|a, b| a.base_tokens.total_cmp(&b.base_tokens));
+        panels.push(Panel {
+            bytes_per_token: rho,
+            is_nominal: same(rho, input.bytes_per_token),
+            lines,
+            break_evens,
+        });
+    }
+
+    let percents = panels
+        .iter()
+        .flat_map(|p| p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)))
+        .chain(
+            panels
+                .iter()
+                .flat_map(|p| p.break_evens.iter().map(|m| m.percent)),
+        );
+    // Zero is always on the axis: "saves nothing" is the reference a reader looks for.
+    let (y_lo, y_hi) = style::finite_range(percents.chain([0.0])).unwrap_or((0.0, 1.0));
+    let y_range = style::padded(y_lo, y_hi, 0.08);
+    let nominal_base_tokens =
+        Some(input.base_tokens).filter(|b| b.is_finite() && *b >= x_range.0 && *b <= x_range.1);
+
+    let columns = if panels.len() <= MAX_STACKED {
+        1
+    } else {
+        (panels.len() as f64).sqrt().ceil() as usize
+    };
+    Ok(SavingsChart {
+        title: format!(
+            "{}: % saved by each edit, across assumed base tokens",
+            input.scenario
+        ),
+        subtitle: "One panel per assumed bytes per token ρ. Where two lines cross, \
+                   the ranking flips (ringed: exact break-even)."
+            .to_string(),
+        edits,
+        panels,
+        columns,
+        x_range,
+        y_range,
+        nominal_base_tokens,
+    })
+}
+
+fn check_shape(input: &ChartInput, grid: &SavingsGrid) -> Result<(), ChartError> {
+    let bad = |message: String| {
+        Err(ChartError::Data {
+            chart: FILE,
+            message,
+        })
+    };
+    if grid.percent.len() != grid.bytes_per_token.len() {
+        return bad(format!(
+            "{} rows of percent for {} bytes-per-token values",
+            grid.percent.len(),
+            grid.bytes_per_token.len()
+        ));
+    }
+    for row in &grid.percent {
+        if row.len() != grid.base_tokens.len() {
+            return bad(format!(
+                "a row of {} percent cells for {} base-token values",
+                row.len(),
+                grid.base_tokens.len()
+            ));
+        }
+        if let Some(cell) = row.iter().find(|c| c.len() != input.edits.len()) {
+            return bad(format!(
+                "a cell of {} percentages for {} edits",
+                cell.len(),
+                input.edits.len()
+            ));
+        }
+    }
+    if let Some(m) = grid
+        .break_evens
+        .iter()
+        .find(|m| m.a >= input.edits.len() || m.b >= input.edits.len())
+    {
+        return bad(format!(
+            "break-even between edits {} and {}, but {} edits are named",
+            m.a,
+            m.b,
+            input.edits.len()
+        ));
+    }
+    Ok(())
+}
+
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= SAME_VALUE * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Index of the grid value equal to `value` (within tolerance).
+fn nearest(values: &[f64], value: f64) -> Option<usize> {
+    values.iter().position(|&v| same(v, value))
+}
+
+/// Height of one panel, in px.
+fn panel_height(chart: &SavingsChart) -> i32 {
+    match (chart.columns, chart.panels.len()) {
+        (1, 1) => 380,
+        (1, 2) => 270,
+        (1, _) => 215,
+        _ => 200,
+    }
+}
+
+/// Renders the chart as SVG text.
+pub fn draw(chart: &SavingsChart) -> Result<String, ChartError> {
+    let err = drawing(FILE);
+    let columns = chart.columns.max(1);
+    let rows = chart.panels.len().div_ceil(columns).max(1);
+    let legend = legend(chart);
+    let plot_top = TITLE_BAND_PX + 4;
+    let panels_height = rows as i32 * panel_height(chart);
+    let height = (plot_top + panels_height + 40 + MARGIN_PX)
+        .max(plot_top + layout::legend_height(&legend) + MARGIN_PX);
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
+        root.fill(&BACKGROUND).map_err(&err)?;
+        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
+        layout::draw_legend(&root, plot_top + 6, &legend, FILE)?;
+
+        let left = MARGIN_PX + 24;
+        let right = WIDTH_PX as i32 - LEGEND_WIDTH_PX - 8;
+        layout::draw_vertical_label(
+            &root,
+            "% of baseline reread total saved",
+            (MARGIN_PX + 8, plot_top + panels_height / 2),
+            FILE,
+        )?;
+        layout::draw_label(
+            &root,
+            "base tokens B (assumed), est. tokens",
+            ((left + right) / 2, plot_top + panels_height + 18),
+            FILE,
+        )?;
+        let area = root.margin(
+            plot_top,
+            height - plot_top - panels_height,
+            left,
+            WIDTH_PX as i32 - right,
+        );
+        let cells = area.split_evenly((rows, columns));
+        for (panel, cell) in chart.panels.iter().zip(&cells) {
+            draw_panel(chart, panel, cell)?;
+        }
+        root.present().map_err(&err)?;
+    }
+    Ok(svg)
+}
+
+fn draw_panel(chart: &SavingsChart, panel: &Panel, area: &super::Area) -> Result<(), ChartError> {
+    let err = drawing(FILE);
+    let caption = format!(
+        "ρ = {} bytes/token{}",
+        style::ratio(panel.bytes_per_token),
+        if panel.is_nominal { " (nominal)" } else { "" }
+    );
+    let (x_lo, x_hi) = chart.x_range;
+    let (y_lo, y_hi) = chart.y_range;
+    let compact = chart.columns > 1;
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(
+            caption,
+            style::bold(SUBTITLE_SIZE, INK, HPos::Center, VPos::Top),
+        )
+        .margin(6)
+        .x_label_area_size(24)
+        .y_label_area_size(if compact { 44 } else { 52 });
+    let mut plot = builder
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+        .map_err(&err)?;
+    let y_step = (y_hi - y_lo) / 4.0;
+    let y_decimals = style::decimals_for_step(y_step);
+    let x_format = |x: &f64| style::short(*x);
+    let y_format = |y: &f64| format!("{}%", style::fixed(*y, y_decimals));
+    plot.configure_mesh()
+        .x_labels(if compact { 3 } else { 7 })
+        .y_labels(if compact { 4 } else { 5 })
+        .x_label_formatter(&x_format)
+        .y_label_formatter(&y_format)
+        .label_style(style::text(TICK_SIZE, INK, HPos::Center, VPos::Center))
+        .bold_line_style(GRID)
+        .light_line_style(GRID_LIGHT)
+        .max_light_lines(style::LIGHT_LINES)
+        .axis_style(MUTED)
+        .draw()
+        .map_err(&err)?;
+
+    if y_lo < 0.0 && y_hi > 0.0 {
+        plot.draw_series([PathElement::new(
+            vec![(x_lo, 0.0), (x_hi, 0.0)],
+            MUTED.stroke_width(1),
+        )])
+        .map_err(&err)?;
+    }
+    if let Some(b) = chart.nominal_base_tokens {
+        plot.draw_series([PathElement::new(
+            vec![(b, y_lo), (b, y_hi)],
+            style::NOMINAL_RULE.stroke_width(2),
+        )])
+        .map_err(&err)?;
+    }
+    for mark in &panel.break_evens {
+        plot.draw_series([DashedPathElement::new(
+            vec![(mark.base_tokens, y_lo), (mark.base_tokens, y_hi)],
+            4,
+            4,
+            MUTED.stroke_width(1),
+        )])
+        .map_err(&err)?;
+    }
+    for line in &panel.lines {
+        let colour = style::edit_colour(line.edit);
+        plot.draw_series([PathElement::new(
+            line.points.clone(),
+            colour.stroke_width(LINE_PX),
+        )])
+        .map_err(&err)?;
+        if line.points.len() <= MAX_DOTS {
+            plot.draw_series(
+                line.points
+                    .iter()
+                    .map(|&p| Circle::new(p, DOT_PX, colour.filled())),
+            )
+            .map_err(&err)?;
+        }
+    }
+    for (k, mark) in panel.break_evens.iter().enumerate() {
+        let at = (mark.base_tokens, mark.percent);
+        plot.draw_series([
+            EmptyElement::at(at) + Circle::new((0, 0), 7, BACKGROUND.mix(0.6).filled()),
+            EmptyElement::at(at) + Circle::new((0, 0), 7, INK.stroke_width(2)),
+        ])
+        .map_err(&err)?;
+        if k < MAX_MARK_LABELS {
+            // Labels sit along the top edge, beside the dashed rule, staggered so that
+            // neighbours do not overprint; the crossing itself stays clear.
+            // In the right third they go left of the rule, so they stay inside the panel.
+            let top = (mark.base_tokens, y_hi);
+            let dy = 3 + (k % 3) as i32 * 15;
+            let right_third = mark.base_tokens > x_lo + (x_hi - x_lo) * 2.0 / 3.0;
+            let (dx, h) = if right_third {
+                (-4, HPos::Right)
+            } else {
+                (4, HPos::Left)
+            };
+            let font = style::text(SMALL_SIZE, INK, h, VPos::Top);
+            plot.draw_series([
+                EmptyElement::at(top) + Text::new(mark.label.clone(), (dx, dy), font)
+            ])
+            .map_err(&err)?;
+        }
+    }
+    Ok(())
+}
+
+fn legend(chart: &SavingsChart) -> Vec<Entry> {
+    let mut entries = vec![Entry::new(Key::Heading, "edits")];
+    entries.extend(
+        chart
+            .edits
+            .iter()
+            .enumerate()
+            .map(|(e, name)| Entry::new(Key::Line(style::edit_colour(e), 4), name.clone())),
+    );
+    entries.push(Entry::new(Key::Heading, ""));
+    if chart.panels.iter().any(|p| !p.break_evens.is_empty()) {
+        entries.push(
+            Entry::new(Key::Ring, "exact break-even").with_note("two edits save the same here"),
+        );
+    }
+    if let Some(b) = chart.nominal_base_tokens {
+        entries.push(Entry::new(
+            Key::Rule(style::NOMINAL_RULE, 2),
+            format!("nominal B = {}", style::short(b)),
+        ));
+    }
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::BreakEvenMark;
+
+    fn input() -> (ChartInput, SavingsGrid) {
+        let grid = SavingsGrid {
+            base_tokens: vec![20_000.0, 30_000.0, 40_000.0],
+            bytes_per_token: vec![2.5, 3.3],
+            percent: vec![
+                vec![vec![10.0, 5.0], vec![8.0, 6.0], vec![6.0, 7.0]],
+                vec![vec![9.0, 4.0], vec![7.0, 5.0], vec![f64::NAN, 6.0]],
+            ],
+            break_evens: vec![BreakEvenMark {
+                a: 0,
+                b: 1,
+                bytes_per_token: 2.5,
+                base_tokens: 35_000.0,
+                percent: 6.5,
+            }],
+        };
+        let input = ChartInput {
+            scenario: "s".into(),
+            base_tokens: 30_000.0,
+            bytes_per_token: 3.3,
+            edits: vec!["a".into(), "b".into()],
+            savings: Some(grid.clone()),
+            ranking: None,
+            context: vec![],
+            totals: vec![],
+            cost: None,
+        };
+        (input, grid)
+    }
+
+    #[test]
+    fn one_line_per_edit_per_panel_and_marks_in_their_panel() {
+        let (input, grid) = input();
+        let chart = prepare(&input, &grid).unwrap();
+        assert_eq!(chart.panels.len(), 2);
+        assert!(chart.panels.iter().all(|p| p.lines.len() == 2));
+        assert_eq!(chart.panels[0].break_evens.len(), 1);
+        assert_eq!(chart.panels[0].break_evens[0].label, "B=35k");
+        assert!(chart.panels[1].break_evens.is_empty());
+        assert!(chart.panels[1].is_nominal && !chart.panels[0].is_nominal);
+        // The NaN is left out, not drawn.
+        assert_eq!(chart.panels[1].lines[0].points.len(), 2);
+        assert_eq!(chart.nominal_base_tokens, Some(30_000.0));
+        assert!(chart.y_range.0 < 0.0 && chart.y_range.1 > 10.0);
+    }
+
+    #[test]
+    fn a_single_base_token_value_still_has_an_axis() {
+        let (input, mut grid) = input();
+        grid.base_tokens = vec![30_000.0];
+        grid.percent = vec![vec![vec![1.0, 1.0]], vec![vec![1.0, 1.0]]];
+        let chart = prepare(&input, &grid).unwrap();
+        assert!(chart.x_range.0 < 30_000.0 && chart.x_range.1 > 30_000.0);
+        assert!(draw(&chart).is_ok());
+    }
+
+    #[test]
+    fn a_grid_of_the_wrong_shape_is_an_error() {
+        let (input, mut grid) = input();
+        grid.percent.pop();
+        assert!(matches!(
+            prepare(&input, &grid),
+            Err(ChartError::Data { .. })
+        ));
+    }
+
+    #[test]
+    fn many_values_make_a_grid_of_panels() {
+        let (input, mut grid) = input();
+        grid.bytes_per_token = (0..9).map(|i| 2.0 + f64::from(i) * 0.25).collect();
+        grid.percent = vec![vec![vec![1.0, 2.0]; 3]; 9];
+        let chart = prepare(&input, &grid).unwrap();
+        assert_eq!(chart.columns, 3);
+    }
+}

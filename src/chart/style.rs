@@ -1,0 +1,254 @@
+//! The look shared by every chart: sizes, palette, fonts and number formats. Change the
+//! style here, not in the chart files.
+
+use plotters::prelude::{Color, FontDesc, FontFamily, FontStyle, RGBColor, TextStyle};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::output::number;
+
+/// Width of every chart, in px.
+pub const WIDTH_PX: u32 = 1000;
+/// Outer margin around the whole picture, in px.
+pub const MARGIN_PX: i32 = 12;
+/// Height of the title band (title and one subtitle line), in px.
+pub const TITLE_BAND_PX: i32 = 66;
+/// Width of the legend column on the right of every chart, in px.
+pub const LEGEND_WIDTH_PX: i32 = 250;
+/// Vertical space per legend line, in px.
+pub const LEGEND_LINE_PX: i32 = 22;
+
+// Plotters writes `font-size = size / 1.24` into the SVG, so these are 1.24 × the px size
+// a reader sees; the smallest (15) still shows as 12 px.
+/// Chart title (≈ 19 px).
+pub const TITLE_SIZE: f64 = 24.0;
+/// Subtitle and panel captions (≈ 14 px).
+pub const SUBTITLE_SIZE: f64 = 17.5;
+/// Axis descriptions and legend text (≈ 13.7 px).
+pub const LABEL_SIZE: f64 = 17.0;
+/// Tick labels (≈ 12.9 px).
+pub const TICK_SIZE: f64 = 16.0;
+/// Labels inside the plot: break-even values, bar values, cell numbers (≈ 12.1 px).
+pub const SMALL_SIZE: f64 = 15.0;
+
+/// Okabe–Ito: distinguishable with the common colour-vision deficiencies. Edit `i` is
+/// `PALETTE[i % 8]` in every chart.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0xE6, 0x9F, 0x00),
+    RGBColor(0x56, 0xB4, 0xE9),
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0x00, 0x72, 0xB2),
+    RGBColor(0xD5, 0x5E, 0x00),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0xF0, 0xE4, 0x42),
+    RGBColor(0x00, 0x00, 0x00),
+];
+/// The baseline run: a neutral grey no edit uses.
+pub const BASELINE: RGBColor = RGBColor(0x77, 0x77, 0x77);
+/// Text, axes and markers.
+pub const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+/// Secondary text (subtitles, notes).
+pub const MUTED: RGBColor = RGBColor(0x55, 0x55, 0x55);
+/// Major grid lines.
+pub const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
+/// Minor grid lines.
+pub const GRID_LIGHT: RGBColor = RGBColor(0xF3, 0xF3, 0xF3);
+/// The rule marking the nominal value on an axis.
+pub const NOMINAL_RULE: RGBColor = RGBColor(0xA8, 0xA8, 0xA8);
+/// Cells where several edits tie for first place.
+pub const TIE: RGBColor = RGBColor(0xD9, 0xD9, 0xD9);
+/// Light grid lines between two major ones.
+pub const LIGHT_LINES: usize = 1;
+/// Page background.
+pub const BACKGROUND: RGBColor = RGBColor(0xFF, 0xFF, 0xFF);
+
+/// Stroke width of an edit's line, in px.
+pub const LINE_PX: u32 = 2;
+/// Stroke width of the baseline's line: wider, drawn first, so edits that coincide with it
+/// stay visible on top.
+pub const BASELINE_LINE_PX: u32 = 4;
+/// Opacity of areas drawn in a series colour (cached tokens).
+pub const AREA_OPACITY: f64 = 0.28;
+/// Radius of the dot at each sampled point, in px.
+pub const DOT_PX: u32 = 3;
+
+/// Short form for axes and labels: `950`, `30k`, `1.2M`, `3.4G`, `5.6T` (the shared
+/// formatter, with one more step for the reread totals of very long runs).
+pub fn short(x: f64) -> String {
+    let trillions = x / 1e12;
+    if trillions.abs() >= 1.0 {
+        let decimals = usize::from(trillions.abs() < 100.0 && trillions.fract().abs() >= 0.05);
+        let text = fixed(trillions, decimals);
+        let text = if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &text
+        };
+        format!("{text}T")
+    } else {
+        number::short(x)
+    }
+}
+
+/// The colour of edit `index`.
+pub fn edit_colour(index: usize) -> RGBColor {
+    PALETTE[index % PALETTE.len()]
+}
+
+/// The colour of a run: its edit's, or the baseline grey.
+pub fn run_colour(edit: Option<usize>) -> RGBColor {
+    edit.map_or(BASELINE, edit_colour)
+}
+
+/// Black or white, whichever reads better on `background`.
+pub fn ink_on(background: RGBColor) -> RGBColor {
+    let RGBColor(r, g, b) = background;
+    let luma = 0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b);
+    if luma > 140.0 {
+        RGBColor(0, 0, 0)
+    } else {
+        RGBColor(0xFF, 0xFF, 0xFF)
+    }
+}
+
+/// A sans-serif text style.
+pub fn text(size: f64, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    TextStyle {
+        font: FontDesc::new(FontFamily::SansSerif, size, FontStyle::Normal),
+        color: colour.to_backend_color(),
+        pos: Pos::new(h, v),
+    }
+}
+
+/// A bold sans-serif text style.
+pub fn bold(size: f64, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    TextStyle {
+        font: FontDesc::new(FontFamily::SansSerif, size, FontStyle::Bold),
+        ..text(size, colour, h, v)
+    }
+}
+
+/// Roughly how wide `text` is at `size`, in px: the same estimate plotters uses for SVG,
+/// where the real font is up to the viewer.
+pub fn text_width_px(text: &str, size: f64) -> i32 {
+    let em = size / 1.24 / 1.24;
+    (em * 0.7 * text.chars().count() as f64).round() as i32
+}
+
+/// `name` cut to at most `max_chars` characters, with `…` when cut.
+pub fn truncate(name: &str, max_chars: usize) -> String {
+    if name.chars().count() <= max_chars {
+        return name.to_string();
+    }
+    let mut cut: String = name.chars().take(max_chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Decimals that tell tick labels `step` apart: 0 for steps ≥ 1, 1 for 0.1 ≤ step < 1, ….
+pub fn decimals_for_step(step: f64) -> usize {
+    if !step.is_finite() || step <= 0.0 || step >= 1.0 {
+        return 0;
+    }
+    (-step.log10()).ceil().clamp(0.0, 6.0) as usize
+}
+
+/// A number with `decimals` decimals, without a negative zero.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    let text = format!("{x:.decimals$}");
+    if text.starts_with('-') && text[1..].bytes().all(|b| b == b'0' || b == b'.') {
+        text[1..].to_string()
+    } else {
+        text
+    }
+}
+
+/// Bytes per token for labels: `3.3`, `2.475`, `4` (at most 3 decimals, no trailing zeros).
+pub fn ratio(x: f64) -> String {
+    let text = format!("{x:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Equivalent calls for labels: `3.2 calls`, `-0.4 calls`, `1.2k calls`.
+pub fn calls(x: f64) -> String {
+    let value = if x.abs() >= 1000.0 {
+        short(x)
+    } else {
+        fixed(x, 1)
+    };
+    format!("{value} calls")
+}
+
+/// The lowest and highest finite values, or None when there are none.
+pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |range, v| match range {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })
+}
+
+/// `lo..hi` widened by `fraction` of its span on each side; a zero span (one value, or
+/// all equal) is widened by 10 % of the value, or by 1 around 0, so an axis never has
+/// zero length. Non-finite input gives `0..1`.
+pub fn padded(lo: f64, hi: f64, fraction: f64) -> (f64, f64) {
+    if !lo.is_finite() || !hi.is_finite() {
+        return (0.0, 1.0);
+    }
+    let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+    let span = hi - lo;
+    if span <= f64::EPSILON * hi.abs().max(lo.abs()).max(1.0) {
+        let half = if lo.abs() > 0.0 { lo.abs() * 0.1 } else { 1.0 };
+        return (lo - half, hi + half);
+    }
+    (lo - span * fraction, hi + span * fraction)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn palette_wraps_after_eight_edits() {
+        assert_eq!(edit_colour(0), edit_colour(8));
+        assert_ne!(edit_colour(0), edit_colour(1));
+        assert_eq!(run_colour(None), BASELINE);
+    }
+
+    #[test]
+    fn ink_reads_on_dark_and_light() {
+        assert_eq!(ink_on(PALETTE[7]), RGBColor(0xFF, 0xFF, 0xFF));
+        assert_eq!(ink_on(PALETTE[6]), RGBColor(0, 0, 0));
+    }
+
+    #[test]
+    fn ranges_never_collapse() {
+        assert_eq!(padded(5.0, 5.0, 0.05), (4.5, 5.5));
+        assert_eq!(padded(0.0, 0.0, 0.05), (-1.0, 1.0));
+        assert_eq!(padded(f64::NAN, 1.0, 0.05), (0.0, 1.0));
+        assert_eq!(padded(0.0, 10.0, 0.1), (-1.0, 11.0));
+        assert_eq!(finite_range([3.0, f64::NAN, -1.0]), Some((-1.0, 3.0)));
+        assert_eq!(finite_range([f64::INFINITY]), None);
+    }
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(fixed(-0.04, 1), "0.0");
+        assert_eq!(fixed(-1.25, 1), "-1.2");
+        assert_eq!(ratio(3.3), "3.3");
+        assert_eq!(ratio(4.0), "4");
+        assert_eq!(ratio(2.475), "2.475");
+        assert_eq!(short(30_000.0), "30k");
+        assert_eq!(short(5.63e15), "5630T");
+        assert_eq!(short(5.63e12), "5.6T");
+        assert_eq!(calls(3.21), "3.2 calls");
+        assert_eq!(calls(-0.44), "-0.4 calls");
+        assert_eq!(calls(1234.0), "1.2k calls");
+        assert_eq!(decimals_for_step(5.0), 0);
+        assert_eq!(decimals_for_step(0.5), 1);
+        assert_eq!(decimals_for_step(0.02), 2);
+        assert_eq!(truncate("clear stale results", 8), "clear s…");
+        assert_eq!(truncate("trim", 8), "trim");
+    }
+}

@@ -1,0 +1,251 @@
+//! `totals.svg`: one horizontal bar per edit, best first: the percent of the baseline's
+//! reread total it saves at the nominal point, with the saving in average calls beside it.
+//! An edit that costs more than it saves gets a bar left of zero.
+
+use plotters::prelude::{
+    ChartBuilder, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
+};
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout;
+use super::style::{
+    self, BACKGROUND, GRID, GRID_LIGHT, INK, LABEL_SIZE, MARGIN_PX, MUTED, SMALL_SIZE, TICK_SIZE,
+    TITLE_BAND_PX, WIDTH_PX,
+};
+use super::{ChartError, ChartInput, drawing, edit_name};
+
+/// File name of this chart.
+pub const FILE: &str = "totals.svg";
+
+/// Height of one bar's row, in px.
+const ROW_PX: i32 = 46;
+/// Bar thickness as a share of its row.
+const BAR_SHARE: f64 = 0.62;
+/// Room below the bars for ticks and the axis description, in px.
+const BELOW_BARS_PX: i32 = 64;
+/// Longest edit name shown beside a bar, in characters.
+const NAME_CHARS: usize = 32;
+/// Swatch, gap and padding beside the names, in px.
+const NAME_EXTRA_PX: i32 = 40;
+/// Plot width left after margins, names and tick labels, in px (for label room).
+const PLOT_SLACK_PX: i32 = 60;
+
+/// The totals chart, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TotalsChart {
+    pub title: String,
+    pub subtitle: String,
+    /// In the given (ranked) order, drawn top to bottom.
+    pub bars: Vec<Bar>,
+    /// Percent axis: holds zero, every bar, and room for the labels past the bar ends.
+    pub x_range: (f64, f64),
+    /// Width of the name column left of the plot, in px.
+    pub names_width_px: i32,
+}
+
+/// One edit's bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    pub edit: usize,
+    pub name: String,
+    pub saved_pct: f64,
+    /// Written past the bar's end: `12.3% · 3.2 calls`.
+    pub label: String,
+}
+
+/// Bars and axis of `totals.svg`.
+pub fn prepare(input: &ChartInput) -> Result<TotalsChart, ChartError> {
+    let mut bars = Vec::with_capacity(input.totals.len());
+    for total in &input.totals {
+        let name = style::truncate(edit_name(input, total.edit, FILE)?, NAME_CHARS);
+        let saved_pct = if total.saved_pct.is_finite() {
+            total.saved_pct
+        } else {
+            0.0
+        };
+        bars.push(Bar {
+            edit: total.edit,
+            name,
+            saved_pct,
+            label: format!(
+                "{}% · {}",
+                style::fixed(saved_pct, 1),
+                style::calls(total.equivalent_calls)
+            ),
+        });
+    }
+    let names_width_px = bars
+        .iter()
+        .map(|b| style::text_width_px(&b.name, LABEL_SIZE))
+        .max()
+        .unwrap_or(0)
+        + NAME_EXTRA_PX;
+    let plot_px = f64::from(WIDTH_PX as i32 - 2 * MARGIN_PX - names_width_px - PLOT_SLACK_PX);
+    let label_px = |sign: f64| {
+        bars.iter()
+            .filter(|b| b.saved_pct * sign > 0.0)
+            .map(|b| style::text_width_px(&b.label, SMALL_SIZE) + 12)
+            .max()
+            .map_or(0.0, f64::from)
+    };
+    let (lo, hi) =
+        style::finite_range(bars.iter().map(|b| b.saved_pct).chain([0.0])).unwrap_or((0.0, 0.0));
+    let span = if hi - lo > 0.0 { hi - lo } else { 1.0 };
+    // The data takes what the labels leave of the plot width: solve for the full range.
+    let left_share = (label_px(-1.0) / plot_px).min(0.4);
+    let right_share = (label_px(1.0) / plot_px).min(0.4);
+    let full = span / (1.0 - left_share - right_share);
+    let pad = 0.02 * full;
+    let x_range = (lo - left_share * full - pad, hi + right_share * full + pad);
+    Ok(TotalsChart {
+        title: format!("{}: what each edit saves, best first", input.scenario),
+        subtitle: format!(
+            "At the nominal point: B = {} base tokens (assumed), ρ = {}. \
+             calls = the saving in average baseline calls.",
+            style::short(input.base_tokens),
+            style::ratio(input.bytes_per_token)
+        ),
+        bars,
+        x_range,
+        names_width_px,
+    })
+}
+
+/// Renders the chart as SVG text.
+pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
+    let err = drawing(FILE);
+    let n = chart.bars.len().max(1);
+    let bars_px = ROW_PX * n as i32;
+    let height = TITLE_BAND_PX + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
+        root.fill(&BACKGROUND).map_err(&err)?;
+        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
+        let area = root.margin(TITLE_BAND_PX + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
+        let (x_lo, x_hi) = chart.x_range;
+        let rows = n as f64;
+        let mut plot = ChartBuilder::on(&area)
+            .margin(8)
+            .x_label_area_size(BELOW_BARS_PX - 8)
+            .y_label_area_size(chart.names_width_px)
+            .build_cartesian_2d(x_lo..x_hi, 0.0..rows)
+            .map_err(&err)?;
+        let span = x_hi - x_lo;
+        let decimals = style::decimals_for_step(span / 8.0);
+        let percent = |x: &f64| format!("{}%", style::fixed(*x, decimals));
+        let nothing = |_: &f64| String::new();
+        plot.configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .y_label_formatter(&nothing)
+            .x_labels(9)
+            .x_label_formatter(&percent)
+            .x_desc("% of baseline reread total saved (left of 0: the edit adds rereads)")
+            .label_style(style::text(TICK_SIZE, INK, HPos::Center, VPos::Center))
+            .axis_desc_style(style::text(LABEL_SIZE, INK, HPos::Center, VPos::Center))
+            .bold_line_style(GRID)
+            .light_line_style(GRID_LIGHT)
+            .max_light_lines(style::LIGHT_LINES)
+            .axis_style(MUTED)
+            .draw()
+            .map_err(&err)?;
+
+        let half = BAR_SHARE / 2.0;
+        for (i, bar) in chart.bars.iter().enumerate() {
+            let middle = rows - i as f64 - 0.5;
+            let colour = style::edit_colour(bar.edit);
+            plot.draw_series([Rectangle::new(
+                [(0.0, middle - half), (bar.saved_pct, middle + half)],
+                colour.filled(),
+            )])
+            .map_err(&err)?;
+            let (dx, h) = if bar.saved_pct < 0.0 {
+                (-6, HPos::Right)
+            } else {
+                (6, HPos::Left)
+            };
+            let (x, y) = plot.backend_coord(&(bar.saved_pct, middle));
+            root.draw(&Text::new(
+                bar.label.clone(),
+                (x + dx, y),
+                style::text(SMALL_SIZE, INK, h, VPos::Center),
+            ))
+            .map_err(&err)?;
+            // The name, with a swatch of the edit's colour: the legend of this chart.
+            let (left, _) = plot.backend_coord(&(x_lo, middle));
+            root.draw(&Text::new(
+                bar.name.clone(),
+                (left - 30, y),
+                style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
+            ))
+            .map_err(&err)?;
+            root.draw(&Rectangle::new(
+                [(left - 22, y - 7), (left - 8, y + 7)],
+                colour.filled(),
+            ))
+            .map_err(&err)?;
+        }
+        plot.draw_series([PathElement::new(
+            vec![(0.0, 0.0), (0.0, rows)],
+            INK.stroke_width(1),
+        )])
+        .map_err(&err)?;
+        root.present().map_err(&err)?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::TotalBar;
+
+    fn input(bars: &[(usize, f64, f64)]) -> ChartInput {
+        ChartInput {
+            scenario: "s".into(),
+            base_tokens: 30_000.0,
+            bytes_per_token: 3.3,
+            edits: vec!["trim".into(), "merge".into(), "clear".into()],
+            savings: None,
+            ranking: None,
+            context: vec![],
+            totals: bars
+                .iter()
+                .map(|&(edit, saved_pct, equivalent_calls)| TotalBar {
+                    edit,
+                    saved_pct,
+                    equivalent_calls,
+                })
+                .collect(),
+            cost: None,
+        }
+    }
+
+    #[test]
+    fn bars_keep_the_ranked_order_and_say_their_calls() {
+        let chart = prepare(&input(&[(2, 12.34, 3.21), (0, 4.0, 1.0), (1, -2.0, -0.5)])).unwrap();
+        let order: Vec<_> = chart.bars.iter().map(|b| b.edit).collect();
+        assert_eq!(order, vec![2, 0, 1]);
+        assert_eq!(chart.bars[0].label, "12.3% · 3.2 calls");
+        assert_eq!(chart.bars[2].label, "-2.0% · -0.5 calls");
+        // Room left of the negative bar and right of the longest one, for their labels.
+        assert!(chart.x_range.0 < -2.0 - 1.0);
+        assert!(chart.x_range.1 > 12.34 + 1.0);
+    }
+
+    #[test]
+    fn all_zero_savings_still_have_an_axis() {
+        let chart = prepare(&input(&[(0, 0.0, 0.0)])).unwrap();
+        assert!(chart.x_range.1 > chart.x_range.0);
+        assert!(draw(&chart).is_ok());
+    }
+
+    #[test]
+    fn an_unknown_edit_is_an_error() {
+        assert!(matches!(
+            prepare(&input(&[(7, 1.0, 1.0)])),
+            Err(ChartError::Data { .. })
+        ));
+    }
+}
