@@ -123,6 +123,19 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     dir.write("ledger.csv", |w| {
         output::ledger_csv::write_ledger(w, &study, &nominal)
     })?;
+    if c.charts {
+        let input = output::charts::input(&study, &nominal, swept.as_ref(), &report);
+        let cost_map = match (&swept, &scenario.cache) {
+            (Some(sw), Some(_)) => output::charts::ranking_map(sw, at, true),
+            _ => None,
+        };
+        let charts = output::charts::draw(&input, cost_map.as_ref())?;
+        drop(input);
+        for (name, svg) in &charts {
+            dir.write(name, |w| w.write_all(svg.as_bytes()))?;
+        }
+        dir.write("report.html", |w| output::html::write(w, &report, &charts))?;
+    }
     let files = dir.commit()?;
     match c.format {
         Format::Table => output::table::write(out, &report, &files),

@@ -23,6 +23,9 @@ pub enum Error {
     /// Writing an output failed part-way (disk full, say); nothing half-written is left.
     #[error("{}: writing failed: {source}", path.display())]
     Write { path: PathBuf, source: io::Error },
+    /// A chart could not be drawn (a bug, not bad input).
+    #[error("cannot draw a chart: {0}")]
+    Chart(#[from] crate::chart::ChartError),
     /// Printing to standard output failed.
     #[error("cannot print the results: {0}")]
     Print(io::Error),
@@ -36,7 +39,7 @@ impl Error {
             Error::Input(_) | Error::Unreadable { .. } | Error::Unwritable { .. } => 2,
             // A reader that stops early (`simulate … | head`) is not a failure.
             Error::Print(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
-            Error::Write { .. } | Error::Print(_) => 1,
+            Error::Write { .. } | Error::Print(_) | Error::Chart(_) => 1,
         }
     }
 }

@@ -5,7 +5,9 @@
 //! renamed into place only when every file of the run is complete, so an interrupted or
 //! failed run leaves no half-written file behind.
 
+pub mod charts;
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod ledger_csv;
 pub mod number;

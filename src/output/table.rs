@@ -6,6 +6,16 @@ use crate::report::{EditReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+/// The clearing and sweep sections as text (the HTML report shows them too).
+pub fn verdict_text(report: &Report) -> String {
+    let mut out = Vec::new();
+    let _ = clearings(&mut out, report);
+    if let Some(sweep) = &report.sweep {
+        let _ = sweep_section(&mut out, report, sweep);
+    }
+    String::from_utf8_lossy(&out).trim().to_string()
+}
+
 /// Writes the comparison table, then the paths of the files written.
 pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Result<()> {
     header(out, report)?;

@@ -18,6 +18,7 @@ pub use model::{Model, Totals, totals};
 pub use stability::{Flip, Stability};
 
 use crate::evaluate::{Study, Subject};
+use crate::ledger::Affine;
 use crate::output::csv::SweepCsv;
 use crate::rank;
 use crate::timeline::RunSums;
@@ -47,6 +48,9 @@ pub struct SliceCell {
     pub winners: Vec<usize>,
     /// Whether the order on reread tokens differs from the nominal one.
     pub order_differs: bool,
+    /// The same on cost, with `[cache]`.
+    pub cost_winners: Vec<usize>,
+    pub cost_order_differs: bool,
 }
 
 /// What a sweep found.
@@ -64,6 +68,8 @@ pub struct SweepOutcome {
     pub sampled_only: Vec<(usize, usize)>,
     /// `slice[b * nr + r]` at the first cache-read and retry values, if small enough.
     pub slice: Option<Vec<SliceCell>>,
+    /// Closed forms of the reread totals (baseline first), where they hold.
+    pub affine: Vec<Option<Affine>>,
 }
 
 /// Largest (B × ρ) slice kept for the charts.
@@ -122,25 +128,28 @@ pub fn run(
             csv.write_point(&point, nominal_index == Some(index), &names, point_totals)?;
             let order_before = tokens.matching_order;
             tokens.observe(index, &ts, point_totals[0].tokens);
+            let cost_order_before = cost.as_ref().map_or(0, |c| c.matching_order);
             if let Some(c) = cost.as_mut() {
                 c.observe(index, &cs, point_totals[0].cost);
             }
+            let cost_order_differs = cost
+                .as_ref()
+                .is_some_and(|c| c.matching_order == cost_order_before);
             let [_, _, ci, ti] = grid.coordinates(index);
             if let (Some(cells), 0, 0) = (slice.as_mut(), ci, ti) {
-                let ranking = rank::rank(&ts, point_totals[0].tokens);
-                let best = ranking.order.first().map(|&w| ranking.ranks[w]);
                 cells.push(SliceCell {
                     saved_pct: ts
                         .iter()
                         .map(|s| 100.0 * s / point_totals[0].tokens)
                         .collect(),
-                    winners: ranking
-                        .order
-                        .iter()
-                        .copied()
-                        .filter(|&e| Some(ranking.ranks[e]) == best)
-                        .collect(),
+                    winners: winners(&ts, point_totals[0].tokens),
                     order_differs: tokens.matching_order == order_before,
+                    cost_winners: if cached {
+                        winners(&cs, point_totals[0].cost)
+                    } else {
+                        Vec::new()
+                    },
+                    cost_order_differs,
                 });
             }
         }
@@ -154,7 +163,9 @@ pub fn run(
 
     let (break_even, sampled_only) =
         break_evens(&models, &tokens, grid, &names, nominal_totals[0].tokens);
+    let affine = models.iter().map(|m| m.affine().copied()).collect();
     Ok(SweepOutcome {
+        affine,
         grid: grid.clone(),
         nominal: *nominal,
         nominal_on_grid: nominal_index.is_some(),
@@ -247,6 +258,18 @@ impl<'s> Replayer<'s> {
         }
         table
     }
+}
+
+/// The edits sharing first place.
+fn winners(savings: &[f64], baseline_total: f64) -> Vec<usize> {
+    let ranking = rank::rank(savings, baseline_total);
+    let best = ranking.order.first().map(|&w| ranking.ranks[w]);
+    ranking
+        .order
+        .iter()
+        .copied()
+        .filter(|&e| Some(ranking.ranks[e]) == best)
+        .collect()
 }
 
 /// Per-edit savings on reread tokens and on cost; `totals[0]` is the baseline.
