@@ -237,9 +237,7 @@ impl Report {
                 .map(|&i| s.edits[i].name.clone())
                 .collect()
         });
-        let disagreement = cost_order
-            .as_ref()
-            .and_then(|order| disagreement(&edits, order));
+        let disagreement = cost_order.as_ref().and_then(|_| disagreement(&edits));
         Report {
             scenario: s.name.clone(),
             description: s.description.clone(),
@@ -268,24 +266,42 @@ impl Report {
 }
 
 /// "X saves the most tokens but Y saves the most money: …" when the winners differ.
-fn disagreement(edits: &[EditReport], cost_order: &[String]) -> Option<String> {
-    let token_winner = edits.first()?;
-    let cost_winner = cost_order.first()?;
-    if &token_winner.name == cost_winner {
-        return None;
+/// A plain sentence when ranking by cost differs from ranking by reread tokens: the
+/// winners, or else the edits whose rank moves.
+fn disagreement(edits: &[EditReport]) -> Option<String> {
+    let token_winner = edits.iter().find(|e| e.rank == 1)?;
+    let cost_winner = edits.iter().find(|e| e.cost_rank == 1)?;
+    if token_winner.cost_rank != 1 {
+        let why = match &token_winner.events {
+            Some(ev) if !ev.is_empty() => format!(
+                ": its {} clearing{} rewrite the cache from the first cleared result on",
+                ev.len(),
+                if ev.len() == 1 { "" } else { "s" }
+            ),
+            _ => String::new(),
+        };
+        return Some(format!(
+            "{} saves the most reread tokens ({:.1} %), but {} saves the most cost ({:.1} %){why}",
+            token_winner.name, token_winner.saved_pct, cost_winner.name, cost_winner.cost_saved_pct
+        ));
     }
-    let why = match &token_winner.events {
-        Some(ev) if !ev.is_empty() => format!(
-            ": its {} clearing{} rewrite the cache from the first cleared result on",
-            ev.len(),
-            if ev.len() == 1 { "" } else { "s" }
-        ),
-        _ => String::new(),
-    };
-    Some(format!(
-        "{} saves the most reread tokens ({:.1} %), but {} saves the most cost{why}",
-        token_winner.name, token_winner.saved_pct, cost_winner
-    ))
+    let moved: Vec<String> = edits
+        .iter()
+        .filter(|e| e.rank != e.cost_rank)
+        .map(|e| {
+            format!(
+                "{} ranks {} on tokens but {} on cost",
+                e.name, e.rank, e.cost_rank
+            )
+        })
+        .collect();
+    (!moved.is_empty()).then(|| {
+        format!(
+            "both put {} first, but {}",
+            token_winner.name,
+            moved.join("; ")
+        )
+    })
 }
 
 impl MeasureReport {

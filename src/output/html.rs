@@ -182,7 +182,7 @@ fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         grouped(r.baseline.average_call_tokens, 0)
     )?;
     if let Some(d) = &r.disagreement {
-        writeln!(out, "<p><b>The rankings disagree:</b> {}.</p>", escape(d))?;
+        writeln!(out, "<p><b>The rankings differ:</b> {}.</p>", escape(d))?;
     }
     Ok(())
 }

@@ -166,8 +166,8 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     if let Some(order) = &r.cost_order {
         writeln!(out, "  by cost: {}", order.join(" > "))?;
         match &r.disagreement {
-            Some(d) => writeln!(out, "  The rankings disagree: {d}.")?,
-            None => writeln!(out, "  Both rankings agree on the winner.")?,
+            Some(d) => writeln!(out, "  The rankings differ: {d}.")?,
+            None => writeln!(out, "  Ranked by cost, the order is the same.")?,
         }
     }
     Ok(())
@@ -345,9 +345,18 @@ fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result
                     all.len()
                 )?;
             } else {
+                let above: Vec<&str> = all
+                    .iter()
+                    .filter(|x| x.inside_range)
+                    .filter_map(|x| x.above.as_deref())
+                    .collect();
+                let winner = match above.first() {
+                    Some(w) if above.iter().all(|x| x == w) => format!("; {w} saves more above it"),
+                    _ => String::new(),
+                };
                 writeln!(
                     out,
-                    "    {a} vs {b}: break-even inside the swept range at {} of {} ρ values, B from {} to {}",
+                    "    {a} vs {b}: break-even inside the swept range at {} of {} ρ values, B from {} to {}{winner}",
                     inside.len(),
                     all.len(),
                     grouped(lo, 0),
