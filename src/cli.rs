@@ -154,8 +154,10 @@ impl From<FormatArg> for Format {
 
 fn positive(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!("`{s}` is not a finite number > 0")),
+        Ok(x) if x.is_finite() && x > 0.0 && x <= crate::scenario::MAX_NUMBER => Ok(x),
+        _ => Err(format!(
+            "`{s}` is not a finite number > 0 (and at most 1e15)"
+        )),
     }
 }
 
@@ -236,9 +238,14 @@ fn sweep_values(flag: &str, text: &str, zero_ok: bool) -> Result<Axis, Located> 
         return Err(err("the list is empty; give at least one value".into()));
     }
     for &x in &values {
-        if !(x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0))) {
+        if !(x.is_finite()
+            && x <= crate::scenario::MAX_NUMBER
+            && (x > 0.0 || (zero_ok && x == 0.0)))
+        {
             let want = if zero_ok { "≥ 0" } else { "> 0" };
-            return Err(err(format!("{x} must be a finite number {want}")));
+            return Err(err(format!(
+                "{x} must be a finite number {want} and at most 1e15"
+            )));
         }
     }
     Ok(crate::scenario::sorted_axis(values))

@@ -349,3 +349,48 @@ fn output_is_the_same_with_one_thread_or_two() {
     };
     assert!(run("1") == run("2"));
 }
+
+#[test]
+fn a_huge_file_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.toml");
+    // Sparse: 1.5 GiB on paper, nothing on disk.
+    fs::File::create(&path).unwrap().set_len(3 << 29).unwrap();
+    simulate()
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "huge.toml: file is 1610612736 bytes; the limit is 1073741824 bytes",
+        ));
+}
+
+#[test]
+fn a_directory_is_not_a_scenario() {
+    simulate()
+        .arg("tests/fixtures")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "tests/fixtures: is a directory, not a file",
+        ));
+}
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    let out = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("simulate"))
+        .args([
+            "ledger",
+            "tests/fixtures/good/trace.tsv",
+            "--format",
+            "json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert!(status.code() == Some(0), "{status:?}");
+    drop(out);
+}

@@ -234,3 +234,41 @@ fn replayed_sweep_writes_the_same_rankings_as_the_closed_form() {
     };
     assert_eq!(rank_column(&closed_csv), rank_column(&replayed_csv));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// No input panics: arbitrary text is either a scenario or a located error.
+    #[test]
+    fn arbitrary_text_never_panics(text in "(?s).{0,400}") {
+        let _ = load_str(&text, Path::new("fuzz.toml"));
+        let _ = simulate::scenario::parse_tsv(&text, "fuzz.tsv");
+    }
+
+    /// Scenario-shaped text with random values and keys never panics either, through
+    /// loading, applying edits and evaluating.
+    #[test]
+    fn scenario_shaped_text_never_panics(
+        base in prop::sample::select(vec!["30000", "0", "-1", "nan", "inf", "1e308", "\"x\""]),
+        bytes in prop::sample::select(vec!["100", "0", "-5", "nan", "1e300", "1.5"]),
+        key in prop::sample::select(vec!["bytes", "tokens", "bytez", "segment", "gap_s", "output_tokens"]),
+        action in prop::sample::select(vec![
+            "trim = { call = \"a\", by_percent = 150 }",
+            "trim = { call = \"a\", to_bytes = 1e300 }",
+            "merge = { calls = [\"a\", \"b\", \"a\"] }",
+            "move = { call = \"b\", after = \"b\" }",
+            "clear = { every_segments = 0 }",
+            "clear = { older_than_calls = 1, keep_segments = 99999999999 }",
+            "steps = []",
+            "drop = { call = \"zz\" }",
+        ]),
+    ) {
+        let text = format!("name = \"f\"\nbase_tokens = {base}\nbytes_per_token = 3.3\n[[call]]\nid = \"a\"\n{key} = {bytes}\n[[call]]\nid = \"b\"\nbytes = 5\n[[edit]]\nname = \"e\"\n{action}\n");
+        if let Ok(s) = load_str(&text, Path::new("fuzz.toml"))
+            && let Ok(study) = Study::new(&s)
+        {
+            let at = Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token };
+            let _ = evaluate(&study, study.nominal(at));
+        }
+    }
+}

@@ -74,10 +74,14 @@ fn parse_line(line: &str) -> Result<Line<'_>, String> {
             .parse::<u64>()
             .map_err(|_| format!("{what} `{field}` is not a whole number ≥ 0"))
     };
+    let bytes = whole(&line[last + 1..], "bytes")?;
+    if bytes as f64 > super::MAX_NUMBER {
+        return Err(format!("bytes {bytes} is too large: give at most 1e15"));
+    }
     Ok(Line {
         number: whole(&line[..first], "call number")?,
         label: &line[first + 1..last],
-        bytes: whole(&line[last + 1..], "bytes")?,
+        bytes,
     })
 }
 

@@ -17,6 +17,10 @@ use std::path::Path;
 use std::sync::Arc;
 use toml::Spanned;
 
+/// Largest number accepted anywhere in a scenario: a petabyte of bytes, a quadrillion
+/// tokens. Beyond it, sums over a million calls could overflow to infinity.
+pub const MAX_NUMBER: f64 = 1e15;
+
 /// Largest number of values a `{ from, to, steps }` range may make.
 pub const MAX_RANGE_STEPS: i64 = 100_000;
 
@@ -35,7 +39,9 @@ impl Checker<'_> {
     /// A finite number `> 0`.
     fn positive(&self, v: &Spanned<f64>, place: &str) -> Result<f64, Located> {
         let x = *v.get_ref();
-        if x.is_finite() && x > 0.0 {
+        if x.is_finite() && x > MAX_NUMBER {
+            Err(self.too_large(v, place))
+        } else if x.is_finite() && x > 0.0 {
             Ok(x)
         } else {
             Err(self.err(
@@ -49,7 +55,9 @@ impl Checker<'_> {
     /// A finite number `>= 0`.
     fn non_negative(&self, v: &Spanned<f64>, place: &str) -> Result<f64, Located> {
         let x = *v.get_ref();
-        if x.is_finite() && x >= 0.0 {
+        if x.is_finite() && x > MAX_NUMBER {
+            Err(self.too_large(v, place))
+        } else if x.is_finite() && x >= 0.0 {
             Ok(x)
         } else {
             Err(self.err(
@@ -58,6 +66,18 @@ impl Checker<'_> {
                 format!("{} must be a finite number ≥ 0", show(x)),
             ))
         }
+    }
+
+    fn too_large(&self, v: &Spanned<f64>, place: &str) -> Located {
+        let x = *v.get_ref();
+        self.err(
+            Some(v.span()),
+            place,
+            format!(
+                "{} is too large: give at most 1e15 (sums of larger values overflow)",
+                show(x)
+            ),
+        )
     }
 
     /// A whole number `>= min`.
@@ -78,6 +98,8 @@ impl Checker<'_> {
 fn show(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
+    } else if x.abs() >= 1e15 {
+        format!("{x:e}")
     } else {
         x.to_string()
     }
@@ -430,10 +452,13 @@ fn axis(
         AxisFile::Range { from, to, steps } => range(*from, *to, *steps).map_err(err)?,
     };
     for &x in &values {
-        let ok = x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0));
+        let ok = x.is_finite() && x <= MAX_NUMBER && (x > 0.0 || (zero_ok && x == 0.0));
         if !ok {
             let want = if zero_ok { "≥ 0" } else { "> 0" };
-            return Err(err(format!("{} must be a finite number {want}", show(x))));
+            return Err(err(format!(
+                "{} must be a finite number {want} and at most 1e15",
+                show(x)
+            )));
         }
     }
     Ok(sorted_axis(values))
