@@ -8,7 +8,7 @@ use crate::rank::{self, Ranking};
 use crate::run::Run;
 use crate::scenario::{ClearPolicy, Scenario};
 use crate::sweep::Point;
-use crate::timeline::{self, RunSums};
+use crate::timeline::{self, Quantity, RunSums};
 
 /// One run to compare: the baseline or an edit's result.
 #[derive(Debug, Clone)]
@@ -34,6 +34,25 @@ impl Subject {
             ),
             None => Clearings::none(self.run.len()),
         }
+    }
+
+    /// The run's sums under `clearings` at `at` (a number, or with `Q = Affine` the
+    /// closed form).
+    pub fn sums<Q: Quantity>(
+        &self,
+        study: &Study,
+        clearings: &Clearings,
+        at: Assumptions,
+    ) -> RunSums<Q> {
+        let s = study.scenario;
+        timeline::walk(
+            &s.calls,
+            &self.run,
+            clearings,
+            s.cache.as_ref(),
+            at,
+            |_, _, _| {},
+        )
     }
 
     /// Whether the run's sequence of events depends on `B` or `ρ`.
@@ -167,14 +186,7 @@ impl Evaluation {
 pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
     let at = point.assumptions();
     let clearings = subject.clearings(study, at);
-    let sums: RunSums<f64> = timeline::walk(
-        &study.scenario.calls,
-        &subject.run,
-        &clearings,
-        study.scenario.cache.as_ref(),
-        at,
-        |_, _, _| {},
-    );
+    let sums: RunSums<f64> = subject.sums(study, &clearings, at);
     let cost = sums.cost(study.cache_prices(point), point.retry_rate);
     Outcome {
         calls: subject.run.len(),

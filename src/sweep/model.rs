@@ -5,7 +5,7 @@ use crate::clear::Clearings;
 use crate::evaluate::{Study, Subject};
 use crate::ledger::Affine;
 use crate::sweep::Point;
-use crate::timeline::{self, RunSums};
+use crate::timeline::RunSums;
 
 /// A run's evaluation plan.
 #[derive(Debug, Clone)]
@@ -28,14 +28,7 @@ impl Model {
         }
         let at = nominal.assumptions();
         let clearings = subject.clearings(study, at);
-        let sums = timeline::walk(
-            &study.scenario.calls,
-            &subject.run,
-            &clearings,
-            study.scenario.cache.as_ref(),
-            at,
-            |_, _, _| {},
-        );
+        let sums = subject.sums(study, &clearings, at);
         Model::Fixed { sums, clearings }
     }
 
@@ -77,25 +70,8 @@ pub fn totals(
                 written: sums.written.at(at),
             }
         }
-        Model::Fixed { clearings, .. } => timeline::walk(
-            &study.scenario.calls,
-            &subject.run,
-            clearings,
-            cache,
-            at,
-            |_, _, _| {},
-        ),
-        Model::Replay => {
-            let clearings = subject.clearings(study, at);
-            timeline::walk(
-                &study.scenario.calls,
-                &subject.run,
-                &clearings,
-                cache,
-                at,
-                |_, _, _| {},
-            )
-        }
+        Model::Fixed { clearings, .. } => subject.sums(study, clearings, at),
+        Model::Replay => subject.sums(study, &subject.clearings(study, at), at),
     };
     Totals {
         tokens: sums.context,
