@@ -12,7 +12,8 @@ use crate::output::csv::SweepCsv;
 use crate::output::{self, OutputDir};
 use crate::report::{self, Report, Sources, SweepReport};
 use crate::run::Run;
-use crate::scenario::{self, Axis};
+use crate::scenario;
+pub use crate::sweep::SweepOverrides;
 use crate::sweep::{self, Grid, SweepOptions};
 use serde::Serialize;
 use std::io::Write;
@@ -23,15 +24,6 @@ use std::path::PathBuf;
 pub enum Format {
     Table,
     Json,
-}
-
-/// Sweep axes given on the command line; each replaces the scenario's.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SweepOverrides {
-    pub base_tokens: Option<Axis>,
-    pub bytes_per_token: Option<Axis>,
-    pub cache_read: Option<Axis>,
-    pub retry_rate: Option<Axis>,
 }
 
 /// `simulate SCENARIO.toml`.

@@ -9,27 +9,21 @@
 use crate::ledger::Assumptions;
 use crate::run::Run;
 use crate::scenario::{Call, ClearPolicy};
-use serde::Serialize;
 
 /// Marks a result that is never cleared in [`Clearings::cleared_before`].
 pub const NEVER: u32 = u32::MAX;
 
 /// One clearing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// 0-based index of the call before which the clearing happened.
-    #[serde(skip)]
     pub before: usize,
     /// 0-based indices of the calls whose results were cleared, in order.
-    #[serde(skip)]
     pub cleared: Vec<usize>,
     /// The baseline calls those results stand for (for their ids).
-    #[serde(skip)]
     pub origins: Vec<u32>,
     /// Measured tokens and bytes of the cleared results, before the placeholders.
-    #[serde(skip)]
     pub cleared_tokens: f64,
-    #[serde(skip)]
     pub cleared_bytes: f64,
     /// Tokens freed: the cleared results' sizes less their placeholders, in est. tokens.
     pub freed_tokens: f64,

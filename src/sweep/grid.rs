@@ -1,6 +1,5 @@
 //! The sweep grid: every combination of the swept assumptions (MODEL.md §5).
 
-use crate::app::SweepOverrides;
 use crate::error::Located;
 use crate::ledger::Assumptions;
 use crate::output::number::grouped;
@@ -27,6 +26,15 @@ impl Point {
             bytes_per_token: self.bytes_per_token,
         }
     }
+}
+
+/// Sweep axes given on the command line; each replaces the scenario's.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SweepOverrides {
+    pub base_tokens: Option<Axis>,
+    pub bytes_per_token: Option<Axis>,
+    pub cache_read: Option<Axis>,
+    pub retry_rate: Option<Axis>,
 }
 
 /// The swept values, each axis ascending. Grid order: base tokens outermost, then bytes
