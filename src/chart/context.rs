@@ -3,13 +3,11 @@
 //! total, so the gap between two lines is what an edit saves.
 
 use plotters::prelude::{ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, SVGBackend};
-use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Entry, Key, LEGEND_X};
 use super::reduce;
 use super::style::{
-    self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, GRID, GRID_LIGHT, INK, LABEL_SIZE, LINE_PX,
-    MARGIN_PX, MUTED, TICK_SIZE, TITLE_BAND_PX, WIDTH_PX,
+    self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, LINE_PX, MARGIN_PX, TITLE_BAND_PX, WIDTH_PX,
 };
 use super::{ChartError, ChartInput, drawing, edit_name};
 
@@ -148,19 +146,13 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
             }
         };
         let tokens = |y: &f64| style::short(*y);
-        plot.configure_mesh()
+        style::house_mesh(&mut plot.configure_mesh())
             .x_labels(10)
             .y_labels(8)
             .x_label_formatter(&whole_calls)
             .y_label_formatter(&tokens)
             .x_desc("call number (1 = first call)")
             .y_desc(chart.y_desc.clone())
-            .label_style(style::text(TICK_SIZE, INK, HPos::Center, VPos::Center))
-            .axis_desc_style(style::text(LABEL_SIZE, INK, HPos::Center, VPos::Center))
-            .bold_line_style(GRID)
-            .light_line_style(GRID_LIGHT)
-            .max_light_lines(style::LIGHT_LINES)
-            .axis_style(MUTED)
             .draw()
             .map_err(&err)?;
 

@@ -10,8 +10,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Entry, Key, LEGEND_X};
 use super::reduce::{self, Peak};
 use super::style::{
-    self, AREA_OPACITY, BACKGROUND, BASELINE, GRID, GRID_LIGHT, INK, MARGIN_PX, MUTED,
-    SUBTITLE_SIZE, TICK_SIZE, TITLE_BAND_PX, WIDTH_PX,
+    self, AREA_OPACITY, BACKGROUND, BASELINE, INK, MARGIN_PX, SUBTITLE_SIZE, TITLE_BAND_PX,
+    WIDTH_PX,
 };
 use super::{ChartError, ChartInput, CostSeries, drawing, edit_name};
 
@@ -185,16 +185,11 @@ fn draw_panel(chart: &CostChart, panel: &CostPanel, area: &super::Area) -> Resul
         }
     };
     let tokens = |y: &f64| style::short(*y);
-    plot.configure_mesh()
+    style::house_mesh(&mut plot.configure_mesh())
         .x_labels(10)
         .y_labels(5)
         .x_label_formatter(&whole_calls)
         .y_label_formatter(&tokens)
-        .label_style(style::text(TICK_SIZE, INK, HPos::Center, VPos::Center))
-        .bold_line_style(GRID)
-        .light_line_style(GRID_LIGHT)
-        .max_light_lines(style::LIGHT_LINES)
-        .axis_style(MUTED)
         .draw()
         .map_err(&err)?;
 

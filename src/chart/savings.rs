@@ -10,8 +10,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Entry, Key};
 use super::style::{
-    self, BACKGROUND, DOT_PX, GRID, GRID_LIGHT, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED,
-    SMALL_SIZE, SUBTITLE_SIZE, TICK_SIZE, TITLE_BAND_PX, WIDTH_PX,
+    self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED, SMALL_SIZE,
+    SUBTITLE_SIZE, TITLE_BAND_PX, WIDTH_PX,
 };
 use super::{ChartError, ChartInput, SavingsGrid, drawing};
 
@@ -291,16 +291,11 @@ fn draw_panel(chart: &SavingsChart, panel: &Panel, area: &super::Area) -> Result
     let y_decimals = style::decimals_for_step(y_step);
     let x_format = |x: &f64| style::short(*x);
     let y_format = |y: &f64| format!("{}%", style::fixed(*y, y_decimals));
-    plot.configure_mesh()
+    style::house_mesh(&mut plot.configure_mesh())
         .x_labels(if compact { 3 } else { 7 })
         .y_labels(if compact { 4 } else { 5 })
         .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
-        .label_style(style::text(TICK_SIZE, INK, HPos::Center, VPos::Center))
-        .bold_line_style(GRID)
-        .light_line_style(GRID_LIGHT)
-        .max_light_lines(style::LIGHT_LINES)
-        .axis_style(MUTED)
         .draw()
         .map_err(&err)?;
 

@@ -205,6 +205,24 @@ pub fn padded(lo: f64, hi: f64, fraction: f64) -> (f64, f64) {
     (lo - span * fraction, hi + span * fraction)
 }
 
+/// The grid, axis and tick-label style every plotted chart shares; each chart adds its own
+/// label counts, formatters and axis descriptions.
+pub fn house_mesh<'a, 'b, X, Y, DB>(
+    mesh: &'b mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'b mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+    DB: plotters::prelude::DrawingBackend,
+{
+    mesh.label_style(text(TICK_SIZE, INK, HPos::Center, VPos::Center))
+        .axis_desc_style(text(LABEL_SIZE, INK, HPos::Center, VPos::Center))
+        .bold_line_style(GRID)
+        .light_line_style(GRID_LIGHT)
+        .max_light_lines(LIGHT_LINES)
+        .axis_style(MUTED)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,8 +9,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout;
 use super::style::{
-    self, BACKGROUND, GRID, GRID_LIGHT, INK, LABEL_SIZE, MARGIN_PX, MUTED, SMALL_SIZE, TICK_SIZE,
-    TITLE_BAND_PX, WIDTH_PX,
+    self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX,
 };
 use super::{ChartError, ChartInput, drawing, edit_name};
 
@@ -135,19 +134,13 @@ pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
         let decimals = style::decimals_for_step(span / 8.0);
         let percent = |x: &f64| format!("{}%", style::fixed(*x, decimals));
         let nothing = |_: &f64| String::new();
-        plot.configure_mesh()
+        style::house_mesh(&mut plot.configure_mesh())
             .disable_y_mesh()
             .y_labels(0)
             .y_label_formatter(&nothing)
             .x_labels(9)
             .x_label_formatter(&percent)
             .x_desc("% of baseline reread total saved (left of 0: the edit adds rereads)")
-            .label_style(style::text(TICK_SIZE, INK, HPos::Center, VPos::Center))
-            .axis_desc_style(style::text(LABEL_SIZE, INK, HPos::Center, VPos::Center))
-            .bold_line_style(GRID)
-            .light_line_style(GRID_LIGHT)
-            .max_light_lines(style::LIGHT_LINES)
-            .axis_style(MUTED)
             .draw()
             .map_err(&err)?;
 
