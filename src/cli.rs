@@ -234,21 +234,7 @@ fn sweep_values(flag: &str, text: &str, zero_ok: bool) -> Result<Axis, Located> 
             .map(number)
             .collect::<Result<Vec<_>, _>>()?
     };
-    if values.is_empty() {
-        return Err(err("the list is empty; give at least one value".into()));
-    }
-    for &x in &values {
-        if !(x.is_finite()
-            && x <= crate::scenario::MAX_NUMBER
-            && (x > 0.0 || (zero_ok && x == 0.0)))
-        {
-            let want = if zero_ok { "≥ 0" } else { "> 0" };
-            return Err(err(format!(
-                "{x} must be a finite number {want} and at most 1e15"
-            )));
-        }
-    }
-    Ok(crate::scenario::sorted_axis(values))
+    crate::scenario::checked_axis(values, zero_ok).map_err(err)
 }
 
 #[cfg(test)]

@@ -445,20 +445,26 @@ fn axis(
 ) -> Result<Axis, Located> {
     let err = |m: String| ck_file.err(Some(a.span()), place, m);
     let values = match a.get_ref() {
-        AxisFile::List(v) if v.is_empty() => {
-            return Err(err("the list is empty; give at least one value".into()));
-        }
         AxisFile::List(v) => v.clone(),
         AxisFile::Range { from, to, steps } => range(*from, *to, *steps).map_err(err)?,
     };
+    checked_axis(values, zero_ok).map_err(err)
+}
+
+/// Swept values, from the file or the command line: at least one, each finite, `> 0` (or
+/// `≥ 0` with `zero_ok`) and at most 1e15; sorted ascending without repeats.
+pub fn checked_axis(values: Vec<f64>, zero_ok: bool) -> Result<Axis, String> {
+    if values.is_empty() {
+        return Err("the list is empty; give at least one value".into());
+    }
     for &x in &values {
         let ok = x.is_finite() && x <= MAX_NUMBER && (x > 0.0 || (zero_ok && x == 0.0));
         if !ok {
             let want = if zero_ok { "≥ 0" } else { "> 0" };
-            return Err(err(format!(
+            return Err(format!(
                 "{} must be a finite number {want} and at most 1e15",
                 show(x)
-            )));
+            ));
         }
     }
     Ok(sorted_axis(values))
@@ -491,7 +497,7 @@ pub fn range(from: f64, to: f64, steps: i64) -> Result<Vec<f64>, String> {
 }
 
 /// Sorts ascending and drops repeated values.
-pub fn sorted_axis(mut values: Vec<f64>) -> Axis {
+fn sorted_axis(mut values: Vec<f64>) -> Axis {
     values.sort_by(f64::total_cmp);
     values.dedup();
     Axis(values)
