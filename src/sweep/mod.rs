@@ -106,7 +106,7 @@ pub fn run(
     let [nb, nr, ..] = grid.dims();
     let mut slice = (nb * nr <= MAX_SLICE).then(|| Vec::with_capacity(nb * nr));
 
-    let replayer = (!options.closed_form).then(|| Replayer::new(study, &subjects));
+    let replayer = (!options.closed_form).then(|| Replayer::new(study));
     let progress = Progress::new(options.progress, grid.len());
     let mut start = 0;
     while start < grid.len() {
@@ -181,12 +181,14 @@ pub fn run(
 /// [`replay::LANES`] points per pass; the others point by point.
 struct Replayer<'s> {
     study: &'s Study<'s>,
-    /// Subjects replayed in lanes, with their cache expiry flags.
+    subjects: Vec<&'s Subject>,
+    /// Subjects replayed in lanes (those without clearings), with their cache expiry flags.
     lanes: Vec<(usize, Option<Vec<bool>>)>,
 }
 
 impl<'s> Replayer<'s> {
-    fn new(study: &'s Study<'s>, subjects: &[&Subject]) -> Replayer<'s> {
+    fn new(study: &'s Study<'s>) -> Replayer<'s> {
+        let subjects: Vec<&Subject> = study.subjects().collect();
         let cache = study.scenario.cache.as_ref();
         let lanes = subjects
             .iter()
@@ -199,15 +201,16 @@ impl<'s> Replayer<'s> {
                 )
             })
             .collect();
-        Replayer { study, lanes }
+        Replayer {
+            study,
+            subjects,
+            lanes,
+        }
     }
 
     fn chunk(&self, points: &[Point], models: &[Model]) -> Vec<Vec<Totals>> {
         let study = self.study;
-        let subjects: Vec<&Subject> = study.subjects().collect();
-        let laned: Vec<bool> = (0..subjects.len())
-            .map(|i| self.lanes.iter().any(|(l, _)| *l == i))
-            .collect();
+        let subjects = &self.subjects;
         // Runs with clearings, point by point; the laned ones are filled in below.
         let mut table: Vec<Vec<Totals>> = points
             .par_iter()
@@ -215,16 +218,12 @@ impl<'s> Replayer<'s> {
                 subjects
                     .iter()
                     .zip(models)
-                    .zip(&laned)
-                    .map(|((s, m), &l)| {
-                        if l {
-                            Totals {
-                                tokens: 0.0,
-                                cost: 0.0,
-                            }
-                        } else {
-                            totals(study, s, m, p, false)
-                        }
+                    .map(|(s, m)| match s.clear {
+                        None => Totals {
+                            tokens: 0.0,
+                            cost: 0.0,
+                        },
+                        Some(_) => totals(study, s, m, p, false),
                     })
                     .collect()
             })
