@@ -39,6 +39,25 @@ pub fn find(name: &str) -> Option<&'static Preset> {
     all().iter().find(|p| p.name == name)
 }
 
+/// The preset for a model id as a log names it (`claude-sonnet-4-5-20250929`,
+/// `gpt-5-codex`), with the 1-hour cache when `one_hour`; None for a model with no preset.
+///
+/// Placeholder mapping by model family; per-model data (prices, minimum lengths) replaces it.
+pub fn for_model(model: &str, one_hour: bool) -> Option<&'static str> {
+    let m = model.to_ascii_lowercase();
+    if m.starts_with("claude") {
+        Some(if one_hour { "anthropic-1h" } else { "anthropic-5m" })
+    } else if m.starts_with("gpt-5") {
+        Some("openai-gpt-5")
+    } else if m.starts_with("gpt-4.1") {
+        Some("openai-gpt-4.1")
+    } else if m.starts_with("gpt-4o") {
+        Some("openai-gpt-4o")
+    } else {
+        None
+    }
+}
+
 /// The names of all presets.
 pub fn names() -> Vec<&'static str> {
     all().iter().map(|p| p.name.as_str()).collect()
