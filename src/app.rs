@@ -96,17 +96,21 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         progress: true,
     };
     let mut swept = None;
+    let mut slice = output::charts::SliceCollector::new(&grid);
     dir.write("sweep.csv", |w| {
-        let mut csv = SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len())?;
+        let names = study.edited.iter().map(|s| s.name.clone()).collect();
+        let mut csv = SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len(), names)?;
+        let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
         swept = Some(sweep::run(
             &study,
             &grid,
             &nominal_point,
             options,
-            &mut csv,
+            &mut sinks,
         )?);
         csv.finish()
     })?;
+    let slice = slice.cells.unwrap_or_default();
     let sweep_report = swept
         .as_ref()
         .map(|s| SweepReport::new(&study, s, c.closed_form));
@@ -116,9 +120,15 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         output::ledger_csv::write_ledger(w, &study, &nominal)
     })?;
     if c.charts {
-        let input = output::charts::input(&study, &nominal, swept.as_ref(), &report);
-        let cost_map = match (&swept, &scenario.cache) {
-            (Some(sw), Some(_)) => output::charts::ranking_map(sw, at, true),
+        let swept_slice = swept.as_ref().filter(|_| !slice.is_empty());
+        let input = output::charts::input(
+            &study,
+            &nominal,
+            swept_slice.map(|sw| (sw, slice.as_slice())),
+            &report,
+        );
+        let cost_map = match (swept_slice, &scenario.cache) {
+            (Some(sw), Some(_)) => output::charts::ranking_map(sw, &slice, at, true),
             _ => None,
         };
         let charts = output::charts::draw(&input, cost_map.as_ref())?;

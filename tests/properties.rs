@@ -129,13 +129,13 @@ proptest! {
             default_axes: false,
         };
         let mut sink = Vec::new();
-        let mut csv = SweepCsv::new(&mut sink, true, s.calls.len()).unwrap();
+        let mut csv = SweepCsv::new(&mut sink, true, s.calls.len(), names(&study)).unwrap();
         let options = SweepOptions { closed_form: true, progress: false };
         let outcome = sweep::run(&study, &grid, &nominal, options, &mut csv).unwrap();
         csv.finish().unwrap();
         // The general path (replaying every run at every point) agrees with the closed form.
         let mut replayed_sink = Vec::new();
-        let mut replayed_csv = SweepCsv::new(&mut replayed_sink, true, s.calls.len()).unwrap();
+        let mut replayed_csv = SweepCsv::new(&mut replayed_sink, true, s.calls.len(), names(&study)).unwrap();
         let replayed = sweep::run(&study, &grid, &nominal, SweepOptions { closed_form: false, progress: false }, &mut replayed_csv).unwrap();
         replayed_csv.finish().unwrap();
         prop_assert_eq!(replayed.tokens.matching_order, outcome.tokens.matching_order);
@@ -197,6 +197,10 @@ proptest! {
     }
 }
 
+fn names(study: &Study) -> Vec<String> {
+    study.edited.iter().map(|s| s.name.clone()).collect()
+}
+
 #[test]
 fn replayed_sweep_writes_the_same_rankings_as_the_closed_form() {
     let text = std::fs::read_to_string("scenarios/merge.toml").unwrap();
@@ -209,7 +213,7 @@ fn replayed_sweep_writes_the_same_rankings_as_the_closed_form() {
     let grid = Grid::new(&s, &nominal, &Default::default()).unwrap();
     let rows = |closed_form| {
         let mut sink = Vec::new();
-        let mut csv = SweepCsv::new(&mut sink, false, s.calls.len()).unwrap();
+        let mut csv = SweepCsv::new(&mut sink, false, s.calls.len(), names(&study)).unwrap();
         let o = sweep::run(
             &study,
             &grid,

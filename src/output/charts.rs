@@ -10,14 +10,95 @@ use crate::chart::{
 };
 use crate::evaluate::{Evaluation, Study};
 use crate::ledger::Assumptions;
+use crate::rank;
 use crate::report::Report;
-use crate::sweep::{SliceCell, SweepOutcome};
+use crate::sweep::{self, Grid, Point, PointSink, SweepOutcome, Totals};
 use crate::timeline;
+use std::io;
 
 /// Most bytes-per-token panels drawn in `savings.svg`; more are thinned evenly.
 const MAX_PANELS: usize = 6;
 /// Most values per axis drawn in `ranking.svg`; more are thinned evenly.
 const MAX_MAP_AXIS: usize = 61;
+
+/// Largest (B × ρ) slice kept for the charts.
+const MAX_SLICE: usize = 1_000_000;
+
+/// One grid point of the (B, ρ) slice the charts draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SliceCell {
+    /// Reread tokens saved per edit, and the baseline's total there.
+    pub saved: Vec<f64>,
+    pub baseline_tokens: f64,
+    /// Cost saved per edit, and the baseline's cost there.
+    pub cost_saved: Vec<f64>,
+    pub baseline_cost: f64,
+}
+
+impl SliceCell {
+    /// Percent of the baseline reread total saved, per edit.
+    pub fn saved_pct(&self) -> Vec<f64> {
+        self.saved
+            .iter()
+            .map(|s| 100.0 * s / self.baseline_tokens)
+            .collect()
+    }
+}
+
+/// Collects the (B, ρ) slice at the first cache-read and retry values as the sweep goes,
+/// `cells[b * nr + r]`; nothing when the slice is too large to draw.
+pub struct SliceCollector {
+    grid: Grid,
+    /// None when the slice is over [`MAX_SLICE`] cells.
+    pub cells: Option<Vec<SliceCell>>,
+}
+
+impl SliceCollector {
+    /// A collector for `grid`.
+    pub fn new(grid: &Grid) -> SliceCollector {
+        let [nb, nr, ..] = grid.dims();
+        SliceCollector {
+            grid: grid.clone(),
+            cells: (nb * nr <= MAX_SLICE).then(|| Vec::with_capacity(nb * nr)),
+        }
+    }
+}
+
+impl PointSink for SliceCollector {
+    fn point(
+        &mut self,
+        index: Option<usize>,
+        _point: &Point,
+        _nominal: bool,
+        totals: &[Totals],
+    ) -> io::Result<()> {
+        let (Some(cells), Some(index)) = (self.cells.as_mut(), index) else {
+            return Ok(());
+        };
+        if let [_, _, 0, 0] = self.grid.coordinates(index) {
+            let (saved, cost_saved) = sweep::savings(totals);
+            cells.push(SliceCell {
+                saved,
+                baseline_tokens: totals[0].tokens,
+                cost_saved,
+                baseline_cost: totals[0].cost,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The edits sharing first place.
+fn winners(savings: &[f64], baseline_total: f64) -> Vec<usize> {
+    let ranking = rank::rank(savings, baseline_total);
+    let best = ranking.order.first().map(|&w| ranking.ranks[w]);
+    ranking
+        .order
+        .iter()
+        .copied()
+        .filter(|&e| Some(ranking.ranks[e]) == best)
+        .collect()
+}
 
 /// Evenly spaced indices of `0..len`, at most `max`, always keeping the first, the last and
 /// `keep` (the nominal value's index).
@@ -43,7 +124,7 @@ fn position(axis: &[f64], value: f64) -> Option<usize> {
 pub fn input(
     study: &Study,
     nominal: &Evaluation,
-    sweep: Option<&SweepOutcome>,
+    sweep: Option<(&SweepOutcome, &[SliceCell])>,
     report: &Report,
 ) -> ChartInput {
     let s = study.scenario;
@@ -98,7 +179,10 @@ pub fn input(
         })
         .collect();
     let (savings, ranking) = match sweep {
-        Some(sw) if !edits.is_empty() => (savings_grid(sw, at, &edits), ranking_map(sw, at, false)),
+        Some((sw, slice)) if !edits.is_empty() => (
+            savings_grid(sw, slice, at, &edits),
+            ranking_map(sw, slice, at, false),
+        ),
         _ => (None, None),
     };
     ChartInput {
@@ -114,8 +198,12 @@ pub fn input(
     }
 }
 
-fn savings_grid(sw: &SweepOutcome, at: Assumptions, edits: &[String]) -> Option<SavingsGrid> {
-    let slice = sw.slice.as_ref()?;
+fn savings_grid(
+    sw: &SweepOutcome,
+    slice: &[SliceCell],
+    at: Assumptions,
+    edits: &[String],
+) -> Option<SavingsGrid> {
     let g = &sw.grid;
     let nr = g.bytes_per_token.len();
     let bs: Vec<usize> = (0..g.base_tokens.len()).collect();
@@ -126,11 +214,7 @@ fn savings_grid(sw: &SweepOutcome, at: Assumptions, edits: &[String]) -> Option<
     );
     let percent = rs
         .iter()
-        .map(|&r| {
-            bs.iter()
-                .map(|&b| slice[b * nr + r].saved_pct.clone())
-                .collect()
-        })
+        .map(|&r| bs.iter().map(|&b| slice[b * nr + r].saved_pct()).collect())
         .collect();
     let base_total = sw.affine.first().copied().flatten();
     let break_evens = sw
@@ -170,8 +254,13 @@ fn savings_grid(sw: &SweepOutcome, at: Assumptions, edits: &[String]) -> Option<
 }
 
 /// The map of winners over (B, ρ), by reread tokens or (with `cost`) by cost.
-pub fn ranking_map(sw: &SweepOutcome, at: Assumptions, cost: bool) -> Option<RankingMap> {
-    let slice = sw.slice.as_ref()?;
+pub fn ranking_map(
+    sw: &SweepOutcome,
+    slice: &[SliceCell],
+    at: Assumptions,
+    cost: bool,
+) -> Option<RankingMap> {
+    let stability = if cost { sw.cost.as_ref()? } else { &sw.tokens };
     let g = &sw.grid;
     let nr = g.bytes_per_token.len();
     let nominal_b = position(&g.base_tokens, at.base_tokens);
@@ -179,16 +268,14 @@ pub fn ranking_map(sw: &SweepOutcome, at: Assumptions, cost: bool) -> Option<Ran
     let bs = thin(g.base_tokens.len(), MAX_MAP_AXIS, nominal_b);
     let rs = thin(nr, MAX_MAP_AXIS, nominal_r);
     let cell = |c: &SliceCell| {
-        if cost {
-            RankingCell {
-                winners: c.cost_winners.clone(),
-                order_differs: c.cost_order_differs,
-            }
+        let (saved, total) = if cost {
+            (&c.cost_saved, c.baseline_cost)
         } else {
-            RankingCell {
-                winners: c.winners.clone(),
-                order_differs: c.order_differs,
-            }
+            (&c.saved, c.baseline_tokens)
+        };
+        RankingCell {
+            winners: winners(saved, total),
+            order_differs: stability.order_differs(saved, total),
         }
     };
     Some(RankingMap {

@@ -4,6 +4,7 @@
 use crate::ledger::Saving;
 use crate::rank;
 use crate::report::Report;
+use crate::sweep::{Point, PointSink, Totals};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -99,14 +100,28 @@ pub struct SweepCsv<'a> {
     w: csv::Writer<&'a mut dyn Write>,
     cached: bool,
     baseline_calls: usize,
+    names: Vec<String>,
+}
+
+impl PointSink for SweepCsv<'_> {
+    fn point(
+        &mut self,
+        _index: Option<usize>,
+        point: &Point,
+        nominal: bool,
+        totals: &[Totals],
+    ) -> io::Result<()> {
+        self.write_point(point, nominal, totals)
+    }
 }
 
 impl<'a> SweepCsv<'a> {
-    /// Starts the file; `cached` adds the cost columns.
+    /// Starts the file for edits `names`; `cached` adds the cost columns.
     pub fn new(
         out: &'a mut dyn Write,
         cached: bool,
         baseline_calls: usize,
+        names: Vec<String>,
     ) -> io::Result<SweepCsv<'a>> {
         let mut w = csv::Writer::from_writer(out);
         let mut header = vec![
@@ -130,17 +145,12 @@ impl<'a> SweepCsv<'a> {
             w,
             cached,
             baseline_calls,
+            names,
         })
     }
 
     /// Writes one row per edit for `point`; `totals[0]` is the baseline's.
-    pub fn write_point(
-        &mut self,
-        point: &crate::sweep::Point,
-        nominal: bool,
-        names: &[String],
-        totals: &[crate::sweep::Totals],
-    ) -> io::Result<()> {
+    fn write_point(&mut self, point: &Point, nominal: bool, totals: &[Totals]) -> io::Result<()> {
         let base = totals[0];
         let savings: Vec<Saving> = totals[1..]
             .iter()
@@ -170,7 +180,7 @@ impl<'a> SweepCsv<'a> {
             f.format(point.retry_rate).to_string(),
             nominal.to_string(),
         ];
-        for (e, name) in names.iter().enumerate() {
+        for (e, name) in self.names.iter().enumerate() {
             let s = &savings[e];
             let mut record: Vec<String> = fixed.to_vec();
             record.push(name.clone());

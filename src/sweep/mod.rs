@@ -19,8 +19,6 @@ pub use stability::{Flip, Stability};
 
 use crate::evaluate::{Study, Subject};
 use crate::ledger::Affine;
-use crate::output::csv::SweepCsv;
-use crate::rank;
 use crate::timeline::RunSums;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -39,18 +37,36 @@ pub struct SweepOptions {
     pub progress: bool,
 }
 
-/// One grid point's outcome in the (B, ρ) slice drawn by the charts.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SliceCell {
-    /// Percent of the baseline reread total saved, per edit.
-    pub saved_pct: Vec<f64>,
-    /// Edits sharing first place on reread tokens.
-    pub winners: Vec<usize>,
-    /// Whether the order on reread tokens differs from the nominal one.
-    pub order_differs: bool,
-    /// The same on cost, with `[cache]`.
-    pub cost_winners: Vec<usize>,
-    pub cost_order_differs: bool,
+/// Receives every grid point's totals as the sweep goes, in grid order: the caller decides
+/// what to keep (a CSV row per point, the slice a chart draws). The engine knows nothing of
+/// files or formats; a sink's error stops the sweep and is returned from [`run`].
+pub trait PointSink {
+    /// Grid point `index` (grid order; the off-grid nominal point comes last with
+    /// `index == None`), whether it is the nominal point, and every run's totals there
+    /// (`totals[0]` is the baseline's, then one per edit).
+    fn point(
+        &mut self,
+        index: Option<usize>,
+        point: &Point,
+        nominal: bool,
+        totals: &[Totals],
+    ) -> io::Result<()>;
+}
+
+/// Several sinks fed the same points, in order.
+impl<const N: usize> PointSink for [&mut dyn PointSink; N] {
+    fn point(
+        &mut self,
+        index: Option<usize>,
+        point: &Point,
+        nominal: bool,
+        totals: &[Totals],
+    ) -> io::Result<()> {
+        for sink in self.iter_mut() {
+            sink.point(index, point, nominal, totals)?;
+        }
+        Ok(())
+    }
 }
 
 /// What a sweep found.
@@ -66,23 +82,18 @@ pub struct SweepOutcome {
     pub break_even: Vec<BreakEven>,
     /// Pairs with an edit whose events move with the assumptions.
     pub sampled_only: Vec<(usize, usize)>,
-    /// `slice[b * nr + r]` at the first cache-read and retry values, if small enough.
-    pub slice: Option<Vec<SliceCell>>,
     /// Closed forms of the reread totals (baseline first), where they hold.
     pub affine: Vec<Option<Affine>>,
 }
 
-/// Largest (B × ρ) slice kept for the charts.
-const MAX_SLICE: usize = 1_000_000;
-
-/// Evaluates every edit of `study` at every point of `grid`, writing `sweep.csv` rows to
-/// `csv` as it goes.
+/// Evaluates every edit of `study` at every point of `grid`, handing each point's totals to
+/// `sink` in grid order (then the nominal point, if it is off the grid).
 pub fn run(
     study: &Study,
     grid: &Grid,
     nominal: &Point,
     options: SweepOptions,
-    csv: &mut SweepCsv<'_>,
+    sink: &mut dyn PointSink,
 ) -> io::Result<SweepOutcome> {
     let subjects: Vec<_> = study.subjects().collect();
     let models: Vec<Model> = subjects
@@ -103,8 +114,6 @@ pub fn run(
     let mut tokens = Stability::new("tokens", &token_savings, nominal_totals[0].tokens);
     let mut cost = cached.then(|| Stability::new("cost", &cost_savings, nominal_totals[0].cost));
     let nominal_index = grid.index_of(nominal);
-    let [nb, nr, ..] = grid.dims();
-    let mut slice = (nb * nr <= MAX_SLICE).then(|| Vec::with_capacity(nb * nr));
 
     let replayer = (!options.closed_form).then(|| Replayer::new(study));
     let progress = Progress::new(options.progress, grid.len());
@@ -125,32 +134,15 @@ pub fn run(
             let index = start + offset;
             let point = grid.point(index);
             let (ts, cs) = savings(point_totals);
-            csv.write_point(&point, nominal_index == Some(index), &names, point_totals)?;
-            let order_before = tokens.matching_order;
+            sink.point(
+                Some(index),
+                &point,
+                nominal_index == Some(index),
+                point_totals,
+            )?;
             tokens.observe(index, &ts, point_totals[0].tokens);
-            let cost_order_before = cost.as_ref().map_or(0, |c| c.matching_order);
             if let Some(c) = cost.as_mut() {
                 c.observe(index, &cs, point_totals[0].cost);
-            }
-            let cost_order_differs = cost
-                .as_ref()
-                .is_some_and(|c| c.matching_order == cost_order_before);
-            let [_, _, ci, ti] = grid.coordinates(index);
-            if let (Some(cells), 0, 0) = (slice.as_mut(), ci, ti) {
-                cells.push(SliceCell {
-                    saved_pct: ts
-                        .iter()
-                        .map(|s| 100.0 * s / point_totals[0].tokens)
-                        .collect(),
-                    winners: winners(&ts, point_totals[0].tokens),
-                    order_differs: tokens.matching_order == order_before,
-                    cost_winners: if cached {
-                        winners(&cs, point_totals[0].cost)
-                    } else {
-                        Vec::new()
-                    },
-                    cost_order_differs,
-                });
             }
         }
         progress.advance(end - start);
@@ -158,7 +150,7 @@ pub fn run(
     }
     progress.finish();
     if nominal_index.is_none() {
-        csv.write_point(nominal, true, &names, &nominal_totals)?;
+        sink.point(None, nominal, true, &nominal_totals)?;
     }
 
     let (break_even, sampled_only) =
@@ -173,7 +165,6 @@ pub fn run(
         cost,
         break_even,
         sampled_only,
-        slice,
     })
 }
 
@@ -259,20 +250,8 @@ impl<'s> Replayer<'s> {
     }
 }
 
-/// The edits sharing first place.
-fn winners(savings: &[f64], baseline_total: f64) -> Vec<usize> {
-    let ranking = rank::rank(savings, baseline_total);
-    let best = ranking.order.first().map(|&w| ranking.ranks[w]);
-    ranking
-        .order
-        .iter()
-        .copied()
-        .filter(|&e| Some(ranking.ranks[e]) == best)
-        .collect()
-}
-
 /// Per-edit savings on reread tokens and on cost; `totals[0]` is the baseline.
-fn savings(totals: &[Totals]) -> (Vec<f64>, Vec<f64>) {
+pub fn savings(totals: &[Totals]) -> (Vec<f64>, Vec<f64>) {
     let base = totals[0];
     totals[1..]
         .iter()

@@ -38,6 +38,11 @@ pub struct Stability {
     flip_counts: Vec<usize>,
 }
 
+/// Whether edit `x` saves strictly more than edit `y` (beyond a tie).
+fn strictly_better(savings: &[f64], baseline_total: f64, x: usize, y: usize) -> bool {
+    savings[x] > savings[y] && !rank::tied(savings[x], savings[y], baseline_total)
+}
+
 impl Stability {
     /// Starts counting against the nominal savings (one per edit).
     pub fn new(measure: &'static str, nominal_savings: &[f64], nominal_total: f64) -> Stability {
@@ -63,12 +68,17 @@ impl Stability {
         }
     }
 
+    /// Whether these savings (one per edit) reverse any strictly ordered nominal pair.
+    pub fn order_differs(&self, savings: &[f64], baseline_total: f64) -> bool {
+        self.pairs
+            .iter()
+            .any(|&(a, b)| strictly_better(savings, baseline_total, b, a))
+    }
+
     /// Counts grid point `index` with these savings (one per edit) and baseline total.
     pub fn observe(&mut self, index: usize, savings: &[f64], baseline_total: f64) {
         self.points += 1;
-        let strictly_better = |x: usize, y: usize| {
-            savings[x] > savings[y] && !rank::tied(savings[x], savings[y], baseline_total)
-        };
+        let strictly_better = |x: usize, y: usize| strictly_better(savings, baseline_total, x, y);
         let mut flipped = false;
         for (p, &(a, b)) in self.pairs.iter().enumerate() {
             if strictly_better(b, a) {
