@@ -7,7 +7,7 @@
 
 use crate::error::Error;
 use crate::evaluate::{Study, evaluate};
-use crate::ledger::{self, Assumptions};
+use crate::ledger::Assumptions;
 use crate::output::csv::SweepCsv;
 use crate::output::{self, OutputDir};
 use crate::report::{self, Report, Sources, SweepReport};
@@ -15,6 +15,7 @@ use crate::run::Run;
 use crate::scenario;
 pub use crate::sweep::SweepOverrides;
 use crate::sweep::{self, Grid, SweepOptions};
+use crate::timeline::Walker;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -176,15 +177,19 @@ fn run_ledger(c: &LedgerConfig, out: &mut dyn Write) -> Result<(), Error> {
         base_tokens: c.base_tokens,
         bytes_per_token: c.bytes_per_token,
     };
+    let mut walker = Walker::<f64>::new(None, at, 0.0);
     let rows: Vec<LedgerLine> = calls
         .iter()
-        .zip(ledger::rows(&run, at))
-        .map(|(call, row)| LedgerLine {
-            call: &call.id,
-            label: &call.label,
-            bytes: call.bytes,
-            context_tokens: row.context_tokens,
-            cumulative_tokens: row.cumulative_tokens,
+        .zip(run.iter())
+        .map(|(call, slot)| {
+            let figures = walker.step(&slot, call.gap_s, None);
+            LedgerLine {
+                call: &call.id,
+                label: &call.label,
+                bytes: call.bytes,
+                context_tokens: figures.context,
+                cumulative_tokens: walker.sums().context,
+            }
         })
         .collect();
     let total = rows.last().map_or(0.0, |r| r.cumulative_tokens);

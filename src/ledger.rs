@@ -1,10 +1,10 @@
-//! The reread ledger (MODEL.md §1): what each call re-reads, and the total.
+//! The reread ledger's terms (MODEL.md §1): the assumptions, the closed form, savings.
 //!
 //! Call i reads the context *before* its own result joins it: `ctx_i = B + Σ_{j<i} s_j`.
 //! Adding first and reading after would count every call's own output once too often.
 //! The total `T = Σ ctx_i` has the closed form `n·B + Σ_j s_j·(n − j)`, which is affine in
 //! `B` and in `1/ρ`; [`Affine`] keeps its three coefficients so a sweep need not replay
-//! the run at every point.
+//! the run at every point. The call-by-call walk itself is `crate::timeline`.
 
 use crate::run::Run;
 
@@ -15,35 +15,6 @@ pub struct Assumptions {
     pub base_tokens: f64,
     /// ρ: bytes per estimated token.
     pub bytes_per_token: f64,
-}
-
-/// One call's line of the ledger.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LedgerRow {
-    /// Context this call re-reads, in est. tokens.
-    pub context_tokens: f64,
-    /// Sum of the contexts re-read so far, this call included.
-    pub cumulative_tokens: f64,
-}
-
-/// The ledger of `run`, call by call, accumulated in call order.
-pub fn rows(run: &Run, at: Assumptions) -> impl Iterator<Item = LedgerRow> + '_ {
-    let mut context = at.base_tokens;
-    let mut cumulative = 0.0;
-    run.iter().map(move |slot| {
-        cumulative += context;
-        let row = LedgerRow {
-            context_tokens: context,
-            cumulative_tokens: cumulative,
-        };
-        context += slot.size(at.bytes_per_token);
-        row
-    })
-}
-
-/// The reread total `T` of `run`, accumulated call by call.
-pub fn reread_total(run: &Run, at: Assumptions) -> f64 {
-    rows(run, at).last().map_or(0.0, |r| r.cumulative_tokens)
 }
 
 /// `T = calls·B + tokens + bytes/ρ`: the reread total as an affine function of the
@@ -141,11 +112,22 @@ mod tests {
         bytes_per_token: 3.3,
     };
 
+    fn rows(r: &Run, at: Assumptions) -> Vec<f64> {
+        let mut walker = crate::timeline::Walker::<f64>::new(None, at, 0.0);
+        r.iter()
+            .map(|s| walker.step(&s, 0.0, None).context)
+            .collect()
+    }
+
+    fn reread_total(r: &Run, at: Assumptions) -> f64 {
+        rows(r, at).iter().sum()
+    }
+
     #[test]
     fn worked_example_of_model_section_1() {
         // Calls of 45,000, 2,000 and 5,000 bytes read 30,000, 43,636.4 and 44,242.4 tokens.
         let r = run(&[45_000.0, 2_000.0, 5_000.0]);
-        let ctx: Vec<f64> = rows(&r, SEED).map(|row| row.context_tokens).collect();
+        let ctx = rows(&r, SEED);
         assert_eq!(ctx[0], 30_000.0);
         assert!((ctx[1] - (30_000.0 + 45_000.0 / 3.3)).abs() < 1e-9);
         assert!((ctx[2] - (30_000.0 + 47_000.0 / 3.3)).abs() < 1e-9);

@@ -5,7 +5,7 @@
 //! sweep evaluates each point in constant time. One code path serves both, so the closed
 //! form cannot drift from the replay.
 
-use crate::clear::{Clearings, NEVER};
+use crate::clear::{Clearings, Event, NEVER};
 use crate::ledger::{Affine, Assumptions};
 use crate::run::{Run, Slot};
 use crate::scenario::{CacheSpec, Call};
@@ -109,6 +109,9 @@ pub struct CallFigures<Q> {
     pub cached: Q,
     /// Of it, tokens written to the cache (zero without `[cache]`).
     pub written: Q,
+    /// Of it, tokens billed at the plain input price because the whole request is shorter
+    /// than the minimum cacheable length (zero without `[cache]`; MODEL.md §4).
+    pub uncached: Q,
 }
 
 /// Sums over a run.
@@ -118,15 +121,40 @@ pub struct RunSums<Q> {
     pub context: Q,
     pub cached: Q,
     pub written: Q,
+    pub uncached: Q,
+}
+
+impl<Q: Quantity> RunSums<Q> {
+    fn zero() -> Self {
+        RunSums {
+            context: Q::zero(),
+            cached: Q::zero(),
+            written: Q::zero(),
+            uncached: Q::zero(),
+        }
+    }
+
+    fn add(&mut self, f: &CallFigures<Q>) {
+        self.context += f.context;
+        self.cached += f.cached;
+        self.written += f.written;
+        self.uncached += f.uncached;
+    }
 }
 
 impl RunSums<f64> {
     /// Cost in input-token equivalents (MODEL.md §4): with a cache,
-    /// `read·cached + write·written + retry·read·context`; without, `context·(1 + retry)`.
+    /// `read·cached + write·written + 1·uncached`, plus retries re-sending each request
+    /// (`retry·read` per cacheable token, `retry·1` per uncacheable one); without a cache,
+    /// `context·(1 + retry)`.
     pub fn cost(&self, cache: Option<(f64, f64)>, retry_rate: f64) -> f64 {
         match cache {
             Some((read, write)) => {
-                read * self.cached + write * self.written + retry_rate * read * self.context
+                let cacheable = self.context - self.uncached;
+                read * self.cached
+                    + write * self.written
+                    + self.uncached
+                    + retry_rate * (read * cacheable + self.uncached)
             }
             None => self.context * (1.0 + retry_rate),
         }
@@ -139,12 +167,118 @@ pub fn call_cost(f: &CallFigures<f64>, cache: Option<(f64, f64)>, retry_rate: f6
         context: f.context,
         cached: f.cached,
         written: f.written,
+        uncached: f.uncached,
     }
     .cost(cache, retry_rate)
 }
 
+/// The ledger's state between calls: feed it a run's calls in order with [`Walker::step`].
+///
+/// This is the one implementation of MODEL.md §1, §3 (placeholders) and §4 (the cache): the
+/// batch [`walk`], the sweep's closed forms, every output and the streaming `ledger`
+/// command all go through it. Without a cache it keeps constant memory, so a trace of any
+/// length can be streamed through it.
+#[derive(Debug, Clone)]
+pub struct Walker<'a, Q> {
+    cache: Option<&'a CacheSpec>,
+    at: Assumptions,
+    placeholder_bytes: f64,
+    base: Q,
+    context: Q,
+    previous_context: Q,
+    freed_so_far: Q,
+    /// `full[k]`: the sum of the full sizes of results before k; kept only with a cache.
+    full: Vec<Q>,
+    index: usize,
+    sums: RunSums<Q>,
+}
+
+impl<'a, Q: Quantity> Walker<'a, Q> {
+    /// A walk at `at`, with the prompt cache `cache` if any; cleared results are replaced
+    /// by `placeholder_bytes` each.
+    pub fn new(cache: Option<&'a CacheSpec>, at: Assumptions, placeholder_bytes: f64) -> Self {
+        let base = Q::base(at);
+        Walker {
+            cache,
+            at,
+            placeholder_bytes,
+            base,
+            context: base,
+            previous_context: base,
+            freed_so_far: Q::zero(),
+            full: if cache.is_some() {
+                vec![Q::zero()]
+            } else {
+                Vec::new()
+            },
+            index: 0,
+            sums: RunSums::zero(),
+        }
+    }
+
+    /// The next call: its result `slot`, the seconds since the previous call, and the
+    /// clearing that happens just before it, if any. Returns the call's figures.
+    pub fn step(&mut self, slot: &Slot, gap_s: f64, event: Option<&Event>) -> CallFigures<Q> {
+        let at = self.at;
+        let mut first_changed = None;
+        let mut freed_before = self.freed_so_far;
+        if let Some(event) = event {
+            let placeholders = self.placeholder_bytes * event.cleared.len() as f64;
+            let freed = Q::tokens(event.cleared_tokens) + Q::bytes(event.cleared_bytes, at)
+                - Q::bytes(placeholders, at);
+            self.context -= freed;
+            freed_before = self.freed_so_far;
+            self.freed_so_far += freed;
+            first_changed = event.cleared.first().copied();
+        }
+        let context = self.context;
+        let zero = Q::zero();
+        let (cached, written, uncached) = match self.cache {
+            None => (zero, zero, zero),
+            // Too short to be cached at all: billed at the plain input price, no write fee.
+            Some(c) if context.below(c.min_tokens) => (zero, zero, context),
+            Some(c) => {
+                let cached = if self.index == 0 || gap_s > c.ttl_s {
+                    zero
+                } else if let Some(k) = first_changed {
+                    self.base + self.full[k] - freed_before
+                } else {
+                    self.previous_context
+                };
+                let cached = if cached.below(c.min_tokens) {
+                    zero
+                } else {
+                    cached
+                };
+                (cached, context - cached, zero)
+            }
+        };
+        let figures = CallFigures {
+            context,
+            cached,
+            written,
+            uncached,
+        };
+        self.sums.add(&figures);
+        self.previous_context = context;
+        let size = Q::tokens(slot.tokens + slot.output_tokens) + Q::bytes(slot.bytes, at);
+        if let Some(&last) = self.full.last() {
+            self.full.push(last + size);
+        }
+        self.context += size;
+        self.index += 1;
+        figures
+    }
+
+    /// The sums over the calls so far.
+    pub fn sums(&self) -> RunSums<Q> {
+        self.sums
+    }
+}
+
 /// Walks `run` under `clearings` at `at`, calling `each(i, slot, figures)` for every call in
-/// order with the call and its figures, and returns the sums. With `cache`, splits each context into cached and written.
+/// order with the call and its figures, and returns the sums. With `cache`, splits each
+/// context into cached, written and uncached tokens.
 pub fn walk<Q: Quantity>(
     calls: &[Call],
     run: &Run,
@@ -153,70 +287,13 @@ pub fn walk<Q: Quantity>(
     at: Assumptions,
     mut each: impl FnMut(usize, &Slot, &CallFigures<Q>),
 ) -> RunSums<Q> {
-    let mut sums = RunSums {
-        context: Q::zero(),
-        cached: Q::zero(),
-        written: Q::zero(),
-    };
-    let base = Q::base(at);
-    let placeholder = clearings.placeholder_bytes;
-    let mut context = base;
-    let mut previous_context = base;
-    let mut freed_so_far = Q::zero();
-    // full[k]: the sum of the full sizes of results before k; needed only with a cache.
-    let mut full: Vec<Q> = Vec::new();
-    if cache.is_some() {
-        full.reserve(run.len() + 1);
-        full.push(Q::zero());
-    }
+    let mut walker = Walker::new(cache, at, clearings.placeholder_bytes);
     let mut events = clearings.events.iter().peekable();
     for (i, slot) in run.iter().enumerate() {
-        let mut first_changed = None;
-        let mut freed_before = freed_so_far;
-        if let Some(event) = events.next_if(|e| e.before == i) {
-            let placeholders = placeholder * event.cleared.len() as f64;
-            let freed = Q::tokens(event.cleared_tokens) + Q::bytes(event.cleared_bytes, at)
-                - Q::bytes(placeholders, at);
-            context -= freed;
-            freed_before = freed_so_far;
-            freed_so_far += freed;
-            first_changed = event.cleared.first().copied();
-        }
-        let (cached, written) = match cache {
-            None => (Q::zero(), Q::zero()),
-            Some(c) => {
-                let gap = calls[slot.origin as usize].gap_s;
-                let cached = if i == 0 || gap > c.ttl_s {
-                    Q::zero()
-                } else if let Some(k) = first_changed {
-                    base + full[k] - freed_before
-                } else {
-                    previous_context
-                };
-                let cached = if cached.below(c.min_tokens) {
-                    Q::zero()
-                } else {
-                    cached
-                };
-                (cached, context - cached)
-            }
-        };
-        let figures = CallFigures {
-            context,
-            cached,
-            written,
-        };
+        let event = events.next_if(|e| e.before == i);
+        let gap = calls[slot.origin as usize].gap_s;
+        let figures = walker.step(&slot, gap, event);
         each(i, &slot, &figures);
-        sums.context += context;
-        sums.cached += cached;
-        sums.written += written;
-        previous_context = context;
-        let size = Q::tokens(slot.tokens + slot.output_tokens) + Q::bytes(slot.bytes, at);
-        if cache.is_some() {
-            let last = full[full.len() - 1];
-            full.push(last + size);
-        }
-        context += size;
     }
     debug_assert!(
         clearings
@@ -224,5 +301,5 @@ pub fn walk<Q: Quantity>(
             .iter()
             .all(|&c| c == NEVER || (c as usize) < run.len())
     );
-    sums
+    walker.sums()
 }

@@ -333,8 +333,27 @@ fn ttl_expiry_and_min_tokens_zero_the_cached_prefix() {
     let cached: Vec<f64> = f.iter().map(|x| x.1).collect();
     // Call 2's prefix (1000) is under 1,050 tokens; call 5 comes after the TTL.
     assert_eq!(cached, vec![0.0, 0.0, 1100.0, 1300.0, 0.0, 2000.0]);
+    // Call 1's whole request (1000) is under the minimum: nothing is written, it is billed
+    // at the plain input price (MODEL §4).
     let written: Vec<f64> = f.iter().map(|x| x.2).collect();
-    assert_eq!(written, vec![1000.0, 1100.0, 200.0, 300.0, 2000.0, 500.0]);
+    assert_eq!(written, vec![0.0, 1100.0, 200.0, 300.0, 2000.0, 500.0]);
+    // Cost: 0.1 · (1100 + 1300 + 2000) + 1.25 · (1100 + 200 + 300 + 2000 + 500) + 1 · 1000.
+    close(nominal(&s).baseline.cost, 440.0 + 5125.0 + 1000.0);
+}
+
+#[test]
+fn requests_below_the_minimum_are_billed_as_plain_input() {
+    // Every request under 10,000 tokens: nothing cached, nothing written, no write fee.
+    let s = scenario(&format!(
+        "{SIX_CALLS}{}",
+        CACHE.replace("min_tokens = 0", "min_tokens = 10000")
+    ));
+    let f = figures(&s, None);
+    assert!(f.iter().all(|x| x.1 == 0.0 && x.2 == 0.0), "{f:?}");
+    let e = nominal(&s);
+    // The cost equals the reread total: 1000 + 1100 + 1300 + 1600 + 2000 + 2500.
+    close(e.baseline.total_tokens, 9500.0);
+    close(e.baseline.cost, 9500.0);
 }
 
 #[test]

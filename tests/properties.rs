@@ -3,12 +3,12 @@
 
 use proptest::prelude::*;
 use simulate::evaluate::{Study, evaluate};
-use simulate::ledger::{self, Affine, Assumptions};
+use simulate::ledger::{Affine, Assumptions};
 use simulate::output::csv::SweepCsv;
 use simulate::rank;
 use simulate::scenario::{Scenario, load_str};
 use simulate::sweep::{self, Grid, SweepOptions};
-use simulate::timeline::{self, RunSums};
+use simulate::timeline::{self, RunSums, Walker};
 use std::path::Path;
 
 /// A random scenario: calls with bytes and some measured/output tokens in a few segments,
@@ -57,6 +57,15 @@ fn load(text: &str) -> Scenario {
     load_str(text, Path::new("p.toml")).unwrap()
 }
 
+/// The reread total of `run` by walking it call by call.
+fn reread_total(run: &simulate::run::Run, at: Assumptions) -> f64 {
+    let mut walker = Walker::<f64>::new(None, at, 0.0);
+    for slot in run.iter() {
+        walker.step(&slot, 0.0, None);
+    }
+    walker.sums().context
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
@@ -72,15 +81,15 @@ proptest! {
         let study = Study::new(&s).unwrap();
         let at = Assumptions { base_tokens: b, bytes_per_token: rho };
         let run = &study.baseline.run;
-        let total = ledger::reread_total(run, at);
+        let total = reread_total(run, at);
         prop_assert!(close(total, Affine::of(run).at(at)));
-        let first = ledger::rows(run, at).next().unwrap();
-        prop_assert_eq!(first.context_tokens, b);
+        let first = Walker::<f64>::new(None, at, 0.0).step(&run.get(0).unwrap(), 0.0, None);
+        prop_assert_eq!(first.context, b);
         prop_assert!(total >= run.len() as f64 * b);
         // Affine in B: the midpoint's total is the mean of the ends'.
         let other = Assumptions { base_tokens: 3.0 * b, ..at };
         let mid = Assumptions { base_tokens: 2.0 * b, ..at };
-        prop_assert!(close(ledger::reread_total(run, mid), (total + ledger::reread_total(run, other)) / 2.0));
+        prop_assert!(close(reread_total(run, mid), (total + reread_total(run, other)) / 2.0));
     }
 
     /// The closed form of every run, clearings and cache included, equals its replay, and
@@ -98,7 +107,7 @@ proptest! {
             });
             prop_assert!(parts_ok);
             if subject.clear.is_none() {
-                prop_assert!(close(replay.context, ledger::reread_total(&subject.run, at)));
+                prop_assert!(close(replay.context, reread_total(&subject.run, at)));
             }
             let form: RunSums<Affine> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, _, _| {});
             if at.base_tokens >= 1024.0 {

@@ -29,7 +29,8 @@ pub const LEDGER_HEADER: [&str; 8] = [
 ];
 
 /// Columns added with `[cache]`.
-pub const LEDGER_CACHE_HEADER: [&str; 3] = ["cached_tokens", "written_tokens", "cost"];
+pub const LEDGER_CACHE_HEADER: [&str; 4] =
+    ["cached_tokens", "written_tokens", "uncached_tokens", "cost"];
 
 /// Calls walked before a batch is formatted and written.
 const BATCH: usize = 1 << 16;
@@ -40,8 +41,8 @@ const QUEUE: usize = 64;
 
 /// Writes `ledger.csv`: the baseline's calls (edit `baseline`), then each edit's, at the
 /// nominal point of `nominal`. `cleared` lists the ids whose results were cleared just
-/// before the call (space-separated). With `[cache]`, each row adds the cached and
-/// written tokens and the cost (without, the cost is the context times 1 + retry rate).
+/// before the call (space-separated). With `[cache]`, each row adds the cached, written and
+/// uncached tokens (a request under the minimum cacheable length) and the cost.
 pub fn write_ledger(
     out: &mut (dyn Write + Send),
     study: &Study,
@@ -136,7 +137,8 @@ fn write_run(
                         }
                     }
                     if cached {
-                        for x in [row.figures.cached, row.figures.written, row.cost] {
+                        let f = &row.figures;
+                        for x in [f.cached, f.written, f.uncached, row.cost] {
                             buf.push(b',');
                             push_number(&mut buf, x, &mut numbers, &mut integer);
                         }

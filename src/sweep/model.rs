@@ -68,6 +68,7 @@ pub fn totals(
                 context: sums.context.at(at),
                 cached: sums.cached.at(at),
                 written: sums.written.at(at),
+                uncached: sums.uncached.at(at),
             }
         }
         Model::Fixed { clearings, .. } => subject.sums(study, clearings, at),

@@ -37,6 +37,7 @@ pub fn sums(
     }
     let mut total = [0.0; LANES];
     let mut cached = [0.0; LANES];
+    let mut uncached = [0.0; LANES];
     match cache {
         None => {
             for stretch in run.stretches() {
@@ -58,13 +59,16 @@ pub fn sums(
                     let t = s.tokens + s.output_tokens;
                     let fresh = expired[i];
                     for k in 0..LANES {
-                        let hit = if fresh || previous[k] < min {
+                        let now = context[k];
+                        // A request shorter than the minimum is not cached at all (MODEL §4).
+                        let short = now < min;
+                        let hit = if fresh || short || previous[k] < min {
                             0.0
                         } else {
                             previous[k]
                         };
-                        let now = context[k];
                         cached[k] += hit;
+                        uncached[k] += if short { now } else { 0.0 };
                         total[k] += now;
                         previous[k] = now;
                         context[k] = now + t + s.bytes * inv[k];
@@ -78,7 +82,8 @@ pub fn sums(
         .map(|k| RunSums {
             context: total[k],
             cached: cached[k],
-            written: total[k] - cached[k],
+            written: total[k] - cached[k] - uncached[k],
+            uncached: uncached[k],
         })
         .collect()
 }
