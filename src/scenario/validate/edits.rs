@@ -1,0 +1,280 @@
+//! `[[edit]]` tables: a name and exactly one action, or `steps` of them.
+//!
+//! Calls named by an edit are checked when it is applied (`crate::evaluate::Study`), which
+//! points back here through the spans recorded for each key.
+
+use super::Checker;
+use super::clearing::clear;
+use crate::error::{Located, line_column};
+use crate::scenario::file::{ActionFile, EditFile, MergeAtFile};
+use crate::scenario::{Action, Edit, MergeAt, Place, TrimBy};
+use std::collections::HashMap;
+use std::ops::Range;
+use toml::Spanned;
+
+/// Checks every `[[edit]]` table: unique names (not `baseline`), one action each.
+pub(super) fn edits(ck: &Checker, raw: Vec<Spanned<EditFile>>) -> Result<Vec<Edit>, Located> {
+    let mut edits: Vec<Edit> = Vec::with_capacity(raw.len());
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (i, e) in raw.into_iter().enumerate() {
+        let span = e.span();
+        let mut e = e.into_inner();
+        let Some(name) = e.name.take() else {
+            return Err(ck.err(
+                Some(span),
+                &format!("[[edit]] #{}", i + 1),
+                "missing key `name`: every edit needs a unique name",
+            ));
+        };
+        let place = format!("[[edit]] \"{}\"", name.get_ref());
+        if name.get_ref().trim().is_empty() {
+            return Err(ck.err(Some(name.span()), &place, "the name is empty"));
+        }
+        if name.get_ref() == "baseline" {
+            return Err(ck.err(
+                Some(name.span()),
+                &place,
+                "`baseline` names the unedited run in the outputs; choose another name",
+            ));
+        }
+        if let Some(first) = names.insert(name.get_ref().clone(), i) {
+            return Err(ck.err(
+                Some(name.span()),
+                &place,
+                format!(
+                    "duplicate edit name (edit #{} has it too); names must be unique",
+                    first + 1
+                ),
+            ));
+        }
+        let mut spans = Spans::default();
+        let action = edit_action(ck, &place, span.clone(), &mut e, &mut spans)?;
+        // Calls are checked when the edit is applied (crate::evaluate::Study), which can
+        // point here.
+        let at = |s: &Range<usize>| line_column(ck.text, s.start);
+        edits.push(Edit {
+            name: name.into_inner(),
+            action,
+            line_column: Some(at(&span)),
+            key_line_columns: spans.0.iter().map(|(k, s)| (k.clone(), at(s))).collect(),
+        });
+    }
+    Ok(edits)
+}
+
+/// Spans of the keys of one edit, so an error found when applying it can point there.
+#[derive(Default)]
+struct Spans(Vec<(String, Range<usize>)>);
+
+impl Spans {
+    fn add(&mut self, key: String, span: Range<usize>) {
+        self.0.push((key, span));
+    }
+    fn find(&self, key: &str) -> Option<Range<usize>> {
+        // Used for errors found while reading the edit itself.
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, s)| s.clone())
+    }
+}
+
+fn edit_action(
+    ck: &Checker,
+    place: &str,
+    span: Range<usize>,
+    e: &mut EditFile,
+    spans: &mut Spans,
+) -> Result<Action, Located> {
+    let own = e.take_action();
+    let steps = e.steps.take();
+    let given = own.keys();
+    match (given.len(), steps) {
+        (0, Some(steps)) => {
+            if steps.get_ref().is_empty() {
+                return Err(ck.err(
+                    Some(steps.span()),
+                    &format!("{place}: steps"),
+                    "steps is empty; list at least one step",
+                ));
+            }
+            let count = steps.get_ref().len();
+            let mut actions = Vec::with_capacity(count);
+            for (i, step) in steps.into_inner().into_iter().enumerate() {
+                let step_place = format!("{place}: step {}", i + 1);
+                let step_span = step.span();
+                let prefix = format!("step {}: ", i + 1);
+                let action = one_action(
+                    ck,
+                    &step_place,
+                    step_span,
+                    step.into_inner(),
+                    spans,
+                    &prefix,
+                )?;
+                if matches!(action, Action::Clear(_)) && i + 1 != count {
+                    return Err(ck.err(Some(spans.find(&format!("{prefix}clear")).unwrap_or(0..0)), &step_place, "a clear must be the last step: it is a policy replayed over the run that the other steps leave"));
+                }
+                actions.push(action);
+            }
+            Ok(Action::Steps(actions))
+        }
+        (0, None) => Err(ck.err(
+            Some(span),
+            place,
+            "the edit has no action: give one of trim, merge, drop, move, clear or steps",
+        )),
+        (1, None) => one_action(ck, place, span, own, spans, ""),
+        (_, steps) => {
+            let mut all = given;
+            if steps.is_some() {
+                all.push("steps");
+            }
+            Err(ck.err(Some(span), place, format!("the edit has {} actions ({}); give exactly one, or put several in steps = [...]", all.len(), all.join(", "))))
+        }
+    }
+}
+
+impl ActionFile {
+    fn keys(&self) -> Vec<&'static str> {
+        let mut keys = Vec::new();
+        if self.trim.is_some() {
+            keys.push("trim");
+        }
+        if self.merge.is_some() {
+            keys.push("merge");
+        }
+        if self.drop.is_some() {
+            keys.push("drop");
+        }
+        if self.move_.is_some() {
+            keys.push("move");
+        }
+        if self.clear.is_some() {
+            keys.push("clear");
+        }
+        keys
+    }
+}
+
+fn one_action(
+    ck: &Checker,
+    place: &str,
+    span: Range<usize>,
+    a: ActionFile,
+    spans: &mut Spans,
+    prefix: &str,
+) -> Result<Action, Located> {
+    let keys = a.keys();
+    if keys.len() != 1 {
+        let m = if keys.is_empty() {
+            "the step has no action: give one of trim, merge, drop, move or clear".to_string()
+        } else {
+            format!(
+                "the step has {} actions ({}); give exactly one per step",
+                keys.len(),
+                keys.join(", ")
+            )
+        };
+        return Err(ck.err(Some(span), place, m));
+    }
+    let at = |key: &str| format!("{place}: {key}");
+    if let Some(t) = a.trim {
+        spans.add(format!("{prefix}trim"), t.span());
+        let t = t.into_inner();
+        spans.add(format!("{prefix}trim.call"), t.call.span());
+        let mut by = Vec::new();
+        if let Some(v) = &t.by_bytes {
+            spans.add(format!("{prefix}trim.by_bytes"), v.span());
+            by.push(TrimBy::Bytes(ck.positive(v, &at("trim.by_bytes"))?));
+        }
+        if let Some(v) = &t.to_bytes {
+            spans.add(format!("{prefix}trim.to_bytes"), v.span());
+            by.push(TrimBy::ToBytes(ck.non_negative(v, &at("trim.to_bytes"))?));
+        }
+        if let Some(v) = &t.by_percent {
+            spans.add(format!("{prefix}trim.by_percent"), v.span());
+            let p = ck.positive(v, &at("trim.by_percent"))?;
+            if p > 100.0 {
+                return Err(ck.err(
+                    Some(v.span()),
+                    &at("trim.by_percent"),
+                    format!("{p} is over 100: give a percentage in (0, 100]"),
+                ));
+            }
+            by.push(TrimBy::Percent(p));
+        }
+        if by.len() != 1 {
+            return Err(ck.err(
+                spans.find(&format!("{prefix}trim")),
+                &at("trim"),
+                "give exactly one of by_bytes, to_bytes or by_percent",
+            ));
+        }
+        return Ok(Action::Trim {
+            call: t.call.into_inner(),
+            by: by[0],
+        });
+    }
+    if let Some(m) = a.merge {
+        let m = m.into_inner();
+        spans.add(format!("{prefix}merge.calls"), m.calls.span());
+        let overhead_bytes = match &m.overhead_bytes {
+            Some(v) => ck.non_negative(v, &at("merge.overhead_bytes"))?,
+            None => 0.0,
+        };
+        let at = match m.at {
+            None | Some(MergeAtFile::First) => MergeAt::First,
+            Some(MergeAtFile::Last) => MergeAt::Last,
+        };
+        let calls = m
+            .calls
+            .into_inner()
+            .into_iter()
+            .map(Spanned::into_inner)
+            .collect();
+        return Ok(Action::Merge {
+            calls,
+            overhead_bytes,
+            at,
+        });
+    }
+    if let Some(d) = a.drop {
+        let d = d.into_inner();
+        spans.add(format!("{prefix}drop.call"), d.call.span());
+        return Ok(Action::Drop {
+            call: d.call.into_inner(),
+        });
+    }
+    if let Some(m) = a.move_ {
+        let span = m.span();
+        let m = m.into_inner();
+        spans.add(format!("{prefix}move.call"), m.call.span());
+        let to = match (m.before, m.after) {
+            (Some(b), None) => {
+                spans.add(format!("{prefix}move.before"), b.span());
+                Place::Before(b.into_inner())
+            }
+            (None, Some(a)) => {
+                spans.add(format!("{prefix}move.after"), a.span());
+                Place::After(a.into_inner())
+            }
+            _ => {
+                return Err(ck.err(
+                    Some(span),
+                    &at("move"),
+                    "give exactly one of before = \"<call id>\" or after = \"<call id>\"",
+                ));
+            }
+        };
+        return Ok(Action::Move {
+            call: m.call.into_inner(),
+            to,
+        });
+    }
+    if let Some(c) = a.clear {
+        spans.add(format!("{prefix}clear"), c.span());
+        return Ok(Action::Clear(clear(ck, place, &c)?));
+    }
+    Err(ck.err(Some(span), place, "no action"))
+}
