@@ -5,7 +5,7 @@
 
 use crate::app::{Command, Format, LedgerConfig, RunConfig, SweepOverrides};
 use crate::error::Located;
-use crate::scenario::Axis;
+use crate::scenario::{Assumption, Axis};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -79,11 +79,12 @@ struct RunArgs {
     out: PathBuf,
 
     /// Override the scenario's base tokens B (tokens every call reads: system prompt, tools).
-    #[arg(long, value_name = "N", value_parser = positive)]
+    #[arg(long, value_name = "N", value_parser = base_tokens, allow_negative_numbers = true)]
     base: Option<f64>,
 
-    /// Override the scenario's bytes per token ρ (how bytes convert to estimated tokens).
-    #[arg(long, value_name = "R", value_parser = positive)]
+    /// Override the scenario's bytes per token ρ (how bytes convert to estimated tokens;
+    /// 0.01 to 1000).
+    #[arg(long, value_name = "R", value_parser = bytes_per_token, allow_negative_numbers = true)]
     bpt: Option<f64>,
 
     /// What to print on stdout: a table for people, or the whole report as JSON.
@@ -96,20 +97,20 @@ struct RunArgs {
 
     /// Swept base tokens: a list `20000,30000,40000` or a range `FROM:TO:STEPS`
     /// (overrides [sweep] base_tokens).
-    #[arg(long, value_name = "VALUES")]
+    #[arg(long, value_name = "VALUES", allow_hyphen_values = true)]
     sweep_base: Option<String>,
 
     /// Swept bytes per token: a list `2.5,3.3,4.0` or a range `FROM:TO:STEPS`, e.g.
     /// `2.5:4.0:16` (overrides [sweep] bytes_per_token).
-    #[arg(long, value_name = "VALUES")]
+    #[arg(long, value_name = "VALUES", allow_hyphen_values = true)]
     sweep_bpt: Option<String>,
 
     /// Swept cache read price (× base input price), as a list or FROM:TO:STEPS; needs [cache].
-    #[arg(long, value_name = "VALUES")]
+    #[arg(long, value_name = "VALUES", allow_hyphen_values = true)]
     sweep_cache_read: Option<String>,
 
     /// Swept retry rate (extra attempts per call), as a list or FROM:TO:STEPS.
-    #[arg(long, value_name = "VALUES")]
+    #[arg(long, value_name = "VALUES", allow_hyphen_values = true)]
     sweep_retry: Option<String>,
 
     /// Evaluate every sweep point by replaying each run call by call, instead of the
@@ -125,11 +126,11 @@ struct LedgerArgs {
     trace: PathBuf,
 
     /// Base tokens B every call reads (assumed).
-    #[arg(long, value_name = "N", value_parser = positive, default_value_t = 30_000.0)]
+    #[arg(long, value_name = "N", value_parser = base_tokens, allow_negative_numbers = true, default_value_t = 30_000.0)]
     base: f64,
 
-    /// Bytes per estimated token ρ (assumed).
-    #[arg(long, value_name = "R", value_parser = positive, default_value_t = 3.3)]
+    /// Bytes per estimated token ρ (assumed; 0.01 to 1000).
+    #[arg(long, value_name = "R", value_parser = bytes_per_token, allow_negative_numbers = true, default_value_t = 3.3)]
     bpt: f64,
 
     /// What to print: a table for people, or JSON.
@@ -152,13 +153,21 @@ impl From<FormatArg> for Format {
     }
 }
 
-fn positive(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 && x <= crate::scenario::MAX_NUMBER => Ok(x),
-        _ => Err(format!(
-            "`{s}` is not a finite number > 0 (and at most 1e15)"
-        )),
-    }
+/// A number for an assumption flag, checked against its range.
+fn assumption(s: &str, what: Assumption) -> Result<f64, String> {
+    let x = s
+        .trim()
+        .parse::<f64>()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    what.check(x)
+}
+
+fn base_tokens(s: &str) -> Result<f64, String> {
+    assumption(s, Assumption::BaseTokens)
+}
+
+fn bytes_per_token(s: &str) -> Result<f64, String> {
+    assumption(s, Assumption::BytesPerToken)
 }
 
 /// Parses the process arguments; prints help or a usage error and exits (code 2) itself.
@@ -185,9 +194,9 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         }));
     }
     let r = cli.run;
-    let axis = |flag: &str, v: &Option<String>, zero_ok: bool| -> Result<Option<Axis>, Located> {
+    let axis = |flag: &str, v: &Option<String>, what| -> Result<Option<Axis>, Located> {
         v.as_deref()
-            .map(|v| sweep_values(flag, v, zero_ok))
+            .map(|v| sweep_values(flag, v, what))
             .transpose()
     };
     Ok(Command::Run(RunConfig {
@@ -200,16 +209,20 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         charts: !r.no_charts,
         closed_form: !r.replay,
         sweep: SweepOverrides {
-            base_tokens: axis("--sweep-base", &r.sweep_base, false)?,
-            bytes_per_token: axis("--sweep-bpt", &r.sweep_bpt, false)?,
-            cache_read: axis("--sweep-cache-read", &r.sweep_cache_read, false)?,
-            retry_rate: axis("--sweep-retry", &r.sweep_retry, true)?,
+            base_tokens: axis("--sweep-base", &r.sweep_base, Assumption::BaseTokens)?,
+            bytes_per_token: axis("--sweep-bpt", &r.sweep_bpt, Assumption::BytesPerToken)?,
+            cache_read: axis(
+                "--sweep-cache-read",
+                &r.sweep_cache_read,
+                Assumption::CacheRead,
+            )?,
+            retry_rate: axis("--sweep-retry", &r.sweep_retry, Assumption::RetryRate)?,
         },
     }))
 }
 
 /// `a,b,c` or `from:to:steps`.
-fn sweep_values(flag: &str, text: &str, zero_ok: bool) -> Result<Axis, Located> {
+fn sweep_values(flag: &str, text: &str, what: Assumption) -> Result<Axis, Located> {
     let err = |m: String| Located::new("command line", m).place(flag.to_string());
     let number = |s: &str| -> Result<f64, Located> {
         s.trim()
@@ -234,7 +247,7 @@ fn sweep_values(flag: &str, text: &str, zero_ok: bool) -> Result<Axis, Located> 
             .map(number)
             .collect::<Result<Vec<_>, _>>()?
     };
-    crate::scenario::checked_axis(values, zero_ok).map_err(err)
+    crate::scenario::checked_axis(values, what).map_err(err)
 }
 
 #[cfg(test)]
@@ -243,27 +256,28 @@ mod tests {
 
     #[test]
     fn sweep_values_take_lists_and_ranges() {
+        let base = Assumption::BaseTokens;
         assert_eq!(
-            sweep_values("--x", "3,1,2,2", false).unwrap(),
+            sweep_values("--x", "3,1,2,2", base).unwrap(),
             Axis(vec![1.0, 2.0, 3.0])
         );
         assert_eq!(
-            sweep_values("--x", "1:2:3", false).unwrap(),
+            sweep_values("--x", "1:2:3", base).unwrap(),
             Axis(vec![1.0, 1.5, 2.0])
         );
-        assert!(sweep_values("--x", "1:2", false).is_err());
+        assert!(sweep_values("--x", "1:2", base).is_err());
         assert!(
-            sweep_values("--x", "0,1", false)
+            sweep_values("--x", "0,1", base)
                 .unwrap_err()
                 .message
-                .contains("> 0")
+                .contains("more than 0")
         );
         assert_eq!(
-            sweep_values("--x", "0,1", true).unwrap(),
+            sweep_values("--x", "0,1", Assumption::RetryRate).unwrap(),
             Axis(vec![0.0, 1.0])
         );
         assert!(
-            sweep_values("--x", "1:2:1", false)
+            sweep_values("--x", "1:2:1", base)
                 .unwrap_err()
                 .message
                 .contains("steps")
@@ -292,7 +306,12 @@ mod tests {
                 ..
             })
         ));
-        assert!(parse_from(["simulate", "s.toml", "--base", "-1"]).is_err());
+        // A leading minus reaches the range check, which says what is valid.
+        let e = parse_from(["simulate", "s.toml", "--base", "-1"]).unwrap_err();
+        assert!(
+            e.to_string().contains("-1 is out of range for base tokens"),
+            "{e}"
+        );
         assert!(parse_from(["simulate"]).is_err());
     }
 }

@@ -266,6 +266,7 @@ mod tests {
             segment: 1,
             gap_s: 0.0,
             measured: false,
+            detail: None,
         }
     }
 

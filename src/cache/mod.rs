@@ -1,3 +1,5 @@
-//! The prompt cache: provider presets and the cost model of MODEL.md §4.
+//! The prompt cache and prices: provider presets, and per-model prices and cache terms
+//! (MODEL.md §4), both kept as data with their sources.
 
+pub mod models;
 pub mod presets;

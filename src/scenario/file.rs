@@ -14,10 +14,13 @@ use toml::Spanned;
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     pub name: Option<Spanned<String>>,
-    pub description: Option<String>,
+    pub description: Option<Spanned<String>>,
     pub base_tokens: Option<Spanned<f64>>,
+    pub base_tokens_source: Option<Spanned<String>>,
     pub bytes_per_token: Option<Spanned<f64>>,
+    pub bytes_per_token_source: Option<Spanned<String>>,
     pub retry_rate: Option<Spanned<f64>>,
+    pub import: Option<Spanned<ImportFile>>,
     pub sweep: Option<SweepFile>,
     pub cache: Option<Spanned<CacheFile>>,
     pub price: Option<Spanned<PriceFile>>,
@@ -33,14 +36,48 @@ pub struct ScenarioFile {
 #[serde(deny_unknown_fields)]
 pub struct CallFile {
     pub id: Option<Spanned<String>>,
-    pub label: Option<String>,
+    pub label: Option<Spanned<String>>,
     pub bytes: Option<Spanned<f64>>,
     pub tokens: Option<Spanned<f64>>,
-    pub kind: Option<String>,
+    pub kind: Option<Spanned<String>>,
     pub pinned: Option<bool>,
     pub segment: Option<Spanned<i64>>,
     pub gap_s: Option<Spanned<f64>>,
     pub output_tokens: Option<Spanned<f64>>,
+    pub tool: Option<Spanned<String>>,
+    pub input_hash: Option<Spanned<String>>,
+    pub measured: Option<Spanned<MeasuredFile>>,
+}
+
+/// `[call.measured]`: a request's usage as the provider reported it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasuredFile {
+    pub input_tokens: Option<Spanned<f64>>,
+    pub cache_creation_input_tokens: Option<Spanned<f64>>,
+    pub cache_creation_1h_input_tokens: Option<Spanned<f64>>,
+    pub cache_read_input_tokens: Option<Spanned<f64>>,
+    pub output_tokens: Option<Spanned<f64>>,
+    pub model: Option<Spanned<String>>,
+    pub convention: Option<Spanned<String>>,
+}
+
+/// `[import]`: where an imported scenario came from.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportFile {
+    pub format: Option<String>,
+    pub file: Option<String>,
+    pub session_id: Option<String>,
+    pub trace: Option<String>,
+    pub part: Option<u64>,
+    pub parent_session: Option<String>,
+    pub agent_id: Option<String>,
+    pub requests: Option<u64>,
+    pub duplicates_removed: Option<u64>,
+    pub malformed_lines: Option<u64>,
+    pub model: Option<String>,
+    pub convention: Option<Spanned<String>>,
 }
 
 /// One `[[edit]]` table: a name and exactly one action.
@@ -156,6 +193,7 @@ pub struct CacheFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PriceFile {
+    pub model: Option<Spanned<String>>,
     pub input: Option<Spanned<f64>>,
     pub output: Option<Spanned<f64>>,
     pub source: Option<String>,

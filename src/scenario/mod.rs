@@ -4,6 +4,7 @@
 //! written, `tsv` reads `calls_tsv` traces, and `validate` turns both into the checked
 //! engine types below, so the engine never sees a raw TOML value.
 
+mod bounds;
 mod file;
 mod load;
 mod tsv;
@@ -12,6 +13,7 @@ mod validate;
 use compact_str::CompactString;
 use std::sync::Arc;
 
+pub use bounds::Assumption;
 pub use load::{MAX_INPUT_BYTES, load, load_str, read_limited};
 pub use tsv::{parse_tsv, read_tsv};
 pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
@@ -39,6 +41,108 @@ pub struct Call {
     pub gap_s: f64,
     /// Whether `tokens` was given (measured), for labelling the unit.
     pub measured: bool,
+    /// What a log tells about the call beyond its sizes (tool, input, measured usage);
+    /// boxed so a million-call TSV trace pays one pointer per call for it.
+    pub detail: Option<Box<CallDetail>>,
+}
+
+impl Call {
+    /// The tool the call ran (`Bash`, `Read`), if known.
+    pub fn tool(&self) -> Option<&str> {
+        self.detail.as_ref()?.tool.as_deref()
+    }
+
+    /// A hash of the tool name and its input, if known: equal hashes are re-reads.
+    pub fn input_hash(&self) -> Option<&str> {
+        self.detail.as_ref()?.input_hash.as_deref()
+    }
+
+    /// The provider's measured usage of the request, if the scenario came from a log.
+    pub fn usage(&self) -> Option<&MeasuredUsage> {
+        self.detail.as_ref()?.measured.as_ref()
+    }
+}
+
+/// What a log tells about a call beyond the ledger's sizes.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallDetail {
+    /// The tool name, exactly as the log gives it.
+    pub tool: Option<Arc<str>>,
+    /// Hash of the tool name and input (hex), so identical re-reads can be found.
+    pub input_hash: Option<CompactString>,
+    /// `[call.measured]`: the provider's usage fields for this request.
+    pub measured: Option<MeasuredUsage>,
+}
+
+/// How a provider counts input tokens (MODEL.md §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Convention {
+    /// `input_tokens` excludes cache reads and writes: total input is input + cache
+    /// creation + cache read (Anthropic Messages API usage).
+    Anthropic,
+    /// `input_tokens` includes cached tokens (OpenAI, Codex CLI, Gemini, OpenTelemetry).
+    OpenAi,
+}
+
+impl Convention {
+    /// The convention as written in a scenario file.
+    pub fn key(self) -> &'static str {
+        match self {
+            Convention::Anthropic => "anthropic",
+            Convention::OpenAi => "openai",
+        }
+    }
+
+    /// What `input_tokens` means under this convention, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Convention::Anthropic => {
+                "anthropic: input_tokens excludes cache reads and writes; total input = input_tokens + cache_creation_input_tokens + cache_read_input_tokens"
+            }
+            Convention::OpenAi => {
+                "openai: input_tokens includes cached tokens (cache_read_input_tokens is part of it); total input = input_tokens"
+            }
+        }
+    }
+}
+
+/// A request's usage as the provider reported it, in tokens. A field the log did not give
+/// is None, never 0 (MODEL.md §6.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredUsage {
+    pub input_tokens: Option<f64>,
+    /// Tokens written to the prompt cache (all TTLs).
+    pub cache_creation_input_tokens: Option<f64>,
+    /// Of them, written with the 1-hour TTL.
+    pub cache_creation_1h_input_tokens: Option<f64>,
+    /// Tokens read from the prompt cache.
+    pub cache_read_input_tokens: Option<f64>,
+    pub output_tokens: Option<f64>,
+    /// The model id as the log names it.
+    pub model: Option<Arc<str>>,
+    pub convention: Convention,
+}
+
+impl MeasuredUsage {
+    /// The request's total input in tokens: what the model read (MODEL.md §6.2, measured
+    /// ledger). None when a field the convention needs is missing.
+    pub fn total_input(&self) -> Option<f64> {
+        match self.convention {
+            Convention::Anthropic => Some(
+                self.input_tokens?
+                    + self.cache_creation_input_tokens?
+                    + self.cache_read_input_tokens?,
+            ),
+            Convention::OpenAi => self.input_tokens,
+        }
+    }
+
+    /// Tokens written to the cache with the 5-minute TTL: creation less its 1-hour part.
+    pub fn cache_creation_5m_input_tokens(&self) -> Option<f64> {
+        let all = self.cache_creation_input_tokens?;
+        Some(all - self.cache_creation_1h_input_tokens.unwrap_or(0.0))
+    }
 }
 
 /// Prompt-cache pricing, as multiples of the base input price (MODEL.md §4).
@@ -202,6 +306,35 @@ impl Edit {
     }
 }
 
+/// Where the nominal B and ρ came from, as the scenario file says (`base_tokens_source`,
+/// `bytes_per_token_source`); None means "assumed (scenario file)".
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssumptionSources {
+    pub base_tokens: Option<String>,
+    pub bytes_per_token: Option<String>,
+}
+
+/// The `[import]` table an importer writes: where an imported scenario came from.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+pub struct ImportInfo {
+    /// `claude-code` or `codex`.
+    pub format: String,
+    pub file: String,
+    pub session_id: Option<String>,
+    /// `main`, `subagent` or `after-compaction`.
+    pub trace: String,
+    /// 1, 2, … across compactions.
+    pub part: Option<u64>,
+    pub parent_session: Option<String>,
+    pub agent_id: Option<String>,
+    pub requests: Option<u64>,
+    pub duplicates_removed: Option<u64>,
+    pub malformed_lines: Option<u64>,
+    /// The model the trace used most.
+    pub model: Option<String>,
+    pub convention: Option<Convention>,
+}
+
 /// A checked scenario, ready for the engine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
@@ -221,11 +354,20 @@ pub struct Scenario {
     pub sweep: Option<SweepSpec>,
     pub cache: Option<CacheSpec>,
     pub price: Option<Price>,
+    /// Where B and ρ came from, when the file says.
+    pub sources: AssumptionSources,
+    /// The `[import]` table, for a scenario made from an agent log.
+    pub import: Option<ImportInfo>,
 }
 
 impl Scenario {
     /// How many calls carry measured tokens (for "measured on k of n calls").
     pub fn measured_calls(&self) -> usize {
         self.calls.iter().filter(|c| c.measured).count()
+    }
+
+    /// How many calls carry the provider's measured usage (`[call.measured]`).
+    pub fn calls_with_usage(&self) -> usize {
+        self.calls.iter().filter(|c| c.usage().is_some()).count()
     }
 }

@@ -113,6 +113,7 @@ fn join_calls(lines: &[Line<'_>]) -> Vec<Call> {
             segment: 1,
             gap_s: 0.0,
             measured: false,
+            detail: None,
         });
         start = end;
     }

@@ -1,7 +1,7 @@
 //! `[cache]` (the prompt-cache prices, or a preset) and `[price]` (dollars).
 
 use super::Checker;
-use crate::cache::presets;
+use crate::cache::{models, presets};
 use crate::error::Located;
 use crate::scenario::file::{CacheFile, PriceFile};
 use crate::scenario::{CacheSpec, Price};
@@ -10,18 +10,30 @@ use toml::Spanned;
 pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, Located> {
     let span = Some(c.span());
     let c = c.get_ref();
+    // A preset by name, or by a log's model id (`claude-sonnet-4-5-20250929`).
     let preset = match &c.preset {
-        Some(p) => Some(presets::find(p.get_ref()).ok_or_else(|| {
-            ck.err(
-                Some(p.span()),
-                "[cache] preset",
-                format!(
-                    "unknown preset \"{}\"; known presets: {}",
-                    p.get_ref(),
-                    presets::names().join(", ")
-                ),
-            )
-        })?),
+        Some(p) => Some(
+            presets::find(p.get_ref())
+                .or_else(|| presets::for_model(p.get_ref(), false).and_then(presets::find))
+                .ok_or_else(|| {
+                    let nearest = presets::names()
+                        .into_iter()
+                        .map(|n| (strsim::jaro_winkler(p.get_ref(), n), n))
+                        .filter(|(score, _)| *score >= 0.85)
+                        .max_by(|a, b| a.0.total_cmp(&b.0))
+                        .map_or_else(String::new, |(_, n)| format!("did you mean \"{n}\"? "));
+                    ck.err(
+                        Some(p.span()),
+                        "[cache] preset",
+                        format!(
+                            "unknown preset \"{}\"; {nearest}give one of {}, or a model name ({}; add -1h for the 1-hour cache)",
+                            super::shown(p.get_ref()),
+                            presets::generic_names().join(", "),
+                            models::all().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                })?,
+        ),
         None => None,
     };
     let pick = |v: &Option<Spanned<f64>>,
@@ -60,23 +72,41 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
 pub(super) fn price(ck: &Checker, p: &Spanned<PriceFile>) -> Result<Price, Located> {
     let span = Some(p.span());
     let p = p.get_ref();
-    let input = match &p.input {
-        Some(v) => ck.positive(v, "[price] input")?,
-        None => {
+    // `model = "claude-sonnet-4-5"` fills the prices and their source from the model data;
+    // keys given beside it override.
+    let model = match &p.model {
+        Some(m) => Some(models::find(m.get_ref()).ok_or_else(|| {
+            ck.err(
+                Some(m.span()),
+                "[price] model",
+                format!(
+                    "no prices for model \"{}\"; known models: {} (or give input, output and source yourself)",
+                    super::shown(m.get_ref()),
+                    models::all().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })?),
+        None => None,
+    };
+    let input = match (&p.input, model) {
+        (Some(v), _) => ck.positive(v, "[price] input")?,
+        (None, Some(m)) => m.input,
+        (None, None) => {
             return Err(ck.err(
                 span,
                 "[price] input",
-                "missing key `input`: USD per million input tokens",
+                "missing key `input`: USD per million input tokens (or name a model, e.g. model = \"claude-sonnet-4-5\")",
             ));
         }
     };
-    let output = p
-        .output
-        .as_ref()
-        .map(|v| ck.positive(v, "[price] output"))
-        .transpose()?;
-    let source = match &p.source {
-        Some(s) if !s.trim().is_empty() => s.clone(),
+    let output = match (&p.output, model) {
+        (Some(v), _) => Some(ck.positive(v, "[price] output")?),
+        (None, Some(m)) => Some(m.output),
+        (None, None) => None,
+    };
+    let source = match (&p.source, model) {
+        (Some(s), _) if !s.trim().is_empty() => s.clone(),
+        (_, Some(m)) => format!("{} list price: {}", m.name, m.source),
         _ => return Err(ck.err(span, "[price] source", "missing key `source`: where the prices come from (e.g. \"list price, 2026-11\"); it is printed beside every dollar figure")),
     };
     Ok(Price {

@@ -2,8 +2,8 @@
 
 use super::Checker;
 use crate::error::{Error, Located};
-use crate::scenario::file::CallFile;
-use crate::scenario::{Call, tsv};
+use crate::scenario::file::{CallFile, MeasuredFile};
+use crate::scenario::{Call, CallDetail, Convention, MeasuredUsage, tsv};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -31,17 +31,24 @@ pub(super) fn tsv_calls(
 pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<Call, Located> {
     let span = Some(c.span());
     let c = c.get_ref();
+    let numbered = format!("[[call]] #{}", index + 1);
+    if let Some(id) = &c.id {
+        ck.name(id, &format!("{numbered}: id"), MAX_ID_CHARS)?;
+    }
+    if let Some(label) = &c.label {
+        ck.label(label, &format!("{numbered}: label"))?;
+    }
     let (id, label) = match (&c.id, &c.label) {
-        (Some(id), Some(label)) => (id.get_ref().clone(), label.clone()),
+        (Some(id), Some(label)) => (id.get_ref().clone(), label.get_ref().clone()),
         (Some(id), None) => (id.get_ref().clone(), id.get_ref().clone()),
-        (None, Some(label)) => (label.clone(), label.clone()),
+        (None, Some(label)) => (label.get_ref().clone(), label.get_ref().clone()),
         (None, None) => return Err(ck.err(
             span,
-            &format!("[[call]] #{}", index + 1),
+            &numbered,
             "a call needs a `label` (and optionally a unique `id`; the id defaults to the label)",
         )),
     };
-    let place = format!("[[call]] \"{id}\"");
+    let place = format!("[[call]] \"{}\"", super::shown(&id));
     let num = |v: &Option<Spanned<f64>>, key: &str| -> Result<f64, Located> {
         v.as_ref()
             .map_or(Ok(0.0), |v| ck.non_negative(v, &format!("{place}: {key}")))
@@ -53,7 +60,40 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
             "a call needs `bytes` (converted with bytes_per_token) or measured `tokens`, or both",
         ));
     }
-    let kind = c.kind.clone().unwrap_or_else(|| "tool".into());
+    let kind = match &c.kind {
+        Some(k) => ck
+            .name(k, &format!("{place}: kind"), MAX_ID_CHARS)?
+            .to_string(),
+        None => "tool".into(),
+    };
+    let tool = c
+        .tool
+        .as_ref()
+        .map(|t| {
+            ck.name(t, &format!("{place}: tool"), MAX_ID_CHARS)
+                .map(Arc::from)
+        })
+        .transpose()?;
+    let input_hash = c
+        .input_hash
+        .as_ref()
+        .map(|h| {
+            ck.name(h, &format!("{place}: input_hash"), MAX_ID_CHARS)
+                .map(Into::into)
+        })
+        .transpose()?;
+    let measured = c
+        .measured
+        .as_ref()
+        .map(|m| measured(ck, m, &format!("{place}: measured")))
+        .transpose()?;
+    let detail = (tool.is_some() || input_hash.is_some() || measured.is_some()).then(|| {
+        Box::new(CallDetail {
+            tool,
+            input_hash,
+            measured,
+        })
+    });
     Ok(Call {
         id: id.into(),
         label: label.into(),
@@ -65,7 +105,84 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
         segment: 0, // filled in by finish_calls, which knows the previous call
         gap_s: num(&c.gap_s, "gap_s")?,
         measured: c.tokens.is_some(),
+        detail,
     })
+}
+
+/// Longest call id, kind, tool or hash, in characters.
+const MAX_ID_CHARS: usize = 200;
+
+/// `[call.measured]`: the provider's usage fields, each a whole number ≥ 0 when given (a
+/// missing one stays missing), and the convention they follow.
+fn measured(
+    ck: &Checker,
+    m: &Spanned<MeasuredFile>,
+    place: &str,
+) -> Result<MeasuredUsage, Located> {
+    let span = Some(m.span());
+    let m = m.get_ref();
+    let count = |v: &Option<Spanned<f64>>, key: &str| -> Result<Option<f64>, Located> {
+        v.as_ref()
+            .map(|v| ck.non_negative(v, &format!("{place}.{key}")))
+            .transpose()
+    };
+    let convention = match &m.convention {
+        Some(c) => match c.get_ref().as_str() {
+            "anthropic" => Convention::Anthropic,
+            "openai" => Convention::OpenAi,
+            other => {
+                return Err(ck.err(
+                    Some(c.span()),
+                    &format!("{place}.convention"),
+                    format!(
+                        "\"{}\" is not a convention: give \"anthropic\" (input_tokens excludes cache reads and writes) or \"openai\" (input_tokens includes cached tokens)",
+                        super::shown(other)
+                    ),
+                ));
+            }
+        },
+        None => {
+            return Err(ck.err(
+                span,
+                &format!("{place}.convention"),
+                "missing key `convention`: say how input_tokens was counted, convention = \"anthropic\" (excludes cache reads and writes) or \"openai\" (includes cached tokens)",
+            ));
+        }
+    };
+    let usage = MeasuredUsage {
+        input_tokens: count(&m.input_tokens, "input_tokens")?,
+        cache_creation_input_tokens: count(
+            &m.cache_creation_input_tokens,
+            "cache_creation_input_tokens",
+        )?,
+        cache_creation_1h_input_tokens: count(
+            &m.cache_creation_1h_input_tokens,
+            "cache_creation_1h_input_tokens",
+        )?,
+        cache_read_input_tokens: count(&m.cache_read_input_tokens, "cache_read_input_tokens")?,
+        output_tokens: count(&m.output_tokens, "output_tokens")?,
+        model: m
+            .model
+            .as_ref()
+            .map(|x| {
+                ck.name(x, &format!("{place}.model"), MAX_ID_CHARS)
+                    .map(Arc::from)
+            })
+            .transpose()?,
+        convention,
+    };
+    if let (Some(all), Some(one_hour)) = (
+        usage.cache_creation_input_tokens,
+        usage.cache_creation_1h_input_tokens,
+    ) && one_hour > all
+    {
+        return Err(ck.err(
+            m.cache_creation_1h_input_tokens.as_ref().map(|v| v.span()),
+            &format!("{place}.cache_creation_1h_input_tokens"),
+            format!("{one_hour} is more than cache_creation_input_tokens = {all}: the 1-hour writes are part of all cache writes"),
+        ));
+    }
+    Ok(usage)
 }
 
 /// Unique ids, default and contiguous segments.

@@ -26,10 +26,12 @@ pub(super) fn edits(ck: &Checker, raw: Vec<Spanned<EditFile>>) -> Result<Vec<Edi
                 "missing key `name`: every edit needs a unique name",
             ));
         };
+        ck.name(
+            &name,
+            &format!("[[edit]] #{}: name", i + 1),
+            super::MAX_NAME_CHARS,
+        )?;
         let place = format!("[[edit]] \"{}\"", name.get_ref());
-        if name.get_ref().trim().is_empty() {
-            return Err(ck.err(Some(name.span()), &place, "the name is empty"));
-        }
         if name.get_ref() == "baseline" {
             return Err(ck.err(
                 Some(name.span()),

@@ -13,8 +13,8 @@ mod sweep;
 
 pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
 
-use super::Scenario;
-use super::file::ScenarioFile;
+use super::file::{ImportFile, ScenarioFile};
+use super::{Assumption, AssumptionSources, Convention, ImportInfo, Scenario};
 use crate::error::{Error, Located, line_column};
 use std::ops::Range;
 use std::path::Path;
@@ -23,6 +23,32 @@ use toml::Spanned;
 /// Largest number accepted anywhere in a scenario: a petabyte of bytes, a quadrillion
 /// tokens. Beyond it, sums over a million calls could overflow to infinity.
 pub const MAX_NUMBER: f64 = 1e15;
+
+/// Longest label, in characters.
+pub const MAX_LABEL_CHARS: usize = 1000;
+/// Longest description, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 4000;
+/// Longest edit name, in characters.
+pub const MAX_NAME_CHARS: usize = 200;
+/// Most `[[call]]` tables in a scenario; longer traces belong in a `calls_tsv` file.
+pub const MAX_CALL_TABLES: usize = 200_000;
+
+/// User text for a message: control characters escaped, cut to 60 characters.
+pub(super) fn shown(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == 60 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// Where errors point: the file's name and text.
 struct Checker<'a> {
@@ -34,6 +60,12 @@ impl Checker<'_> {
     fn err(&self, span: Option<Range<usize>>, place: &str, message: impl Into<String>) -> Located {
         let at = span.map(|s| line_column(self.text, s.start));
         Located::new(&self.file, message).at(at).place(place)
+    }
+
+    /// One of the assumptions, in its range.
+    fn assumption(&self, v: &Spanned<f64>, place: &str, what: Assumption) -> Result<f64, Located> {
+        what.check(*v.get_ref())
+            .map_err(|m| self.err(Some(v.span()), place, m))
     }
 
     /// A finite number `> 0`.
@@ -80,6 +112,64 @@ impl Checker<'_> {
         )
     }
 
+    /// A name, id or key value: no control characters (they corrupt SVG, HTML and the
+    /// terminal), not empty, at most `max_chars` characters.
+    fn name<'v>(
+        &self,
+        v: &'v Spanned<String>,
+        place: &str,
+        max_chars: usize,
+    ) -> Result<&'v str, Located> {
+        self.text_value(v, place, max_chars, &[])
+    }
+
+    /// A label: as [`Checker::name`], up to [`MAX_LABEL_CHARS`].
+    fn label<'v>(&self, v: &'v Spanned<String>, place: &str) -> Result<&'v str, Located> {
+        self.text_value(v, place, MAX_LABEL_CHARS, &[])
+    }
+
+    /// Free text (a description): line breaks and tabs allowed, other control characters
+    /// not, at most [`MAX_DESCRIPTION_CHARS`].
+    fn prose<'v>(&self, v: &'v Spanned<String>, place: &str) -> Result<&'v str, Located> {
+        self.text_value(v, place, MAX_DESCRIPTION_CHARS, &['\n', '\t', '\r'])
+    }
+
+    fn text_value<'v>(
+        &self,
+        v: &'v Spanned<String>,
+        place: &str,
+        max_chars: usize,
+        allowed: &[char],
+    ) -> Result<&'v str, Located> {
+        let s = v.get_ref();
+        if s.trim().is_empty() {
+            return Err(self.err(Some(v.span()), place, "is empty: give some text"));
+        }
+        if let Some(c) = s.chars().find(|c| c.is_control() && !allowed.contains(c)) {
+            return Err(self.err(
+                Some(v.span()),
+                place,
+                format!(
+                    "\"{}\" holds the control character U+{:04X}: remove it (control characters would corrupt the charts, the HTML page and the terminal)",
+                    shown(s),
+                    c as u32
+                ),
+            ));
+        }
+        let chars = s.chars().count();
+        if chars > max_chars {
+            return Err(self.err(
+                Some(v.span()),
+                place,
+                format!(
+                    "is {chars} characters long; the limit is {max_chars}: shorten it (\"{}…\")",
+                    shown(&s.chars().take(40).collect::<String>())
+                ),
+            ));
+        }
+        Ok(s)
+    }
+
     /// A whole number `>= min`.
     fn count(&self, v: &Spanned<i64>, place: &str, min: i64) -> Result<u64, Located> {
         let x = *v.get_ref();
@@ -117,17 +207,29 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         None => return Err(ck.err(top, "name", "missing key `name` (e.g. name = \"nightly-maintenance\"; results go to out/<name>/)").into()),
     };
     let base_tokens = match &raw.base_tokens {
-        Some(v) => ck.positive(v, "base_tokens")?,
+        Some(v) => ck.assumption(v, "base_tokens", Assumption::BaseTokens)?,
         None => return Err(ck.err(top, "base_tokens", "missing key `base_tokens`: the tokens every call reads (system prompt, tools), e.g. base_tokens = 30000").into()),
     };
     let bytes_per_token = match &raw.bytes_per_token {
-        Some(v) => ck.positive(v, "bytes_per_token")?,
+        Some(v) => ck.assumption(v, "bytes_per_token", Assumption::BytesPerToken)?,
         None => return Err(ck.err(top, "bytes_per_token", "missing key `bytes_per_token`: bytes per estimated token, e.g. bytes_per_token = 3.3").into()),
     };
     let retry_rate = match &raw.retry_rate {
-        Some(v) => ck.non_negative(v, "retry_rate")?,
+        Some(v) => ck.assumption(v, "retry_rate", Assumption::RetryRate)?,
         None => 0.0,
     };
+    if raw.call.len() > MAX_CALL_TABLES {
+        return Err(ck
+            .err(
+                raw.call.get(MAX_CALL_TABLES).map(|c| c.span()),
+                "[[call]]",
+                format!(
+                    "the scenario has {} [[call]] tables; the limit is {MAX_CALL_TABLES}: put a long trace in a TSV file and name it with calls_tsv = \"run.tsv\"",
+                    raw.call.len()
+                ),
+            )
+            .into());
+    }
     let calls = match (&raw.calls_tsv, raw.call.is_empty()) {
         (Some(tsv), true) => calls::tsv_calls(&ck, tsv, path)?,
         (None, false) => raw
@@ -172,9 +274,24 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         .map(|s| sweep::sweep(&ck, s))
         .transpose()?;
     let edits = edits::edits(&ck, raw.edit)?;
+    let source = |v: &Option<Spanned<String>>, key: &str| {
+        v.as_ref()
+            .map(|v| ck.label(v, key).map(str::to_string))
+            .transpose()
+    };
+    let sources = AssumptionSources {
+        base_tokens: source(&raw.base_tokens_source, "base_tokens_source")?,
+        bytes_per_token: source(&raw.bytes_per_token_source, "bytes_per_token_source")?,
+    };
+    let import = raw.import.as_ref().map(|i| import(&ck, i)).transpose()?;
+    let description = raw
+        .description
+        .as_ref()
+        .map(|d| ck.prose(d, "description").map(str::to_string))
+        .transpose()?;
     Ok(Scenario {
         name,
-        description: raw.description,
+        description,
         source: ck.file.clone(),
         base_tokens,
         bytes_per_token,
@@ -184,6 +301,48 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         sweep,
         cache,
         price,
+        sources,
+        import,
+    })
+}
+
+/// The `[import]` table: kept for reports; its convention must be a known one.
+fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> {
+    let span = Some(i.span());
+    let i = i.get_ref();
+    let convention = match &i.convention {
+        None => None,
+        Some(c) => Some(match c.get_ref().as_str() {
+            "anthropic" => Convention::Anthropic,
+            "openai" => Convention::OpenAi,
+            other => {
+                return Err(ck.err(
+                    Some(c.span()),
+                    "[import] convention",
+                    format!(
+                        "\"{}\" is not a convention: give \"anthropic\" or \"openai\"",
+                        shown(other)
+                    ),
+                ));
+            }
+        }),
+    };
+    let (Some(format), Some(file)) = (&i.format, &i.file) else {
+        return Err(ck.err(span, "[import]", "an [import] table needs `format` (claude-code or codex) and `file` (the transcript it came from)"));
+    };
+    Ok(ImportInfo {
+        format: format.clone(),
+        file: file.clone(),
+        session_id: i.session_id.clone(),
+        trace: i.trace.clone().unwrap_or_else(|| "main".into()),
+        part: i.part,
+        parent_session: i.parent_session.clone(),
+        agent_id: i.agent_id.clone(),
+        requests: i.requests,
+        duplicates_removed: i.duplicates_removed,
+        malformed_lines: i.malformed_lines,
+        model: i.model.clone(),
+        convention,
     })
 }
 

@@ -1,7 +1,8 @@
 //! `[sweep]`: the swept values of each assumption, from the file or the command line.
 
-use super::{Checker, MAX_NUMBER, show};
+use super::{Checker, show};
 use crate::error::Located;
+use crate::scenario::Assumption;
 use crate::scenario::file::{AxisFile, SweepFile};
 use crate::scenario::{Axis, SweepSpec};
 use toml::Spanned;
@@ -12,50 +13,47 @@ pub const MAX_RANGE_STEPS: i64 = 100_000;
 pub(super) fn sweep(ck: &Checker, s: &SweepFile) -> Result<SweepSpec, Located> {
     let axis = |a: &Option<Spanned<AxisFile>>,
                 key: &str,
-                zero_ok: bool|
+                what: Assumption|
      -> Result<Option<Axis>, Located> {
         a.as_ref()
-            .map(|a| axis(ck, a, &format!("[sweep] {key}"), zero_ok))
+            .map(|a| axis(ck, a, &format!("[sweep] {key}"), what))
             .transpose()
     };
     Ok(SweepSpec {
-        base_tokens: axis(&s.base_tokens, "base_tokens", false)?,
-        bytes_per_token: axis(&s.bytes_per_token, "bytes_per_token", false)?,
-        cache_read: axis(&s.cache_read, "cache_read", false)?,
-        retry_rate: axis(&s.retry_rate, "retry_rate", true)?,
+        base_tokens: axis(&s.base_tokens, "base_tokens", Assumption::BaseTokens)?,
+        bytes_per_token: axis(
+            &s.bytes_per_token,
+            "bytes_per_token",
+            Assumption::BytesPerToken,
+        )?,
+        cache_read: axis(&s.cache_read, "cache_read", Assumption::CacheRead)?,
+        retry_rate: axis(&s.retry_rate, "retry_rate", Assumption::RetryRate)?,
     })
 }
 
-/// A swept axis, sorted ascending without repeats. `zero_ok` allows 0 (retry rate).
+/// A swept axis of `what`, sorted ascending without repeats.
 fn axis(
     ck_file: &Checker,
     a: &Spanned<AxisFile>,
     place: &str,
-    zero_ok: bool,
+    what: Assumption,
 ) -> Result<Axis, Located> {
     let err = |m: String| ck_file.err(Some(a.span()), place, m);
     let values = match a.get_ref() {
         AxisFile::List(v) => v.clone(),
         AxisFile::Range { from, to, steps } => range(*from, *to, *steps).map_err(err)?,
     };
-    checked_axis(values, zero_ok).map_err(err)
+    checked_axis(values, what).map_err(err)
 }
 
-/// Swept values, from the file or the command line: at least one, each finite, `> 0` (or
-/// `≥ 0` with `zero_ok`) and at most 1e15; sorted ascending without repeats.
-pub fn checked_axis(values: Vec<f64>, zero_ok: bool) -> Result<Axis, String> {
+/// Swept values of `what`, from the file or the command line: at least one, each in its
+/// range ([`Assumption::check`]); sorted ascending without repeats.
+pub fn checked_axis(values: Vec<f64>, what: Assumption) -> Result<Axis, String> {
     if values.is_empty() {
         return Err("the list is empty; give at least one value".into());
     }
     for &x in &values {
-        let ok = x.is_finite() && x <= MAX_NUMBER && (x > 0.0 || (zero_ok && x == 0.0));
-        if !ok {
-            let want = if zero_ok { "≥ 0" } else { "> 0" };
-            return Err(format!(
-                "{} must be a finite number {want} and at most 1e15",
-                show(x)
-            ));
-        }
+        what.check(x)?;
     }
     Ok(sorted_axis(values))
 }
