@@ -53,14 +53,59 @@ impl Clearings {
     }
 }
 
-/// Which results of `run` a policy may clear: not pinned, kind not excluded, non-empty.
+/// Which results of `run` a policy may clear: not pinned, kind not excluded, tool allowed
+/// (in `tools` when given, not in `exclude_tools`), non-empty.
 pub fn clearable(calls: &[Call], run: &Run, policy: &ClearPolicy) -> Vec<bool> {
     run.iter()
         .map(|s| {
             let call = &calls[s.origin as usize];
+            let tool = call.tool();
+            let tool_allowed = match &policy.tools {
+                Some(tools) => tool.is_some_and(|t| tools.iter().any(|x| x == t)),
+                None => true,
+            } && !tool
+                .is_some_and(|t| policy.exclude_tools.iter().any(|x| x == t));
             !call.pinned
                 && !policy.exclude_kinds.iter().any(|k| **k == *call.kind)
+                && tool_allowed
                 && (s.tokens > 0.0 || s.bytes > 0.0)
+        })
+        .collect()
+}
+
+/// Warnings for a policy whose explicit setting is overridden: a kind `exclude_kinds`
+/// leaves clearable whose calls are all pinned anyway (web searches are pinned by default).
+pub fn overridden_by_pinning(calls: &[Call], policy: &ClearPolicy) -> Vec<String> {
+    if !policy.exclude_kinds_given {
+        return Vec::new();
+    }
+    let mut kinds: Vec<(&str, usize, usize)> = Vec::new(); // kind, calls, pinned
+    for c in calls {
+        if policy.exclude_kinds.iter().any(|k| **k == *c.kind) {
+            continue;
+        }
+        match kinds.iter_mut().find(|(k, _, _)| *k == &*c.kind) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += usize::from(c.pinned);
+            }
+            None => kinds.push((&c.kind, 1, usize::from(c.pinned))),
+        }
+    }
+    kinds
+        .into_iter()
+        .filter(|&(_, n, pinned)| pinned > 0 && pinned == n)
+        .map(|(kind, n, _)| {
+            let default = if kind == "web_search" {
+                " (web_search calls are pinned by default)"
+            } else {
+                ""
+            };
+            format!(
+                "exclude_kinds allows kind `{kind}`, but all {n} call{} of that kind {} pinned{default}, so none is cleared: set pinned = false on a call to let it be cleared",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "is" } else { "are" },
+            )
         })
         .collect()
 }
@@ -127,6 +172,12 @@ pub fn replay(
                 .is_some_and(|k| head < avail && (standing[head] as u64) + k < i as u64)
             {
                 triggers.push("older_than_calls");
+            }
+            if policy
+                .after_gap_s
+                .is_some_and(|x| calls[slot.origin as usize].gap_s > x)
+            {
+                triggers.push("after_gap_s");
             }
             if !triggers.is_empty() {
                 let keep_from = keep_from(policy, i, &standing, &segment_starts);

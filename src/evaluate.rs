@@ -70,6 +70,8 @@ pub struct Study<'a> {
     pub baseline: Subject,
     /// One per edit, in the scenario's order.
     pub edited: Vec<Subject>,
+    /// Things the user should know that are not errors (a setting overridden by pinning).
+    pub warnings: Vec<String>,
 }
 
 impl<'a> Study<'a> {
@@ -107,8 +109,22 @@ impl<'a> Study<'a> {
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
+        let warnings = scenario
+            .edits
+            .iter()
+            .zip(&edited)
+            .flat_map(|(e, subject)| {
+                let policy = subject.clear.as_ref();
+                policy
+                    .map(|p| clear::overridden_by_pinning(calls, p))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |w| format!("[[edit]] \"{}\": {w}", e.name))
+            })
+            .collect();
         Ok(Study {
             scenario,
+            warnings,
             baseline: Subject {
                 name: "baseline".into(),
                 run: baseline,

@@ -379,3 +379,91 @@ fn retries_cost_a_read_of_the_context() {
     // 3825 + 0.5 · 0.1 · 9500.
     close(e.baseline.cost, 3825.0 + 475.0);
 }
+
+#[test]
+fn after_gap_s_fires_before_a_call_after_a_long_pause() {
+    // Only call 5 comes after a pause (400 s > 300): clear 1–4 there.
+    let extra = "";
+    let s = SIX_CALLS.replace("id = \"e\"", "id = \"e\"\ngap_s = 400");
+    let s = scenario(&format!(
+        "{s}{extra}\n[[edit]]\nname = \"idle\"\nclear = {{ after_gap_s = 300 }}\n"
+    ));
+    let e = nominal(&s);
+    let events: Vec<(usize, Vec<usize>)> = e.edits[0]
+        .outcome
+        .clearings
+        .events
+        .iter()
+        .map(|v| (v.before + 1, v.cleared.iter().map(|j| j + 1).collect()))
+        .collect();
+    assert_eq!(events, vec![(5, vec![1, 2, 3, 4])]);
+    // Contexts 1000, 1100, 1300, 1600, then 2000 − (1000 − 4·9) = 1036, 1536: T = 7572.
+    close(e.edits[0].outcome.total_tokens, 7572.0);
+}
+
+#[test]
+fn idle_gap_clearing_at_the_ttl_adds_no_cache_write() {
+    // With the cache, the pause before call 5 expires the prefix: the baseline writes call
+    // 5's whole context anyway. Clearing there costs no extra write, only saves.
+    let s = SIX_CALLS.replace("id = \"e\"", "id = \"e\"\ngap_s = 400");
+    let s = scenario(&format!(
+        "{s}{CACHE}\n[[edit]]\nname = \"idle\"\nclear = {{ after_gap_s = 300 }}\n"
+    ));
+    let base = figures(&s, None);
+    let idle = figures(&s, Some(0));
+    assert_eq!(base[4], (2000.0, 0.0, 2000.0));
+    assert_eq!(idle[4], (1036.0, 0.0, 1036.0));
+    // Call 6 reads call 5's prefix from the cache and writes only call 5's result.
+    assert_eq!(idle[5], (1536.0, 1036.0, 500.0));
+    let e = nominal(&s);
+    // Written tokens fall at every call from 5 on; nothing else changes: the cost saving
+    // is 1.25 · (2000 − 1036) + 0.1 · (2000 − 1036).
+    close(
+        e.baseline.cost - e.edits[0].outcome.cost,
+        1.25 * 964.0 + 0.1 * 964.0,
+    );
+}
+
+#[test]
+fn tools_and_exclude_tools_limit_what_is_cleared() {
+    let with_tools = SIX_CALLS
+        .replace("id = \"a\"", "id = \"a\"\ntool = \"Bash\"")
+        .replace("id = \"b\"", "id = \"b\"\ntool = \"Read\"")
+        .replace("id = \"c\"", "id = \"c\"\ntool = \"Bash\"");
+    let cleared = |policy: &str| -> Vec<usize> {
+        let s = scenario(&format!(
+            "{with_tools}\n[[edit]]\nname = \"c\"\nclear = {policy}\n"
+        ));
+        nominal(&s).edits[0]
+            .outcome
+            .clearings
+            .events
+            .iter()
+            .flat_map(|v| v.cleared.iter().map(|j| j + 1))
+            .collect()
+    };
+    // Eager clearing before call 6 of everything older than call 5.
+    assert_eq!(
+        cleared("{ older_than_calls = 1, tools = [\"Bash\"] }"),
+        vec![1, 3]
+    );
+    assert_eq!(
+        cleared("{ older_than_calls = 1, exclude_tools = [\"Bash\"] }"),
+        vec![2, 4]
+    );
+}
+
+#[test]
+fn an_explicit_setting_overridden_by_pinning_is_a_warning() {
+    let s = SIX_CALLS.replace("id = \"c\"", "id = \"c\"\nkind = \"web_search\"");
+    let s = scenario(&format!(
+        "{s}\n[[edit]]\nname = \"all\"\nclear = {{ older_than_calls = 1, exclude_kinds = [] }}\n"
+    ));
+    let study = Study::new(&s).unwrap();
+    assert_eq!(study.warnings.len(), 1, "{:?}", study.warnings);
+    assert!(
+        study.warnings[0].contains("exclude_kinds allows kind `web_search`, but all 1 call of that kind is pinned (web_search calls are pinned by default)"),
+        "{}",
+        study.warnings[0]
+    );
+}

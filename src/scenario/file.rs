@@ -164,11 +164,14 @@ pub struct ClearFile {
     pub above_tool_bytes: Option<Spanned<f64>>,
     pub above_context_tokens: Option<Spanned<f64>>,
     pub older_than_calls: Option<Spanned<i64>>,
+    pub after_gap_s: Option<Spanned<f64>>,
     pub keep_segments: Option<Spanned<i64>>,
     pub keep_results: Option<Spanned<i64>>,
     pub clear_at_least_tokens: Option<Spanned<f64>>,
     pub placeholder_bytes: Option<Spanned<f64>>,
     pub exclude_kinds: Option<Vec<String>>,
+    pub tools: Option<Vec<String>>,
+    pub exclude_tools: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]

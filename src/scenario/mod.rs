@@ -213,6 +213,9 @@ pub struct ClearPolicy {
     pub above_tool_bytes: Option<f64>,
     pub above_context_tokens: Option<f64>,
     pub older_than_calls: Option<u64>,
+    /// Fires before a call whose `gap_s` exceeds this many seconds (idle time). At the
+    /// cache TTL the clearing lands where the prefix is written again anyway.
+    pub after_gap_s: Option<f64>,
     /// Default 0.
     pub keep_segments: u64,
     /// Default 0.
@@ -223,6 +226,13 @@ pub struct ClearPolicy {
     pub placeholder_bytes: f64,
     /// Default `["web_search"]`.
     pub exclude_kinds: Vec<String>,
+    /// Whether `exclude_kinds` was given in the file (for the pinning warning).
+    pub exclude_kinds_given: bool,
+    /// Only results of these tools may be cleared (the context-editing API's `tools`);
+    /// None: any tool.
+    pub tools: Option<Vec<String>>,
+    /// Results of these tools are never cleared (`exclude_tools`).
+    pub exclude_tools: Vec<String>,
 }
 
 impl ClearPolicy {

@@ -25,6 +25,7 @@ pub(super) fn clear(
         above_tool_bytes: positive(&c.above_tool_bytes, "above_tool_bytes")?,
         above_context_tokens: positive(&c.above_context_tokens, "above_context_tokens")?,
         older_than_calls: count(&c.older_than_calls, "older_than_calls", 1)?,
+        after_gap_s: positive(&c.after_gap_s, "after_gap_s")?,
         keep_segments: count(&c.keep_segments, "keep_segments", 0)?.unwrap_or(0),
         keep_results: count(&c.keep_results, "keep_results", 0)?.unwrap_or(0),
         clear_at_least_tokens: match &c.clear_at_least_tokens {
@@ -35,17 +36,30 @@ pub(super) fn clear(
             Some(v) => ck.non_negative(v, &at("placeholder_bytes"))?,
             None => 9.0,
         },
+        exclude_kinds_given: c.exclude_kinds.is_some(),
         exclude_kinds: c
             .exclude_kinds
             .clone()
             .unwrap_or_else(|| vec!["web_search".into()]),
+        tools: c.tools.clone(),
+        exclude_tools: c.exclude_tools.clone().unwrap_or_default(),
     };
     if policy.every_segments.is_none()
         && policy.above_tool_bytes.is_none()
         && policy.above_context_tokens.is_none()
         && policy.older_than_calls.is_none()
+        && policy.after_gap_s.is_none()
     {
-        return Err(ck.err(span, &at("*"), "a clear needs a trigger: every_segments, above_tool_bytes, above_context_tokens or older_than_calls"));
+        return Err(ck.err(span, &at("*"), "a clear needs a trigger: every_segments, above_tool_bytes, above_context_tokens, older_than_calls or after_gap_s"));
+    }
+    if let Some(tools) = &policy.tools
+        && tools.is_empty()
+    {
+        return Err(ck.err(
+            span,
+            &at("tools"),
+            "tools = [] would clear nothing: list the tools whose results may be cleared, or leave tools out to allow every tool",
+        ));
     }
     Ok(policy)
 }
