@@ -69,7 +69,7 @@ pub fn read_limited(path: &Path) -> Result<String, Error> {
 /// A TOML syntax or shape error, located, with the nearest valid key for an unknown one.
 fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
     let at = e.span().map(|s| line_column(text, s.start));
-    let mut message = e.message().trim_end().to_string();
+    let mut message = super::messages::plain(e.message(), text, e.span().map(|s| s.start));
     if let Some(hint) = unknown_key_hint(&message) {
         message.push_str(&hint);
     }

@@ -7,6 +7,7 @@
 mod bounds;
 mod file;
 mod load;
+mod messages;
 mod tsv;
 mod validate;
 
