@@ -25,14 +25,16 @@ use std::path::PathBuf;
 pub enum Format {
     Table,
     Json,
+    /// `summary.csv` on stdout.
+    Csv,
 }
 
 /// `simulate SCENARIO.toml`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunConfig {
     pub scenario: PathBuf,
-    /// Results go to `out_root/<name>/`.
-    pub out_root: PathBuf,
+    /// Results go to `out_root/<name>/`; None: write no files (`--no-write`, `--out -`).
+    pub out_root: Option<PathBuf>,
     /// Overrides the scenario's B.
     pub base_tokens: Option<f64>,
     /// Overrides the scenario's ρ.
@@ -78,71 +80,87 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     };
     let nominal_point = study.nominal(at);
     let grid = Grid::new(&scenario, &nominal_point, &c.sweep)?;
-    let mut dir = OutputDir::prepare(&c.out_root, &scenario.name)?;
-
-    let source = |flag: &str, overridden: bool| {
-        if overridden {
-            format!("assumed ({flag} on the command line)")
-        } else {
-            "assumed (scenario file)".to_string()
-        }
+    // A bad output path fails here, before the long work.
+    let mut dir = match &c.out_root {
+        Some(root) => Some(OutputDir::prepare(root, &scenario.name)?),
+        None => None,
     };
-    let sources = Sources {
-        base_tokens: source("--base", c.base_tokens.is_some()),
-        bytes_per_token: source("--bpt", c.bytes_per_token.is_some()),
-    };
+    let sources = Sources::of(
+        &scenario,
+        c.base_tokens.is_some(),
+        c.bytes_per_token.is_some(),
+    );
     let nominal = evaluate(&study, nominal_point);
     let options = SweepOptions {
         closed_form: c.closed_form,
         progress: true,
     };
-    let mut swept = None;
     let mut slice = output::charts::SliceCollector::new(&grid);
-    dir.write("sweep.csv", |w| {
-        let names = study.edited.iter().map(|s| s.name.clone()).collect();
-        let mut csv = SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len(), names)?;
-        let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
-        swept = Some(sweep::run(
-            &study,
-            &grid,
-            &nominal_point,
-            options,
-            &mut sinks,
-        )?);
-        csv.finish()
-    })?;
+    let swept = match dir.as_mut() {
+        Some(dir) => {
+            let mut swept = None;
+            dir.write("sweep.csv", |w| {
+                let names = study.edited.iter().map(|s| s.name.clone()).collect();
+                let mut csv =
+                    SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len(), names)?;
+                let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
+                swept = Some(sweep::run(
+                    &study,
+                    &grid,
+                    &nominal_point,
+                    options,
+                    &mut sinks,
+                )?);
+                csv.finish()
+            })?;
+            swept
+        }
+        None => {
+            let mut sinks: [&mut dyn sweep::PointSink; 0] = [];
+            Some(
+                sweep::run(&study, &grid, &nominal_point, options, &mut sinks)
+                    .map_err(Error::Print)?,
+            )
+        }
+    };
     let slice = slice.cells.unwrap_or_default();
     let sweep_report = swept
         .as_ref()
         .map(|s| SweepReport::new(&study, s, c.closed_form));
     let report = Report::new(&study, &nominal, sources, sweep_report);
-    dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
-    dir.write("ledger.csv", |w| {
-        output::ledger_csv::write_ledger(w, &study, &nominal)
-    })?;
-    if c.charts {
-        let swept_slice = swept.as_ref().filter(|_| !slice.is_empty());
-        let input = output::charts::input(
-            &study,
-            &nominal,
-            swept_slice.map(|sw| (sw, slice.as_slice())),
-            &report,
-        );
-        let cost_map = match (swept_slice, &scenario.cache) {
-            (Some(sw), Some(_)) => output::charts::ranking_map(sw, &slice, at, true),
-            _ => None,
-        };
-        let charts = output::charts::draw(&input, cost_map.as_ref())?;
-        drop(input);
-        for (name, svg) in &charts {
-            dir.write(name, |w| w.write_all(svg.as_bytes()))?;
+    let files = match dir {
+        Some(mut dir) => {
+            dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
+            dir.write("ledger.csv", |w| {
+                output::ledger_csv::write_ledger(w, &study, &nominal)
+            })?;
+            if c.charts {
+                let swept_slice = swept.as_ref().filter(|_| !slice.is_empty());
+                let input = output::charts::input(
+                    &study,
+                    &nominal,
+                    swept_slice.map(|sw| (sw, slice.as_slice())),
+                    &report,
+                );
+                let cost_map = match (swept_slice, &scenario.cache) {
+                    (Some(sw), Some(_)) => output::charts::ranking_map(sw, &slice, at, true),
+                    _ => None,
+                };
+                let charts = output::charts::draw(&input, cost_map.as_ref())?;
+                drop(input);
+                for (name, svg) in &charts {
+                    dir.write(name, |w| w.write_all(svg.as_bytes()))?;
+                }
+                dir.write("report.html", |w| output::html::write(w, &report, &charts))?;
+            }
+            dir.commit()?
         }
-        dir.write("report.html", |w| output::html::write(w, &report, &charts))?;
-    }
-    let files = dir.commit()?;
+        None => Vec::new(),
+    };
     match c.format {
         Format::Table => output::table::write(out, &report, &files),
         Format::Json => output::json::write(out, &report),
+        Format::Csv => output::csv::write_summary(out, &report),
     }
     .map_err(Error::Print)
 }
@@ -209,7 +227,8 @@ fn run_ledger(c: &LedgerConfig, out: &mut dyn Write) -> Result<(), Error> {
     };
     match c.format {
         Format::Json => output::json::write(out, &report),
-        Format::Table => ledger_table(out, &report),
+        // The ledger's flag offers table and json only.
+        Format::Table | Format::Csv => ledger_table(out, &report),
     }
     .map_err(Error::Print)
 }

@@ -74,9 +74,14 @@ enum Sub {
 
 #[derive(Args, Debug)]
 struct RunArgs {
-    /// Root directory for results; files go to DIR/<scenario name>/.
+    /// Root directory for results; files go to DIR/<scenario name>/. `--out -` writes no
+    /// files (as --no-write).
     #[arg(long, value_name = "DIR", default_value = "out")]
     out: PathBuf,
+
+    /// Write no files: only print the results (table, JSON or CSV) on stdout.
+    #[arg(long)]
+    no_write: bool,
 
     /// Override the scenario's base tokens B (tokens every call reads: system prompt, tools).
     #[arg(long, value_name = "N", value_parser = base_tokens, allow_negative_numbers = true)]
@@ -87,9 +92,10 @@ struct RunArgs {
     #[arg(long, value_name = "R", value_parser = bytes_per_token, allow_negative_numbers = true)]
     bpt: Option<f64>,
 
-    /// What to print on stdout: a table for people, or the whole report as JSON.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    /// What to print on stdout: a table for people, the whole report as JSON, or the
+    /// summary (one row per edit, as summary.csv) as CSV.
+    #[arg(long, value_enum, default_value_t = RunFormatArg::Table)]
+    format: RunFormatArg,
 
     /// Do not draw the SVG charts and the HTML report.
     #[arg(long)]
@@ -142,6 +148,23 @@ struct LedgerArgs {
 enum FormatArg {
     Table,
     Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum RunFormatArg {
+    Table,
+    Json,
+    Csv,
+}
+
+impl From<RunFormatArg> for Format {
+    fn from(f: RunFormatArg) -> Format {
+        match f {
+            RunFormatArg::Table => Format::Table,
+            RunFormatArg::Json => Format::Json,
+            RunFormatArg::Csv => Format::Csv,
+        }
+    }
 }
 
 impl From<FormatArg> for Format {
@@ -202,7 +225,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
     Ok(Command::Run(RunConfig {
         // clap requires the scenario when there is no subcommand.
         scenario: cli.scenario.unwrap_or_default(),
-        out_root: r.out,
+        out_root: (!r.no_write && r.out.as_os_str() != "-").then_some(r.out),
         base_tokens: r.base,
         bytes_per_token: r.bpt,
         format: r.format.into(),

@@ -76,8 +76,15 @@ pub struct Saving {
 
 impl Saving {
     /// The saving of an edited total against the baseline's total over `baseline_calls`.
+    /// A saving within the tie tolerance of zero is exactly zero: floating-point noise
+    /// (`-2.9e-11`) never reaches a report.
     pub fn new(baseline_total: f64, baseline_calls: usize, edited_total: f64) -> Saving {
         let saved = baseline_total - edited_total;
+        let saved = if crate::rank::tied(saved, 0.0, baseline_total) {
+            0.0
+        } else {
+            saved
+        };
         Saving {
             saved,
             percent: 100.0 * saved / baseline_total,
@@ -148,5 +155,8 @@ mod tests {
         // Baseline 4 calls totalling 400: the average call is 100, so saving 150 is 1.5 calls.
         let s = Saving::new(400.0, 4, 250.0);
         assert_eq!((s.saved, s.percent, s.equivalent_calls), (150.0, 37.5, 1.5));
+        // Noise around an exact zero is zero.
+        let noise = Saving::new(400.0, 4, 400.0 + 2.9e-11);
+        assert_eq!((noise.saved, noise.percent), (0.0, 0.0));
     }
 }

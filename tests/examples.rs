@@ -81,5 +81,8 @@ fn the_html_report_is_self_contained_and_holds_every_chart_and_edit() {
             "{edit} missing"
         );
     }
-    assert!(html.contains("ranking holds at 9/9 points"));
+    assert!(html.contains("The ranking holds at all 9 points"));
+    // The answer comes first, before the tables.
+    let answer = html.find("<p class=\"answer\">").unwrap();
+    assert!(answer < html.find("<table>").unwrap());
 }

@@ -3,16 +3,17 @@
 //! Everything is inline: styles, and the charts as inline SVG. The page references no
 //! file and no network address, so it can be mailed or archived on its own.
 
-use crate::output::number::grouped;
-use crate::output::table;
-use crate::report::Report;
+use crate::output::number::{decimal, grouped, percent, plural};
+use crate::report::{EditReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
 
-/// Escapes text for HTML.
+/// Escapes text for HTML; control characters become visible escapes.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.extend(c.escape_default()),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -33,29 +34,39 @@ fn inline_svg(svg: &str) -> &str {
 }
 
 const STYLE: &str = "
-body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: 1060px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: 1180px; margin: 2em auto; padding: 0 1.2em; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
-h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: 0.6em 0; }
-th, td { padding: 0.25em 0.7em; text-align: right; border-bottom: 1px solid #e4e4e4; }
-th { background: #f4f4f4; }
-td.name, th.name { text-align: left; }
-dl { display: grid; grid-template-columns: max-content auto; gap: 0.15em 1em; }
+h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; padding-bottom: 0.15em; }
+h3 { font-size: 1.05em; margin: 1.4em 0 0.4em; }
+p.answer { font-size: 1.15em; background: #eef5fb; border-left: 4px solid #0072b2; padding: 0.7em 1em; margin: 1em 0; }
+p.holds { border-left: 4px solid #009e73; background: #eef8f4; padding: 0.5em 0.9em; }
+p.flips { border-left: 4px solid #d55e00; background: #fcf1ea; padding: 0.5em 0.9em; }
+.warning { border-left: 4px solid #e69f00; background: #fdf6e7; padding: 0.5em 0.9em; margin: 0.5em 0; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; }
+th, td { padding: 0.3em 0.7em; text-align: right; border-bottom: 1px solid #e4e4e4; vertical-align: top; white-space: nowrap; }
+td.name, td.text, th.text { white-space: normal; }
+th { background: #f4f4f4; font-weight: 600; }
+td.name, th.name, td.text, th.text { text-align: left; }
+td.text { max-width: 36em; overflow-wrap: anywhere; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1.2em; }
 dt { font-weight: 600; }
-dd { margin: 0; }
-pre { white-space: pre-wrap; background: #f8f8f8; padding: 0.8em; border-radius: 4px; font-size: 0.92em; }
+dd { margin: 0; overflow-wrap: anywhere; }
 figure { margin: 1.5em 0; page-break-inside: avoid; break-inside: avoid; }
 figure svg { max-width: 100%; height: auto; }
 .note { color: #555; font-size: 0.92em; }
 @media print { body { margin: 0; max-width: none; } h2 { page-break-after: avoid; } }
 ";
 
+/// Most clearing events listed one by one; the rest are counted (ledger.csv has them all).
+const MAX_EVENT_ROWS: usize = 200;
+
 /// Writes the page for `report` with `charts` (file name, SVG text) inline.
 pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) -> io::Result<()> {
     let r = report;
     writeln!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
     )?;
     writeln!(
         out,
@@ -67,60 +78,20 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
     if let Some(d) = &r.description {
         writeln!(out, "<p>{}</p>", escape(d))?;
     }
-    writeln!(out, "<h2>Assumptions</h2>\n<dl>")?;
-    let rows = [
-        ("Scenario file", r.source.clone()),
-        ("Calls", r.baseline.calls.to_string()),
-        (
-            "Base tokens B",
-            format!("{} — {}", grouped(r.base_tokens, 0), r.sources.base_tokens),
-        ),
-        (
-            "Bytes per token ρ",
-            format!("{} — {}", r.bytes_per_token, r.sources.bytes_per_token),
-        ),
-        (
-            "Unit",
-            format!(
-                "{} (bytes ÷ {}; measured tokens on {} of {} calls used as given)",
-                r.unit, r.bytes_per_token, r.measured_calls, r.baseline.calls
-            ),
-        ),
-        ("Cost", r.cost_model.clone()),
-    ];
-    for (k, v) in rows {
-        writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v))?;
-    }
-    if let Some(p) = &r.price {
-        let output = p.output.map_or_else(
-            || "no output price".to_string(),
-            |o| format!("${o}/M output tokens"),
-        );
+    writeln!(out, "<p class=\"answer\">{}</p>", escape(&r.answer))?;
+    for w in &r.warnings {
         writeln!(
             out,
-            "<dt>Price</dt><dd>${}/M input tokens, {} ({})</dd>",
-            p.input,
-            escape(&output),
-            escape(&p.source)
+            "<p class=\"warning\"><b>Warning:</b> {}</p>",
+            escape(w)
         )?;
     }
-    writeln!(out, "</dl>")?;
-    writeln!(
-        out,
-        "<p>Baseline: reread total <b>{}</b> est. tokens over {} calls; average call {} est. tokens. A reread total is a relative yardstick for comparing edits, not a bill.</p>",
-        grouped(r.baseline.total_tokens, 0),
-        r.baseline.calls,
-        grouped(r.baseline.average_call_tokens, 0)
-    )?;
+    assumptions(out, r)?;
     edits_table(out, r)?;
-    let verdict = table::verdict_text(r);
-    if !verdict.is_empty() {
-        writeln!(
-            out,
-            "<h2>Does the ranking hold?</h2>\n<pre>{}</pre>",
-            escape(&verdict)
-        )?;
+    if let Some(sweep) = &r.sweep {
+        sweep_section(out, r, sweep)?;
     }
+    clearings(out, r)?;
     if !charts.is_empty() {
         writeln!(out, "<h2>Charts</h2>")?;
         for (name, svg) in charts {
@@ -135,9 +106,94 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
     }
     writeln!(
         out,
-        "<p class=\"note\">Made by simulate from {}.</p>\n</body>\n</html>",
+        "<p class=\"note\">Made by simulate from {}. A reread total is a relative yardstick for comparing edits, not a bill; dollar figures count logical calls only (no HTTP retries).</p>\n</body>\n</html>",
         escape(&r.source)
     )
+}
+
+fn assumptions(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    writeln!(out, "<h2>Assumptions</h2>\n<dl>")?;
+    let mut rows = vec![
+        ("Scenario file", r.source.clone()),
+        ("Calls", grouped(r.baseline.calls as f64, 0)),
+        (
+            "Base tokens B",
+            format!("{} — {}", grouped(r.base_tokens, 0), r.sources.base_tokens),
+        ),
+        (
+            "Bytes per token ρ",
+            format!(
+                "{} — {}",
+                decimal(r.bytes_per_token),
+                r.sources.bytes_per_token
+            ),
+        ),
+        (
+            "Unit",
+            format!(
+                "{} (bytes ÷ {}; measured tokens on {} of {} calls used as given)",
+                r.unit,
+                decimal(r.bytes_per_token),
+                grouped(r.measured_calls as f64, 0),
+                grouped(r.baseline.calls as f64, 0)
+            ),
+        ),
+        ("Cost", r.cost_model.clone()),
+    ];
+    if r.retry_rate > 0.0 {
+        rows.push((
+            "Retry rate",
+            format!(
+                "{} extra attempts per call (assumed)",
+                decimal(r.retry_rate)
+            ),
+        ));
+    }
+    if let Some(p) = &r.price {
+        let output = p.output.map_or_else(
+            || "no output price".to_string(),
+            |o| format!("${}/M output tokens", decimal(o)),
+        );
+        rows.push((
+            "Price",
+            format!(
+                "${}/M input tokens, {output} ({})",
+                decimal(p.input),
+                p.source
+            ),
+        ));
+    }
+    for (k, v) in rows {
+        writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v))?;
+    }
+    writeln!(out, "</dl>")?;
+    write!(
+        out,
+        "<p>Baseline: reread total <b>{}</b> est. tokens over {}; average call {} est. tokens",
+        grouped(r.baseline.total_tokens, 0),
+        plural(r.baseline.calls, "call", "calls"),
+        grouped(r.baseline.average_call_tokens, 0)
+    )?;
+    if r.cost_order.is_some() || r.retry_rate > 0.0 {
+        write!(
+            out,
+            "; cost {} input-token equivalents",
+            grouped(r.baseline.cost, 0)
+        )?;
+    }
+    if let Some(p) = &r.price {
+        write!(
+            out,
+            "; {} at {}",
+            escape(&dollars(r.baseline.dollars)),
+            escape(&p.source)
+        )?;
+    }
+    writeln!(out, ".</p>")
+}
+
+fn dollars(x: Option<f64>) -> String {
+    x.map_or_else(|| "—".into(), |d| format!("${}", grouped(d, 2)))
 }
 
 fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -146,43 +202,252 @@ fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         return writeln!(out, "<p>No edits in this scenario.</p>");
     }
     let cost = r.cost_order.is_some();
+    let money = r.price.is_some();
     write!(
         out,
-        "<table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>calls</th>"
+        "<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>calls</th>"
     )?;
     if cost {
-        write!(out, "<th>cost saved</th><th>cost rank</th>")?;
+        write!(
+            out,
+            "<th>cost (input-token eq.)</th><th>cost saved</th><th>cost rank</th>"
+        )?;
+    }
+    if money {
+        write!(out, "<th>dollars</th><th>$ saved</th>")?;
     }
     writeln!(out, "</tr>")?;
     for e in &r.edits {
         write!(
             out,
-            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{} %</td><td>{}</td><td>{}</td>",
+            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             e.rank,
             escape(&e.name),
             grouped(e.saved_tokens, 0),
-            grouped(e.saved_pct, 1),
+            escape(&percent(e.saved_pct)),
             grouped(e.equivalent_calls, 2),
-            e.calls
+            grouped(e.calls as f64, 0)
         )?;
         if cost {
             write!(
                 out,
-                "<td>{} %</td><td>{}</td>",
-                grouped(e.cost_saved_pct, 1),
+                "<td>{}</td><td>{}</td><td>{}</td>",
+                grouped(e.cost, 0),
+                escape(&percent(e.cost_saved_pct)),
                 e.cost_rank
+            )?;
+        }
+        if money {
+            write!(
+                out,
+                "<td>{}</td><td>{}</td>",
+                escape(&dollars(e.dollars)),
+                escape(&dollars(e.dollars_saved))
             )?;
         }
         writeln!(out, "</tr>")?;
     }
-    writeln!(out, "</table>")?;
+    writeln!(out, "</table></div>")?;
     writeln!(
         out,
-        "<p class=\"note\">Equivalent calls: the saving in average baseline calls of {} est. tokens.</p>",
+        "<p class=\"note\">Order: {}. Equivalent calls: the saving in average baseline calls of {} est. tokens.</p>",
+        escape(&r.order),
         grouped(r.baseline.average_call_tokens, 0)
     )?;
+    if let Some(order) = &r.cost_order_line {
+        writeln!(out, "<p>By cost: {}.</p>", escape(order))?;
+    }
     if let Some(d) = &r.disagreement {
         writeln!(out, "<p><b>The rankings differ:</b> {}.</p>", escape(d))?;
+    }
+    Ok(())
+}
+
+fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result<()> {
+    writeln!(out, "<h2>Does the ranking hold?</h2>")?;
+    writeln!(
+        out,
+        "<p class=\"note\">Swept over {}: {} ({}{}).</p>",
+        plural(s.points, "point", "points"),
+        escape(&s.grid.describe()),
+        s.method,
+        if s.grid.default {
+            "; default grid ⅔B…4⁄3B × 0.75ρ…1.25ρ"
+        } else {
+            ""
+        }
+    )?;
+    if r.edits.len() < 2 {
+        return writeln!(out, "<p>A ranking needs at least two edits.</p>");
+    }
+    measure(out, "reread tokens", &s.tokens, s.points, s.nominal_on_grid)?;
+    if let Some(cost) = &s.cost {
+        measure(out, "cost", cost, s.points, s.nominal_on_grid)?;
+    }
+    writeln!(
+        out,
+        "<h3>Break-even on reread tokens</h3>\n<p class=\"note\">Exact, from the closed form: the base tokens B at which two edits save the same, at each swept ρ.</p>"
+    )?;
+    writeln!(
+        out,
+        "<div class=\"scroll\"><table>\n<tr><th class=\"name\">edit</th><th class=\"name\">vs</th><th class=\"text\">break-even</th><th>inside the swept B range</th></tr>"
+    )?;
+    for pair in &s.break_even_by_pair {
+        let inside = match (pair.base_tokens_from, pair.base_tokens_to) {
+            (Some(l), Some(h)) if l != h => format!(
+                "at {} of {} ρ: B {}–{}",
+                pair.inside_at,
+                pair.of,
+                grouped(l, 0),
+                grouped(h, 0)
+            ),
+            (Some(l), _) => format!(
+                "at {} of {} ρ: B {}",
+                pair.inside_at,
+                pair.of,
+                grouped(l, 0)
+            ),
+            _ => "no".into(),
+        };
+        writeln!(
+            out,
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"text\">{}</td><td>{}</td></tr>",
+            escape(&pair.a),
+            escape(&pair.b),
+            escape(&pair.sentence),
+            escape(&inside)
+        )?;
+    }
+    for p in &s.sampled_only {
+        writeln!(
+            out,
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"text\">sampled only: a clearing that moves with B or ρ</td><td>—</td></tr>",
+            escape(&p.a),
+            escape(&p.b)
+        )?;
+    }
+    writeln!(out, "</table></div>")
+}
+
+fn measure(
+    out: &mut dyn Write,
+    what: &str,
+    m: &MeasureReport,
+    points: usize,
+    nominal_on_grid: bool,
+) -> io::Result<()> {
+    writeln!(out, "<h3>Ranked by {what}</h3>")?;
+    let off = if nominal_on_grid {
+        ""
+    } else {
+        " (the nominal point is off the grid and not counted)"
+    };
+    if m.ranking_holds {
+        writeln!(
+            out,
+            "<p class=\"holds\">The ranking holds at all {}{off}: {}.</p>",
+            plural(points, "point", "points"),
+            escape(&m.order)
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<p class=\"flips\">The ranking does <b>not</b> hold everywhere: {} of {} keep the nominal order ({}); the winner, {}, wins at {} of them{off}.</p>",
+        grouped(m.points_matching_nominal_order as f64, 0),
+        plural(points, "point", "points"),
+        escape(&m.order),
+        escape(m.winner.as_deref().unwrap_or("—")),
+        grouped(m.points_matching_winner as f64, 0)
+    )?;
+    writeln!(
+        out,
+        "<div class=\"scroll\"><table>\n<tr><th class=\"name\">saves more</th><th class=\"name\">than (nominal winner of the pair)</th><th class=\"text\">where</th><th>points</th></tr>"
+    )?;
+    for f in &m.flips {
+        writeln!(
+            out,
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"text\">{}</td><td>{}</td></tr>",
+            escape(&f.b),
+            escape(&f.a),
+            escape(&f.region),
+            grouped(f.count as f64, 0)
+        )?;
+    }
+    writeln!(out, "</table></div>")
+}
+
+fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let clearing: Vec<&EditReport> = r.edits.iter().filter(|e| e.events.is_some()).collect();
+    if clearing.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<h2>Clearing events</h2>\n<p class=\"note\">At the nominal point. A cleared result is replaced by a placeholder from then on.</p>"
+    )?;
+    writeln!(
+        out,
+        "<div class=\"scroll\"><table>\n<tr><th class=\"name\">edit</th><th>clearings</th><th>results cleared</th><th>est. tokens freed</th></tr>"
+    )?;
+    for e in &clearing {
+        let events = e.events.as_deref().unwrap_or_default();
+        writeln!(
+            out,
+            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&e.name),
+            grouped(events.len() as f64, 0),
+            grouped(
+                events.iter().map(|v| v.cleared.len()).sum::<usize>() as f64,
+                0
+            ),
+            grouped(events.iter().map(|v| v.freed_tokens).sum::<f64>(), 0)
+        )?;
+    }
+    writeln!(out, "</table></div>")?;
+    writeln!(
+        out,
+        "<h3>Every clearing</h3>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">edit</th><th>before call</th><th class=\"text\">trigger</th><th class=\"text\">cleared results (call ids)</th><th>est. tokens freed</th></tr>"
+    )?;
+    let mut shown = 0;
+    let total: usize = clearing
+        .iter()
+        .map(|e| e.events.as_deref().unwrap_or_default().len())
+        .sum();
+    for e in &clearing {
+        for v in e.events.as_deref().unwrap_or_default() {
+            if shown == MAX_EVENT_ROWS {
+                break;
+            }
+            shown += 1;
+            let ids = if v.cleared.len() > 12 {
+                format!(
+                    "{} … ({} in all)",
+                    v.cleared[..12].join(", "),
+                    v.cleared.len()
+                )
+            } else {
+                v.cleared.join(", ")
+            };
+            writeln!(
+                out,
+                "<tr><td class=\"name\">{}</td><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td></tr>",
+                escape(&e.name),
+                v.before_call,
+                escape(&v.triggers.join(", ")),
+                escape(&ids),
+                grouped(v.freed_tokens, 0)
+            )?;
+        }
+    }
+    writeln!(out, "</table></div>")?;
+    if shown < total {
+        writeln!(
+            out,
+            "<p class=\"note\">The first {} of {} clearings; ledger.csv lists every one.</p>",
+            grouped(shown as f64, 0),
+            grouped(total as f64, 0)
+        )?;
     }
     Ok(())
 }

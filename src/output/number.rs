@@ -28,6 +28,54 @@ pub fn grouped(x: f64, decimals: usize) -> String {
     out
 }
 
+/// A number at the precision a person needs: at most 4 significant digits below 1,000
+/// (`2.4749999999999996` → `2.475`, `3.3` → `3.3`), grouped whole numbers above, and never
+/// `-0`. For values that are not counts: ρ, multipliers, rates.
+pub fn decimal(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    if x.abs() >= 1000.0 {
+        return grouped(x, if x.fract().abs() < 0.05 { 0 } else { 1 });
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let text = format!("{x:.digits$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.to_string()
+    }
+}
+
+/// A percentage for people: one decimal, `< 0.1 %` for tiny non-zero values.
+pub fn percent(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.05 {
+        return if x > 0.0 {
+            "< 0.1 %".into()
+        } else {
+            "> −0.1 %".into()
+        };
+    }
+    format!("{} %", grouped(x, 1))
+}
+
+/// `1 call`, `2 calls`, `1,234 calls`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", grouped(n as f64, 0))
+    }
+}
+
 /// Short form for axes and labels: `950`, `30k`, `1.2M`, `3.4G`.
 pub fn short(x: f64) -> String {
     let a = x.abs();
@@ -63,6 +111,21 @@ mod tests {
         assert_eq!(grouped(-1234.5, 1), "-1,234.5");
         assert_eq!(grouped(-0.01, 1), "0.0");
         assert_eq!(grouped(999.0, 0), "999");
+    }
+
+    #[test]
+    fn decimals_at_the_precision_a_person_needs() {
+        assert_eq!(decimal(2.4749999999999996), "2.475");
+        assert_eq!(decimal(3.3), "3.3");
+        assert_eq!(decimal(4.0), "4");
+        assert_eq!(decimal(0.1), "0.1");
+        assert_eq!(decimal(1.25), "1.25");
+        assert_eq!(decimal(0.000123456), "0.0001235");
+        assert_eq!(decimal(30000.0), "30,000");
+        assert_eq!(percent(0.01), "< 0.1 %");
+        assert_eq!(percent(20.04), "20.0 %");
+        assert_eq!(plural(1, "call", "calls"), "1 call");
+        assert_eq!(plural(1200, "call", "calls"), "1,200 calls");
     }
 
     #[test]

@@ -1,24 +1,18 @@
 //! The table printed for a person: what was assumed, the baseline, the ranked edits, their
 //! clearings, and whether the ranking holds across the sweep.
 
-use crate::output::number::grouped;
+use crate::output::number::{decimal, grouped, percent, plural};
 use crate::report::{EditReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-/// The clearing and sweep sections as text (the HTML report shows them too).
-pub fn verdict_text(report: &Report) -> String {
-    let mut out = Vec::new();
-    let _ = clearings(&mut out, report);
-    if let Some(sweep) = &report.sweep {
-        let _ = sweep_section(&mut out, report, sweep);
-    }
-    String::from_utf8_lossy(&out).trim().to_string()
-}
-
 /// Writes the comparison table, then the paths of the files written.
 pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Result<()> {
     header(out, report)?;
+    writeln!(out, "\n{}", report.answer)?;
+    for w in &report.warnings {
+        writeln!(out, "Warning: {w}")?;
+    }
     edits(out, report)?;
     clearings(out, report)?;
     if let Some(sweep) = &report.sweep {
@@ -50,7 +44,12 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     } else {
         String::new()
     };
-    writeln!(out, "  {} calls, from {}", r.baseline.calls, r.source)?;
+    writeln!(
+        out,
+        "  {}, from {}",
+        plural(r.baseline.calls, "call", "calls"),
+        r.source
+    )?;
     writeln!(
         out,
         "  base tokens B    {:>10}   {}",
@@ -60,38 +59,41 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     writeln!(
         out,
         "  bytes/token ρ    {:>10}   {}",
-        r.bytes_per_token, r.sources.bytes_per_token
+        decimal(r.bytes_per_token),
+        r.sources.bytes_per_token
     )?;
     writeln!(
         out,
         "  unit             {} (bytes ÷ {}{measured})",
-        r.unit, r.bytes_per_token
+        r.unit,
+        decimal(r.bytes_per_token)
     )?;
     writeln!(out, "  cost             {}", r.cost_model)?;
     if r.retry_rate > 0.0 {
         writeln!(
             out,
             "  retry rate       {} extra attempts per call (assumed)",
-            r.retry_rate
+            decimal(r.retry_rate)
         )?;
     }
     if let Some(p) = &r.price {
         let output = p.output.map_or_else(
             || "no output price".into(),
-            |o| format!("${o}/M output tokens"),
+            |o| format!("${}/M output tokens", decimal(o)),
         );
         writeln!(
             out,
             "  price            ${}/M input tokens, {output} ({})",
-            p.input, p.source
+            decimal(p.input),
+            p.source
         )?;
     }
     writeln!(out)?;
     writeln!(
         out,
-        "Baseline: reread total {} est. tokens over {} calls; average call {} est. tokens",
+        "Baseline: reread total {} est. tokens over {}; average call {} est. tokens",
         grouped(r.baseline.total_tokens, 0),
-        r.baseline.calls,
+        plural(r.baseline.calls, "call", "calls"),
         grouped(r.baseline.average_call_tokens, 0)
     )?;
     if r.cost_order.is_some() || r.retry_rate > 0.0 {
@@ -143,12 +145,12 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
                 e.rank.to_string(),
                 e.name.clone(),
                 grouped(e.saved_tokens, 0),
-                format!("{} %", grouped(e.saved_pct, 1)),
+                percent(e.saved_pct),
                 grouped(e.equivalent_calls, 2),
                 e.calls.to_string(),
             ];
             if with_cost {
-                row.push(format!("{} %", grouped(e.cost_saved_pct, 1)));
+                row.push(percent(e.cost_saved_pct));
                 row.push(e.cost_rank.to_string());
             }
             if r.price.is_some() {
@@ -163,8 +165,8 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         "  (equiv. calls: the saving in average baseline calls of {} est. tokens)",
         grouped(r.baseline.average_call_tokens, 0)
     )?;
-    if let Some(order) = &r.cost_order {
-        writeln!(out, "  by cost: {}", order.join(" > "))?;
+    if let Some(order) = &r.cost_order_line {
+        writeln!(out, "  by cost: {order}")?;
         match &r.disagreement {
             Some(d) => writeln!(out, "  The rankings differ: {d}.")?,
             None => writeln!(out, "  Ranked by cost, the order is the same.")?,
@@ -175,16 +177,16 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
 
 /// Columns padded to their widest cell; the edit name (column 1) reads left-aligned.
 fn print_columns(out: &mut dyn Write, titles: &[&str], rows: &[Vec<String>]) -> io::Result<()> {
-    let mut widths: Vec<usize> = titles.iter().map(|t| t.chars().count()).collect();
+    let mut widths: Vec<usize> = titles.iter().map(|t| width(t)).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(width(cell));
         }
     }
     let line = |cells: &[String]| -> String {
         let mut s = String::from(" ");
         for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = " ".repeat(w - cell.chars().count());
+            let pad = " ".repeat(w.saturating_sub(width(cell)));
             if i == 1 {
                 s.push_str(&format!("  {cell}{pad}"));
             } else {
@@ -199,6 +201,11 @@ fn print_columns(out: &mut dyn Write, titles: &[&str], rows: &[Vec<String>]) -> 
         writeln!(out, "{}", line(row))?;
     }
     Ok(())
+}
+
+/// Columns a cell takes in a terminal: wide (CJK) characters take two.
+fn width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
 }
 
 fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -224,60 +231,32 @@ fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         } else {
             String::new()
         };
+        let calls = if events.len() == 1 { "call" } else { "calls" };
         writeln!(
             out,
-            "  {}: {} clearing{} before calls {}{more}; {} results cleared, {} est. tokens freed",
+            "  {}: {} before {calls} {}{more}; {} cleared, {} est. tokens freed",
             e.name,
-            events.len(),
-            if events.len() == 1 { "" } else { "s" },
+            plural(events.len(), "clearing", "clearings"),
             before.join(", "),
-            events.iter().map(|v| v.cleared.len()).sum::<usize>(),
+            plural(
+                events.iter().map(|v| v.cleared.len()).sum::<usize>(),
+                "result",
+                "results"
+            ),
             grouped(freed, 0)
         )?;
     }
     Ok(())
 }
 
-fn axis(values: &[f64], format: impl Fn(f64) -> String) -> String {
-    match values {
-        [] => String::new(),
-        [only] => format(*only),
-        _ if values.len() <= 6 => values
-            .iter()
-            .map(|&v| format(v))
-            .collect::<Vec<_>>()
-            .join(" / "),
-        [first, .., last] => format!(
-            "{} … {} ({} values)",
-            format(*first),
-            format(*last),
-            values.len()
-        ),
-    }
-}
-
 fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result<()> {
-    let g = &s.grid;
     writeln!(
         out,
-        "\nSweep over {} points: B {} × ρ {}{}{} ({}{})",
-        grouped(s.points as f64, 0),
-        axis(&g.base_tokens, |v| grouped(v, 0)),
-        axis(&g.bytes_per_token, |v| v.to_string()),
-        g.cache_read
-            .as_ref()
-            .filter(|c| c.len() > 1)
-            .map_or_else(String::new, |c| format!(
-                " × cache read {}",
-                axis(c, |v| v.to_string())
-            )),
-        if g.retry_rate.len() > 1 {
-            format!(" × retry {}", axis(&g.retry_rate, |v| v.to_string()))
-        } else {
-            String::new()
-        },
+        "\nSweep over {}: {} ({}{})",
+        plural(s.points, "point", "points"),
+        s.grid.describe(),
         s.method,
-        if g.default {
+        if s.grid.default {
             "; default grid: ⅔B…4⁄3B × 0.75ρ…1.25ρ"
         } else {
             ""
@@ -294,75 +273,20 @@ fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result
         out,
         "  break-even on reread tokens (exact, from the closed form):"
     )?;
-    if s.break_even.is_empty() {
+    if s.break_even_by_pair.is_empty() {
         writeln!(out, "    none computable")?;
     }
-    let mut pairs: Vec<(&str, &str)> = s
-        .break_even
-        .iter()
-        .map(|b| (b.a.as_str(), b.b.as_str()))
-        .collect();
-    pairs.dedup();
-    for (a, b) in pairs {
-        let all: Vec<_> = s
-            .break_even
-            .iter()
-            .filter(|x| x.a == a && x.b == b)
-            .collect();
-        let never_same = all
-            .iter()
-            .all(|x| x.base_tokens.is_none() && x.above == all[0].above);
-        if never_same && all.len() > 1 {
-            match &all[0].above {
-                Some(w) => {
-                    let other = if w == a { b } else { a };
-                    writeln!(
-                        out,
-                        "    {w} saves more than {other} for every B > 0 at every swept ρ: no break-even"
-                    )?;
-                }
-                None => writeln!(out, "    {a} and {b} save the same for every B and ρ")?,
-            }
-        } else if all.len() <= 4 {
-            for x in &all {
+    for pair in &s.break_even_by_pair {
+        if pair.of <= 4 && pair.kind != "never" && pair.kind != "same" {
+            for x in s
+                .break_even
+                .iter()
+                .filter(|x| x.a == pair.a && x.b == pair.b)
+            {
                 writeln!(out, "    {}", x.sentence)?;
             }
         } else {
-            let inside: Vec<f64> = all
-                .iter()
-                .filter(|x| x.inside_range)
-                .filter_map(|x| x.base_tokens)
-                .collect();
-            let (lo, hi) = inside
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
-                    (l.min(v), h.max(v))
-                });
-            if inside.is_empty() {
-                writeln!(
-                    out,
-                    "    {a} vs {b}: no break-even inside the swept B range at any of {} ρ values",
-                    all.len()
-                )?;
-            } else {
-                let above: Vec<&str> = all
-                    .iter()
-                    .filter(|x| x.inside_range)
-                    .filter_map(|x| x.above.as_deref())
-                    .collect();
-                let winner = match above.first() {
-                    Some(w) if above.iter().all(|x| x == w) => format!("; {w} saves more above it"),
-                    _ => String::new(),
-                };
-                writeln!(
-                    out,
-                    "    {a} vs {b}: break-even inside the swept range at {} of {} ρ values, B from {} to {}{winner}",
-                    inside.len(),
-                    all.len(),
-                    grouped(lo, 0),
-                    grouped(hi, 0)
-                )?;
-            }
+            writeln!(out, "    {}", pair.sentence)?;
         }
     }
     for p in &s.sampled_only {
@@ -382,18 +306,18 @@ fn measure(
     points: usize,
     nominal_on_grid: bool,
 ) -> io::Result<()> {
-    writeln!(
-        out,
-        "  ranked by {what}: nominal order {}",
-        m.nominal_order.join(" > ")
-    )?;
+    writeln!(out, "  ranked by {what}: nominal order {}", m.order)?;
     let off = if nominal_on_grid {
         ""
     } else {
         " (the nominal point is off the grid and not counted)"
     };
     if m.ranking_holds {
-        writeln!(out, "  ranking holds at {points}/{points} points{off}")?;
+        writeln!(
+            out,
+            "  ranking holds at {}{off}",
+            plural(points, "point", "points")
+        )?;
     } else {
         writeln!(
             out,
@@ -405,12 +329,11 @@ fn measure(
         for f in &m.flips {
             writeln!(
                 out,
-                "    {} beats {} {} ({} point{})",
+                "    {} beats {} {} ({})",
                 f.b,
                 f.a,
                 f.region,
-                f.count,
-                if f.count == 1 { "" } else { "s" }
+                plural(f.count, "point", "points")
             )?;
         }
     }

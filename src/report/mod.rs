@@ -1,11 +1,18 @@
 //! The report: every figure of a run, with its unit and where its inputs came from.
 //!
-//! One serde structure feeds the JSON output, the table and the HTML page, so they cannot
-//! disagree. Numbers here are unrounded; only the table and charts round, for reading.
+//! The report is built as data once; the table (`output::table`), the JSON
+//! (`output::json`), the CSV summary and the HTML page (`output::html`) each render it, so
+//! they cannot disagree. Numbers here are unrounded; sentences meant for people (the
+//! answer, break-even summaries) are built here, once, at the precision a person needs.
+
+mod sweep;
+
+pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 
 use crate::clear::Event;
 use crate::evaluate::{Evaluation, Outcome, Study};
-use crate::sweep::{BreakEven, Grid, Point, Stability, SweepOutcome};
+use crate::output::number::{decimal, grouped, percent, plural};
+use crate::scenario::Scenario;
 use serde::Serialize;
 
 /// Where an assumption's value came from.
@@ -14,6 +21,24 @@ pub struct Sources {
     /// e.g. `assumed (scenario file)` or `assumed (--base on the command line)`.
     pub base_tokens: String,
     pub bytes_per_token: String,
+}
+
+impl Sources {
+    /// The sources of `scenario`'s B and ρ, unless a flag overrode them.
+    pub fn of(scenario: &Scenario, base_flag: bool, bpt_flag: bool) -> Sources {
+        let pick = |flag: bool, name: &str, file: &Option<String>| {
+            if flag {
+                format!("assumed ({name} on the command line)")
+            } else {
+                file.clone()
+                    .unwrap_or_else(|| "assumed (scenario file)".to_string())
+            }
+        };
+        Sources {
+            base_tokens: pick(base_flag, "--base", &scenario.sources.base_tokens),
+            bytes_per_token: pick(bpt_flag, "--bpt", &scenario.sources.bytes_per_token),
+        }
+    }
 }
 
 /// The baseline run's figures.
@@ -37,6 +62,7 @@ pub struct EventReport {
     pub before_call: usize,
     /// Ids of the calls whose results were cleared.
     pub cleared: Vec<String>,
+    /// Est. tokens freed: the cleared results less their placeholders.
     pub freed_tokens: f64,
     pub triggers: Vec<&'static str>,
 }
@@ -66,62 +92,6 @@ pub struct EditReport {
     pub events: Option<Vec<EventReport>>,
 }
 
-/// A flip with its points spelled out.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FlipReport {
-    pub a: String,
-    pub b: String,
-    pub count: usize,
-    pub region: String,
-    pub points: Vec<Point>,
-}
-
-/// Ranking stability for one measure.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct MeasureReport {
-    pub nominal_order: Vec<String>,
-    pub winner: Option<String>,
-    pub ranking_holds: bool,
-    pub points_matching_nominal_order: usize,
-    pub points_matching_winner: usize,
-    pub flips: Vec<FlipReport>,
-}
-
-/// A pair compared only at the grid points.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Pair {
-    pub a: String,
-    pub b: String,
-}
-
-/// The swept values.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct GridReport {
-    pub base_tokens: Vec<f64>,
-    pub bytes_per_token: Vec<f64>,
-    /// Null without `[cache]`.
-    pub cache_read: Option<Vec<f64>>,
-    pub retry_rate: Vec<f64>,
-    /// Whether the grid is MODEL.md's default (⅔B, B, 4⁄3B × 0.75ρ, ρ, 1.25ρ).
-    pub default: bool,
-}
-
-/// The sweep's findings.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SweepReport {
-    pub grid: GridReport,
-    /// `closed form` or `replay`.
-    pub method: &'static str,
-    pub points: usize,
-    pub nominal_on_grid: bool,
-    #[serde(flatten)]
-    pub tokens: MeasureReport,
-    pub break_even: Vec<BreakEven>,
-    pub sampled_only: Vec<Pair>,
-    /// Ranking by cost, with `[cache]`.
-    pub cost: Option<MeasureReport>,
-}
-
 /// The whole comparison at the nominal point.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
@@ -129,6 +99,11 @@ pub struct Report {
     pub description: Option<String>,
     /// The scenario file, as given.
     pub source: String,
+    /// The answer in one or two sentences: which edit saves the most, and whether that
+    /// holds across the sweep.
+    pub answer: String,
+    /// Things to know that are not errors (a setting overridden by pinning).
+    pub warnings: Vec<String>,
     /// The unit of every token figure, e.g. `est. tokens at 3.3 bytes/token`.
     pub unit: String,
     pub base_tokens: f64,
@@ -144,8 +119,12 @@ pub struct Report {
     pub baseline: BaselineReport,
     /// In ranked order (reread tokens), best saving first.
     pub edits: Vec<EditReport>,
+    /// The ranking on reread tokens as a line, ties shown: `a = b > c`.
+    pub order: String,
     /// Edit names ranked by cost, with `[cache]`.
     pub cost_order: Option<Vec<String>>,
+    /// The ranking on cost as a line, ties shown, with `[cache]`.
+    pub cost_order_line: Option<String>,
     /// A plain sentence when the two rankings disagree on the winner.
     pub disagreement: Option<String>,
     pub sweep: Option<SweepReport>,
@@ -153,20 +132,32 @@ pub struct Report {
 
 /// The unit label of token figures at `bytes_per_token`.
 pub fn unit(bytes_per_token: f64) -> String {
-    format!("est. tokens at {bytes_per_token} bytes/token")
+    format!("est. tokens at {} bytes/token", decimal(bytes_per_token))
+}
+
+/// `a = b > c`: names in ranked order, tied names joined by `=`.
+pub fn order_line(names: &[&str], ranks: &[usize]) -> String {
+    let mut line = String::new();
+    for (i, (name, rank)) in names.iter().zip(ranks).enumerate() {
+        if i > 0 {
+            line.push_str(if ranks[i - 1] == *rank { " = " } else { " > " });
+        }
+        line.push_str(name);
+    }
+    line
 }
 
 fn cost_model(study: &Study) -> String {
     match &study.scenario.cache {
         Some(c) => format!(
-            "prompt cache: read {}×, write {}×, TTL {} s, min {} tokens{}; cost in input-token equivalents",
-            c.read,
-            c.write,
-            c.ttl_s,
-            c.min_tokens,
+            "prompt cache: read {}×, write {}×, TTL {} s, min {} tokens (shorter requests are billed as plain input){}; cost in input-token equivalents",
+            decimal(c.read),
+            decimal(c.write),
+            grouped(c.ttl_s, 0),
+            grouped(c.min_tokens, 0),
             c.preset
                 .as_ref()
-                .map_or_else(String::new, |p| format!(" (preset {p})"))
+                .map_or_else(String::new, |p| format!("; preset {p}"))
         ),
         None => {
             "flat: every input token costs 1 (no [cache]); cost in input-token equivalents".into()
@@ -229,19 +220,34 @@ impl Report {
                 }
             })
             .collect();
-        let cost_order: Option<Vec<String>> = s.cache.as_ref().map(|_| {
-            nominal
-                .cost_ranking
-                .order
-                .iter()
-                .map(|&i| s.edits[i].name.clone())
-                .collect()
+        let names: Vec<&str> = edits.iter().map(|e| e.name.as_str()).collect();
+        let ranks: Vec<usize> = edits.iter().map(|e| e.rank).collect();
+        let order = order_line(&names, &ranks);
+        let cost_ranked: Option<Vec<usize>> =
+            s.cache.as_ref().map(|_| nominal.cost_ranking.order.clone());
+        let cost_order: Option<Vec<String>> = cost_ranked
+            .as_ref()
+            .map(|o| o.iter().map(|&i| s.edits[i].name.clone()).collect());
+        let cost_order_line = cost_ranked.as_ref().map(|o| {
+            let names: Vec<&str> = o.iter().map(|&i| s.edits[i].name.as_str()).collect();
+            let ranks: Vec<usize> = o.iter().map(|&i| nominal.cost_ranking.ranks[i]).collect();
+            order_line(&names, &ranks)
         });
         let disagreement = cost_order.as_ref().and_then(|_| disagreement(&edits));
+        let baseline = BaselineReport {
+            total_tokens: base.total_tokens,
+            calls: base.calls,
+            average_call_tokens: base.total_tokens / base.calls as f64,
+            cost: base.cost,
+            dollars: base.dollars,
+        };
+        let answer = answer(&edits, s.cache.is_some(), sweep.as_ref());
         Report {
             scenario: s.name.clone(),
             description: s.description.clone(),
             source: s.source.clone(),
+            answer,
+            warnings: study.warnings.clone(),
             unit: unit(at.bytes_per_token),
             base_tokens: at.base_tokens,
             bytes_per_token: at.bytes_per_token,
@@ -250,22 +256,71 @@ impl Report {
             measured_calls: s.measured_calls(),
             cost_model: cost_model(study),
             price: s.price.clone(),
-            baseline: BaselineReport {
-                total_tokens: base.total_tokens,
-                calls: base.calls,
-                average_call_tokens: base.total_tokens / base.calls as f64,
-                cost: base.cost,
-                dollars: base.dollars,
-            },
+            baseline,
             edits,
+            order,
             cost_order,
+            cost_order_line,
             disagreement,
             sweep,
         }
     }
 }
 
-/// "X saves the most tokens but Y saves the most money: …" when the winners differ.
+/// The answer first: who saves the most, by how much, and whether that survives the sweep.
+fn answer(edits: &[EditReport], cached: bool, sweep: Option<&SweepReport>) -> String {
+    let Some(best) = edits.first() else {
+        return "No edits to compare: add [[edit]] tables to the scenario.".into();
+    };
+    let tied: Vec<&str> = edits
+        .iter()
+        .filter(|e| e.rank == 1)
+        .map(|e| e.name.as_str())
+        .collect();
+    let who = if tied.len() > 1 {
+        format!("{} tie for the largest saving", tied.join(" and "))
+    } else {
+        format!("{} saves the most", best.name)
+    };
+    let mut text = format!(
+        "{who}: {} est. tokens, {} of the reread total ({} average calls).",
+        grouped(best.saved_tokens, 0),
+        percent(best.saved_pct),
+        grouped(best.equivalent_calls, 2)
+    );
+    if cached {
+        match edits.iter().find(|e| e.cost_rank == 1) {
+            Some(c) if c.rank == 1 && best.cost_rank == 1 => {
+                text.push_str(&format!(
+                    " It also saves the most cost ({}).",
+                    percent(best.cost_saved_pct)
+                ));
+            }
+            Some(c) => text.push_str(&format!(
+                " By cost, {} saves the most ({}).",
+                c.name,
+                percent(c.cost_saved_pct)
+            )),
+            None => {}
+        }
+    }
+    if let (Some(sw), true) = (sweep, edits.len() > 1) {
+        let m = &sw.tokens;
+        let points = plural(sw.points, "swept point", "swept points");
+        if m.ranking_holds {
+            text.push_str(&format!(" The ranking holds at all {points}."));
+        } else {
+            text.push_str(&format!(
+                " The ranking does not hold everywhere: {} of {points} keep it, and {} wins at {} of them.",
+                grouped(m.points_matching_nominal_order as f64, 0),
+                m.winner.as_deref().unwrap_or("—"),
+                grouped(m.points_matching_winner as f64, 0),
+            ));
+        }
+    }
+    text
+}
+
 /// A plain sentence when ranking by cost differs from ranking by reread tokens: the
 /// winners, or else the edits whose rank moves.
 fn disagreement(edits: &[EditReport]) -> Option<String> {
@@ -274,15 +329,17 @@ fn disagreement(edits: &[EditReport]) -> Option<String> {
     if token_winner.cost_rank != 1 {
         let why = match &token_winner.events {
             Some(ev) if !ev.is_empty() => format!(
-                ": its {} clearing{} rewrite the cache from the first cleared result on",
-                ev.len(),
-                if ev.len() == 1 { "" } else { "s" }
+                ": its {} rewrite the cache from the first cleared result on",
+                plural(ev.len(), "clearing", "clearings")
             ),
             _ => String::new(),
         };
         return Some(format!(
-            "{} saves the most reread tokens ({:.1} %), but {} saves the most cost ({:.1} %){why}",
-            token_winner.name, token_winner.saved_pct, cost_winner.name, cost_winner.cost_saved_pct
+            "{} saves the most reread tokens ({}), but {} saves the most cost ({}){why}",
+            token_winner.name,
+            percent(token_winner.saved_pct),
+            cost_winner.name,
+            percent(cost_winner.cost_saved_pct)
         ));
     }
     let moved: Vec<String> = edits
@@ -304,59 +361,14 @@ fn disagreement(edits: &[EditReport]) -> Option<String> {
     })
 }
 
-impl MeasureReport {
-    fn new(st: &Stability, names: &[String], grid: &Grid) -> MeasureReport {
-        MeasureReport {
-            nominal_order: st.nominal.order.iter().map(|&i| names[i].clone()).collect(),
-            winner: st.nominal.order.first().map(|&i| names[i].clone()),
-            ranking_holds: st.holds(),
-            points_matching_nominal_order: st.matching_order,
-            points_matching_winner: st.matching_winner,
-            flips: st
-                .flips(names, grid)
-                .into_iter()
-                .map(|f| FlipReport {
-                    points: f.indices.iter().map(|&i| grid.point(i as usize)).collect(),
-                    a: f.a,
-                    b: f.b,
-                    count: f.count,
-                    region: f.region,
-                })
-                .collect(),
-        }
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl SweepReport {
-    /// The report of a sweep over `study`'s edits.
-    pub fn new(study: &Study, sweep: &SweepOutcome, closed_form: bool) -> SweepReport {
-        let names: Vec<String> = study.edited.iter().map(|s| s.name.clone()).collect();
-        let g = &sweep.grid;
-        SweepReport {
-            grid: GridReport {
-                base_tokens: g.base_tokens.clone(),
-                bytes_per_token: g.bytes_per_token.clone(),
-                cache_read: g.cache_read.iter().copied().collect(),
-                retry_rate: g.retry_rate.clone(),
-                default: g.default_axes,
-            },
-            method: if closed_form { "closed form" } else { "replay" },
-            points: g.len(),
-            nominal_on_grid: sweep.nominal_on_grid,
-            tokens: MeasureReport::new(&sweep.tokens, &names, g),
-            break_even: sweep.break_even.clone(),
-            sampled_only: sweep
-                .sampled_only
-                .iter()
-                .map(|&(a, b)| Pair {
-                    a: names[a].clone(),
-                    b: names[b].clone(),
-                })
-                .collect(),
-            cost: sweep
-                .cost
-                .as_ref()
-                .map(|c| MeasureReport::new(c, &names, g)),
-        }
+    #[test]
+    fn order_lines_show_ties() {
+        assert_eq!(order_line(&["a", "b", "c"], &[1, 1, 3]), "a = b > c");
+        assert_eq!(order_line(&["a", "b", "c"], &[1, 2, 2]), "a > b = c");
+        assert_eq!(order_line(&["a"], &[1]), "a");
     }
 }
