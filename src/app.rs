@@ -131,6 +131,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     let files = match dir {
         Some(mut dir) => {
             dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
+            dir.write("by_tool.csv", |w| output::csv::write_by_tool(w, &report))?;
             dir.write("ledger.csv", |w| {
                 output::ledger_csv::write_ledger(w, &study, &nominal)
             })?;

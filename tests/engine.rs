@@ -467,3 +467,102 @@ fn an_explicit_setting_overridden_by_pinning_is_a_warning() {
         study.warnings[0]
     );
 }
+
+const MEASURED: &str = r#"
+name = "measured"
+base_tokens = 1000
+bytes_per_token = 1.0
+[[call]]
+id = "a"
+label = "Bash: ls"
+tool = "Bash"
+bytes = 100
+output_tokens = 10
+[call.measured]
+input_tokens = 5
+cache_creation_input_tokens = 995
+cache_creation_1h_input_tokens = 0
+cache_read_input_tokens = 0
+output_tokens = 10
+model = "claude-sonnet-4-5-20250929"
+convention = "anthropic"
+[[call]]
+id = "b"
+label = "Read: a.rs"
+tool = "Read"
+bytes = 200
+output_tokens = 20
+[call.measured]
+input_tokens = 10
+cache_creation_input_tokens = 115
+cache_creation_1h_input_tokens = 0
+cache_read_input_tokens = 1000
+output_tokens = 20
+model = "claude-sonnet-4-5-20250929"
+convention = "anthropic"
+[[call]]
+id = "c"
+label = "Bash: cargo test"
+tool = "Bash"
+bytes = 0
+output_tokens = 5
+[call.measured]
+input_tokens = 3
+cache_creation_input_tokens = 230
+cache_creation_1h_input_tokens = 30
+cache_read_input_tokens = 1100
+output_tokens = 5
+model = "claude-sonnet-4-5-20250929"
+convention = "anthropic"
+[[call]]
+id = "d"
+label = "no usage"
+bytes = 50
+"#;
+
+#[test]
+fn measured_beside_simulated_on_a_hand_computed_trace() {
+    use simulate::report::MeasuredReport;
+    let s = scenario(MEASURED);
+    let study = Study::new(&s).unwrap();
+    let e = nominal(&s);
+    let m = MeasuredReport::new(&study, &e).unwrap();
+    assert_eq!(m.denominator, "measured on 3 of 4 calls");
+    // Measured totals 1000 + 1125 + 1333; simulated contexts 1000, 1110, 1330.
+    close(m.measured_input_tokens, 3458.0);
+    close(m.simulated_input_tokens, 3440.0);
+    close(m.difference_pct, -1800.0 / 3458.0);
+    close(m.cache_hit_rate.unwrap(), 2100.0 / 3458.0);
+    // Sonnet 4.5: reads 0.1×, 5-minute writes 1.25×, 1-hour writes 2×:
+    // 5 + 1.25·995, 10 + 1.25·115 + 0.1·1000, 3 + 1.25·200 + 2·30 + 0.1·1100.
+    close(m.measured_cost.unwrap(), 1248.75 + 253.75 + 423.0);
+    // $3 / $15 per million: (1925.5·3 + 35·15) / 1e6.
+    close(
+        m.measured_dollars.unwrap(),
+        (1925.5 * 3.0 + 35.0 * 15.0) / 1e6,
+    );
+    // Call c differs most: (1330 − 1333) / 1333; then b, (1110 − 1125) / 1125.
+    assert_eq!(m.largest_differences[0].call, 2);
+    assert_eq!(m.largest_differences[1].call, 3);
+    assert_eq!(m.largest_differences.len(), 3);
+}
+
+#[test]
+fn by_tool_shares_add_up_to_the_reread_total() {
+    use simulate::report::by_tool;
+    let s = scenario(MEASURED);
+    let study = Study::new(&s).unwrap();
+    let e = nominal(&s);
+    let rows = by_tool(&study, e.at());
+    let total: f64 = rows.iter().map(|r| r.reread_tokens).sum();
+    close(total, e.baseline.total_tokens);
+    let find = |g: &str| rows.iter().find(|r| r.group == g).unwrap();
+    // Bash: a (100, re-read by 3 calls) and c (0): 300. Read: b (200 × 2) = 400.
+    close(find("Bash").reread_tokens, 300.0);
+    close(find("Read").reread_tokens, 400.0);
+    assert_eq!(find("Bash").calls, 2);
+    // Output: 10·3 + 20·2 + 5·1 = 75; base: 4 calls × 1000.
+    close(find("model output").reread_tokens, 75.0);
+    close(find("base (system prompt, tools)").reread_tokens, 4000.0);
+    assert_eq!(rows[0].group, "base (system prompt, tools)");
+}

@@ -95,6 +95,26 @@ pub fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
     w.flush()
 }
 
+/// Writes `by_tool.csv`: one row per tool (or kind), the base and the model's output, by
+/// share of the baseline's reread total, largest first.
+pub fn write_by_tool(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for row in &report.by_tool {
+        w.serialize(row).map_err(csv_error)?;
+    }
+    if report.by_tool.is_empty() {
+        w.write_record([
+            "group",
+            "calls",
+            "result_tokens",
+            "reread_tokens",
+            "share_pct",
+        ])
+        .map_err(csv_error)?;
+    }
+    w.flush()
+}
+
 /// `sweep.csv`, written point by point as the sweep goes: one row per point and edit.
 pub struct SweepCsv<'a> {
     w: csv::Writer<&'a mut dyn Write>,

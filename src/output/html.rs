@@ -4,7 +4,7 @@
 //! file and no network address, so it can be mailed or archived on its own.
 
 use crate::output::number::{decimal, grouped, percent, plural};
-use crate::report::{EditReport, MeasureReport, Report, SweepReport};
+use crate::report::{EditReport, MeasureReport, MeasuredReport, Report, SweepReport};
 use std::io::{self, Write};
 
 /// Escapes text for HTML; control characters become visible escapes.
@@ -90,6 +90,10 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
     edits_table(out, r)?;
     if let Some(sweep) = &r.sweep {
         sweep_section(out, r, sweep)?;
+    }
+    by_tool(out, r)?;
+    if let Some(m) = &r.measured {
+        measured(out, m)?;
     }
     clearings(out, r)?;
     if !charts.is_empty() {
@@ -375,6 +379,109 @@ fn measure(
         )?;
     }
     writeln!(out, "</table></div>")
+}
+
+fn by_tool(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    if r.by_tool.len() < 2 {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<h2>Where the reread total goes</h2>\n<p class=\"note\">The baseline's reread total split by tool (or kind): each result's size times the calls that re-read it. The largest share points at the edit to try first.</p>"
+    )?;
+    writeln!(
+        out,
+        "<div class=\"scroll\"><table>\n<tr><th>share</th><th class=\"name\">tool or kind</th><th>reread est. tokens</th><th>result est. tokens</th><th>calls</th></tr>"
+    )?;
+    for t in &r.by_tool {
+        writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&percent(t.share_pct)),
+            escape(&t.group),
+            grouped(t.reread_tokens, 0),
+            grouped(t.result_tokens, 0),
+            grouped(t.calls as f64, 0)
+        )?;
+    }
+    writeln!(out, "</table></div>")
+}
+
+fn measured(out: &mut dyn Write, m: &MeasuredReport) -> io::Result<()> {
+    writeln!(
+        out,
+        "<h2>Measured beside simulated</h2>\n<p class=\"note\">{}. {}</p>",
+        escape(&m.denominator),
+        escape(&m.conventions.join("; "))
+    )?;
+    let rate = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |r| percent(100.0 * r));
+    let rows = [
+        (
+            "total input on those calls",
+            format!("{} tokens", grouped(m.measured_input_tokens, 0)),
+            format!(
+                "{} est. tokens ({:+.1} %)",
+                grouped(m.simulated_input_tokens, 0),
+                m.difference_pct
+            ),
+        ),
+        (
+            "cache hit rate (read ÷ total input)",
+            rate(m.cache_hit_rate),
+            rate(m.simulated_cache_hit_rate),
+        ),
+        (
+            "cost, input-token equivalents",
+            m.measured_cost
+                .map_or_else(|| "—".to_string(), |c| grouped(c, 0)),
+            grouped(m.simulated_cost, 0),
+        ),
+        (
+            "dollars",
+            m.measured_dollars
+                .map_or_else(|| "—".to_string(), |d| format!("${}", grouped(d, 2))),
+            String::new(),
+        ),
+    ];
+    writeln!(
+        out,
+        "<div class=\"scroll\"><table>\n<tr><th class=\"name\"></th><th>measured</th><th>simulated</th></tr>"
+    )?;
+    for (what, measured, simulated) in rows {
+        writeln!(
+            out,
+            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td></tr>",
+            escape(what),
+            escape(&measured),
+            escape(&simulated)
+        )?;
+    }
+    writeln!(out, "</table></div>")?;
+    writeln!(
+        out,
+        "<p class=\"note\">Dollars: {}. {}</p>",
+        escape(&m.measured_price_source),
+        escape(&m.note)
+    )?;
+    if !m.largest_differences.is_empty() {
+        writeln!(
+            out,
+            "<h3>Calls where the two differ most</h3>\n<div class=\"scroll\"><table>\n<tr><th>call</th><th class=\"text\">label</th><th>measured tokens</th><th>simulated est. tokens</th><th>difference</th></tr>"
+        )?;
+        for d in &m.largest_differences {
+            writeln!(
+                out,
+                "<tr><td>{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td>{:+.1} %</td></tr>",
+                d.call,
+                escape(&d.label),
+                grouped(d.measured_tokens, 0),
+                grouped(d.simulated_tokens, 0),
+                d.difference_pct
+            )?;
+        }
+        writeln!(out, "</table></div>")?;
+    }
+    Ok(())
 }
 
 fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {

@@ -14,6 +14,10 @@ pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Res
         writeln!(out, "Warning: {w}")?;
     }
     edits(out, report)?;
+    by_tool(out, report)?;
+    if let Some(m) = &report.measured {
+        measured(out, m)?;
+    }
     clearings(out, report)?;
     if let Some(sweep) = &report.sweep {
         sweep_section(out, report, sweep)?;
@@ -203,6 +207,117 @@ fn print_columns(out: &mut dyn Write, titles: &[&str], rows: &[Vec<String>]) -> 
     Ok(())
 }
 
+/// Rows of the by-tool table shown in the terminal; by_tool.csv has them all.
+const BY_TOOL_ROWS: usize = 8;
+
+fn by_tool(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    if r.by_tool.len() < 2 {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nWhere the baseline's reread total goes (each result × the calls that re-read it):"
+    )?;
+    let rows: Vec<Vec<String>> = r
+        .by_tool
+        .iter()
+        .take(BY_TOOL_ROWS)
+        .map(|t| {
+            vec![
+                percent(t.share_pct),
+                t.group.clone(),
+                grouped(t.reread_tokens, 0),
+                grouped(t.result_tokens, 0),
+                grouped(t.calls as f64, 0),
+            ]
+        })
+        .collect();
+    print_columns(
+        out,
+        &[
+            "share",
+            "tool or kind",
+            "reread est. tokens",
+            "result est. tokens",
+            "calls",
+        ],
+        &rows,
+    )?;
+    if r.by_tool.len() > BY_TOOL_ROWS {
+        writeln!(
+            out,
+            "  … and {} more (by_tool.csv)",
+            plural(r.by_tool.len() - BY_TOOL_ROWS, "group", "groups")
+        )?;
+    }
+    Ok(())
+}
+
+fn measured(out: &mut dyn Write, m: &crate::report::MeasuredReport) -> io::Result<()> {
+    writeln!(out, "\nMeasured beside simulated ({}):", m.denominator)?;
+    for c in &m.conventions {
+        writeln!(out, "  convention  {c}")?;
+    }
+    writeln!(
+        out,
+        "  input       measured {} tokens; simulated {} est. tokens on the same calls ({})",
+        grouped(m.measured_input_tokens, 0),
+        grouped(m.simulated_input_tokens, 0),
+        signed_percent(m.difference_pct)
+    )?;
+    let rate = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |r| percent(100.0 * r));
+    writeln!(
+        out,
+        "  cache hits  measured {} of total input (cache_read_input_tokens ÷ total); simulated {}",
+        rate(m.cache_hit_rate),
+        rate(m.simulated_cache_hit_rate)
+    )?;
+    writeln!(
+        out,
+        "  cost        measured {} input-token equivalents; simulated {}",
+        m.measured_cost
+            .map_or_else(|| "—".to_string(), |c| grouped(c, 0)),
+        grouped(m.simulated_cost, 0)
+    )?;
+    if let Some(d) = m.measured_dollars {
+        writeln!(
+            out,
+            "  dollars     measured ${} ({})",
+            grouped(d, 2),
+            m.measured_price_source
+        )?;
+    } else {
+        writeln!(out, "  dollars     — ({})", m.measured_price_source)?;
+    }
+    if !m.largest_differences.is_empty() {
+        writeln!(
+            out,
+            "  largest differences (simulated vs measured context):"
+        )?;
+        for d in &m.largest_differences {
+            writeln!(
+                out,
+                "    call {} {}: measured {}, simulated {} ({})",
+                d.call,
+                d.label,
+                grouped(d.measured_tokens, 0),
+                grouped(d.simulated_tokens, 0),
+                signed_percent(d.difference_pct)
+            )?;
+        }
+    }
+    writeln!(out, "  {}", m.note)
+}
+
+/// `+3.2 %`, `−1.0 %`.
+fn signed_percent(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{}", percent(x))
+    } else {
+        percent(x)
+    }
+}
+
 /// Columns a cell takes in a terminal: wide (CJK) characters take two.
 fn width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
@@ -321,10 +436,11 @@ fn measure(
     } else {
         writeln!(
             out,
-            "  ranking does NOT hold: {}/{points} points keep the nominal order; the winner ({}) wins at {}/{points}{off}",
-            m.points_matching_nominal_order,
+            "  ranking does NOT hold: {} of {} keep the nominal order; the winner ({}) wins at {} of them{off}",
+            grouped(m.points_matching_nominal_order as f64, 0),
+            plural(points, "point", "points"),
             m.winner.as_deref().unwrap_or("—"),
-            m.points_matching_winner
+            grouped(m.points_matching_winner as f64, 0)
         )?;
         for f in &m.flips {
             writeln!(

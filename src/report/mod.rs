@@ -5,8 +5,12 @@
 //! they cannot disagree. Numbers here are unrounded; sentences meant for people (the
 //! answer, break-even summaries) are built here, once, at the precision a person needs.
 
+mod by_tool;
+mod measured;
 mod sweep;
 
+pub use by_tool::{ToolShare, by_tool};
+pub use measured::{CallDifference, MeasuredReport};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 
 use crate::clear::Event;
@@ -128,6 +132,12 @@ pub struct Report {
     /// A plain sentence when the two rankings disagree on the winner.
     pub disagreement: Option<String>,
     pub sweep: Option<SweepReport>,
+    /// The baseline's reread total split by tool (or kind), largest share first.
+    pub by_tool: Vec<ToolShare>,
+    /// Measured usage beside the simulation, for a scenario made from an agent log.
+    pub measured: Option<MeasuredReport>,
+    /// Where the scenario came from, when an importer wrote it.
+    pub import: Option<crate::scenario::ImportInfo>,
 }
 
 /// The unit label of token figures at `bytes_per_token`.
@@ -263,6 +273,9 @@ impl Report {
             cost_order_line,
             disagreement,
             sweep,
+            by_tool: by_tool(study, at),
+            measured: MeasuredReport::new(study, nominal),
+            import: s.import.clone(),
         }
     }
 }

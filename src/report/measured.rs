@@ -1,0 +1,254 @@
+//! Measured beside simulated (MODEL §6): for a scenario made from an agent log, what the
+//! provider reported next to what the model computes, each with its denominator.
+//!
+//! A call's measured context is its total input under the provider's convention (for
+//! Anthropic input + cache creation + cache read; for OpenAI the input count, which
+//! includes cached tokens). The measured total is summed over the calls that report it,
+//! and every comparison is made on those same calls: "measured on 41 of 44 calls".
+
+use crate::cache::models::{self, ModelPrice};
+use crate::evaluate::{Evaluation, Study};
+use crate::output::number::plural;
+use crate::scenario::{Call, Convention, MeasuredUsage};
+use crate::timeline::{self, CallFigures};
+use serde::Serialize;
+
+/// Calls listed where measured and simulated contexts disagree most.
+const WORST_CALLS: usize = 5;
+
+/// One call where the measured and the simulated context differ.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CallDifference {
+    /// 1-based position in the baseline.
+    pub call: usize,
+    pub id: String,
+    pub label: String,
+    /// Total input the provider reported, tokens.
+    pub measured_tokens: f64,
+    /// The simulated context, est. tokens.
+    pub simulated_tokens: f64,
+    /// `100 · (simulated − measured) / measured`.
+    pub difference_pct: f64,
+}
+
+/// Measured usage next to the simulation, at the nominal point.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MeasuredReport {
+    /// Calls with a measured total input, of all calls.
+    pub calls_measured: usize,
+    pub calls: usize,
+    /// "measured on 41 of 44 calls".
+    pub denominator: String,
+    /// The conventions of the measured numbers, described.
+    pub conventions: Vec<String>,
+    /// Sum of the measured total inputs, tokens.
+    pub measured_input_tokens: f64,
+    /// The simulated reread total over the same calls, est. tokens.
+    pub simulated_input_tokens: f64,
+    /// `100 · (simulated − measured) / measured`.
+    pub difference_pct: f64,
+    /// Cache reads ÷ total input over the measured calls that report both; None when none
+    /// does.
+    pub cache_hit_rate: Option<f64>,
+    /// The cache model's cached ÷ context over the same calls, with `[cache]`.
+    pub simulated_cache_hit_rate: Option<f64>,
+    /// Measured cost in input-token equivalents (each call's cache fields at its model's
+    /// multipliers); None when a call's model has no price data and the scenario no
+    /// `[cache]`.
+    pub measured_cost: Option<f64>,
+    /// The cache model's cost over the same calls, input-token equivalents.
+    pub simulated_cost: f64,
+    /// Measured dollars at each call's model prices (long-context tier included); None
+    /// when a measured call's model has no price data.
+    pub measured_dollars: Option<f64>,
+    /// Where the measured prices come from, or why there are none.
+    pub measured_price_source: String,
+    /// The calls where the two disagree most, largest relative difference first.
+    pub largest_differences: Vec<CallDifference>,
+    /// What these numbers are and are not.
+    pub note: String,
+}
+
+/// What a measured call costs, in input-token equivalents and dollars.
+struct CallCost {
+    equivalents: Option<f64>,
+    dollars: Option<f64>,
+}
+
+fn call_cost(
+    u: &MeasuredUsage,
+    model: Option<&ModelPrice>,
+    fallback: Option<(f64, f64)>,
+) -> CallCost {
+    let read_tokens = u.cache_read_input_tokens.unwrap_or(0.0);
+    let (read, write_5m, write_1h) = match (model, fallback) {
+        (Some(m), _) => (
+            m.cache_read,
+            m.cache_write_5m,
+            m.cache_write_1h.unwrap_or(m.cache_write_5m),
+        ),
+        (None, Some((read, write))) => (read, write, write),
+        (None, None) => {
+            return CallCost {
+                equivalents: None,
+                dollars: None,
+            };
+        }
+    };
+    let equivalents = match u.convention {
+        Convention::Anthropic => (|| {
+            let one_hour = u.cache_creation_1h_input_tokens.unwrap_or(0.0);
+            let five_min = u.cache_creation_5m_input_tokens()?;
+            Some(
+                u.input_tokens?
+                    + write_5m * five_min
+                    + write_1h * one_hour
+                    + read * u.cache_read_input_tokens?,
+            )
+        })(),
+        // Cached tokens are part of input_tokens; no write fee.
+        Convention::OpenAi => u
+            .input_tokens
+            .map(|i| (i - read_tokens).max(0.0) + read * read_tokens),
+    };
+    let dollars = match (model, equivalents, u.total_input()) {
+        (Some(m), Some(eq), Some(total)) => {
+            let (input, output) = match &m.long_context {
+                Some(tier) if total > tier.above_input_tokens => (tier.input, tier.output),
+                _ => (m.input, m.output),
+            };
+            u.output_tokens.map(|out| (eq * input + out * output) / 1e6)
+        }
+        _ => None,
+    };
+    CallCost {
+        equivalents,
+        dollars,
+    }
+}
+
+impl MeasuredReport {
+    /// The comparison for `study`'s baseline at the nominal point; None when no call
+    /// carries measured usage.
+    pub fn new(study: &Study, nominal: &Evaluation) -> Option<MeasuredReport> {
+        let s = study.scenario;
+        let calls: &[Call] = &s.calls;
+        if s.calls_with_usage() == 0 {
+            return None;
+        }
+        let mut figures: Vec<CallFigures<f64>> = Vec::with_capacity(calls.len());
+        timeline::walk(
+            calls,
+            &study.baseline.run,
+            &nominal.baseline.clearings,
+            s.cache.as_ref(),
+            nominal.at(),
+            |_, _, f| figures.push(*f),
+        );
+        let prices = study.cache_prices(&nominal.point);
+        let retry = nominal.point.retry_rate;
+        let mut measured_calls = 0;
+        let (mut measured, mut simulated) = (0.0, 0.0);
+        let (mut read_tokens, mut read_base) = (0.0, 0.0);
+        let (mut sim_cached, mut sim_context) = (0.0, 0.0);
+        let mut cost = Some(0.0);
+        let mut dollars = Some(0.0);
+        let mut simulated_cost = 0.0;
+        let mut unknown_models: Vec<String> = Vec::new();
+        let mut conventions: Vec<Convention> = Vec::new();
+        let mut differences: Vec<CallDifference> = Vec::new();
+        for (i, (call, f)) in calls.iter().zip(&figures).enumerate() {
+            let Some(u) = call.usage() else { continue };
+            let Some(total) = u.total_input() else {
+                continue;
+            };
+            measured_calls += 1;
+            measured += total;
+            simulated += f.context;
+            sim_cached += f.cached;
+            sim_context += f.context;
+            simulated_cost += timeline::call_cost(f, prices, retry);
+            if !conventions.contains(&u.convention) {
+                conventions.push(u.convention);
+            }
+            if let Some(read) = u.cache_read_input_tokens {
+                read_tokens += read;
+                read_base += total;
+            }
+            let model = u.model.as_deref().and_then(models::find);
+            if model.is_none() {
+                let name = u.model.as_deref().unwrap_or("(no model named)").to_string();
+                if !unknown_models.contains(&name) {
+                    unknown_models.push(name);
+                }
+            }
+            let c = call_cost(u, model, s.cache.as_ref().map(|c| (c.read, c.write)));
+            cost = cost.zip(c.equivalents).map(|(a, b)| a + b);
+            dollars = dollars.zip(c.dollars).map(|(a, b)| a + b);
+            if total > 0.0 {
+                differences.push(CallDifference {
+                    call: i + 1,
+                    id: call.id.to_string(),
+                    label: call.label.to_string(),
+                    measured_tokens: total,
+                    simulated_tokens: f.context,
+                    difference_pct: 100.0 * (f.context - total) / total,
+                });
+            }
+        }
+        differences.sort_by(|a, b| {
+            b.difference_pct
+                .abs()
+                .total_cmp(&a.difference_pct.abs())
+                .then(a.call.cmp(&b.call))
+        });
+        differences.truncate(WORST_CALLS);
+        let measured_price_source = if unknown_models.is_empty() {
+            let mut names: Vec<&str> = calls
+                .iter()
+                .filter_map(|c| c.usage()?.model.as_deref())
+                .filter_map(|m| models::find(m).map(|p| p.name.as_str()))
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            format!(
+                "each call at its model's list price ({}), from the price data (src/cache/models.toml)",
+                names.join(", ")
+            )
+        } else {
+            format!(
+                "no price data for {}: dollars not computed",
+                unknown_models.join(", ")
+            )
+        };
+        if !unknown_models.is_empty() {
+            dollars = None;
+        }
+        Some(MeasuredReport {
+            calls_measured: measured_calls,
+            calls: calls.len(),
+            denominator: format!(
+                "measured on {} of {}",
+                measured_calls,
+                plural(calls.len(), "call", "calls")
+            ),
+            conventions: conventions.iter().map(|c| c.describe().to_string()).collect(),
+            measured_input_tokens: measured,
+            simulated_input_tokens: simulated,
+            difference_pct: if measured > 0.0 {
+                100.0 * (simulated - measured) / measured
+            } else {
+                0.0
+            },
+            cache_hit_rate: (read_base > 0.0).then(|| read_tokens / read_base),
+            simulated_cache_hit_rate: (s.cache.is_some() && sim_context > 0.0)
+                .then(|| sim_cached / sim_context),
+            measured_cost: cost,
+            simulated_cost,
+            measured_dollars: dollars,
+            measured_price_source,
+            largest_differences: differences,
+            note: "Logged calls are logical requests: HTTP retries and re-generations are not in them, so a measured total times a price is close to, but not, a bill.".into(),
+        })
+    }
+}
