@@ -151,7 +151,7 @@ fn the_small_scenario_prints_the_ranked_table_and_writes_every_file() {
                     "reread total 9,500 est. tokens over 6 calls",
                 ))
                 .and(predicate::str::contains(
-                    "8/9 points keep the nominal order",
+                    "8 of 9 points keep the nominal order",
                 ))
                 .and(predicate::str::contains(
                     "drop c beats merge b d e when B = 667 and ρ = 0.75 (1 point)",
