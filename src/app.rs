@@ -61,6 +61,7 @@ pub struct LedgerConfig {
 pub enum Command {
     Run(RunConfig),
     Ledger(LedgerConfig),
+    Fit(crate::fit_command::FitConfig),
 }
 
 /// Runs `command`, printing to `out`.
@@ -68,6 +69,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
     match command {
         Command::Run(c) => run_scenario(c, out),
         Command::Ledger(c) => run_ledger(c, out),
+        Command::Fit(c) => crate::fit_command::run(c, out),
     }
 }
 

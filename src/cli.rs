@@ -70,6 +70,30 @@ enum Sub {
         long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. Lines with the same number are one call (their bytes are summed, labels joined with '+'); calls are ordered by number; blank lines and lines starting with '#' are skipped. Each row shows the context the call re-reads (before its own output joins) and the running total."
     )]
     Ledger(LedgerArgs),
+    /// Fit B and ρ to a scenario's measured usage (least squares), and optionally write them.
+    #[command(
+        long_about = "Fit the base tokens B and the bytes per token ρ to a scenario's measured usage.\n\nFor every call with measured usage ([call.measured], as `simulate import` writes), the model says: measured total input − earlier output tokens = B + bytes in the context ÷ ρ. An ordinary least-squares line gives B (intercept) and 1/ρ (slope), with R², the median and worst residual, and the calls used and left out (and why).\n\nA poor fit (R² < 0.9, or ρ outside 1 to 8) is said plainly. With --write the fitted values become the scenario's nominal point, labelled fitted with their source, and the swept base-token and bytes-per-token axes are removed so the sweep centres on them; a poor fit is written only with --force."
+    )]
+    Fit(FitArgs),
+}
+
+#[derive(Args, Debug)]
+struct FitArgs {
+    /// The scenario file (TOML), with measured usage on its calls.
+    #[arg(value_name = "SCENARIO.toml")]
+    scenario: PathBuf,
+
+    /// What to print: a table for people, or JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Write the fitted B and ρ into the scenario file as its nominal point.
+    #[arg(long)]
+    write: bool,
+
+    /// With --write: write even a poor fit.
+    #[arg(long, requires = "write")]
+    force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -208,6 +232,14 @@ where
 }
 
 fn from_args(cli: Cli) -> Result<Command, Located> {
+    if let Some(Sub::Fit(f)) = cli.command {
+        return Ok(Command::Fit(crate::fit_command::FitConfig {
+            scenario: f.scenario,
+            format: f.format.into(),
+            write: f.write,
+            force: f.force,
+        }));
+    }
     if let Some(Sub::Ledger(l)) = cli.command {
         return Ok(Command::Ledger(LedgerConfig {
             trace: l.trace,

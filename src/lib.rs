@@ -12,6 +12,8 @@ pub mod cli;
 pub mod edit;
 pub mod error;
 pub mod evaluate;
+pub mod fit;
+pub mod fit_command;
 pub mod ledger;
 pub mod output;
 pub mod rank;

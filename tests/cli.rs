@@ -394,3 +394,99 @@ fn a_reader_that_stops_early_is_not_an_error() {
     assert!(status.code() == Some(0), "{status:?}");
     drop(out);
 }
+
+#[test]
+fn fit_recovers_b_and_rho_from_noisy_measured_usage() {
+    // Generated from B = 21,500 and ρ = 3.7 with 1 % noise.
+    let assert = simulate()
+        .args([
+            "fit",
+            "tests/fixtures/good/fit_synthetic.toml",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let b = v["base_tokens"].as_f64().unwrap();
+    let rho = v["bytes_per_token"].as_f64().unwrap();
+    assert!((b / 21_500.0 - 1.0).abs() < 0.02, "B = {b}");
+    assert!((rho / 3.7 - 1.0).abs() < 0.02, "ρ = {rho}");
+    assert!(v["r_squared"].as_f64().unwrap() > 0.99);
+    assert_eq!(v["calls_used"], 60);
+    assert_eq!(v["calls_left_out"], 0);
+    assert_eq!(v["written"], false);
+    assert!(v["poor"].is_null());
+}
+
+#[test]
+fn fit_write_makes_the_fitted_values_the_nominal_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    fs::copy("tests/fixtures/good/fit_synthetic.toml", &path).unwrap();
+    simulate()
+        .args(["fit", "--write"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Written into"));
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains("base_tokens = 215"), "{text}");
+    assert!(
+        text.contains("base_tokens_source = \"fitted (simulate fit: R² = 0.999"),
+        "{text}"
+    );
+    // The scenario runs, and its report names the fitted source.
+    simulate()
+        .arg(&path)
+        .arg("--no-write")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fitted (simulate fit"));
+}
+
+#[test]
+fn fit_refuses_a_trace_without_measured_usage() {
+    simulate()
+        .args(["fit", "tests/fixtures/good/small.toml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "0 of 6 calls carry measured usage; a fit needs at least 3",
+        ));
+}
+
+#[test]
+fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("poor.toml");
+    let mut text = String::from("name = \"poor\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n");
+    // The measured input shrinks while bytes join: no line through it makes sense.
+    for (i, m) in [9000, 7000, 8000, 3000, 5000].iter().enumerate() {
+        text.push_str(&format!(
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 4000\n[call.measured]\ninput_tokens = {m}\nconvention = \"openai\"\n"
+        ));
+    }
+    fs::write(&path, &text).unwrap();
+    simulate()
+        .args(["fit", "--write"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("This is a poor fit: R² = ")
+                .and(predicate::str::contains("Not written: the fit is poor")),
+        );
+    assert_eq!(fs::read_to_string(&path).unwrap(), text);
+    simulate()
+        .args(["fit", "--write", "--force"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("out of range for bytes per token"));
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        text,
+        "a refused write changes nothing"
+    );
+}

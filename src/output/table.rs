@@ -120,10 +120,7 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
 
 fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     if r.edits.is_empty() {
-        return writeln!(
-            out,
-            "\nNo edits in this scenario: add [[edit]] tables to compare changes."
-        );
+        return Ok(()); // the answer already says so
     }
     let with_cost = r.cost_order.is_some();
     writeln!(out, "\nEdits, ranked by saving on the reread total:")?;
@@ -309,12 +306,13 @@ fn measured(out: &mut dyn Write, m: &crate::report::MeasuredReport) -> io::Resul
     writeln!(out, "  {}", m.note)
 }
 
-/// `+3.2 %`, `−1.0 %`.
+/// `+3.2 %`, `-1.0 %`; tiny differences keep two significant digits (`-0.0029 %`).
 fn signed_percent(x: f64) -> String {
-    if x > 0.0 {
-        format!("+{}", percent(x))
+    let sign = if x > 0.0 { "+" } else { "" };
+    if x != 0.0 && x.abs() < 0.05 {
+        format!("{sign}{} %", decimal(x))
     } else {
-        percent(x)
+        format!("{sign}{}", percent(x))
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod bounds;
 mod file;
+mod fitted;
 mod load;
 mod messages;
 mod tsv;
@@ -15,6 +16,7 @@ use compact_str::CompactString;
 use std::sync::Arc;
 
 pub use bounds::Assumption;
+pub use fitted::{Fitted, FittedChanges, write_fitted};
 pub use load::{MAX_INPUT_BYTES, load, load_str, read_limited};
 pub use tsv::{parse_tsv, read_tsv};
 pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
