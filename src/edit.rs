@@ -5,7 +5,7 @@
 //! `crate::clear`), so it is handed back beside the run.
 
 use crate::run::{Run, Slot};
-use crate::scenario::{Action, Call, ClearPolicy, MergeAt, Place, TrimBy};
+use crate::scenario::{Action, BaseChange, Call, ClearPolicy, MergeAt, Place, Selector, TrimBy};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Call ids to baseline indices, built once per study.
@@ -24,11 +24,16 @@ pub fn ids<'a>(calls: &'a [Call], wanted: &[&str]) -> Ids<'a> {
     ids
 }
 
-/// A run as an edit leaves it, with the clearing policy to replay it under, if any.
+/// A run as an edit leaves it, with the clearing policy to replay it under and the change
+/// to its base tokens, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edited {
     pub run: Run,
     pub clear: Option<ClearPolicy>,
+    /// `BaseChange::NONE` unless the edit has a `base` action.
+    pub base: BaseChange,
+    /// Things to report that are not errors: a rule that selected no call.
+    pub notes: Vec<String>,
 }
 
 /// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
@@ -50,6 +55,8 @@ pub fn apply(
         calls,
         ids,
         run: baseline.clone(),
+        base: BaseChange::NONE,
+        notes: Vec::new(),
     };
     let mut clear = None;
     match action {
@@ -66,6 +73,8 @@ pub fn apply(
     Ok(Edited {
         run: editor.run,
         clear,
+        base: editor.base,
+        notes: editor.notes,
     })
 }
 
@@ -73,6 +82,8 @@ struct Editor<'a> {
     calls: &'a [Call],
     ids: &'a Ids<'a>,
     run: Run,
+    base: BaseChange,
+    notes: Vec<String>,
 }
 
 fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
@@ -101,8 +112,80 @@ impl Editor<'_> {
                 *clear = Some(policy.clone());
                 Ok(())
             }
+            Action::Base(change) => {
+                self.base = self.base.then(*change);
+                Ok(())
+            }
+            Action::TrimSelected { select, percent } => {
+                let keep = 1.0 - percent / 100.0;
+                self.rule("trim", select, |_, mut s| {
+                    s.bytes *= keep;
+                    s.tokens *= keep;
+                    Some(s)
+                });
+                Ok(())
+            }
+            Action::DropSelected { select } => {
+                self.rule("drop", select, |_, _| None);
+                Ok(())
+            }
+            Action::Cap { select, max_bytes } => {
+                self.rule("cap", select, |_, mut s| {
+                    if s.bytes > *max_bytes {
+                        // Measured tokens shrink with the bytes they came with.
+                        s.tokens *= max_bytes / s.bytes;
+                        s.bytes = *max_bytes;
+                    }
+                    Some(s)
+                });
+                Ok(())
+            }
+            Action::Dedupe {
+                select,
+                placeholder_bytes,
+            } => {
+                let mut seen: FxHashSet<&str> = FxHashSet::default();
+                let calls = self.calls;
+                self.rule("dedupe", select, |call, mut s| {
+                    if let Some(hash) = calls[call].input_hash()
+                        && !seen.insert(hash)
+                    {
+                        s.bytes = *placeholder_bytes;
+                        s.tokens = 0.0;
+                    }
+                    Some(s)
+                });
+                Ok(())
+            }
             Action::Steps(_) => Err(error("steps", "steps cannot be nested")),
         }
+    }
+
+    /// Applies `change` to every call `select` selects (given the baseline index of the
+    /// call it stands for), in one pass; notes a rule that selected nothing.
+    fn rule(
+        &mut self,
+        action: &str,
+        select: &Selector,
+        mut change: impl FnMut(usize, Slot) -> Option<Slot>,
+    ) {
+        let calls = self.calls;
+        let run = &self.run;
+        let mut selected = 0usize;
+        let edited = run.map(|_, slot| {
+            let origin = slot.origin as usize;
+            if select.selects(&calls[origin], run.label(calls, &slot), slot.bytes) {
+                selected += 1;
+                change(origin, slot)
+            } else {
+                Some(slot)
+            }
+        });
+        if selected == 0 {
+            self.notes
+                .push(format!("{action}: the selector matches no call in this trace"));
+        }
+        self.run = edited;
     }
 
     /// Position of call `id` in the run as edited so far.
@@ -130,6 +213,14 @@ impl Editor<'_> {
         };
         let bytes = slot.bytes;
         slot.bytes = match by {
+            TrimBy::Bytes(_) | TrimBy::ToBytes(_) if bytes == 0.0 => {
+                return Err(error(
+                    key,
+                    format!(
+                        "call `{id}` has no bytes (its size is in measured tokens): trim it by_percent"
+                    ),
+                ));
+            }
             TrimBy::Bytes(b) if b > bytes => {
                 return Err(error(
                     key,
@@ -148,15 +239,17 @@ impl Editor<'_> {
                 ));
             }
             TrimBy::ToBytes(n) => n,
-            TrimBy::Percent(_) if bytes == 0.0 => {
+            TrimBy::Percent(_) if bytes == 0.0 && slot.tokens == 0.0 => {
                 return Err(error(
                     key,
-                    format!(
-                        "call `{id}` has no bytes to trim (a trim acts on bytes; its size is in measured tokens)"
-                    ),
+                    format!("call `{id}` has an empty result: nothing to trim"),
                 ));
             }
-            TrimBy::Percent(p) => bytes - bytes * p / 100.0,
+            // A percentage scales the whole result, bytes and measured tokens alike.
+            TrimBy::Percent(p) => {
+                slot.tokens -= slot.tokens * p / 100.0;
+                bytes - bytes * p / 100.0
+            }
         };
         self.run.set(p, slot);
         Ok(())

@@ -6,7 +6,7 @@ use crate::error::{Error, Located};
 use crate::ledger::{Assumptions, Saving};
 use crate::rank::{self, Ranking};
 use crate::run::Run;
-use crate::scenario::{ClearPolicy, Scenario};
+use crate::scenario::{BaseChange, ClearPolicy, Scenario};
 use crate::sweep::Point;
 use crate::timeline::{self, Quantity, RunSums};
 
@@ -19,9 +19,48 @@ pub struct Subject {
     pub clear: Option<ClearPolicy>,
     /// Which results the policy may clear (empty without a policy).
     pub clearable: Vec<bool>,
+    /// The change to the base tokens every call reads (`BaseChange::NONE` for most).
+    pub base: BaseChange,
 }
 
 impl Subject {
+    /// The assumptions this run is walked at: `at` with the base an edit changed.
+    pub fn at(&self, at: Assumptions) -> Assumptions {
+        Assumptions {
+            base_tokens: self.base.apply(at.base_tokens, at.bytes_per_token),
+            ..at
+        }
+    }
+
+    /// The base as a quantity: a number at `at`, or its closed form in `B` and `1/ρ`.
+    fn base_quantity<Q: Quantity>(&self, at: Assumptions) -> Q {
+        let kept = if self.base.keep {
+            Q::base(at)
+        } else {
+            Q::zero()
+        };
+        kept + Q::tokens(self.base.tokens) + Q::bytes(self.base.bytes, at)
+    }
+
+    /// Walks the run under `clearings` at `at` (see `timeline::walk`), with its base.
+    pub fn walk<Q: Quantity>(
+        &self,
+        study: &Study,
+        clearings: &Clearings,
+        at: Assumptions,
+        each: impl FnMut(usize, &crate::run::Slot, &crate::timeline::CallFigures<Q>),
+    ) -> RunSums<Q> {
+        let s = study.scenario;
+        timeline::walk_from(
+            &s.calls,
+            &self.run,
+            clearings,
+            s.cache.as_ref(),
+            at,
+            self.base_quantity(at),
+            each,
+        )
+    }
     /// The run's clearings at `at` (none without a policy).
     pub fn clearings(&self, study: &Study, at: Assumptions) -> Clearings {
         match &self.clear {
@@ -30,7 +69,7 @@ impl Subject {
                 &self.run,
                 policy,
                 &self.clearable,
-                at,
+                self.at(at),
             ),
             None => Clearings::none(self.run.len()),
         }
@@ -44,15 +83,7 @@ impl Subject {
         clearings: &Clearings,
         at: Assumptions,
     ) -> RunSums<Q> {
-        let s = study.scenario;
-        timeline::walk(
-            &s.calls,
-            &self.run,
-            clearings,
-            s.cache.as_ref(),
-            at,
-            |_, _, _| {},
-        )
+        self.walk(study, clearings, at, |_, _, _| {})
     }
 
     /// Whether the run's sequence of events depends on `B` or `ρ`.
@@ -90,7 +121,12 @@ impl<'a> Study<'a> {
             .edits
             .iter()
             .map(|e| {
-                let Edited { run, clear } = edit::apply(calls, &ids, &baseline, &e.action)
+                let Edited {
+                    run,
+                    clear,
+                    base,
+                    notes,
+                } = edit::apply(calls, &ids, &baseline, &e.action)
                     .map_err(|bad| {
                         Error::from(
                             Located::new(&scenario.source, bad.message)
@@ -101,24 +137,31 @@ impl<'a> Study<'a> {
                 let clearable = clear
                     .as_ref()
                     .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));
-                Ok(Subject {
-                    name: e.name.clone(),
-                    run,
-                    clear,
-                    clearable,
-                })
+                Ok((
+                    Subject {
+                        name: e.name.clone(),
+                        run,
+                        clear,
+                        clearable,
+                        base,
+                    },
+                    notes,
+                ))
             })
             .collect::<Result<Vec<_>, Error>>()?;
+        let (edited, notes): (Vec<Subject>, Vec<Vec<String>>) = edited.into_iter().unzip();
         let warnings = scenario
             .edits
             .iter()
             .zip(&edited)
-            .flat_map(|(e, subject)| {
+            .zip(notes)
+            .flat_map(|((e, subject), notes)| {
                 let policy = subject.clear.as_ref();
                 policy
                     .map(|p| clear::overridden_by_pinning(calls, p))
                     .unwrap_or_default()
                     .into_iter()
+                    .chain(notes)
                     .map(move |w| format!("[[edit]] \"{}\": {w}", e.name))
             })
             .collect();
@@ -130,6 +173,7 @@ impl<'a> Study<'a> {
                 run: baseline,
                 clear: None,
                 clearable: Vec::new(),
+                base: BaseChange::NONE,
             },
             edited,
         })

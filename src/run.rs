@@ -175,6 +175,34 @@ impl Run {
         self.len += 1;
     }
 
+    /// The run with every call passed through `change` (None drops the call), in one
+    /// pass: rules that touch many calls stay linear. Calls `change` leaves as they were
+    /// stay stretches of the baseline.
+    pub fn map(&self, mut change: impl FnMut(usize, Slot) -> Option<Slot>) -> Run {
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut len = 0;
+        for (i, slot) in self.iter().enumerate() {
+            let Some(new) = change(i, slot) else { continue };
+            len += 1;
+            let o = new.origin;
+            let unchanged = self.baseline.get(o as usize) == Some(&new);
+            match pieces.last_mut() {
+                Some(Piece::Baseline { end, .. }) if unchanged && *end == o => *end += 1,
+                _ if unchanged => pieces.push(Piece::Baseline {
+                    start: o,
+                    end: o + 1,
+                }),
+                _ => pieces.push(Piece::Changed(new)),
+            }
+        }
+        Run {
+            baseline: Arc::clone(&self.baseline),
+            pieces,
+            len,
+            merged_labels: self.merged_labels.clone(),
+        }
+    }
+
     /// The label of `slot`, looking up baseline labels in `calls`.
     pub fn label<'a>(&'a self, calls: &'a [Call], slot: &Slot) -> &'a str {
         let i = slot.label as usize;
@@ -269,6 +297,24 @@ mod tests {
 
     fn origins(r: &Run) -> Vec<u32> {
         r.iter().map(|s| s.origin).collect()
+    }
+
+    #[test]
+    fn map_keeps_unchanged_stretches_and_drops_calls() {
+        let r = Run::of((0..10).map(slot).collect());
+        let mapped = r.map(|i, mut s| match i {
+            3 => None,
+            5 => {
+                s.bytes = 0.5;
+                Some(s)
+            }
+            _ => Some(s),
+        });
+        assert_eq!(origins(&mapped), vec![0, 1, 2, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(mapped.get(4).map(|s| s.bytes), Some(0.5));
+        // 0..3, 4..5, the changed 5, 6..10.
+        assert_eq!(mapped.pieces.len(), 4, "{:?}", mapped.pieces);
+        assert_eq!(mapped.len(), 9);
     }
 
     #[test]

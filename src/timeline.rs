@@ -197,7 +197,17 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
     /// A walk at `at`, with the prompt cache `cache` if any; cleared results are replaced
     /// by `placeholder_bytes` each.
     pub fn new(cache: Option<&'a CacheSpec>, at: Assumptions, placeholder_bytes: f64) -> Self {
-        let base = Q::base(at);
+        Self::with_base(cache, at, placeholder_bytes, Q::base(at))
+    }
+
+    /// As [`Walker::new`], for a run whose base tokens an edit changed: `base` is what
+    /// every call reads before any result (see `BaseChange::quantity`).
+    pub fn with_base(
+        cache: Option<&'a CacheSpec>,
+        at: Assumptions,
+        placeholder_bytes: f64,
+        base: Q,
+    ) -> Self {
         Walker {
             cache,
             at,
@@ -285,9 +295,22 @@ pub fn walk<Q: Quantity>(
     clearings: &Clearings,
     cache: Option<&CacheSpec>,
     at: Assumptions,
+    each: impl FnMut(usize, &Slot, &CallFigures<Q>),
+) -> RunSums<Q> {
+    walk_from(calls, run, clearings, cache, at, Q::base(at), each)
+}
+
+/// As [`walk`], from a base of `base` tokens (a run whose base an edit changed).
+pub fn walk_from<Q: Quantity>(
+    calls: &[Call],
+    run: &Run,
+    clearings: &Clearings,
+    cache: Option<&CacheSpec>,
+    at: Assumptions,
+    base: Q,
     mut each: impl FnMut(usize, &Slot, &CallFigures<Q>),
 ) -> RunSums<Q> {
-    let mut walker = Walker::new(cache, at, clearings.placeholder_bytes);
+    let mut walker = Walker::with_base(cache, at, clearings.placeholder_bytes, base);
     let mut events = clearings.events.iter().peekable();
     for (i, slot) in run.iter().enumerate() {
         let event = events.next_if(|e| e.before == i);

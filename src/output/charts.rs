@@ -141,13 +141,11 @@ pub fn input(
         let mut cached = Vec::new();
         let mut written = Vec::new();
         let with_cost = cost.is_some() && (edit.is_none() || subject.clear.is_some());
-        timeline::walk(
-            &s.calls,
-            &subject.run,
+        subject.walk(
+            study,
             &outcome.clearings,
-            s.cache.as_ref(),
             at,
-            |_, _, f| {
+            |_, _, f: &timeline::CallFigures<f64>| {
                 contexts.push(f.context);
                 if with_cost {
                     cached.push(f.cached);

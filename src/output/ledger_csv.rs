@@ -158,13 +158,11 @@ fn write_run(
             .all(|b| buffers.send(b).is_ok())
     };
     let mut open = true;
-    timeline::walk(
-        calls,
-        &subject.run,
+    subject.walk(
+        study,
         clearings,
-        study.scenario.cache.as_ref(),
         point.assumptions(),
-        |i, slot, f| {
+        |i, slot, f: &CallFigures<f64>| {
             cumulative += f.context;
             let event = clearings
                 .events

@@ -137,13 +137,11 @@ impl MeasuredReport {
             return None;
         }
         let mut figures: Vec<CallFigures<f64>> = Vec::with_capacity(calls.len());
-        timeline::walk(
-            calls,
-            &study.baseline.run,
+        study.baseline.walk(
+            study,
             &nominal.baseline.clearings,
-            s.cache.as_ref(),
             nominal.at(),
-            |_, _, f| figures.push(*f),
+            |_, _, f: &CallFigures<f64>| figures.push(*f),
         );
         let prices = study.cache_prices(&nominal.point);
         let retry = nominal.point.retry_rate;

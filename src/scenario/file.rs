@@ -87,10 +87,13 @@ pub struct EditFile {
     pub name: Option<Spanned<String>>,
     pub trim: Option<Spanned<TrimFile>>,
     pub merge: Option<Spanned<MergeFile>>,
-    pub drop: Option<Spanned<CallRef>>,
+    pub drop: Option<Spanned<DropFile>>,
     #[serde(rename = "move")]
     pub move_: Option<Spanned<MoveFile>>,
     pub clear: Option<Spanned<ClearFile>>,
+    pub base: Option<Spanned<BaseFile>>,
+    pub cap: Option<Spanned<CapFile>>,
+    pub dedupe: Option<Spanned<DedupeFile>>,
     pub steps: Option<Spanned<Vec<Spanned<ActionFile>>>>,
 }
 
@@ -103,6 +106,9 @@ impl EditFile {
             drop: self.drop.take(),
             move_: self.move_.take(),
             clear: self.clear.take(),
+            base: self.base.take(),
+            cap: self.cap.take(),
+            dedupe: self.dedupe.take(),
         }
     }
 }
@@ -113,16 +119,81 @@ impl EditFile {
 pub struct ActionFile {
     pub trim: Option<Spanned<TrimFile>>,
     pub merge: Option<Spanned<MergeFile>>,
-    pub drop: Option<Spanned<CallRef>>,
+    pub drop: Option<Spanned<DropFile>>,
     #[serde(rename = "move")]
     pub move_: Option<Spanned<MoveFile>>,
     pub clear: Option<Spanned<ClearFile>>,
+    pub base: Option<Spanned<BaseFile>>,
+    pub cap: Option<Spanned<CapFile>>,
+    pub dedupe: Option<Spanned<DedupeFile>>,
+}
+
+/// An edits file (`--edits FILE`): `[[edit]]` tables only, so one set of edits runs
+/// against any scenario.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditsFile {
+    #[serde(default)]
+    pub edit: Vec<Spanned<EditFile>>,
+}
+
+/// `select = { tool, kind, label, min_bytes }`: which calls a rule applies to.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectFile {
+    pub tool: Option<Spanned<OneOrMany>>,
+    pub kind: Option<Spanned<OneOrMany>>,
+    pub label: Option<Spanned<String>>,
+    pub min_bytes: Option<Spanned<f64>>,
+}
+
+/// A name, or a list of names.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+/// `cap = { select, max_bytes }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapFile {
+    pub select: Option<Spanned<SelectFile>>,
+    pub max_bytes: Option<Spanned<f64>>,
+}
+
+/// `dedupe = { select, placeholder_bytes }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupeFile {
+    pub select: Option<Spanned<SelectFile>>,
+    pub placeholder_bytes: Option<Spanned<f64>>,
+}
+
+/// `base = { by_tokens | by_bytes | to_tokens }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaseFile {
+    pub by_tokens: Option<Spanned<f64>>,
+    pub by_bytes: Option<Spanned<f64>>,
+    pub to_tokens: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrimFile {
-    pub call: Spanned<String>,
+    pub call: Option<Spanned<String>>,
+    pub select: Option<Spanned<SelectFile>>,
     pub by_bytes: Option<Spanned<f64>>,
     pub to_bytes: Option<Spanned<f64>>,
     pub by_percent: Option<Spanned<f64>>,
@@ -145,8 +216,9 @@ pub enum MergeAtFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CallRef {
-    pub call: Spanned<String>,
+pub struct DropFile {
+    pub call: Option<Spanned<String>>,
+    pub select: Option<Spanned<SelectFile>>,
 }
 
 #[derive(Debug, Deserialize)]

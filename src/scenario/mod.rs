@@ -246,6 +246,93 @@ impl ClearPolicy {
     }
 }
 
+/// A change to the base tokens every call reads (MODEL §7): `B' = (B if kept) + tokens +
+/// bytes / ρ`. `by_tokens = N` is `{ keep, tokens: −N }`, `by_bytes = N` is `{ keep,
+/// bytes: −N }`, `to_tokens = N` is `{ tokens: N }`; steps compose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BaseChange {
+    /// Whether the assumed B stays part of the base (false after `to_tokens`).
+    pub keep: bool,
+    /// Tokens added (negative: removed).
+    pub tokens: f64,
+    /// Bytes added, converted with ρ (negative: removed).
+    pub bytes: f64,
+}
+
+impl BaseChange {
+    /// No change.
+    pub const NONE: BaseChange = BaseChange {
+        keep: true,
+        tokens: 0.0,
+        bytes: 0.0,
+    };
+
+    /// `self` then `next`.
+    pub fn then(self, next: BaseChange) -> BaseChange {
+        if next.keep {
+            BaseChange {
+                keep: self.keep,
+                tokens: self.tokens + next.tokens,
+                bytes: self.bytes + next.bytes,
+            }
+        } else {
+            next
+        }
+    }
+
+    /// The base at `base_tokens` and `bytes_per_token`.
+    pub fn apply(&self, base_tokens: f64, bytes_per_token: f64) -> f64 {
+        let kept = if self.keep { base_tokens } else { 0.0 };
+        kept + self.tokens + self.bytes / bytes_per_token
+    }
+
+    /// Whether this changes nothing.
+    pub fn is_none(&self) -> bool {
+        *self == BaseChange::NONE
+    }
+}
+
+/// Which calls a rule applies to: every key given must match (MODEL §7).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Selector {
+    /// The call's tool is one of these.
+    pub tools: Option<Vec<String>>,
+    /// The call's kind is one of these.
+    pub kinds: Option<Vec<String>>,
+    /// The call's label matches this shell glob (`cat *.md`).
+    pub label: Option<LabelGlob>,
+    /// The call's result has at least this many bytes.
+    pub min_bytes: Option<f64>,
+}
+
+/// A shell glob over labels, with the text it was written as.
+#[derive(Debug, Clone)]
+pub struct LabelGlob {
+    pub text: String,
+    pub pattern: glob::Pattern,
+}
+
+impl PartialEq for LabelGlob {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Selector {
+    /// Whether `call`, whose result currently has `bytes` and is labelled `label`, is
+    /// selected.
+    pub fn selects(&self, call: &Call, label: &str, bytes: f64) -> bool {
+        let any = |list: &Option<Vec<String>>, value: Option<&str>| match list {
+            None => true,
+            Some(list) => value.is_some_and(|v| list.iter().any(|x| x == v)),
+        };
+        any(&self.tools, call.tool())
+            && any(&self.kinds, Some(&call.kind))
+            && self.label.as_ref().is_none_or(|g| g.pattern.matches(label))
+            && self.min_bytes.is_none_or(|m| bytes >= m)
+    }
+}
+
 /// One action of an edit.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -253,6 +340,28 @@ pub enum Action {
         call: String,
         by: TrimBy,
     },
+    /// `trim = { select, by_percent }`: every selected result scaled down.
+    TrimSelected {
+        select: Selector,
+        percent: f64,
+    },
+    /// `drop = { select }`: every selected call removed.
+    DropSelected {
+        select: Selector,
+    },
+    /// `cap = { select, max_bytes }`: every selected result cut to at most `max_bytes`.
+    Cap {
+        select: Selector,
+        max_bytes: f64,
+    },
+    /// `dedupe = { select, placeholder_bytes }`: a selected result whose input hash an
+    /// earlier selected call has is replaced by a placeholder.
+    Dedupe {
+        select: Selector,
+        placeholder_bytes: f64,
+    },
+    /// `base = { … }`: the base tokens every call reads change.
+    Base(BaseChange),
     Merge {
         calls: Vec<String>,
         overhead_bytes: f64,
@@ -279,7 +388,12 @@ impl Action {
                 to: Place::Before(t) | Place::After(t),
             } => vec![call, t],
             Action::Merge { calls, .. } => calls.iter().map(String::as_str).collect(),
-            Action::Clear(_) => Vec::new(),
+            Action::Clear(_)
+            | Action::TrimSelected { .. }
+            | Action::DropSelected { .. }
+            | Action::Cap { .. }
+            | Action::Dedupe { .. }
+            | Action::Base(_) => Vec::new(),
             Action::Steps(steps) => steps.iter().flat_map(Action::call_ids).collect(),
         }
     }
@@ -287,7 +401,11 @@ impl Action {
     /// The key that names this action in the file.
     pub fn key(&self) -> &'static str {
         match self {
-            Action::Trim { .. } => "trim",
+            Action::Trim { .. } | Action::TrimSelected { .. } => "trim",
+            Action::DropSelected { .. } => "drop",
+            Action::Cap { .. } => "cap",
+            Action::Dedupe { .. } => "dedupe",
+            Action::Base(_) => "base",
             Action::Merge { .. } => "merge",
             Action::Drop { .. } => "drop",
             Action::Move { .. } => "move",

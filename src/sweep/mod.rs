@@ -229,10 +229,14 @@ impl<'s> Replayer<'s> {
         let sums: Vec<Vec<RunSums<f64>>> = jobs
             .par_iter()
             .map(|&(l, g)| {
-                let (subject, expired) = &self.lanes[l];
-                let at: Vec<_> = groups[g].iter().map(Point::assumptions).collect();
+                let (index, expired) = &self.lanes[l];
+                let subject = subjects[*index];
+                let at: Vec<_> = groups[g]
+                    .iter()
+                    .map(|p| subject.at(p.assumptions()))
+                    .collect();
                 let cache = study.scenario.cache.as_ref().zip(expired.as_deref());
-                replay::sums(&subjects[*subject].run, &at, cache)
+                replay::sums(&subject.run, &at, cache)
             })
             .collect();
         for (&(l, g), group_sums) in jobs.iter().zip(&sums) {

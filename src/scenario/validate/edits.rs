@@ -5,6 +5,7 @@
 
 use super::Checker;
 use super::clearing::clear;
+use super::rules;
 use crate::error::{Located, line_column};
 use crate::scenario::file::{ActionFile, EditFile, MergeAtFile};
 use crate::scenario::{Action, Edit, MergeAt, Place, TrimBy};
@@ -124,7 +125,7 @@ fn edit_action(
         (0, None) => Err(ck.err(
             Some(span),
             place,
-            "the edit has no action: give one of trim, merge, drop, move, clear or steps",
+            "the edit has no action: give one of trim, merge, drop, move, clear, base, cap, dedupe or steps",
         )),
         (1, None) => one_action(ck, place, span, own, spans, ""),
         (_, steps) => {
@@ -155,6 +156,15 @@ impl ActionFile {
         if self.clear.is_some() {
             keys.push("clear");
         }
+        if self.base.is_some() {
+            keys.push("base");
+        }
+        if self.cap.is_some() {
+            keys.push("cap");
+        }
+        if self.dedupe.is_some() {
+            keys.push("dedupe");
+        }
         keys
     }
 }
@@ -170,7 +180,7 @@ fn one_action(
     let keys = a.keys();
     if keys.len() != 1 {
         let m = if keys.is_empty() {
-            "the step has no action: give one of trim, merge, drop, move or clear".to_string()
+            "the step has no action: give one of trim, merge, drop, move, clear, base, cap or dedupe".to_string()
         } else {
             format!(
                 "the step has {} actions ({}); give exactly one per step",
@@ -183,8 +193,33 @@ fn one_action(
     let at = |key: &str| format!("{place}: {key}");
     if let Some(t) = a.trim {
         spans.add(format!("{prefix}trim"), t.span());
+        let trim_span = t.span();
         let t = t.into_inner();
-        spans.add(format!("{prefix}trim.call"), t.call.span());
+        let call = match (t.call, &t.select) {
+            (Some(call), None) => call,
+            (None, Some(select)) => {
+                if t.by_bytes.is_some() || t.to_bytes.is_some() {
+                    return Err(ck.err(
+                        Some(trim_span),
+                        &at("trim"),
+                        "a trim with select takes by_percent only (by_bytes and to_bytes name one call's size)",
+                    ));
+                }
+                return rules::trim_selected(
+                    ck,
+                    select,
+                    t.by_percent.as_ref(),
+                    trim_span,
+                    &at("trim"),
+                );
+            }
+            _ => return Err(ck.err(
+                Some(trim_span),
+                &at("trim"),
+                "give either call = \"<call id>\" or select = { … } (a rule over every matching call), not both or neither",
+            )),
+        };
+        spans.add(format!("{prefix}trim.call"), call.span());
         let mut by = Vec::new();
         if let Some(v) = &t.by_bytes {
             spans.add(format!("{prefix}trim.by_bytes"), v.span());
@@ -214,7 +249,7 @@ fn one_action(
             ));
         }
         return Ok(Action::Trim {
-            call: t.call.into_inner(),
+            call: call.into_inner(),
             by: by[0],
         });
     }
@@ -242,11 +277,33 @@ fn one_action(
         });
     }
     if let Some(d) = a.drop {
+        let drop_span = d.span();
         let d = d.into_inner();
-        spans.add(format!("{prefix}drop.call"), d.call.span());
-        return Ok(Action::Drop {
-            call: d.call.into_inner(),
-        });
+        return match (d.call, &d.select) {
+            (Some(call), None) => {
+                spans.add(format!("{prefix}drop.call"), call.span());
+                Ok(Action::Drop {
+                    call: call.into_inner(),
+                })
+            }
+            (None, Some(select)) => Ok(Action::DropSelected {
+                select: rules::selector(ck, select, &at("drop.select"))?,
+            }),
+            _ => Err(ck.err(
+                Some(drop_span),
+                &at("drop"),
+                "give either call = \"<call id>\" or select = { … } (every matching call), not both or neither",
+            )),
+        };
+    }
+    if let Some(c) = a.cap {
+        return rules::cap(ck, &c, &at("cap"));
+    }
+    if let Some(d) = a.dedupe {
+        return rules::dedupe(ck, &d, &at("dedupe"));
+    }
+    if let Some(b) = a.base {
+        return rules::base(ck, &b, &at("base"));
     }
     if let Some(m) = a.move_ {
         let span = m.span();

@@ -9,6 +9,7 @@ mod cache;
 mod calls;
 mod clearing;
 mod edits;
+mod rules;
 mod sweep;
 
 pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};

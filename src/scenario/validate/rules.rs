@@ -1,0 +1,216 @@
+//! Rule edits (MODEL §7): actions that select calls by what they are instead of naming
+//! them, so one edit applies to any trace; and the edit of the base tokens.
+
+use super::Checker;
+use crate::error::Located;
+use crate::scenario::file::{BaseFile, CapFile, DedupeFile, SelectFile};
+use crate::scenario::{Action, BaseChange, LabelGlob, Selector};
+use toml::Spanned;
+
+/// `select = {…}`: at least one key; names as given, the label a valid glob.
+pub(super) fn selector(
+    ck: &Checker,
+    s: &Spanned<SelectFile>,
+    place: &str,
+) -> Result<Selector, Located> {
+    let span = Some(s.span());
+    let s = s.get_ref();
+    let names = |v: &Option<Spanned<crate::scenario::file::OneOrMany>>, key: &str| {
+        v.as_ref()
+            .map(|v| {
+                let list = v.get_ref().clone().into_vec();
+                if list.is_empty() {
+                    Err(ck.err(
+                        Some(v.span()),
+                        &format!("{place}.{key}"),
+                        format!("{key} = [] selects nothing: name at least one, or leave {key} out"),
+                    ))
+                } else {
+                    Ok(list)
+                }
+            })
+            .transpose()
+    };
+    let label = match &s.label {
+        Some(l) => {
+            let text = ck.label(l, &format!("{place}.label"))?;
+            let pattern = glob::Pattern::new(text).map_err(|e| {
+                ck.err(
+                    Some(l.span()),
+                    &format!("{place}.label"),
+                    format!("\"{}\" is not a valid glob: {}", super::shown(text), e.msg),
+                )
+            })?;
+            Some(LabelGlob {
+                text: text.to_string(),
+                pattern,
+            })
+        }
+        None => None,
+    };
+    let selector = Selector {
+        tools: names(&s.tool, "tool")?,
+        kinds: names(&s.kind, "kind")?,
+        label,
+        min_bytes: s
+            .min_bytes
+            .as_ref()
+            .map(|v| ck.non_negative(v, &format!("{place}.min_bytes")))
+            .transpose()?,
+    };
+    if selector == Selector::default() {
+        return Err(ck.err(
+            span,
+            place,
+            "select = {} selects every call: give at least one of tool, kind, label or min_bytes",
+        ));
+    }
+    Ok(selector)
+}
+
+/// The `select` table a rule needs.
+fn required_select(
+    ck: &Checker,
+    select: &Option<Spanned<SelectFile>>,
+    span: std::ops::Range<usize>,
+    place: &str,
+    example: &str,
+) -> Result<Selector, Located> {
+    match select {
+        Some(s) => selector(ck, s, &format!("{place}.select")),
+        None => Err(ck.err(
+            Some(span),
+            place,
+            format!("missing key `select`: which calls it applies to, e.g. {example}"),
+        )),
+    }
+}
+
+pub(super) fn cap(ck: &Checker, c: &Spanned<CapFile>, place: &str) -> Result<Action, Located> {
+    let span = c.span();
+    let c = c.get_ref();
+    let select = required_select(
+        ck,
+        &c.select,
+        span.clone(),
+        place,
+        "cap = { select = { tool = \"Bash\" }, max_bytes = 8000 }",
+    )?;
+    let max_bytes = match &c.max_bytes {
+        Some(v) => ck.non_negative(v, &format!("{place}.max_bytes"))?,
+        None => {
+            return Err(ck.err(
+                Some(span),
+                place,
+                "missing key `max_bytes`: the most bytes a selected result keeps, e.g. max_bytes = 8000",
+            ));
+        }
+    };
+    Ok(Action::Cap { select, max_bytes })
+}
+
+pub(super) fn dedupe(
+    ck: &Checker,
+    d: &Spanned<DedupeFile>,
+    place: &str,
+) -> Result<Action, Located> {
+    let span = d.span();
+    let d = d.get_ref();
+    let select = required_select(
+        ck,
+        &d.select,
+        span,
+        place,
+        "dedupe = { select = { tool = \"Read\" } }",
+    )?;
+    let placeholder_bytes = match &d.placeholder_bytes {
+        Some(v) => ck.non_negative(v, &format!("{place}.placeholder_bytes"))?,
+        None => 9.0,
+    };
+    Ok(Action::Dedupe {
+        select,
+        placeholder_bytes,
+    })
+}
+
+/// `trim = { select, by_percent }`.
+pub(super) fn trim_selected(
+    ck: &Checker,
+    s: &Spanned<SelectFile>,
+    percent: Option<&Spanned<f64>>,
+    span: std::ops::Range<usize>,
+    place: &str,
+) -> Result<Action, Located> {
+    let select = selector(ck, s, &format!("{place}.select"))?;
+    let Some(v) = percent else {
+        return Err(ck.err(
+            Some(span),
+            place,
+            "a trim with select takes by_percent (the same share off every selected result), e.g. trim = { select = { tool = \"Bash\" }, by_percent = 50 }",
+        ));
+    };
+    let p = ck.positive(v, &format!("{place}.by_percent"))?;
+    if p > 100.0 {
+        return Err(ck.err(
+            Some(v.span()),
+            &format!("{place}.by_percent"),
+            format!("{p} is over 100: give a percentage in (0, 100]"),
+        ));
+    }
+    Ok(Action::TrimSelected { select, percent: p })
+}
+
+/// `base = { by_tokens = N }`, `{ by_bytes = N }` or `{ to_tokens = N }`.
+pub(super) fn base(ck: &Checker, b: &Spanned<BaseFile>, place: &str) -> Result<Action, Located> {
+    let span = b.span();
+    let b = b.get_ref();
+    let given = [&b.by_tokens, &b.by_bytes, &b.to_tokens]
+        .iter()
+        .filter(|v| v.is_some())
+        .count();
+    if given != 1 {
+        return Err(ck.err(
+            Some(span),
+            place,
+            "give exactly one of by_tokens (tokens removed from B; negative adds), by_bytes (bytes removed, ÷ ρ) or to_tokens (the new B)",
+        ));
+    }
+    // A negative change is allowed (a new skill file adds to B); it must stay finite.
+    let signed = |v: &Spanned<f64>, key: &str| -> Result<f64, Located> {
+        let x = *v.get_ref();
+        if x.is_finite() && x.abs() <= super::MAX_NUMBER && x != 0.0 {
+            Ok(x)
+        } else {
+            Err(ck.err(
+                Some(v.span()),
+                &format!("{place}.{key}"),
+                format!(
+                    "{} must be a finite number other than 0, at most 1e15 in size",
+                    super::show(x)
+                ),
+            ))
+        }
+    };
+    let change = if let Some(v) = &b.by_tokens {
+        BaseChange {
+            keep: true,
+            tokens: -signed(v, "by_tokens")?,
+            bytes: 0.0,
+        }
+    } else if let Some(v) = &b.by_bytes {
+        BaseChange {
+            keep: true,
+            tokens: 0.0,
+            bytes: -signed(v, "by_bytes")?,
+        }
+    } else if let Some(v) = &b.to_tokens {
+        BaseChange {
+            keep: false,
+            tokens: ck.non_negative(v, &format!("{place}.to_tokens"))?,
+            bytes: 0.0,
+        }
+    } else {
+        BaseChange::NONE
+    };
+    Ok(Action::Base(change))
+}
