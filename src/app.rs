@@ -58,6 +58,8 @@ pub struct LedgerConfig {
 pub enum Command {
     Run(RunConfig),
     Ledger(LedgerConfig),
+    /// `simulate import FORMAT PATH… --out DIR`.
+    Import(crate::import::ImportConfig),
 }
 
 /// Runs `command`, printing to `out`.
@@ -65,6 +67,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
     match command {
         Command::Run(c) => run_scenario(c, out),
         Command::Ledger(c) => run_ledger(c, out),
+        Command::Import(c) => crate::import::run(c, out),
     }
 }
 

@@ -70,6 +70,55 @@ enum Sub {
         long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. Lines with the same number are one call (their bytes are summed, labels joined with '+'); calls are ordered by number; blank lines and lines starting with '#' are skipped. Each row shows the context the call re-reads (before its own output joins) and the running total."
     )]
     Ledger(LedgerArgs),
+    /// Turn agent session logs (Claude Code, Codex CLI) into scenario files.
+    #[command(long_about = IMPORT_ABOUT)]
+    Import(ImportArgs),
+}
+
+const IMPORT_ABOUT: &str = "\
+Turn agent session logs into scenario files, one per trace.
+
+Each API request becomes one [[call]]: copies of a request (one line per content block,
+streaming snapshots, a resumed session's replay) are merged, keeping the largest usage.
+What joined the context after the call (tool results, user text) becomes its bytes; the
+provider's own usage counts go to [call.measured], with their convention named. A
+compaction ends a trace; subagents are traces of their own. Lines that cannot be read are
+counted and listed with file and line; the rest is still imported.
+
+Formats:
+  claude-code  ~/.claude/projects/<project>/<session>.jsonl (and subagents/agent-*.jsonl)
+  codex        ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
+
+Examples:
+  simulate import claude-code ~/.claude/projects/-home-me-myproj --out scenarios/myproj
+  simulate import codex ~/.codex/sessions/2025/10 --out scenarios/codex --format json";
+
+#[derive(Args, Debug)]
+struct ImportArgs {
+    /// The log format.
+    #[arg(value_enum, value_name = "FORMAT")]
+    log_format: ImportFormatArg,
+
+    /// Log files, or directories searched recursively.
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+
+    /// Directory for the scenario files (`DIR/<name>.toml`); created if missing. Must not
+    /// be, or hold, one of the logs.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+
+    /// What to print: a table for people, or JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ImportFormatArg {
+    /// Claude Code transcripts.
+    ClaudeCode,
+    /// Codex CLI rollouts.
+    Codex,
 }
 
 #[derive(Args, Debug)]
@@ -176,6 +225,17 @@ where
 }
 
 fn from_args(cli: Cli) -> Result<Command, Located> {
+    if let Some(Sub::Import(i)) = cli.command {
+        return Ok(Command::Import(crate::import::ImportConfig {
+            format: match i.log_format {
+                ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
+                ImportFormatArg::Codex => crate::import::Format::Codex,
+            },
+            paths: i.paths,
+            out: i.out,
+            output: i.format.into(),
+        }));
+    }
     if let Some(Sub::Ledger(l)) = cli.command {
         return Ok(Command::Ledger(LedgerConfig {
             trace: l.trace,
