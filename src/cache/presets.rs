@@ -46,7 +46,11 @@ pub fn find(name: &str) -> Option<&'static Preset> {
 pub fn for_model(model: &str, one_hour: bool) -> Option<&'static str> {
     let m = model.to_ascii_lowercase();
     if m.starts_with("claude") {
-        Some(if one_hour { "anthropic-1h" } else { "anthropic-5m" })
+        Some(if one_hour {
+            "anthropic-1h"
+        } else {
+            "anthropic-5m"
+        })
     } else if m.starts_with("gpt-5") {
         Some("openai-gpt-5")
     } else if m.starts_with("gpt-4.1") {
