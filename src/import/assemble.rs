@@ -10,7 +10,8 @@
 //!   latest request of its conversation; before a trace's first request it is part of the
 //!   base (the first request's measured input holds it);
 //! - a compaction ends a trace; subagents are traces of their own;
-//! - a real user prompt starts a new segment at the next request.
+//! - a real user prompt starts a new segment at the next request;
+//! - a tool use's result joins once, and so does a line with an id: a copy adds nothing.
 //!
 //! Files are assembled one after another in the order given, so the result does not depend
 //! on how many threads parsed them.
@@ -175,6 +176,8 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
     let mut here: KeyIndex<(usize, usize)> = KeyIndex::new();
     let mut tool_calls: FxHashMap<CompactString, (usize, usize)> = FxHashMap::default();
     let mut replayed_tools: FxHashSet<CompactString> = FxHashSet::default();
+    // A tool use is answered once and a line joins once: copies of either are dropped.
+    let mut joined_once: FxHashSet<u128> = FxHashSet::default();
     let mut kept = Vec::new();
     let mut last_route = 0;
 
@@ -260,6 +263,14 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
             Event::Joined(j) => {
                 let route = j.route.min(routes.len() - 1);
                 last_route = route;
+                let once = match (&j.answers, &j.line_id) {
+                    (Some(tool), _) => Some(pair_hash("tool", tool)),
+                    (None, Some(line)) => Some(pair_hash("line", line)),
+                    (None, None) => None,
+                };
+                if once.is_some_and(|k| !joined_once.insert(k)) {
+                    continue;
+                }
                 join(
                     &j,
                     &mut routes[route],

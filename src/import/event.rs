@@ -96,6 +96,9 @@ pub struct Joined {
     pub answers: Option<CompactString>,
     /// User text, when it is that.
     pub user_text: Option<UserText>,
+    /// The id of the line it came from (Claude Code `uuid`), where lines have ids: a line
+    /// seen twice joins once.
+    pub line_id: Option<CompactString>,
 }
 
 /// One event of a file, in line order.

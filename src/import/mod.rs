@@ -111,16 +111,22 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     let reader = c.format.reader();
     let files = files::find(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
     files::check_out(&c.out, &files)?;
-    let logs = files
-        .par_iter()
-        .map(|f| reader.read(f))
-        .collect::<Result<Vec<FileLog>, Error>>()?;
-    let assembled = assemble::assemble(logs);
+    let assembled = load(reader, &files)?;
     if assembled.traces.is_empty() {
         return Err(nothing_imported(c, reader, &assembled).into());
     }
     let written = write::write_all(&c.out, &assembled.traces, reader)?;
     summary::print(out, c.output, reader, &assembled, &written).map_err(Error::Print)
+}
+
+/// Reads `files` (in parallel, one file per task) and assembles their traces, in the
+/// files' order whatever the number of threads. Writes nothing.
+pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<assemble::Assembled, Error> {
+    let logs = files
+        .par_iter()
+        .map(|f| reader.read(f))
+        .collect::<Result<Vec<FileLog>, Error>>()?;
+    Ok(assemble::assemble(logs))
 }
 
 /// Why no scenario could be written, naming each file.

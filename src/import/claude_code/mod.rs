@@ -247,6 +247,7 @@ impl Reading {
                                 images: c.images,
                                 answers: b.tool_use_id.as_deref().map(CompactString::from),
                                 user_text: None,
+                                line_id: None,
                             }));
                         }
                         Some("image") => text.images += 1,
@@ -282,6 +283,7 @@ impl Reading {
                 real_prompt,
                 snippet: trimmed.to_string(),
             }),
+            line_id: line.uuid.as_deref().map(CompactString::from),
         }));
     }
 }

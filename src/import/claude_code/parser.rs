@@ -37,6 +37,8 @@ pub struct Line<'a> {
     #[serde(borrow, default)]
     pub cwd: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
+    pub uuid: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
     pub message: Option<Message<'a>>,
 }
 

@@ -172,6 +172,7 @@ impl Reading {
                             real_prompt: false,
                             snippet: c.snippet.unwrap_or_default(),
                         }),
+                        line_id: None,
                     }));
                 }
             },
@@ -213,6 +214,7 @@ impl Reading {
                     images: c.images,
                     answers: p.call_id.0.as_deref().map(CompactString::from),
                     user_text: None,
+                    line_id: None,
                 }));
             }
             other => self.log.skip(&format!("response_item/{other}"), true),
@@ -234,6 +236,7 @@ impl Reading {
                         real_prompt: true,
                         snippet: m.snippet.unwrap_or_default(),
                     }),
+                    line_id: None,
                 }));
             }
             other => self.log.skip(&format!("event_msg/{other}"), true),
