@@ -17,7 +17,11 @@ use std::path::PathBuf;
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let megabytes: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1024);
-    let files: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(64).max(1);
+    let files: u64 = args
+        .get(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(64)
+        .max(1);
     let root = PathBuf::from(args.get(3).map_or("target/bench-import", String::as_str));
     let dir = root.join("projects").join("-bench-shop");
     fs::create_dir_all(&dir)?;
@@ -78,7 +82,7 @@ fn main() -> std::io::Result<()> {
                 written += line.len() as u64;
             }
             read += creation;
-            let size = if n % 50 == 0 {
+            let size = if n.is_multiple_of(50) {
                 500_000
             } else {
                 200 + (next() % 12_000) as usize

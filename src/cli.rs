@@ -352,6 +352,30 @@ mod tests {
                 ..
             })
         ));
+        let import = parse_from([
+            "simulate",
+            "import",
+            "claude-code",
+            "a.jsonl",
+            "dir",
+            "--out",
+            "o",
+            "--format",
+            "json",
+        ])
+        .unwrap()
+        .unwrap();
+        assert!(matches!(
+            import,
+            Command::Import(crate::import::ImportConfig {
+                format: crate::import::Format::ClaudeCode,
+                output: Format::Json,
+                ref paths,
+                ..
+            }) if paths.len() == 2
+        ));
+        assert!(parse_from(["simulate", "import", "codex", "a.jsonl"]).is_err());
+        assert!(parse_from(["simulate", "import", "gemini", "a", "--out", "o"]).is_err());
         assert!(parse_from(["simulate", "s.toml", "--base", "-1"]).is_err());
         assert!(parse_from(["simulate"]).is_err());
     }

@@ -789,3 +789,40 @@ proptest! {
         prop_assert_eq!(sums(doubled.path()), base);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever the lines hold (fragments of real lines, other JSON, bytes that are not
+    /// UTF-8), reading never panics and never fails: every line is a request, something
+    /// that joins, a skip or a malformed line.
+    #[test]
+    fn any_lines_are_read_without_panic(
+        picks in proptest::collection::vec((0usize..8, 0usize..400, any::<Vec<u8>>()), 0..30)
+    ) {
+        let real = fs::read(MAIN).unwrap();
+        let real_lines: Vec<&[u8]> = real.split(|b| *b == b'\n').collect();
+        let mut text = Vec::new();
+        for (kind, cut, noise) in picks {
+            let line = real_lines[cut % real_lines.len()];
+            match kind {
+                0 => text.extend_from_slice(&line[..cut.min(line.len())]),
+                1 => text.extend_from_slice(&noise),
+                2 => text.extend_from_slice(br#"{"type":"assistant","message":{"id":7,"usage":"x"}}"#),
+                3 => text.extend_from_slice(br#"{"type":"user","message":{"content":[{"type":"tool_result","content":{"deep":[1,[2,{"a":"b"}]]}}]}}"#),
+                4 => text.extend_from_slice(br#"[1,2,3]"#),
+                _ => text.extend_from_slice(line),
+            }
+            text.push(b'\n');
+        }
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("x.jsonl"), &text).unwrap();
+        for format in [Format::ClaudeCode, Format::Codex] {
+            let reader = format.reader();
+            let found = files::find(&[dir.path().join("x.jsonl")], |p| reader.is_log(p), "logs").unwrap();
+            let a = load(reader, &found).unwrap();
+            let lines = text.iter().filter(|b| **b == b'\n').count();
+            prop_assert!(a.malformed.len() <= lines);
+        }
+    }
+}

@@ -44,7 +44,12 @@ pub struct Line<'a> {
 }
 
 /// Calls `each` on every line of `path` in order, holding at most one line in memory.
-pub fn for_each_line(path: &Path, mut each: impl FnMut(Line<'_>)) -> io::Result<()> {
+pub fn for_each_line(path: &Path, each: impl FnMut(Line<'_>)) -> io::Result<()> {
+    for_each_line_capped(path, MAX_LINE_BYTES, each)
+}
+
+/// [`for_each_line`] with lines longer than `cap` bytes reported as too long.
+fn for_each_line_capped(path: &Path, cap: usize, mut each: impl FnMut(Line<'_>)) -> io::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 20, File::open(path)?);
     let mut held: Vec<u8> = Vec::new();
     let mut number = 0;
@@ -65,7 +70,7 @@ pub fn for_each_line(path: &Path, mut each: impl FnMut(Line<'_>)) -> io::Result<
             read_any = true;
             let newline = memchr(b'\n', available);
             // The common case: the whole line is in the buffer, so it is read in place.
-            if let (Some(end), true) = (newline, held.is_empty() && !too_long) {
+            if let Some(end) = newline.filter(|&e| held.is_empty() && !too_long && e <= cap) {
                 number += 1;
                 each(Line {
                     number,
@@ -79,7 +84,7 @@ pub fn for_each_line(path: &Path, mut each: impl FnMut(Line<'_>)) -> io::Result<
             }
             let take = newline.unwrap_or(available.len());
             if !too_long {
-                if held.len() + take > MAX_LINE_BYTES {
+                if held.len() + take > cap {
                     too_long = true;
                     held = Vec::new();
                 } else {
@@ -278,6 +283,28 @@ mod tests {
         );
         assert!(lines_of(b"").is_empty());
         assert_eq!(lines_of(b"x\n"), vec![(1, b"x".to_vec(), false)]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_flagged_and_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let long = "x".repeat(3 << 20);
+        fs::write(&path, format!("ok\n{long}\n{long}\nend")).unwrap();
+        let mut seen = Vec::new();
+        for_each_line_capped(&path, 1 << 20, |l| {
+            seen.push((l.number, l.bytes.len(), l.too_long, l.unterminated));
+        })
+        .unwrap();
+        assert_eq!(
+            seen,
+            vec![
+                (1, 2, false, false),
+                (2, 0, true, false),
+                (3, 0, true, false),
+                (4, 3, false, true)
+            ]
+        );
     }
 
     #[test]
