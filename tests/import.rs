@@ -578,6 +578,22 @@ fn a_copied_transcript_adds_nothing() {
     );
 }
 
+#[test]
+fn an_empty_file_beside_good_ones_is_listed_not_fatal() {
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json(
+        "claude-code",
+        &[MAIN, "tests/fixtures/import/bad/empty.jsonl"],
+        out.path(),
+    );
+    assert_eq!(report["traces"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        report["files_without_requests"],
+        json!([{"file": "tests/fixtures/import/bad/empty.jsonl", "lines": 0, "duplicates_removed": 0}])
+    );
+    assert_eq!(fs::read_dir(out.path()).unwrap().count(), 3);
+}
+
 fn refused(args: &[&str], out: &Path, expected: &[&str]) {
     let assert = simulate()
         .arg("import")
