@@ -17,6 +17,7 @@
 //! on how many threads parsed them.
 
 use super::event::{Event, FileLog, Joined, Malformed, Request, Skipped, ToolUse};
+use super::label;
 use super::trace::{ImportedCall, Trace, TraceRole};
 use compact_str::CompactString;
 use jiff::Timestamp;
@@ -27,9 +28,6 @@ use std::collections::BTreeMap;
 /// megapixels, the largest sent without downscaling (`tokens ≈ width × height / 750`).
 /// Transcripts do not say an image's size cheaply, so every image is taken at this size.
 pub const IMAGE_TOKENS_ESTIMATE: u64 = 1_600;
-
-/// At most this many characters in a label.
-pub const MAX_LABEL_CHARS: usize = 80;
 
 /// A file that gave no trace (no request of its own), with what it did have.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -406,7 +404,7 @@ fn finish_calls(built: Vec<Building>) -> Vec<ImportedCall> {
         };
         calls.push(ImportedCall {
             id,
-            label: label(&b),
+            label: label::label(&b.tool_uses, b.user_text.as_ref(), b.images),
             tool: b.tool_uses.first().map(|u| u.name.clone()),
             kind,
             bytes: b.bytes + r.result_bytes,
@@ -414,92 +412,11 @@ fn finish_calls(built: Vec<Building>) -> Vec<ImportedCall> {
             images: b.images,
             segment: b.segment,
             gap_s,
-            input_hash: combined_hash(&b.tool_uses),
+            input_hash: label::combined_hash(&b.tool_uses),
             measured: r.usage,
             model: r.model.clone(),
             timestamp: r.timestamp,
         });
     }
     calls
-}
-
-/// The tool's own label (`Bash: cargo test`), `prompt: …` for user text alone, or
-/// `answer`; with `(+N more)` for parallel tool uses and the image estimate when images
-/// joined.
-fn label(b: &Building) -> String {
-    let images = match b.images {
-        0 => String::new(),
-        1 => format!(" [+1 image ≈{IMAGE_TOKENS_ESTIMATE} est. tokens]"),
-        n => format!(" [+{n} images ≈{} est. tokens]", n * IMAGE_TOKENS_ESTIMATE),
-    };
-    let more = match b.tool_uses.len() {
-        0 | 1 => String::new(),
-        n => format!(" (+{} more)", n - 1),
-    };
-    let head = match (b.tool_uses.first(), &b.user_text) {
-        (Some(u), _) => u.label.clone(),
-        (None, Some(t)) => format!("prompt: {}", t.snippet),
-        (None, None) => "answer".to_string(),
-    };
-    let room = MAX_LABEL_CHARS.saturating_sub(more.chars().count() + images.chars().count());
-    format!("{}{more}{images}", clean_label(&head, room.max(16)))
-}
-
-/// Control characters out, runs of white space as one space, at most `max` characters
-/// (ending in `…` when cut).
-pub fn clean_label(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut count = 0;
-    let mut space = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            space = !out.is_empty();
-            continue;
-        }
-        if c.is_control() {
-            continue;
-        }
-        if space {
-            out.push(' ');
-            count += 1;
-            space = false;
-        }
-        if count + 1 > max {
-            out.pop();
-            out.push('…');
-            return out;
-        }
-        out.push(c);
-        count += 1;
-    }
-    out
-}
-
-/// One tool use: its own hash; several: xxh3 over their hashes in order, so two calls
-/// match only when every input matches.
-fn combined_hash(uses: &[ToolUse]) -> Option<u64> {
-    match uses {
-        [] => None,
-        [one] => Some(one.input_hash),
-        many => {
-            let bytes: Vec<u8> = many
-                .iter()
-                .flat_map(|u| u.input_hash.to_le_bytes())
-                .collect();
-            Some(xxhash_rust::xxh3::xxh3_64(&bytes))
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_are_cleaned_and_cut() {
-        assert_eq!(clean_label("a\tb\n\u{7}c  d", 80), "a b c d");
-        assert_eq!(clean_label("  lead", 80), "lead");
-        assert_eq!(clean_label("abcdef", 4), "abc…");
-        assert_eq!(clean_label("abcd", 4), "abcd");
-    }
 }

@@ -206,12 +206,3 @@ impl FileLog {
         }));
     }
 }
-
-/// `name: argument` for a label, with only the argument's first line; `name` alone when
-/// there is no argument. Cleaning and cutting happen when the call is built.
-pub fn tool_label(name: &str, argument: Option<&str>) -> String {
-    match argument.map(|a| a.trim().lines().next().unwrap_or("").trim()) {
-        Some(arg) if !arg.is_empty() => format!("{name}: {arg}"),
-        _ => name.to_string(),
-    }
-}

@@ -14,6 +14,7 @@ pub mod codex;
 pub mod event;
 pub mod files;
 pub mod json;
+pub mod label;
 pub mod summary;
 pub mod trace;
 pub mod write;

@@ -6,9 +6,10 @@
 
 mod parser;
 
-use super::event::{Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText, tool_label};
+use super::event::{Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
 use super::files::{self, SourceFile};
 use super::json::{ContentBytes, input_hash};
+use super::label::tool_label;
 use super::{Convention, Reader};
 use crate::error::Error;
 use compact_str::CompactString;
