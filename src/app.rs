@@ -62,6 +62,8 @@ pub enum Command {
     Run(RunConfig),
     Ledger(LedgerConfig),
     Fit(crate::fit_command::FitConfig),
+    /// `simulate import FORMAT PATH… --out DIR`.
+    Import(crate::import::ImportConfig),
 }
 
 /// Runs `command`, printing to `out`.
@@ -70,6 +72,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Run(c) => run_scenario(c, out),
         Command::Ledger(c) => run_ledger(c, out),
         Command::Fit(c) => crate::fit_command::run(c, out),
+        Command::Import(c) => crate::import::run(c, out),
     }
 }
 

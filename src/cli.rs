@@ -75,6 +75,9 @@ enum Sub {
         long_about = "Fit the base tokens B and the bytes per token ρ to a scenario's measured usage.\n\nFor every call with measured usage ([call.measured], as `simulate import` writes), the model says: measured total input − earlier output tokens = B + bytes in the context ÷ ρ. An ordinary least-squares line gives B (intercept) and 1/ρ (slope), with R², the median and worst residual, and the calls used and left out (and why).\n\nA poor fit (R² < 0.9, or ρ outside 1 to 8) is said plainly. With --write the fitted values become the scenario's nominal point, labelled fitted with their source, and the swept base-token and bytes-per-token axes are removed so the sweep centres on them; a poor fit is written only with --force."
     )]
     Fit(FitArgs),
+    /// Turn agent session logs (Claude Code, Codex CLI) into scenario files.
+    #[command(long_about = IMPORT_ABOUT)]
+    Import(ImportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -94,6 +97,52 @@ struct FitArgs {
     /// With --write: write even a poor fit.
     #[arg(long, requires = "write")]
     force: bool,
+}
+
+const IMPORT_ABOUT: &str = "\
+Turn agent session logs into scenario files, one per trace.
+
+Each API request becomes one [[call]]: copies of a request (one line per content block,
+streaming snapshots, a resumed session's replay) are merged, keeping the largest usage.
+What joined the context after the call (tool results, user text) becomes its bytes; the
+provider's own usage counts go to [call.measured], with their convention named. A
+compaction ends a trace; subagents are traces of their own. Lines that cannot be read are
+counted and listed with file and line; the rest is still imported.
+
+Formats:
+  claude-code  ~/.claude/projects/<project>/<session>.jsonl (and subagents/agent-*.jsonl)
+  codex        ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
+
+Examples:
+  simulate import claude-code ~/.claude/projects/-home-me-myproj --out scenarios/myproj
+  simulate import codex ~/.codex/sessions/2025/10 --out scenarios/codex --format json";
+
+#[derive(Args, Debug)]
+struct ImportArgs {
+    /// The log format.
+    #[arg(value_enum, value_name = "FORMAT")]
+    log_format: ImportFormatArg,
+
+    /// Log files, or directories searched recursively.
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+
+    /// Directory for the scenario files (`DIR/<name>.toml`); created if missing. Must not
+    /// be, or hold, one of the logs.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+
+    /// What to print: a table for people, or JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ImportFormatArg {
+    /// Claude Code transcripts.
+    ClaudeCode,
+    /// Codex CLI rollouts.
+    Codex,
 }
 
 #[derive(Args, Debug)]
@@ -240,6 +289,17 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             force: f.force,
         }));
     }
+    if let Some(Sub::Import(i)) = cli.command {
+        return Ok(Command::Import(crate::import::ImportConfig {
+            format: match i.log_format {
+                ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
+                ImportFormatArg::Codex => crate::import::Format::Codex,
+            },
+            paths: i.paths,
+            out: i.out,
+            output: i.format.into(),
+        }));
+    }
     if let Some(Sub::Ledger(l)) = cli.command {
         return Ok(Command::Ledger(LedgerConfig {
             trace: l.trace,
@@ -367,6 +427,30 @@ mod tests {
             e.to_string().contains("-1 is out of range for base tokens"),
             "{e}"
         );
+        let import = parse_from([
+            "simulate",
+            "import",
+            "claude-code",
+            "a.jsonl",
+            "dir",
+            "--out",
+            "o",
+            "--format",
+            "json",
+        ])
+        .unwrap()
+        .unwrap();
+        assert!(matches!(
+            import,
+            Command::Import(crate::import::ImportConfig {
+                format: crate::import::Format::ClaudeCode,
+                output: Format::Json,
+                ref paths,
+                ..
+            }) if paths.len() == 2
+        ));
+        assert!(parse_from(["simulate", "import", "codex", "a.jsonl"]).is_err());
+        assert!(parse_from(["simulate", "import", "gemini", "a", "--out", "o"]).is_err());
         assert!(parse_from(["simulate"]).is_err());
     }
 }

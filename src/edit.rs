@@ -182,8 +182,9 @@ impl Editor<'_> {
             }
         });
         if selected == 0 {
-            self.notes
-                .push(format!("{action}: the selector matches no call in this trace"));
+            self.notes.push(format!(
+                "{action}: the selector matches no call in this trace"
+            ));
         }
         self.run = edited;
     }

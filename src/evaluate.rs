@@ -126,14 +126,13 @@ impl<'a> Study<'a> {
                     clear,
                     base,
                     notes,
-                } = edit::apply(calls, &ids, &baseline, &e.action)
-                    .map_err(|bad| {
-                        Error::from(
-                            Located::new(&scenario.source, bad.message)
-                                .at(e.locate(&bad.key))
-                                .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
-                        )
-                    })?;
+                } = edit::apply(calls, &ids, &baseline, &e.action).map_err(|bad| {
+                    Error::from(
+                        Located::new(&scenario.source, bad.message)
+                            .at(e.locate(&bad.key))
+                            .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
+                    )
+                })?;
                 let clearable = clear
                     .as_ref()
                     .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));

@@ -14,6 +14,7 @@ pub mod error;
 pub mod evaluate;
 pub mod fit;
 pub mod fit_command;
+pub mod import;
 pub mod ledger;
 pub mod output;
 pub mod rank;

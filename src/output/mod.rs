@@ -43,6 +43,23 @@ impl OutputDir {
         })
     }
 
+    /// Creates `dir` itself (not a subdirectory of it) and checks it can be written; for
+    /// outputs that go straight into a directory the user names (`simulate import --out`).
+    pub fn at(dir: &Path) -> Result<OutputDir, Error> {
+        let unwritable = |source| Error::Unwritable {
+            path: dir.to_path_buf(),
+            source,
+        };
+        fs::create_dir_all(dir).map_err(unwritable)?;
+        let probe = dir.join(format!(".simulate-probe-{}", std::process::id()));
+        File::create(&probe).map_err(unwritable)?;
+        let _ = fs::remove_file(&probe);
+        Ok(OutputDir {
+            dir: dir.to_path_buf(),
+            staged: Vec::new(),
+        })
+    }
+
     /// The directory the files go to.
     pub fn dir(&self) -> &Path {
         &self.dir

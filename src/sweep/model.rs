@@ -62,8 +62,7 @@ pub fn totals(
     let prices = study.cache_prices(point);
     let sums: RunSums<f64> = match model {
         Model::Fixed { sums, .. }
-            if closed_form
-                && cache.is_none_or(|c| subject.at(at).base_tokens >= c.min_tokens) =>
+            if closed_form && cache.is_none_or(|c| subject.at(at).base_tokens >= c.min_tokens) =>
         {
             RunSums {
                 context: sums.context.at(at),

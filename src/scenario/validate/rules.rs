@@ -23,7 +23,9 @@ pub(super) fn selector(
                     Err(ck.err(
                         Some(v.span()),
                         &format!("{place}.{key}"),
-                        format!("{key} = [] selects nothing: name at least one, or leave {key} out"),
+                        format!(
+                            "{key} = [] selects nothing: name at least one, or leave {key} out"
+                        ),
                     ))
                 } else {
                     Ok(list)

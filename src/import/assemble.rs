@@ -1,0 +1,422 @@
+//! Events of many files → deduplicated traces.
+//!
+//! The rules live here once for every format:
+//! - one call per API request: copies of a request within a file (one line per content
+//!   block, streaming snapshots) are merged, keeping the copy with the largest usage and
+//!   every tool use any copy holds;
+//! - a request already kept from an earlier file (in sorted path order) is dropped, and so
+//!   is what joined the context after it: a resumed session replays its parent's history;
+//! - what joins the context goes to the request whose tool use it answers, else to the
+//!   latest request of its conversation; before a trace's first request it is part of the
+//!   base (the first request's measured input holds it);
+//! - a compaction ends a trace; subagents are traces of their own;
+//! - a real user prompt starts a new segment at the next request;
+//! - a tool use's result joins once, and so does a line with an id: a copy adds nothing.
+//!
+//! Files are assembled one after another in the order given, so the result does not depend
+//! on how many threads parsed them.
+
+use super::event::{Event, FileLog, Joined, Malformed, Request, Skipped, ToolUse};
+use super::label;
+use super::trace::{ImportedCall, Trace, TraceRole};
+use compact_str::CompactString;
+use jiff::Timestamp;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
+
+/// Tokens one image is counted as: Anthropic's figure for an image of about 1.15
+/// megapixels, the largest sent without downscaling (`tokens ≈ width × height / 750`).
+/// Transcripts do not say an image's size cheaply, so every image is taken at this size.
+pub const IMAGE_TOKENS_ESTIMATE: u64 = 1_600;
+
+/// A file that gave no trace (no request of its own), with what it did have.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Leftover {
+    pub file: String,
+    /// Lines read.
+    pub lines: u64,
+    /// Requests it held that an earlier file already had (a resumed session's replay).
+    pub duplicates_removed: u64,
+}
+
+/// The result of an import, before anything is written.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Assembled {
+    pub traces: Vec<Trace>,
+    pub leftovers: Vec<Leftover>,
+    /// Skipped lines by type, over all files.
+    pub skipped: BTreeMap<String, Skipped>,
+    /// Every malformed line, in file order.
+    pub malformed: Vec<Malformed>,
+}
+
+/// Looks a request up by (`message.id`, `requestId`), or by `message.id` alone where one
+/// of the two copies has no `requestId`. Keys are 128-bit hashes, so a lookup allocates
+/// nothing.
+struct KeyIndex<T> {
+    by_pair: FxHashMap<u128, T>,
+    by_message: FxHashMap<u128, T>,
+}
+
+fn message_hash(message: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(message.as_bytes())
+}
+
+fn pair_hash(message: &str, request: &str) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(message.as_bytes());
+    h.update(&[0x1f]);
+    h.update(request.as_bytes());
+    h.digest128()
+}
+
+/// The dedupe key of a request: its message key and, where present, its request key.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    message: u128,
+    pair: Option<u128>,
+    /// The pair with an empty request key, which a copy without `requestId` is filed under.
+    bare: u128,
+}
+
+impl Key {
+    fn of(r: &Request) -> Key {
+        Key {
+            message: message_hash(&r.message_key),
+            pair: r.request_key.as_ref().map(|q| pair_hash(&r.message_key, q)),
+            bare: pair_hash(&r.message_key, ""),
+        }
+    }
+}
+
+impl<T: Copy> KeyIndex<T> {
+    fn new() -> Self {
+        KeyIndex {
+            by_pair: FxHashMap::default(),
+            by_message: FxHashMap::default(),
+        }
+    }
+
+    fn find(&self, k: Key) -> Option<T> {
+        match k.pair {
+            Some(pair) => self
+                .by_pair
+                .get(&pair)
+                .or_else(|| self.by_pair.get(&k.bare))
+                .copied(),
+            None => self.by_message.get(&k.message).copied(),
+        }
+    }
+
+    fn insert(&mut self, k: Key, value: T) {
+        self.by_pair.insert(k.pair.unwrap_or(k.bare), value);
+        self.by_message.entry(k.message).or_insert(value);
+    }
+}
+
+/// A call being built from the copies of its request and what joined after it.
+struct Building {
+    request: Request,
+    tool_uses: Vec<ToolUse>,
+    bytes: u64,
+    images: u64,
+    user_text: Option<super::event::UserText>,
+    segment: u64,
+}
+
+struct Open {
+    trace: Trace,
+    calls: Vec<Building>,
+}
+
+#[derive(Default)]
+struct RouteState {
+    /// The open trace of the route, an index into `opened`.
+    trace: Option<usize>,
+    parts: u32,
+    /// Where what joins now goes: (trace, call).
+    current: Option<(usize, usize)>,
+    /// A real prompt came since the latest request.
+    prompt_pending: bool,
+}
+
+/// Builds the traces of `logs`, given in sorted path order.
+pub fn assemble(logs: Vec<FileLog>) -> Assembled {
+    let mut out = Assembled::default();
+    let mut earlier: KeyIndex<()> = KeyIndex::new();
+    for log in logs {
+        for (kind, s) in &log.skipped {
+            let e = out.skipped.entry(kind.clone()).or_default();
+            e.lines += s.lines;
+            e.known = s.known;
+        }
+        for key in assemble_file(log, &earlier, &mut out) {
+            earlier.insert(key, ());
+        }
+    }
+    super::trace::assign_names(&mut out.traces);
+    out
+}
+
+/// Assembles one file into `out`; returns the keys of the requests it kept.
+fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> Vec<Key> {
+    let FileLog {
+        file,
+        events,
+        routes: route_info,
+        project,
+        lines,
+        ..
+    } = log;
+    let mut opened: Vec<Open> = Vec::new();
+    let mut routes: Vec<RouteState> = Vec::new();
+    routes.resize_with(route_info.len().max(1), RouteState::default);
+    let mut here: KeyIndex<(usize, usize)> = KeyIndex::new();
+    let mut tool_calls: FxHashMap<CompactString, (usize, usize)> = FxHashMap::default();
+    let mut replayed_tools: FxHashSet<CompactString> = FxHashSet::default();
+    // A tool use is answered once and a line joins once: copies of either are dropped.
+    let mut joined_once: FxHashSet<u128> = FxHashSet::default();
+    let mut kept = Vec::new();
+    let mut last_route = 0;
+
+    let open = |route: usize, routes: &mut Vec<RouteState>, opened: &mut Vec<Open>| -> usize {
+        if let Some(t) = routes[route].trace {
+            return t;
+        }
+        let info = route_info.get(route);
+        let subagent = info.is_some_and(|r| r.subagent);
+        let state = &mut routes[route];
+        state.parts += 1;
+        let role = match (subagent, state.parts) {
+            (true, _) => TraceRole::Subagent,
+            (false, 1) => TraceRole::Main,
+            (false, _) => TraceRole::AfterCompaction,
+        };
+        let session = info.and_then(|r| r.session_id.clone());
+        opened.push(Open {
+            trace: Trace {
+                file: file.clone(),
+                session_id: session.clone(),
+                role,
+                part: state.parts,
+                parent_session: if subagent { session } else { None },
+                agent_id: info.and_then(|r| r.agent_id.clone()),
+                project: project.clone(),
+                calls: Vec::new(),
+                duplicates_removed: 0,
+                malformed: Vec::new(),
+                name: String::new(),
+            },
+            calls: Vec::new(),
+        });
+        state.trace = Some(opened.len() - 1);
+        opened.len() - 1
+    };
+
+    for event in events {
+        match event {
+            Event::Request(r) => {
+                let route = r.route.min(routes.len() - 1);
+                last_route = route;
+                let key = Key::of(&r);
+                if let Some((t, c)) = here.find(key) {
+                    let call = &mut opened[t].calls[c];
+                    merge(call, &r);
+                    for u in &r.tool_uses {
+                        tool_calls.entry(u.id.clone()).or_insert((t, c));
+                    }
+                    opened[t].trace.duplicates_removed += 1;
+                    continue;
+                }
+                if earlier.find(key).is_some() {
+                    let t = open(route, &mut routes, &mut opened);
+                    opened[t].trace.duplicates_removed += 1;
+                    replayed_tools.extend(r.tool_uses.iter().map(|u| u.id.clone()));
+                    routes[route].current = None;
+                    continue;
+                }
+                let t = open(route, &mut routes, &mut opened);
+                let state = &mut routes[route];
+                let segment = match opened[t].calls.last() {
+                    None => 1,
+                    Some(prev) => prev.segment + u64::from(state.prompt_pending),
+                };
+                state.prompt_pending = false;
+                let c = opened[t].calls.len();
+                here.insert(key, (t, c));
+                kept.push(key);
+                for u in &r.tool_uses {
+                    tool_calls.entry(u.id.clone()).or_insert((t, c));
+                }
+                state.current = Some((t, c));
+                opened[t].calls.push(Building {
+                    tool_uses: r.tool_uses.clone(),
+                    request: *r,
+                    bytes: 0,
+                    images: 0,
+                    user_text: None,
+                    segment,
+                });
+            }
+            Event::Joined(j) => {
+                let route = j.route.min(routes.len() - 1);
+                last_route = route;
+                let once = match (&j.answers, &j.line_id) {
+                    (Some(tool), _) => Some(pair_hash("tool", tool)),
+                    (None, Some(line)) => Some(pair_hash("line", line)),
+                    (None, None) => None,
+                };
+                if once.is_some_and(|k| !joined_once.insert(k)) {
+                    continue;
+                }
+                join(
+                    &j,
+                    &mut routes[route],
+                    &tool_calls,
+                    &replayed_tools,
+                    &mut opened,
+                );
+            }
+            Event::Boundary { route } => {
+                let route = route.min(routes.len() - 1);
+                last_route = route;
+                let state = &mut routes[route];
+                state.trace = None;
+                state.current = None;
+                state.prompt_pending = false;
+            }
+            Event::Malformed(m) => {
+                out.malformed.push(m.clone());
+                let t = open(last_route, &mut routes, &mut opened);
+                opened[t].trace.malformed.push(m);
+            }
+        }
+    }
+
+    let mut leftover = Leftover {
+        file,
+        lines,
+        duplicates_removed: 0,
+    };
+    let mut any_trace = false;
+    for o in opened {
+        if o.calls.is_empty() {
+            leftover.duplicates_removed += o.trace.duplicates_removed;
+            continue;
+        }
+        any_trace = true;
+        let mut trace = o.trace;
+        trace.calls = finish_calls(o.calls);
+        out.traces.push(trace);
+    }
+    if !any_trace {
+        out.leftovers.push(leftover);
+    }
+    kept
+}
+
+/// Adds a copy of a request to the call already built from it.
+fn merge(call: &mut Building, copy: &Request) {
+    if copy.usage.size() > call.request.usage.size() {
+        call.request.usage = copy.usage;
+        if copy.model.is_some() {
+            call.request.model.clone_from(&copy.model);
+        }
+    }
+    for u in &copy.tool_uses {
+        if !call.tool_uses.iter().any(|k| k.id == u.id) {
+            call.tool_uses.push(u.clone());
+        }
+    }
+    call.request.result_bytes = call.request.result_bytes.max(copy.result_bytes);
+    call.request.web |= copy.web;
+    if call.request.timestamp.is_none() {
+        call.request.timestamp = copy.timestamp;
+    }
+}
+
+fn join(
+    j: &Joined,
+    state: &mut RouteState,
+    tool_calls: &FxHashMap<CompactString, (usize, usize)>,
+    replayed_tools: &FxHashSet<CompactString>,
+    opened: &mut [Open],
+) {
+    if j.user_text.as_ref().is_some_and(|u| u.real_prompt) {
+        state.prompt_pending = true;
+    }
+    if let Some(id) = &j.answers
+        && replayed_tools.contains(id)
+    {
+        return;
+    }
+    // A result goes to the request that asked for it, if that is in the open trace.
+    let answered = j
+        .answers
+        .as_ref()
+        .and_then(|id| tool_calls.get(id))
+        .filter(|(t, _)| Some(*t) == state.trace)
+        .copied();
+    let Some((t, c)) = answered.or(state.current) else {
+        return;
+    };
+    let call = &mut opened[t].calls[c];
+    call.bytes += j.bytes;
+    call.images += j.images;
+    if let Some(u) = &j.user_text {
+        let better = match &call.user_text {
+            None => true,
+            Some(old) => u.real_prompt && !old.real_prompt,
+        };
+        if better {
+            call.user_text = Some(u.clone());
+        }
+    }
+}
+
+fn finish_calls(built: Vec<Building>) -> Vec<ImportedCall> {
+    let mut ids: FxHashSet<String> = FxHashSet::default();
+    let mut previous: Option<Option<Timestamp>> = None;
+    let mut calls = Vec::with_capacity(built.len());
+    for b in built {
+        let r = &b.request;
+        let gap_s = match (previous, r.timestamp) {
+            (None, _) => Some(0.0),
+            (Some(Some(before)), Some(now)) => {
+                Some((now.as_millisecond() - before.as_millisecond()).max(0) as f64 / 1000.0)
+            }
+            _ => None,
+        };
+        previous = Some(r.timestamp);
+        let mut id = r.id.to_string();
+        let mut n = 2;
+        while !ids.insert(id.clone()) {
+            id = format!("{}#{n}", r.id);
+            n += 1;
+        }
+        let web = r.web || b.tool_uses.iter().any(|u| u.web);
+        let kind = if web {
+            "web_search"
+        } else if b.tool_uses.is_empty() && b.user_text.is_some() {
+            "prompt"
+        } else {
+            "tool"
+        };
+        calls.push(ImportedCall {
+            id,
+            label: label::label(&b.tool_uses, b.user_text.as_ref(), b.images),
+            tool: b.tool_uses.first().map(|u| u.name.clone()),
+            kind,
+            bytes: b.bytes + r.result_bytes,
+            image_tokens: b.images * IMAGE_TOKENS_ESTIMATE,
+            images: b.images,
+            segment: b.segment,
+            gap_s,
+            input_hash: label::combined_hash(&b.tool_uses),
+            measured: r.usage,
+            model: r.model.clone(),
+            timestamp: r.timestamp,
+        });
+    }
+    calls
+}

@@ -1,0 +1,173 @@
+//! One Claude Code transcript line → a typed record.
+//!
+//! Only the fields the ledger needs are declared; serde skips the rest without building
+//! them (notably `toolUseResult`, which repeats a tool's whole output). Tool results are
+//! measured, not kept ([`ContentBytes`]).
+
+use crate::import::json::{ContentBytes, StrOrNot};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+
+/// One line of a transcript.
+#[derive(Debug, Deserialize)]
+pub struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub subtype: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    pub is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta", default)]
+    pub is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary", default)]
+    pub is_compact_summary: Option<bool>,
+    #[serde(rename = "isApiErrorMessage", default)]
+    pub is_api_error: Option<bool>,
+    #[serde(rename = "sessionId", borrow, default)]
+    pub session_id: Option<Cow<'a, str>>,
+    #[serde(rename = "agentId", borrow, default)]
+    pub agent_id: Option<Cow<'a, str>>,
+    #[serde(rename = "requestId", borrow, default)]
+    pub request_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub cwd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub uuid: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub message: Option<Message<'a>>,
+}
+
+/// `message`: the API message of a user or assistant line.
+#[derive(Debug, Deserialize)]
+pub struct Message<'a> {
+    #[serde(borrow, default)]
+    pub id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub content: Content<'a>,
+    #[serde(default)]
+    pub usage: Option<ApiUsage>,
+}
+
+/// `message.usage`, as the Messages API reports it.
+#[derive(Debug, Default, Deserialize)]
+pub struct ApiUsage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+    pub cache_creation: Option<CacheCreation>,
+    pub server_tool_use: Option<ServerToolUse>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct CacheCreation {
+    /// The 5-minute part is the rest of `cache_creation_input_tokens`; not needed.
+    pub ephemeral_1h_input_tokens: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ServerToolUse {
+    pub web_search_requests: Option<u64>,
+    pub web_fetch_requests: Option<u64>,
+}
+
+/// `message.content`: a string, or a list of blocks.
+#[derive(Debug, Default)]
+pub enum Content<'a> {
+    #[default]
+    Empty,
+    Text(ContentBytes),
+    Blocks(Vec<Block<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a list of content blocks")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Content<'a>, E> {
+                ContentBytes::deserialize(de::value::StrDeserializer::new(v)).map(Content::Text)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element::<Block<'a>>()? {
+                    blocks.push(b);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Empty)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// One content block. Which fields are set depends on `type`: `text` (text), `tool_use`
+/// and `server_tool_use` (id, name, input), `tool_result` (tool_use_id, content),
+/// `web_search_tool_result` and `web_fetch_tool_result` (tool_use_id, content), `image`.
+#[derive(Debug, Deserialize)]
+pub struct Block<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub text: Option<ContentBytes>,
+    #[serde(borrow, default)]
+    pub id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub name: Option<StrOrNot>,
+    #[serde(default)]
+    pub input: Option<Value>,
+    #[serde(borrow, default)]
+    pub tool_use_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub content: Option<ContentBytes>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_assistant_line_parses_and_skips_what_it_does_not_need() {
+        let line = r#"{"parentUuid":"p","isSidechain":false,"type":"assistant","toolUseResult":{"stdout":"huge"},"message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"..."},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":3,"output_tokens":9,"cache_creation":{"ephemeral_1h_input_tokens":7}}},"requestId":"req_1","timestamp":"2025-10-01T10:00:00.000Z"}"#;
+        let l: Line = serde_json::from_str(line).unwrap();
+        assert_eq!(l.kind.as_deref(), Some("assistant"));
+        let m = l.message.unwrap();
+        let Content::Blocks(blocks) = m.content else {
+            panic!("blocks")
+        };
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(
+            blocks[1].name.as_ref().and_then(|n| n.0.as_deref()),
+            Some("Bash")
+        );
+        let u = m.usage.unwrap();
+        assert_eq!(u.cache_creation.unwrap().ephemeral_1h_input_tokens, Some(7));
+    }
+
+    #[test]
+    fn user_content_may_be_a_string() {
+        let l: Line =
+            serde_json::from_str(r#"{"type":"user","message":{"role":"user","content":"fix it"}}"#)
+                .unwrap();
+        let Some(Message {
+            content: Content::Text(t),
+            ..
+        }) = l.message
+        else {
+            panic!("text")
+        };
+        assert_eq!(t.bytes, 6);
+    }
+}

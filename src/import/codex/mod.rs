@@ -1,0 +1,390 @@
+//! Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) → events.
+//!
+//! A request is a `token_count` event with new usage; the tool calls the model made since
+//! the previous one are its tool uses, and their outputs join after it (matched by
+//! `call_id`). The format, its sources and its quirks are in `src/import/README.md`.
+
+mod parser;
+
+use super::event::{Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
+use super::files::{self, SourceFile};
+use super::json::{input_hash, text_input_hash};
+use super::label::tool_label;
+use super::{Convention, Reader};
+use crate::error::Error;
+use compact_str::{CompactString, format_compact};
+use parser::{Line, Payload, TokenUsage, TokenUsageInfo};
+use serde_json::Value;
+use std::path::Path;
+
+/// The Codex CLI reader.
+pub struct Codex;
+
+/// Top-level line types this reader knows.
+const KNOWN_TYPES: &[&str] = &[
+    "session_meta",
+    "turn_context",
+    "response_item",
+    "event_msg",
+    "compacted",
+];
+
+impl Reader for Codex {
+    fn format(&self) -> &'static str {
+        "codex"
+    }
+
+    fn product(&self) -> &'static str {
+        "Codex CLI"
+    }
+
+    fn logs_are(&self) -> &'static str {
+        "Codex CLI rollouts (rollout-*.jsonl)"
+    }
+
+    fn convention(&self) -> Convention {
+        Convention::OpenAi
+    }
+
+    fn is_log(&self, path: &Path) -> bool {
+        path.extension().is_some_and(|e| e == "jsonl")
+            && path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+    }
+
+    fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {
+        let mut reading = Reading {
+            log: FileLog::new(file.display()),
+            ..Reading::default()
+        };
+        reading.route = reading.log.route(Route {
+            subagent: false,
+            agent_id: None,
+            session_id: None,
+        });
+        files::for_each_line(&file.path, |line| {
+            reading.log.lines = line.number;
+            if line.too_long {
+                reading.log.malformed(
+                    line.number,
+                    format!(
+                        "line longer than {} MiB, skipped",
+                        files::MAX_LINE_BYTES >> 20
+                    ),
+                );
+                return;
+            }
+            if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                return;
+            }
+            match serde_json::from_slice::<Line>(line.bytes) {
+                Ok(parsed) => reading.line(line.number, parsed),
+                Err(e) => reading
+                    .log
+                    .malformed(line.number, super::parse_failure(&e, line.unterminated)),
+            }
+        })
+        .map_err(|source| Error::Unreadable {
+            path: file.path.clone(),
+            source,
+        })?;
+        Ok(reading.log)
+    }
+}
+
+#[derive(Default)]
+struct Reading {
+    log: FileLog,
+    route: usize,
+    /// Tool calls since the last request: they belong to the next one.
+    pending: Vec<ToolUse>,
+    pending_web: bool,
+    model: Option<CompactString>,
+    /// The running total of the previous request, and its dedupe key.
+    previous: Option<(TokenUsage, CompactString)>,
+    requests: u64,
+    web_calls: u64,
+}
+
+impl Reading {
+    fn line(&mut self, number: u64, line: Line<'_>) {
+        let Some(kind) = line.kind.as_deref() else {
+            self.log.malformed(
+                number,
+                "no `type` field (not a {timestamp, type, payload} line)",
+            );
+            return;
+        };
+        if !KNOWN_TYPES.contains(&kind) {
+            self.log.skip(kind, false);
+            return;
+        }
+        let Some(payload) = line.payload else {
+            self.log
+                .malformed(number, format!("`{kind}` line without `payload`"));
+            return;
+        };
+        match kind {
+            "session_meta" => {
+                if let Some(id) = &payload.id.0 {
+                    self.log.routes[self.route]
+                        .session_id
+                        .get_or_insert(id.into());
+                }
+                self.set_project(&payload);
+            }
+            "turn_context" => {
+                if let Some(m) = &payload.model.0 {
+                    self.model = Some(m.into());
+                }
+                self.set_project(&payload);
+            }
+            "compacted" => self.log.events.push(Event::Boundary { route: self.route }),
+            "response_item" => self.response_item(payload),
+            _ => self.event(number, line.timestamp.as_deref(), payload),
+        }
+    }
+
+    fn set_project(&mut self, payload: &Payload) {
+        if self.log.project.is_none()
+            && let Some(cwd) = &payload.cwd.0
+        {
+            self.log.project = Path::new(cwd)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+        }
+    }
+
+    fn response_item(&mut self, p: Payload) {
+        let item = p.kind.0.clone().unwrap_or_default();
+        match item.as_str() {
+            "message" => match p.role.0.as_deref() {
+                // What the model said is counted in its output tokens.
+                Some("assistant") => self.log.skip("response_item/message (assistant)", true),
+                role => {
+                    let c = p.content.unwrap_or_default();
+                    self.log.events.push(Event::Joined(Joined {
+                        route: self.route,
+                        bytes: c.bytes,
+                        images: c.images,
+                        answers: None,
+                        user_text: (role == Some("user")).then(|| UserText {
+                            real_prompt: false,
+                            snippet: c.snippet.unwrap_or_default(),
+                        }),
+                        line_id: None,
+                    }));
+                }
+            },
+            "function_call" | "custom_tool_call" | "local_shell_call" => {
+                let name = p.name.0.clone().unwrap_or_else(|| match item.as_str() {
+                    "local_shell_call" => "local_shell".into(),
+                    _ => "tool".into(),
+                });
+                let (text, argument) = tool_input(&item, &name, &p);
+                self.pending.push(ToolUse {
+                    id: p.call_id.0.as_deref().unwrap_or("").into(),
+                    label: tool_label(&name, argument.as_deref()),
+                    input_hash: text_input_hash(&name, &text),
+                    name: name.into(),
+                    web: false,
+                });
+            }
+            "web_search_call" => {
+                let action = p.action.unwrap_or(Value::Null);
+                let query = action
+                    .get("query")
+                    .or_else(|| action.get("url"))
+                    .and_then(Value::as_str);
+                self.web_calls += 1;
+                self.pending.push(ToolUse {
+                    id: format_compact!("web_search_call-{}", self.web_calls),
+                    name: "web_search".into(),
+                    label: tool_label("web_search", query),
+                    input_hash: input_hash("web_search", &action),
+                    web: true,
+                });
+                self.pending_web = true;
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                let c = p.output.unwrap_or_default();
+                self.log.events.push(Event::Joined(Joined {
+                    route: self.route,
+                    bytes: c.bytes,
+                    images: c.images,
+                    answers: p.call_id.0.as_deref().map(CompactString::from),
+                    user_text: None,
+                    line_id: None,
+                }));
+            }
+            other => self.log.skip(&format!("response_item/{other}"), true),
+        }
+    }
+
+    fn event(&mut self, number: u64, timestamp: Option<&str>, p: Payload) {
+        let kind = p.kind.0.clone().unwrap_or_default();
+        match kind.as_str() {
+            "token_count" => self.token_count(number, timestamp, p.info),
+            "user_message" => {
+                let m = p.message.unwrap_or_default();
+                self.log.events.push(Event::Joined(Joined {
+                    route: self.route,
+                    bytes: 0,
+                    images: 0,
+                    answers: None,
+                    user_text: Some(UserText {
+                        real_prompt: true,
+                        snippet: m.snippet.unwrap_or_default(),
+                    }),
+                    line_id: None,
+                }));
+            }
+            other => self.log.skip(&format!("event_msg/{other}"), true),
+        }
+    }
+
+    fn token_count(&mut self, number: u64, timestamp: Option<&str>, info: Option<Value>) {
+        let Some(info) = info.filter(|i| !i.is_null()) else {
+            self.log.skip("event_msg/token_count (info null)", true);
+            return;
+        };
+        let info: TokenUsageInfo = match serde_json::from_value(info) {
+            Ok(i) => i,
+            Err(e) => {
+                self.log
+                    .malformed(number, format!("token_count with unreadable `info`: {e}"));
+                return;
+            }
+        };
+        let total = info.total_token_usage;
+        // The same running total again reports the same request: a copy to merge.
+        let repeat = match (&self.previous, total) {
+            (Some((before, key)), Some(now)) if *before == now => Some(key.clone()),
+            _ => None,
+        };
+        let last = match (info.last_token_usage, total, &self.previous) {
+            (Some(last), _, _) => last,
+            (None, Some(now), Some((before, _))) => now.since(before),
+            (None, Some(now), None) => now,
+            (None, None, _) => {
+                self.log
+                    .malformed(number, "token_count without last or total token usage");
+                return;
+            }
+        };
+        let key = match repeat.clone() {
+            Some(k) => k,
+            None => {
+                let t = total.unwrap_or(last);
+                format_compact!(
+                    "{}|{}|{}|{}",
+                    timestamp.unwrap_or(""),
+                    t.input_tokens,
+                    t.cached_input_tokens,
+                    t.output_tokens
+                )
+            }
+        };
+        if let Some(now) = total {
+            self.previous = Some((now, key.clone()));
+        }
+        if repeat.is_none() {
+            self.requests += 1;
+        }
+        self.log.events.push(Event::Request(Box::new(Request {
+            route: self.route,
+            line: number,
+            message_key: key,
+            request_key: None,
+            id: format_compact!("req-{}", self.requests),
+            timestamp: timestamp.and_then(|t| t.parse().ok()),
+            usage: Usage {
+                input_tokens: last.input_tokens,
+                cache_creation_input_tokens: None,
+                cache_creation_1h_input_tokens: None,
+                cache_read_input_tokens: last.cached_input_tokens,
+                output_tokens: last.output_tokens,
+            },
+            model: self.model.clone(),
+            tool_uses: std::mem::take(&mut self.pending),
+            result_bytes: 0,
+            web: std::mem::take(&mut self.pending_web),
+        })));
+    }
+}
+
+/// The input as text (for the hash) and the argument for the label.
+fn tool_input(item: &str, name: &str, p: &Payload) -> (String, Option<String>) {
+    match item {
+        "local_shell_call" => {
+            let action = p.action.clone().unwrap_or(Value::Null);
+            let command = action.get("command").and_then(shell_command);
+            (action.to_string(), command)
+        }
+        "custom_tool_call" => {
+            let input = p.input.0.clone().unwrap_or_default();
+            let argument = if name == "apply_patch" {
+                patched_file(&input)
+            } else {
+                Some(input.clone())
+            };
+            (input, argument)
+        }
+        _ => {
+            let args = p.arguments.0.clone().unwrap_or_default();
+            let parsed: Value = serde_json::from_str(&args).unwrap_or(Value::Null);
+            let argument = match parsed.get("command") {
+                Some(c) => shell_command(c),
+                None => parsed
+                    .as_object()
+                    .and_then(|o| o.values().find_map(|v| v.as_str().map(str::to_string))),
+            };
+            (args, argument)
+        }
+    }
+}
+
+/// `["bash", "-lc", "cargo test"]` → `cargo test`; other arrays joined by spaces.
+fn shell_command(command: &Value) -> Option<String> {
+    match command {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
+            match words.as_slice() {
+                [_, flag, script] if flag.starts_with('-') && flag.ends_with('c') => {
+                    Some((*script).to_string())
+                }
+                _ => Some(words.join(" ")),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first file an `apply_patch` input touches.
+fn patched_file(patch: &str) -> Option<String> {
+    patch.lines().find_map(|l| {
+        ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+            .map(str::to_string)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_commands_read_as_typed() {
+        let v: Value = serde_json::from_str(r#"["bash","-lc","cargo test"]"#).unwrap();
+        assert_eq!(shell_command(&v).as_deref(), Some("cargo test"));
+        let v: Value = serde_json::from_str(r#"["ls","-la"]"#).unwrap();
+        assert_eq!(shell_command(&v).as_deref(), Some("ls -la"));
+        assert_eq!(
+            patched_file("*** Begin Patch\n*** Update File: src/a.rs\n@@").as_deref(),
+            Some("src/a.rs")
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! What a reader makes of one log file: events in line order, in no format's words.
+//!
+//! Readers know their log format and nothing about traces; the assembler
+//! ([`super::assemble`]) knows traces and nothing about log formats. This file is the
+//! contract between the two, so a new format only has to produce these events.
+
+use compact_str::CompactString;
+use jiff::Timestamp;
+use std::collections::BTreeMap;
+
+/// Measured usage of one API request, in the provider's own fields and convention.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// `input_tokens` as the provider reports it (Anthropic: excludes cache reads and
+    /// writes; OpenAI/Codex: includes cached tokens).
+    pub input_tokens: u64,
+    /// `cache_creation_input_tokens` (Anthropic only; None where the provider has no such
+    /// field, which is not the same as 0).
+    pub cache_creation_input_tokens: Option<u64>,
+    /// The 1-hour part of the cache writes (`cache_creation.ephemeral_1h_input_tokens`).
+    pub cache_creation_1h_input_tokens: Option<u64>,
+    /// `cache_read_input_tokens` (Codex: `cached_input_tokens`).
+    pub cache_read_input_tokens: u64,
+    /// `output_tokens` (Codex: includes `reasoning_output_tokens`).
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Every token the usage counts, for choosing the largest of several copies.
+    pub fn size(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens.unwrap_or(0))
+            .saturating_add(self.cache_read_input_tokens)
+            .saturating_add(self.output_tokens)
+    }
+}
+
+/// One tool the model asked for in a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolUse {
+    /// The provider's id for the use (`toolu_…`, Codex `call_id`), which results answer.
+    pub id: CompactString,
+    /// Tool name as the log writes it (`Bash`, `Read`, `shell`).
+    pub name: CompactString,
+    /// Tool name and a short argument, for people (`Bash: cargo test`).
+    pub label: String,
+    /// xxh3 of the tool name and the canonical JSON of its input.
+    pub input_hash: u64,
+    /// A web search or fetch: its result is pinned (sent back as received).
+    pub web: bool,
+}
+
+/// One line that asked the model something (one copy of an API request's response).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// Which conversation of the file the line belongs to (an index into [`FileLog::routes`]).
+    pub route: usize,
+    /// 1-based line number.
+    pub line: u64,
+    /// Dedupe key: Claude Code's `message.id`; Codex a key built from the usage event.
+    pub message_key: CompactString,
+    /// Second half of the dedupe key: Claude Code's `requestId`, None where it is missing.
+    pub request_key: Option<CompactString>,
+    /// The call id to write (`requestId`, else `message.id`).
+    pub id: CompactString,
+    pub timestamp: Option<Timestamp>,
+    pub usage: Usage,
+    pub model: Option<CompactString>,
+    /// Tool uses in this copy (copies of one request may each hold some of them).
+    pub tool_uses: Vec<ToolUse>,
+    /// Bytes of server-side results carried in the response itself (web search results).
+    pub result_bytes: u64,
+    /// The request used a server-side web search or fetch.
+    pub web: bool,
+}
+
+/// Text the user wrote (or that was injected as a user message).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserText {
+    /// A prompt a person typed, which starts a new topic segment (see the README for what
+    /// counts).
+    pub real_prompt: bool,
+    /// The start of the text, for labels.
+    pub snippet: String,
+}
+
+/// Something that joined the context after the latest request of its route.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joined {
+    pub route: usize,
+    /// UTF-8 bytes of text.
+    pub bytes: u64,
+    /// Images, counted by a token estimate rather than bytes.
+    pub images: u64,
+    /// The tool use this answers (Claude `tool_use_id`, Codex `call_id`), when it is one.
+    pub answers: Option<CompactString>,
+    /// User text, when it is that.
+    pub user_text: Option<UserText>,
+    /// The id of the line it came from (Claude Code `uuid`), where lines have ids: a line
+    /// seen twice joins once.
+    pub line_id: Option<CompactString>,
+}
+
+/// One event of a file, in line order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Request(Box<Request>),
+    Joined(Joined),
+    /// The context was replaced by a summary (compaction): the route's trace ends here.
+    Boundary {
+        route: usize,
+    },
+    /// A line that could not be read; the import goes on.
+    Malformed(Malformed),
+}
+
+/// A line that could not be read, with why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Malformed {
+    /// The file as given or found.
+    pub file: String,
+    /// 1-based.
+    pub line: u64,
+    pub reason: String,
+}
+
+/// One conversation within a file: the main one, or a subagent's (sidechain).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub subagent: bool,
+    /// The subagent's id, when known.
+    pub agent_id: Option<CompactString>,
+    /// The first session id its lines carry (for a subagent: its parent session).
+    pub session_id: Option<CompactString>,
+}
+
+/// How many lines of one type were skipped, and whether the type is one the reader knows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Skipped {
+    pub lines: u64,
+    /// A type the format documents but that holds no request (known), or one it does not
+    /// know (unknown: a newer log version, worth a look).
+    pub known: bool,
+}
+
+/// Everything a reader got from one file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileLog {
+    /// The file as given or found.
+    pub file: String,
+    pub events: Vec<Event>,
+    pub routes: Vec<Route>,
+    /// Lines that hold nothing for the ledger, by line type.
+    pub skipped: BTreeMap<String, Skipped>,
+    /// The project the session worked in (last part of its working directory).
+    pub project: Option<String>,
+    /// Lines read, blank lines included.
+    pub lines: u64,
+}
+
+impl FileLog {
+    /// A log of `file` with no events yet.
+    pub fn new(file: impl Into<String>) -> FileLog {
+        FileLog {
+            file: file.into(),
+            ..FileLog::default()
+        }
+    }
+
+    /// The index of the route of a line: routes are told apart by subagent and agent id
+    /// only, and take the first session id their lines carry.
+    pub fn route(&mut self, route: Route) -> usize {
+        let found = self
+            .routes
+            .iter()
+            .position(|r| r.subagent == route.subagent && r.agent_id == route.agent_id);
+        match found {
+            Some(i) => {
+                if let Some(r) = self.routes.get_mut(i)
+                    && r.session_id.is_none()
+                {
+                    r.session_id = route.session_id;
+                }
+                i
+            }
+            None => {
+                self.routes.push(route);
+                self.routes.len() - 1
+            }
+        }
+    }
+
+    /// Counts a skipped line of type `kind`.
+    pub fn skip(&mut self, kind: &str, known: bool) {
+        let entry = self.skipped.entry(kind.to_string()).or_default();
+        entry.lines += 1;
+        entry.known = known;
+    }
+
+    /// Records a line that could not be read.
+    pub fn malformed(&mut self, line: u64, reason: impl Into<String>) {
+        self.events.push(Event::Malformed(Malformed {
+            file: self.file.clone(),
+            line,
+            reason: reason.into(),
+        }));
+    }
+}

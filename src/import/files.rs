@@ -1,0 +1,326 @@
+//! Finding log files, reading them a line at a time, and refusing an `--out` that would
+//! write over them.
+//!
+//! Logs can be gigabytes: a file is never loaded whole, and a line longer than
+//! [`MAX_LINE_BYTES`] is skipped (and reported) instead of being held in memory.
+
+use crate::error::{Error, Located};
+use memchr::memchr;
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader};
+use std::path::{Component, Path, PathBuf};
+
+/// A line longer than this is reported as malformed without being kept: 64 MiB, far above
+/// any real transcript line, and small enough that two files read at once stay well within
+/// memory.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// A log file to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The path as given or found (what messages and scenarios show).
+    pub path: PathBuf,
+    /// Its canonical path, to tell two names of one file apart and to guard `--out`.
+    pub canonical: PathBuf,
+}
+
+impl SourceFile {
+    /// The path for people.
+    pub fn display(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+/// One line of a file, without its line ending.
+#[derive(Debug)]
+pub struct Line<'a> {
+    /// 1-based.
+    pub number: u64,
+    pub bytes: &'a [u8],
+    /// The file ended without a newline after this line (a write cut short, perhaps).
+    pub unterminated: bool,
+    /// The line was longer than [`MAX_LINE_BYTES`]; `bytes` is empty.
+    pub too_long: bool,
+}
+
+/// Calls `each` on every line of `path` in order, holding at most one line in memory.
+pub fn for_each_line(path: &Path, each: impl FnMut(Line<'_>)) -> io::Result<()> {
+    for_each_line_capped(path, MAX_LINE_BYTES, each)
+}
+
+/// [`for_each_line`] with lines longer than `cap` bytes reported as too long.
+fn for_each_line_capped(path: &Path, cap: usize, mut each: impl FnMut(Line<'_>)) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(path)?);
+    let mut held: Vec<u8> = Vec::new();
+    let mut number = 0;
+    loop {
+        let mut too_long = false;
+        let mut ended = false;
+        let mut read_any = false;
+        held.clear();
+        loop {
+            let available = match reader.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                break;
+            }
+            read_any = true;
+            let newline = memchr(b'\n', available);
+            // The common case: the whole line is in the buffer, so it is read in place.
+            if let Some(end) = newline.filter(|&e| held.is_empty() && !too_long && e <= cap) {
+                number += 1;
+                each(Line {
+                    number,
+                    bytes: trim_cr(&available[..end]),
+                    unterminated: false,
+                    too_long: false,
+                });
+                reader.consume(end + 1);
+                ended = true;
+                break;
+            }
+            let take = newline.unwrap_or(available.len());
+            if !too_long {
+                if held.len() + take > cap {
+                    too_long = true;
+                    held = Vec::new();
+                } else {
+                    held.extend_from_slice(&available[..take]);
+                }
+            }
+            match newline {
+                Some(end) => {
+                    reader.consume(end + 1);
+                    number += 1;
+                    each(Line {
+                        number,
+                        bytes: trim_cr(&held),
+                        unterminated: false,
+                        too_long,
+                    });
+                    ended = true;
+                    break;
+                }
+                None => reader.consume(take),
+            }
+        }
+        if ended {
+            continue;
+        }
+        if read_any {
+            number += 1;
+            each(Line {
+                number,
+                bytes: trim_cr(&held),
+                unterminated: true,
+                too_long,
+            });
+        }
+        return Ok(());
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The log files named by `paths`: files as they are, directories searched recursively for
+/// files `is_log` accepts. Sorted by path; a file named twice is read once.
+///
+/// A path that does not exist, or a directory with no log in it, is an error naming it:
+/// the user asked for it, so silence would hide a typo.
+pub fn find(
+    paths: &[PathBuf],
+    is_log: impl Fn(&Path) -> bool,
+    what: &str,
+) -> Result<Vec<SourceFile>, Error> {
+    let mut found = Vec::new();
+    for path in paths {
+        let unreadable = |source| Error::Unreadable {
+            path: path.clone(),
+            source,
+        };
+        let meta = fs::metadata(path).map_err(unreadable)?;
+        if !meta.is_dir() {
+            found.push(path.clone());
+            continue;
+        }
+        let before = found.len();
+        for entry in walkdir::WalkDir::new(path)
+            .follow_links(true)
+            .sort_by_file_name()
+        {
+            let entry = entry.map_err(|e| {
+                let at = e.path().map_or_else(|| path.clone(), Path::to_path_buf);
+                Error::Unreadable {
+                    path: at,
+                    source: e.into_io_error().unwrap_or_else(|| {
+                        io::Error::other("a directory loop (a link back to a parent)")
+                    }),
+                }
+            })?;
+            if entry.file_type().is_file() && is_log(entry.path()) {
+                found.push(entry.into_path());
+            }
+        }
+        if found.len() == before {
+            return Err(Located::new(
+                path.display().to_string(),
+                format!("no {what} found in this directory (searched recursively)"),
+            )
+            .into());
+        }
+    }
+    let mut files = Vec::with_capacity(found.len());
+    for path in found {
+        let canonical = fs::canonicalize(&path).map_err(|source| Error::Unreadable {
+            path: path.clone(),
+            source,
+        })?;
+        files.push(SourceFile { path, canonical });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(f.canonical.clone()));
+    Ok(files)
+}
+
+/// Refuses an `--out` directory that is, or holds, one of the inputs, and one that cannot
+/// be written; creates nothing (the directory is made only when scenarios are written).
+pub fn check_out(out: &Path, inputs: &[SourceFile]) -> Result<(), Error> {
+    let (existing, rest) = nearest_existing(out);
+    let unwritable = |source| Error::Unwritable {
+        path: out.to_path_buf(),
+        source,
+    };
+    let canonical_base = fs::canonicalize(&existing).map_err(unwritable)?;
+    let canonical = rest.iter().fold(canonical_base.clone(), |p, c| p.join(c));
+    if let Some(input) = inputs.iter().find(|f| f.canonical.starts_with(&canonical)) {
+        let how = if input.canonical == canonical {
+            "is"
+        } else {
+            "contains"
+        };
+        return Err(Located::new(
+            out.display().to_string(),
+            format!(
+                "--out {how} the input file {}; write the scenarios to a directory that holds no log",
+                input.display()
+            ),
+        )
+        .place("--out")
+        .into());
+    }
+    if !fs::metadata(&canonical_base).map_err(unwritable)?.is_dir() {
+        return Err(unwritable(io::Error::other(format!(
+            "{} is not a directory",
+            existing.display()
+        ))));
+    }
+    // A probe file, removed at once: the only way to know a directory takes new files.
+    let probe = canonical_base.join(format!(".simulate-probe-{}", std::process::id()));
+    File::create(&probe).map_err(unwritable)?;
+    let _ = fs::remove_file(&probe);
+    Ok(())
+}
+
+/// The longest prefix of `path` that exists, and the components after it.
+fn nearest_existing(path: &Path) -> (PathBuf, Vec<std::ffi::OsString>) {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if existing.as_os_str().is_empty() {
+            existing = PathBuf::from(".");
+        }
+        if fs::symlink_metadata(&existing).is_ok() {
+            break;
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    rest.reverse();
+    // `..` and `.` in the missing part would make the joined path lie; keep plain names.
+    rest.retain(|c| !matches!(Path::new(c).components().next(), Some(Component::CurDir)));
+    (existing, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn lines_of(text: &[u8]) -> Vec<(u64, Vec<u8>, bool)> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        File::create(&path).unwrap().write_all(text).unwrap();
+        let mut out = Vec::new();
+        for_each_line(&path, |l| {
+            out.push((l.number, l.bytes.to_vec(), l.unterminated))
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn lines_keep_their_numbers_and_a_cut_last_line_is_flagged() {
+        let got = lines_of(b"a\r\n\nbc\nd");
+        assert_eq!(
+            got,
+            vec![
+                (1, b"a".to_vec(), false),
+                (2, b"".to_vec(), false),
+                (3, b"bc".to_vec(), false),
+                (4, b"d".to_vec(), true)
+            ]
+        );
+        assert!(lines_of(b"").is_empty());
+        assert_eq!(lines_of(b"x\n"), vec![(1, b"x".to_vec(), false)]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_flagged_and_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let long = "x".repeat(3 << 20);
+        fs::write(&path, format!("ok\n{long}\n{long}\nend")).unwrap();
+        let mut seen = Vec::new();
+        for_each_line_capped(&path, 1 << 20, |l| {
+            seen.push((l.number, l.bytes.len(), l.too_long, l.unterminated));
+        })
+        .unwrap();
+        assert_eq!(
+            seen,
+            vec![
+                (1, 2, false, false),
+                (2, 0, true, false),
+                (3, 0, true, false),
+                (4, 3, false, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn out_inside_or_onto_an_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("s.jsonl");
+        File::create(&log).unwrap();
+        let inputs = vec![SourceFile {
+            path: log.clone(),
+            canonical: fs::canonicalize(&log).unwrap(),
+        }];
+        assert!(check_out(dir.path(), &inputs).is_err());
+        assert!(check_out(&log, &inputs).is_err());
+        assert!(check_out(&dir.path().join("new/deeper"), &inputs).is_ok());
+        let other = tempfile::tempdir().unwrap();
+        assert!(check_out(&other.path().join("x"), &inputs).is_ok());
+        assert!(!other.path().join("x").exists());
+    }
+}

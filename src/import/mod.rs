@@ -1,0 +1,163 @@
+//! `simulate import FORMAT PATH… --out DIR`: agent session logs → scenario files.
+//!
+//! Why a module of its own: a real run is the best baseline for the ledger, and agents
+//! already log every request with the provider's own usage counts. Each log format has a
+//! reader (one module, implementing [`Reader`]) that turns a file into format-free events
+//! ([`event`]); one assembler ([`assemble`]) deduplicates requests and cuts traces for every
+//! format; [`write`] renders each trace as a scenario and [`summary`] reports what was
+//! imported. A third format is one new reader module and one line in [`Format::reader`].
+//! The formats, their sources and their quirks: `src/import/README.md`.
+
+pub mod assemble;
+pub mod claude_code;
+pub mod codex;
+pub mod event;
+pub mod files;
+pub mod json;
+pub mod label;
+pub mod summary;
+pub mod trace;
+pub mod write;
+
+use crate::app;
+use crate::error::{Error, Located};
+use event::FileLog;
+use files::SourceFile;
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A log format, as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Claude Code transcripts.
+    ClaudeCode,
+    /// Codex CLI rollouts.
+    Codex,
+}
+
+impl Format {
+    /// The reader of this format.
+    pub fn reader(self) -> &'static dyn Reader {
+        match self {
+            Format::ClaudeCode => &claude_code::ClaudeCode,
+            Format::Codex => &codex::Codex,
+        }
+    }
+}
+
+/// Whose usage convention a log's token counts follow (MODEL.md §6.1): the scenario's own.
+pub use crate::scenario::Convention;
+
+/// One log format's reader: which files it reads, and what each becomes.
+pub trait Reader: Sync {
+    /// The name on the command line and in `[import] format` (`claude-code`).
+    fn format(&self) -> &'static str;
+    /// The tool that writes the logs, for people (`Claude Code`).
+    fn product(&self) -> &'static str;
+    /// What the logs are called, for messages (`Claude Code transcripts (*.jsonl)`).
+    fn logs_are(&self) -> &'static str;
+    /// The usage convention of the logs' token counts.
+    fn convention(&self) -> Convention;
+    /// Whether a file met while searching a directory is one of this format's logs.
+    fn is_log(&self, path: &Path) -> bool;
+    /// Reads one file line by line. Lines it cannot read are events, not errors; only a
+    /// file that cannot be read at all is an error.
+    fn read(&self, file: &SourceFile) -> Result<FileLog, Error>;
+}
+
+/// `simulate import`, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportConfig {
+    pub format: Format,
+    /// Files, or directories searched recursively.
+    pub paths: Vec<PathBuf>,
+    /// Scenarios go to `out/<name>.toml`.
+    pub out: PathBuf,
+    /// What to print on stdout.
+    pub output: app::Format,
+}
+
+/// Runs an import: find the logs, refuse a bad `--out` before anything is written, parse
+/// the files in parallel, assemble traces, write every scenario (all or none), print the
+/// summary.
+pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
+    let reader = c.format.reader();
+    let files = files::find(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
+    files::check_out(&c.out, &files)?;
+    let assembled = load(reader, &files)?;
+    if assembled.traces.is_empty() {
+        return Err(nothing_imported(c, reader, &assembled).into());
+    }
+    let written = write::write_all(&c.out, &assembled.traces, reader)?;
+    summary::print(out, c.output, reader, &assembled, &written).map_err(Error::Print)
+}
+
+/// Reads `files` (in parallel, one file per task) and assembles their traces, in the
+/// files' order whatever the number of threads. Writes nothing.
+pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<assemble::Assembled, Error> {
+    let logs = files
+        .par_iter()
+        .map(|f| reader.read(f))
+        .collect::<Result<Vec<FileLog>, Error>>()?;
+    Ok(assemble::assemble(logs))
+}
+
+/// Why no scenario could be written, naming each file.
+fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, a: &assemble::Assembled) -> Located {
+    let mut reasons: Vec<String> = a
+        .leftovers
+        .iter()
+        .take(5)
+        .map(|l| {
+            let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
+            let why = if l.lines == 0 {
+                "empty".to_string()
+            } else if let Some(first) = malformed.first() {
+                format!(
+                    "{} of {} lines malformed; line {}: {}",
+                    malformed.len(),
+                    l.lines,
+                    first.line,
+                    first.reason
+                )
+            } else if l.duplicates_removed > 0 {
+                format!(
+                    "its {} requests are all in an earlier file",
+                    l.duplicates_removed
+                )
+            } else {
+                format!("{} lines, none a request", l.lines)
+            };
+            format!("{} ({why})", l.file)
+        })
+        .collect();
+    if a.leftovers.len() > 5 {
+        reasons.push(format!("… and {} more", a.leftovers.len() - 5));
+    }
+    let place = match c.paths.as_slice() {
+        [one] => one.display().to_string(),
+        _ => "the given paths".to_string(),
+    };
+    Located::new(
+        place,
+        format!(
+            "no {} request found, nothing written: {}",
+            reader.product(),
+            reasons.join("; ")
+        ),
+    )
+}
+
+/// Why a line is not valid JSON of the expected shape, for the malformed-line report.
+pub fn parse_failure(e: &serde_json::Error, unterminated: bool) -> String {
+    use serde_json::error::Category;
+    match (e.classify(), unterminated) {
+        (Category::Eof | Category::Syntax, true) => {
+            format!("truncated last line (no newline at the end): {e}")
+        }
+        (Category::Data, _) => format!("unexpected shape: {e}"),
+        (Category::Io, _) => format!("cannot read: {e}"),
+        _ => format!("not valid JSON: {e}"),
+    }
+}

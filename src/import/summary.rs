@@ -1,0 +1,280 @@
+//! What an import printed: per trace the file, the scenario written, its request count and
+//! its measured token sums; then skipped and malformed lines. A table for people, JSON for
+//! tools.
+//!
+//! Token sums carry the provider's own field names and convention: they are measured
+//! counts, summed after deduplication, not estimates (and not a bill: retries are not in
+//! the logs).
+
+use super::assemble::{Assembled, Leftover};
+use super::event::Malformed;
+use super::trace::UsageSums;
+use super::{Convention, Reader};
+use crate::app::Format;
+use crate::output::{json, number::grouped};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// Malformed lines listed in the table; the rest are counted. JSON lists all.
+pub const MALFORMED_LISTED: usize = 20;
+
+/// The JSON report.
+#[derive(Debug, Serialize)]
+pub struct Summary<'a> {
+    pub format: &'static str,
+    pub convention: &'static str,
+    /// What the token sums are.
+    pub usage_note: String,
+    pub traces: Vec<TraceSummary<'a>>,
+    pub files_without_requests: &'a [Leftover],
+    /// Skipped lines by type.
+    pub skipped: BTreeMap<&'a str, SkippedSummary>,
+    /// Every malformed line of every file.
+    pub malformed: &'a [Malformed],
+}
+
+/// One trace in the JSON report.
+#[derive(Debug, Serialize)]
+pub struct TraceSummary<'a> {
+    pub file: &'a str,
+    /// The scenario file written.
+    pub scenario: String,
+    pub name: &'a str,
+    /// `main`, `subagent` or `after-compaction`.
+    pub trace: &'static str,
+    pub part: u32,
+    pub session_id: Option<&'a str>,
+    pub parent_session: Option<&'a str>,
+    pub agent_id: Option<&'a str>,
+    pub requests: usize,
+    pub duplicates_removed: u64,
+    pub malformed_lines: usize,
+    /// Measured usage summed over the deduplicated requests, in the provider's fields.
+    pub usage: UsageSums,
+    pub model: Option<&'a str>,
+    pub convention: &'static str,
+    pub malformed: &'a [Malformed],
+}
+
+#[derive(Debug, Serialize)]
+pub struct SkippedSummary {
+    pub lines: u64,
+    /// A type the format knows to hold no request; false: a type the reader does not know.
+    pub known: bool,
+}
+
+/// Prints the summary of an import whose scenarios went to `written` (in trace order).
+pub fn print(
+    out: &mut dyn Write,
+    format: Format,
+    reader: &dyn Reader,
+    a: &Assembled,
+    written: &[PathBuf],
+) -> io::Result<()> {
+    let convention = reader.convention();
+    let summary = Summary {
+        format: reader.format(),
+        convention: convention.key(),
+        usage_note: usage_note(convention),
+        traces: a
+            .traces
+            .iter()
+            .zip(written)
+            .map(|(t, path)| TraceSummary {
+                file: &t.file,
+                scenario: path.display().to_string(),
+                name: &t.name,
+                trace: t.role.as_str(),
+                part: t.part,
+                session_id: t.session_id.as_deref(),
+                parent_session: t.parent_session.as_deref(),
+                agent_id: t.agent_id.as_deref(),
+                requests: t.calls.len(),
+                duplicates_removed: t.duplicates_removed,
+                malformed_lines: t.malformed.len(),
+                usage: t.usage(),
+                model: t.model(),
+                convention: convention.key(),
+                malformed: &t.malformed,
+            })
+            .collect(),
+        files_without_requests: &a.leftovers,
+        skipped: a
+            .skipped
+            .iter()
+            .map(|(k, s)| {
+                (
+                    k.as_str(),
+                    SkippedSummary {
+                        lines: s.lines,
+                        known: s.known,
+                    },
+                )
+            })
+            .collect(),
+        malformed: &a.malformed,
+    };
+    match format {
+        Format::Json => json::write(out, &summary),
+        // The import flag offers table and json only.
+        Format::Table | Format::Csv => table(out, reader, &summary),
+    }
+}
+
+fn usage_note(c: Convention) -> String {
+    format!(
+        "measured: the provider's usage fields, summed over deduplicated requests ({}); logs hold no HTTP retries, so this is not a bill",
+        c.describe()
+    )
+}
+
+fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()> {
+    let files: std::collections::BTreeSet<&str> = s
+        .traces
+        .iter()
+        .map(|t| t.file)
+        .chain(s.files_without_requests.iter().map(|l| l.file.as_str()))
+        .collect();
+    writeln!(
+        out,
+        "Imported {} trace{} from {} {} file{}.",
+        s.traces.len(),
+        plural(s.traces.len()),
+        files.len(),
+        reader.product(),
+        plural(files.len())
+    )?;
+    writeln!(out, "Token sums are {}.\n", s.usage_note)?;
+    let width = s
+        .traces
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 60);
+    let creation = s
+        .traces
+        .iter()
+        .any(|t| t.usage.cache_creation_input_tokens.is_some());
+    let columns: &[&str] = if creation {
+        &[
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        ]
+    } else {
+        &["input_tokens", "cache_read_input_tokens", "output_tokens"]
+    };
+    let mut head1 = format!(
+        "{:<width$}  {:<18}  {:>8}  {:>10}  {:>9}",
+        "scenario", "trace", "requests", "duplicates", "malformed"
+    );
+    let mut head2 = format!(
+        "{:<width$}  {:<18}  {:>8}  {:>10}  {:>9}",
+        "", "", "", "removed", "lines"
+    );
+    for c in columns {
+        head1.push_str(&format!("  {c:>w$}", w = c.len().max(13)));
+        head2.push_str(&format!("  {:>w$}", "(measured)", w = c.len().max(13)));
+    }
+    writeln!(out, "{head1}\n{head2}")?;
+    for t in &s.traces {
+        let u = &t.usage;
+        let trace = if t.part > 1 {
+            format!("{} {}", t.trace, t.part)
+        } else {
+            t.trace.to_string()
+        };
+        let mut row = format!(
+            "{:<width$}  {:<18}  {:>8}  {:>10}  {:>9}",
+            t.name, trace, t.requests, t.duplicates_removed, t.malformed_lines
+        );
+        let values: Vec<Option<u64>> = if creation {
+            vec![
+                Some(u.input_tokens),
+                u.cache_creation_input_tokens,
+                Some(u.cache_read_input_tokens),
+                Some(u.output_tokens),
+            ]
+        } else {
+            vec![
+                Some(u.input_tokens),
+                Some(u.cache_read_input_tokens),
+                Some(u.output_tokens),
+            ]
+        };
+        for (c, v) in columns.iter().zip(values) {
+            let text = v.map_or_else(|| "—".to_string(), |x| grouped(x as f64, 0));
+            row.push_str(&format!("  {text:>w$}", w = c.len().max(13)));
+        }
+        writeln!(out, "{row}")?;
+        writeln!(out, "{:width$}  from {} → {}", "", t.file, t.scenario)?;
+    }
+    if !s.files_without_requests.is_empty() {
+        writeln!(out, "\nFiles with no request of their own (no scenario):")?;
+        for l in s.files_without_requests {
+            let why = match (l.lines, l.duplicates_removed) {
+                (0, _) => "empty".to_string(),
+                (n, 0) => format!("{n} lines"),
+                (n, d) => format!("{n} lines; {d} request copies already in an earlier file"),
+            };
+            writeln!(out, "  {} ({why})", l.file)?;
+        }
+    }
+    if !s.skipped.is_empty() {
+        let list = |known: bool| -> String {
+            s.skipped
+                .iter()
+                .filter(|(_, v)| v.known == known)
+                .map(|(k, v)| format!("{k} {}", v.lines))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let known = list(true);
+        let unknown = list(false);
+        writeln!(out, "\nSkipped lines by type:")?;
+        if !known.is_empty() {
+            writeln!(out, "  known, holding no request: {known}")?;
+        }
+        if !unknown.is_empty() {
+            writeln!(out, "  unknown types (a newer log version?): {unknown}")?;
+        }
+    }
+    if !s.malformed.is_empty() {
+        writeln!(
+            out,
+            "\nMalformed lines ({}), skipped; the rest was imported:",
+            s.malformed.len()
+        )?;
+        for m in s.malformed.iter().take(MALFORMED_LISTED) {
+            writeln!(out, "  {}:{}: {}", m.file, m.line, m.reason)?;
+        }
+        if s.malformed.len() > MALFORMED_LISTED {
+            writeln!(
+                out,
+                "  … and {} more (all of them with --format json)",
+                s.malformed.len() - MALFORMED_LISTED
+            )?;
+        }
+    }
+    let suggested = s
+        .traces
+        .iter()
+        .find(|t| t.trace == "main")
+        .or(s.traces.first());
+    if let Some(first) = suggested {
+        writeln!(
+            out,
+            "\nNext: simulate fit {0}   (fit B and ρ to the measured usage)\n      simulate {0}       (the reread ledger; add [[edit]] tables to compare changes)",
+            first.scenario
+        )?;
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,249 @@
+//! An imported trace: the calls of one conversation, between compactions, ready to be
+//! written as a scenario; and the names scenarios get.
+
+use super::event::{Malformed, Usage};
+use compact_str::CompactString;
+use jiff::Timestamp;
+use std::collections::{BTreeMap, HashSet};
+
+/// Which conversation a trace is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceRole {
+    /// The session's own conversation, up to its first compaction.
+    Main,
+    /// A subagent's (sidechain) conversation, in any part.
+    Subagent,
+    /// The session's conversation after a compaction replaced its context by a summary.
+    AfterCompaction,
+}
+
+impl TraceRole {
+    /// The word written in `[import] trace` and in the summary.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceRole::Main => "main",
+            TraceRole::Subagent => "subagent",
+            TraceRole::AfterCompaction => "after-compaction",
+        }
+    }
+}
+
+/// One call of an imported trace: one deduplicated API request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedCall {
+    /// The request id (Claude Code `requestId`, else `message.id`), unique in the trace.
+    pub id: String,
+    /// Tool name and a short argument, at most about 80 characters.
+    pub label: String,
+    /// The first tool the request used, if any.
+    pub tool: Option<CompactString>,
+    /// `web_search`, `tool` or `prompt`.
+    pub kind: &'static str,
+    /// UTF-8 bytes that joined the context after the call: tool results, user text.
+    pub bytes: u64,
+    /// Estimated tokens of images that joined after the call (not measured).
+    pub image_tokens: u64,
+    /// How many images those are.
+    pub images: u64,
+    /// Topic segment, from 1.
+    pub segment: u64,
+    /// Seconds since the previous request; None when a timestamp is missing.
+    pub gap_s: Option<f64>,
+    /// xxh3 of the tool name(s) and input(s), for requests that used a tool.
+    pub input_hash: Option<u64>,
+    /// The provider's usage counts for the request.
+    pub measured: Usage,
+    pub model: Option<CompactString>,
+    pub timestamp: Option<Timestamp>,
+}
+
+/// One trace, from one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The file it came from, as given or found.
+    pub file: String,
+    pub session_id: Option<CompactString>,
+    pub role: TraceRole,
+    /// 1, 2, … across compactions.
+    pub part: u32,
+    /// For subagent traces: the session they belong to.
+    pub parent_session: Option<CompactString>,
+    pub agent_id: Option<CompactString>,
+    /// The project the session worked in, for the scenario name.
+    pub project: Option<String>,
+    pub calls: Vec<ImportedCall>,
+    /// Copies of requests dropped: streaming snapshots, one line per content block, and
+    /// requests replayed from an earlier file.
+    pub duplicates_removed: u64,
+    /// Lines of this trace's stretch of the file that could not be read.
+    pub malformed: Vec<Malformed>,
+    /// The scenario name, unique among the traces of one import.
+    pub name: String,
+}
+
+/// Measured token sums of a trace, in the provider's fields.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UsageSums {
+    pub input_tokens: u64,
+    /// None for a provider without the field (Codex).
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_read_input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Trace {
+    /// Sums of the measured usage over the trace's (deduplicated) calls.
+    pub fn usage(&self) -> UsageSums {
+        let mut sums = UsageSums::default();
+        for c in &self.calls {
+            let m = &c.measured;
+            sums.input_tokens += m.input_tokens;
+            if let Some(w) = m.cache_creation_input_tokens {
+                *sums.cache_creation_input_tokens.get_or_insert(0) += w;
+            }
+            sums.cache_read_input_tokens += m.cache_read_input_tokens;
+            sums.output_tokens += m.output_tokens;
+        }
+        sums
+    }
+
+    /// The model most calls used (the first seen among equals).
+    pub fn model(&self) -> Option<&str> {
+        let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for (i, c) in self.calls.iter().enumerate() {
+            if let Some(m) = &c.model {
+                counts.entry(m.as_str()).or_insert((0, i)).0 += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.1.cmp(&a.1.1)))
+            .map(|(m, _)| m)
+    }
+
+    /// Whether most cache-creation tokens were written with the 1-hour lifetime.
+    pub fn mostly_one_hour_cache(&self) -> bool {
+        let (all, hour) = self.calls.iter().fold((0u64, 0u64), |(a, h), c| {
+            (
+                a + c.measured.cache_creation_input_tokens.unwrap_or(0),
+                h + c.measured.cache_creation_1h_input_tokens.unwrap_or(0),
+            )
+        });
+        hour * 2 > all
+    }
+
+    /// First and last request times.
+    pub fn span(&self) -> Option<(Timestamp, Timestamp)> {
+        let mut times = self.calls.iter().filter_map(|c| c.timestamp);
+        let first = times.next()?;
+        let (lo, hi) = times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        Some((lo, hi))
+    }
+}
+
+/// The longest scenario name (see the scenario format).
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// Gives every trace a scenario name, unique among them: `<project>-<session 8>`, with
+/// `-agent-<id 8>` for a subagent (`-sidechain` when its id is unknown) and `-part<n>`
+/// after a compaction; `-2`, `-3`, … where two traces would still share a name.
+pub fn assign_names(traces: &mut [Trace]) {
+    let mut taken: HashSet<String> = HashSet::new();
+    for t in traces.iter_mut() {
+        let mut name = slug(t.project.as_deref().unwrap_or("session"), 40);
+        if name.is_empty() {
+            name = "session".into();
+        }
+        if let Some(s) = &t.session_id {
+            push_part(&mut name, &slug(s, 8));
+        }
+        if t.role == TraceRole::Subagent {
+            match &t.agent_id {
+                Some(a) => push_part(&mut name, &format!("agent-{}", slug(a, 8))),
+                None => push_part(&mut name, "sidechain"),
+            }
+        }
+        if t.part > 1 {
+            push_part(&mut name, &format!("part{}", t.part));
+        }
+        name.truncate(MAX_NAME_CHARS - 6);
+        let mut unique = name.clone();
+        let mut n = 2;
+        while !taken.insert(unique.clone()) {
+            unique = format!("{name}-{n}");
+            n += 1;
+        }
+        t.name = unique;
+    }
+}
+
+fn push_part(name: &mut String, part: &str) {
+    if !part.is_empty() {
+        name.push('-');
+        name.push_str(part);
+    }
+}
+
+/// Lower-case `[a-z0-9_-]`, runs of anything else as one `-`, at most `max` characters,
+/// starting with a letter or digit.
+pub fn slug(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if out.len() >= max {
+            break;
+        }
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let trimmed = out.trim_matches(|c| c == '-' || c == '_');
+    trimmed.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(project: &str, session: &str, role: TraceRole, part: u32) -> Trace {
+        Trace {
+            file: "f".into(),
+            session_id: Some(session.into()),
+            role,
+            part,
+            parent_session: None,
+            agent_id: None,
+            project: Some(project.into()),
+            calls: Vec::new(),
+            duplicates_removed: 0,
+            malformed: Vec::new(),
+            name: String::new(),
+        }
+    }
+
+    #[test]
+    fn names_are_slugs_and_unique() {
+        let mut ts = vec![
+            trace("My Proj!", "1A2B3C4D-0000", TraceRole::Main, 1),
+            trace("My Proj!", "1A2B3C4D-0000", TraceRole::AfterCompaction, 2),
+            trace("My Proj!", "1A2B3C4D-0000", TraceRole::Subagent, 1),
+            trace("My Proj!", "1A2B3C4D-0000", TraceRole::Main, 1),
+            trace("---", "", TraceRole::Main, 1),
+        ];
+        ts[2].agent_id = Some("a7f3e2d9c1".into());
+        assign_names(&mut ts);
+        let names: Vec<&str> = ts.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "my-proj-1a2b3c4d",
+                "my-proj-1a2b3c4d-part2",
+                "my-proj-1a2b3c4d-agent-a7f3e2d9",
+                "my-proj-1a2b3c4d-2",
+                "session"
+            ]
+        );
+    }
+}

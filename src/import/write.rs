@@ -1,0 +1,230 @@
+//! A trace → a scenario file (TOML) a person can read and `simulate` can run.
+//!
+//! Strings go through the `toml` crate, never by hand: labels and paths come from logs and
+//! may hold quotes, backslashes or control characters. Files are staged and renamed
+//! together ([`OutputDir`]), so a failed import leaves no scenario behind.
+
+use super::Reader;
+use super::json::hex;
+use super::trace::{Trace, TraceRole};
+use crate::cache::presets;
+use crate::error::Error;
+use crate::output::OutputDir;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The bytes per token written into every scenario: the project's default, an assumption.
+pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
+
+/// Writes every trace to `out/<name>.toml`, all or none; returns the paths, in trace order.
+pub fn write_all(out: &Path, traces: &[Trace], reader: &dyn Reader) -> Result<Vec<PathBuf>, Error> {
+    let mut dir = OutputDir::at(out)?;
+    for t in traces {
+        let text = render(t, reader);
+        dir.write(&format!("{}.toml", t.name), |w| {
+            w.write_all(text.as_bytes())
+        })?;
+    }
+    dir.commit()
+}
+
+/// A TOML string literal, escaped by the `toml` crate.
+fn string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// Seconds with at most 3 decimals, whole seconds as an integer.
+fn seconds(x: f64) -> String {
+    let text = format!("{x:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text.is_empty() || text == "-0" {
+        "0".into()
+    } else {
+        text.to_string()
+    }
+}
+
+/// The scenario text of one trace.
+pub fn render(t: &Trace, reader: &dyn Reader) -> String {
+    let convention = reader.convention();
+    let mut s = String::with_capacity(256 + t.calls.len() * 400);
+    let _ = writeln!(
+        s,
+        "# Imported by simulate from a {} log: one [[call]] per API request, deduplicated.\n\
+         # Where it came from (file, session, trace) is in [import] below.\n\
+         #\n\
+         # [call.measured] holds the provider's own usage counts of each request\n\
+         # ({}).\n\
+         # `bytes` is what joined the context after the call: tool results and user text, in\n\
+         # UTF-8 bytes; `output_tokens` is the model's measured output, which joins the context\n\
+         # too. Images count by an estimate in `tokens` (labelled). base_tokens is the first\n\
+         # request's measured total input, a starting point; bytes_per_token is assumed.\n\
+         #\n\
+         # To go on:\n\
+         #   simulate fit <this file>   fit B and ρ to the measured usage\n\
+         #   simulate <this file>       run the reread ledger; add [[edit]] tables to compare changes\n",
+        reader.product(),
+        convention.describe(),
+    );
+    let first = t.calls.first().map_or(0, |c| {
+        c.measured.input_tokens
+            + c.measured.cache_creation_input_tokens.unwrap_or(0)
+            + c.measured.cache_read_input_tokens
+    });
+    let _ = writeln!(s, "name = {}", string(&t.name));
+    let _ = writeln!(s, "description = {}", string(&description(t, reader)));
+    let base_source = if first > 0 {
+        format!(
+            "measured: first request's total input ({} import); run `simulate fit` for B and ρ",
+            reader.format()
+        )
+    } else {
+        format!(
+            "assumed: 1 (the first request's measured total input is 0; {} import); run `simulate fit` for B and ρ",
+            reader.format()
+        )
+    };
+    let _ = writeln!(s, "base_tokens = {}", first.max(1));
+    let _ = writeln!(s, "base_tokens_source = {}", string(&base_source));
+    let _ = writeln!(s, "bytes_per_token = {ASSUMED_BYTES_PER_TOKEN}");
+    let _ = writeln!(
+        s,
+        "bytes_per_token_source = {}",
+        string("assumed (default; run `simulate fit`)")
+    );
+
+    let _ = writeln!(s, "\n[import]");
+    let _ = writeln!(s, "format = {}", string(reader.format()));
+    let _ = writeln!(s, "file = {}", string(&t.file));
+    if let Some(id) = &t.session_id {
+        let _ = writeln!(s, "session_id = {}", string(id));
+    }
+    let _ = writeln!(s, "trace = {}", string(t.role.as_str()));
+    let _ = writeln!(s, "part = {}", t.part);
+    if t.role == TraceRole::Subagent {
+        if let Some(p) = &t.parent_session {
+            let _ = writeln!(s, "parent_session = {}", string(p));
+        }
+        if let Some(a) = &t.agent_id {
+            let _ = writeln!(s, "agent_id = {}", string(a));
+        }
+    }
+    let _ = writeln!(s, "requests = {}", t.calls.len());
+    let _ = writeln!(s, "duplicates_removed = {}", t.duplicates_removed);
+    let _ = writeln!(s, "malformed_lines = {}", t.malformed.len());
+    let model = t.model();
+    if let Some(m) = model {
+        let _ = writeln!(s, "model = {}", string(m));
+    }
+    let _ = writeln!(s, "convention = {}", string(convention.key()));
+
+    if let Some(preset) = model.and_then(|m| presets::for_model(m, t.mostly_one_hour_cache())) {
+        let _ = writeln!(s, "\n[cache]\npreset = {}", string(preset));
+    }
+
+    for c in &t.calls {
+        let _ = writeln!(s, "\n[[call]]");
+        let _ = writeln!(s, "id = {}", string(&c.id));
+        let _ = writeln!(s, "label = {}", string(&c.label));
+        if let Some(tool) = &c.tool {
+            let _ = writeln!(s, "tool = {}", string(tool));
+        }
+        let _ = writeln!(s, "kind = {}", string(c.kind));
+        if c.bytes > 0 || c.image_tokens == 0 {
+            let _ = writeln!(s, "bytes = {}", c.bytes);
+        }
+        if c.image_tokens > 0 {
+            let _ = writeln!(s, "tokens = {}", c.image_tokens);
+        }
+        let _ = writeln!(s, "segment = {}", c.segment);
+        if let Some(gap) = c.gap_s {
+            let _ = writeln!(s, "gap_s = {}", seconds(gap));
+        }
+        let _ = writeln!(s, "output_tokens = {}", c.measured.output_tokens);
+        if let Some(h) = c.input_hash {
+            let _ = writeln!(s, "input_hash = {}", string(&hex(h)));
+        }
+        let m = &c.measured;
+        let _ = writeln!(s, "[call.measured]");
+        let _ = writeln!(s, "input_tokens = {}", m.input_tokens);
+        if let Some(w) = m.cache_creation_input_tokens {
+            let _ = writeln!(s, "cache_creation_input_tokens = {w}");
+        }
+        if let Some(w) = m.cache_creation_1h_input_tokens {
+            let _ = writeln!(s, "cache_creation_1h_input_tokens = {w}");
+        }
+        let _ = writeln!(s, "cache_read_input_tokens = {}", m.cache_read_input_tokens);
+        let _ = writeln!(s, "output_tokens = {}", m.output_tokens);
+        if let Some(model) = &c.model {
+            let _ = writeln!(s, "model = {}", string(model));
+        }
+        let _ = writeln!(s, "convention = {}", string(convention.key()));
+    }
+    s
+}
+
+/// `Claude Code session 1a2b3c4d… (main trace), 44 requests, 2026-11-20 14:02–15:40 UTC`.
+fn description(t: &Trace, reader: &dyn Reader) -> String {
+    let session = t
+        .session_id
+        .as_deref()
+        .map(|id| {
+            let short: String = id.chars().take(8).collect();
+            if short.len() < id.len() {
+                format!(" {short}…")
+            } else {
+                format!(" {short}")
+            }
+        })
+        .unwrap_or_default();
+    let which = match (t.role, &t.agent_id) {
+        (TraceRole::Subagent, Some(a)) => format!("subagent {a} trace"),
+        (role, _) => format!("{} trace", role.as_str()),
+    };
+    let part = if t.part > 1 {
+        format!(", part {}", t.part)
+    } else {
+        String::new()
+    };
+    let when = match t.span() {
+        Some((a, b)) => {
+            let day = |x: jiff::Timestamp| x.strftime("%Y-%m-%d").to_string();
+            let hm = |x: jiff::Timestamp| x.strftime("%H:%M").to_string();
+            if day(a) == day(b) {
+                format!(", {} {}–{} UTC", day(a), hm(a), hm(b))
+            } else {
+                format!(", {} {} – {} {} UTC", day(a), hm(a), day(b), hm(b))
+            }
+        }
+        None => String::new(),
+    };
+    let n = t.calls.len();
+    format!(
+        "{} session{session} ({which}{part}), {n} request{}{when}",
+        reader.product(),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_have_at_most_three_decimals() {
+        assert_eq!(seconds(0.0), "0");
+        assert_eq!(seconds(4.2), "4.2");
+        assert_eq!(seconds(3600.0), "3600");
+        assert_eq!(seconds(1.23456), "1.235");
+    }
+
+    #[test]
+    fn strings_are_escaped_by_toml() {
+        let s = string("a \"quote\" \\ and\nnewline\u{1}");
+        let parsed: toml::Value = toml::from_str(&format!("x = {s}")).unwrap();
+        assert_eq!(
+            parsed.get("x").and_then(|v| v.as_str()),
+            Some("a \"quote\" \\ and\nnewline\u{1}")
+        );
+    }
+}

@@ -1,0 +1,844 @@
+//! `simulate import`: real-format logs in, exact scenarios and summaries out; bad input is
+//! refused with a message naming the file (and line), and nothing is written.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use simulate::import::{Format, files, load};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const CLAUDE: &str = "tests/fixtures/import/claude-code";
+const CODEX: &str = "tests/fixtures/import/codex";
+const MAIN: &str = "tests/fixtures/import/claude-code/projects/-home-dev-shop/1a2b3c4d-1111-4222-8333-444455556666.jsonl";
+
+fn simulate() -> Command {
+    Command::cargo_bin("simulate").unwrap()
+}
+
+fn import_json(format: &str, paths: &[&str], out: &Path) -> Value {
+    let assert = simulate()
+        .arg("import")
+        .arg(format)
+        .args(paths)
+        .arg("--out")
+        .arg(out)
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    serde_json::from_slice(&assert.get_output().stdout).unwrap()
+}
+
+fn trace<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no trace {name} in {report:#}"))
+}
+
+fn scenario(out: &Path, name: &str) -> toml::Table {
+    let text = fs::read_to_string(out.join(format!("{name}.toml"))).unwrap();
+    toml::from_str(&text).unwrap()
+}
+
+fn calls(s: &toml::Table) -> &Vec<toml::Value> {
+    s["call"].as_array().unwrap()
+}
+
+/// (name, trace, part, requests, duplicates removed, malformed lines,
+/// [input, cache creation, cache read, output] tokens).
+type Row = (&'static str, &'static str, u64, u64, u64, u64, [u64; 4]);
+
+#[test]
+fn claude_code_traces_have_exact_deduplicated_counts_and_sums() {
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json("claude-code", &[CLAUDE], out.path());
+    let expected: [Row; 6] = [
+        (
+            "shop-1a2b3c4d-agent-a7f3e2d9",
+            "subagent",
+            1,
+            2,
+            1,
+            0,
+            [10, 3_400, 2_600, 206],
+        ),
+        (
+            "shop-1a2b3c4d",
+            "main",
+            1,
+            7,
+            3,
+            1,
+            [1_546, 9_700, 120_600, 1_170],
+        ),
+        (
+            "shop-1a2b3c4d-sidechain",
+            "subagent",
+            1,
+            2,
+            0,
+            0,
+            [10, 3_150, 3_000, 110],
+        ),
+        (
+            "shop-1a2b3c4d-part2",
+            "after-compaction",
+            2,
+            3,
+            1,
+            1,
+            [12, 7_600, 12_200, 210],
+        ),
+        ("shop-9f8e7d6c", "main", 1, 2, 4, 0, [8, 1_100, 32_900, 175]),
+        (
+            "shop-1a2b3c4d-agent-5e6f7a8b",
+            "subagent",
+            1,
+            2,
+            0,
+            0,
+            [8, 1_830, 1_800, 62],
+        ),
+    ];
+    let names: Vec<&str> = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, expected.map(|e| e.0));
+    for (name, kind, part, requests, dups, malformed, usage) in expected {
+        let t = trace(&report, name);
+        assert_eq!(t["trace"], kind, "{name}");
+        assert_eq!(t["part"], part, "{name}");
+        assert_eq!(t["requests"], requests, "{name}");
+        assert_eq!(t["duplicates_removed"], dups, "{name}");
+        assert_eq!(t["malformed_lines"], malformed, "{name}");
+        assert_eq!(t["convention"], "anthropic");
+        let u = &t["usage"];
+        assert_eq!(
+            [
+                &u["input_tokens"],
+                &u["cache_creation_input_tokens"],
+                &u["cache_read_input_tokens"],
+                &u["output_tokens"]
+            ],
+            usage.map(Value::from).each_ref(),
+            "{name}"
+        );
+        let written = PathBuf::from(t["scenario"].as_str().unwrap());
+        assert_eq!(written, out.path().join(format!("{name}.toml")));
+        assert!(written.exists());
+    }
+    // Totals cross-checked against ccusage 18.0.11 on these files (input, cache creation,
+    // cache read agree; ccusage counts 1,469 output tokens: it keeps the first streaming
+    // copy of a response, whose output_tokens is a placeholder).
+    let total = |field: &str| -> u64 {
+        report["traces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["usage"][field].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(total("input_tokens"), 1_594);
+    assert_eq!(total("cache_creation_input_tokens"), 26_780);
+    assert_eq!(total("cache_read_input_tokens"), 173_100);
+    assert_eq!(total("output_tokens"), 1_933);
+
+    let subagent = trace(&report, "shop-1a2b3c4d-agent-a7f3e2d9");
+    assert_eq!(
+        subagent["parent_session"],
+        "1a2b3c4d-1111-4222-8333-444455556666"
+    );
+    assert_eq!(subagent["agent_id"], "a7f3e2d9");
+    assert_eq!(
+        trace(&report, "shop-1a2b3c4d-agent-5e6f7a8b")["model"],
+        "claude-haiku-4-5-20251001"
+    );
+}
+
+#[test]
+fn malformed_lines_and_skipped_types_are_reported_with_file_and_line() {
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json("claude-code", &[CLAUDE], out.path());
+    let malformed: Vec<(u64, String)> = report["malformed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            assert_eq!(m["file"], MAIN);
+            (
+                m["line"].as_u64().unwrap(),
+                m["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(malformed.len(), 2);
+    assert_eq!(malformed[0].0, 9);
+    assert!(
+        malformed[0].1.starts_with("not valid JSON"),
+        "{malformed:?}"
+    );
+    assert_eq!(malformed[1].0, 43);
+    assert!(
+        malformed[1].1.starts_with("truncated last line"),
+        "{malformed:?}"
+    );
+    assert_eq!(trace(&report, "shop-1a2b3c4d")["malformed"][0]["line"], 9);
+    assert_eq!(
+        trace(&report, "shop-1a2b3c4d-part2")["malformed"][0]["line"],
+        43
+    );
+    let skipped = &report["skipped"];
+    for (kind, known) in [
+        ("file-history-snapshot", true),
+        ("queue-operation", true),
+        ("progress", true),
+        ("summary", true),
+        ("system", true),
+        ("assistant (synthetic, no request)", true),
+        ("mystery-event", false),
+    ] {
+        assert_eq!(skipped[kind]["lines"], 1, "{kind}: {skipped:#}");
+        assert_eq!(skipped[kind]["known"], known, "{kind}");
+    }
+    assert_eq!(skipped.as_object().unwrap().len(), 7, "{skipped:#}");
+}
+
+#[test]
+fn calls_carry_bytes_kinds_segments_gaps_and_measured_usage() {
+    let out = tempfile::tempdir().unwrap();
+    import_json("claude-code", &[CLAUDE], out.path());
+    let s = scenario(out.path(), "shop-1a2b3c4d");
+    assert_eq!(s["base_tokens"].as_integer(), Some(16_003));
+    assert_eq!(s["bytes_per_token"].as_float(), Some(3.3));
+    assert_eq!(s["cache"]["preset"].as_str(), Some("claude-sonnet-4-5"));
+    let import = &s["import"];
+    assert_eq!(import["format"].as_str(), Some("claude-code"));
+    assert_eq!(import["file"].as_str(), Some(MAIN));
+    assert_eq!(import["trace"].as_str(), Some("main"));
+    assert_eq!(import["requests"].as_integer(), Some(7));
+    assert_eq!(import["duplicates_removed"].as_integer(), Some(3));
+    assert_eq!(import["malformed_lines"].as_integer(), Some(1));
+    assert_eq!(import["convention"].as_str(), Some("anthropic"));
+
+    let c = calls(&s);
+    let col = |key: &str| -> Vec<String> {
+        c.iter()
+            .map(|call| call.get(key).map_or("-".into(), |v| v.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        col("id"),
+        [
+            "\"req_011CA1\"",
+            "\"req_011CA2\"",
+            "\"msg_01A3\"",
+            "\"req_011CA4\"",
+            "\"req_011CA5\"",
+            "\"req_011CA6\"",
+            "\"req_011CA7\""
+        ]
+    );
+    // Tool results, then the caveat, command echo, command output and the next prompt
+    // (485), a server-side search result and the next prompt's text (171).
+    assert_eq!(
+        col("bytes"),
+        ["1708", "450", "189", "485", "179", "171", "0"]
+    );
+    assert_eq!(col("tokens"), ["-", "-", "-", "-", "-", "1600", "-"]);
+    assert_eq!(
+        col("kind"),
+        [
+            "\"tool\"",
+            "\"tool\"",
+            "\"tool\"",
+            "\"prompt\"",
+            "\"web_search\"",
+            "\"web_search\"",
+            "\"tool\""
+        ]
+    );
+    assert_eq!(col("segment"), ["1", "1", "1", "1", "2", "2", "3"]);
+    assert_eq!(col("gap_s"), ["0", "4", "14", "11", "5373", "11", "50"]);
+    assert_eq!(
+        col("output_tokens"),
+        ["180", "95", "410", "120", "60", "220", "85"]
+    );
+    assert_eq!(col("pinned"), ["-"; 7]);
+    assert_eq!(
+        col("label"),
+        [
+            "\"Bash: cargo test\"",
+            "\"Read: /home/dev/shop/src/cart.rs\"",
+            "\"Edit: /home/dev/shop/src/cart.rs\"",
+            "\"prompt: Now search the web for the latest serde release notes\"",
+            "\"WebSearch: serde 1.0 release notes\"",
+            "\"web_search: serde_json 1.0.154 [+1 image ≈1600 est. tokens]\"",
+            "\"answer\""
+        ]
+    );
+    for call in &c[..6] {
+        let h = call.get("input_hash").map(|h| h.as_str().unwrap().len());
+        let tool = call.get("tool").is_some();
+        assert_eq!(h, tool.then_some(16), "{call}");
+    }
+    let m = &c[0]["measured"];
+    assert_eq!(m["input_tokens"].as_integer(), Some(3));
+    assert_eq!(m["cache_creation_input_tokens"].as_integer(), Some(4_000));
+    assert_eq!(m["cache_creation_1h_input_tokens"].as_integer(), Some(0));
+    assert_eq!(m["cache_read_input_tokens"].as_integer(), Some(12_000));
+    assert_eq!(m["output_tokens"].as_integer(), Some(180));
+    assert_eq!(m["model"].as_str(), Some("claude-sonnet-4-5-20250929"));
+    assert_eq!(m["convention"].as_str(), Some("anthropic"));
+
+    // Parallel tool uses: the first tool names the call; both results join it.
+    let part2 = scenario(out.path(), "shop-1a2b3c4d-part2");
+    let c = calls(&part2);
+    assert_eq!(
+        c[1]["label"].as_str(),
+        Some("Read: /home/dev/shop/src/checkout.rs (+1 more)")
+    );
+    assert_eq!(c[1]["bytes"].as_integer(), Some(190));
+    assert_eq!(c[1]["output_tokens"].as_integer(), Some(130));
+    assert_eq!(part2["base_tokens"].as_integer(), Some(5_003));
+    assert_eq!(
+        c.iter()
+            .map(|c| c["segment"].as_integer().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 1, 1]
+    );
+
+    // The resumed session keeps only its own requests; the prompt typed on resuming is
+    // part of its first request's measured input.
+    let resumed = scenario(out.path(), "shop-9f8e7d6c");
+    let c = calls(&resumed);
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0]["id"].as_str(), Some("req_011CD1"));
+    assert_eq!(c[0]["bytes"].as_integer(), Some(62));
+
+    // A subagent with 1-hour cache writes gets the 1-hour preset.
+    let old = scenario(out.path(), "shop-1a2b3c4d-agent-5e6f7a8b");
+    assert_eq!(old["cache"]["preset"].as_str(), Some("claude-haiku-4-5-1h"));
+    assert_eq!(
+        old["import"]["parent_session"].as_str(),
+        Some("1a2b3c4d-1111-4222-8333-444455556666")
+    );
+    assert_eq!(old["import"]["agent_id"].as_str(), Some("5e6f7a8b"));
+}
+
+#[test]
+fn written_scenarios_use_only_the_agreed_keys() {
+    let out = tempfile::tempdir().unwrap();
+    import_json("claude-code", &[CLAUDE], out.path());
+    import_json("codex", &[CODEX], out.path());
+    let top = [
+        "name",
+        "description",
+        "base_tokens",
+        "base_tokens_source",
+        "bytes_per_token",
+        "bytes_per_token_source",
+        "import",
+        "cache",
+        "call",
+    ];
+    let import = [
+        "format",
+        "file",
+        "session_id",
+        "trace",
+        "part",
+        "parent_session",
+        "agent_id",
+        "requests",
+        "duplicates_removed",
+        "malformed_lines",
+        "model",
+        "convention",
+    ];
+    let call = [
+        "id",
+        "label",
+        "tool",
+        "kind",
+        "bytes",
+        "tokens",
+        "segment",
+        "gap_s",
+        "output_tokens",
+        "input_hash",
+        "measured",
+    ];
+    let measured = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_creation_1h_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+        "model",
+        "convention",
+    ];
+    let mut files = 0;
+    for entry in fs::read_dir(out.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# Imported by simulate from a "), "{text}");
+        assert!(text.contains("simulate fit"));
+        let s: toml::Table = toml::from_str(&text).unwrap();
+        let name = s["name"].as_str().unwrap();
+        assert!(
+            name.len() <= 100
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        );
+        assert!(s.keys().all(|k| top.contains(&k.as_str())), "{s:?}");
+        assert!(
+            s["import"]
+                .as_table()
+                .unwrap()
+                .keys()
+                .all(|k| import.contains(&k.as_str()))
+        );
+        for c in calls(&s) {
+            let c = c.as_table().unwrap();
+            assert!(c.keys().all(|k| call.contains(&k.as_str())), "{c:?}");
+            assert!(c.contains_key("bytes") || c.contains_key("tokens"));
+            let m = c["measured"].as_table().unwrap();
+            assert!(m.keys().all(|k| measured.contains(&k.as_str())), "{m:?}");
+            if let Some(gap) = c.get("gap_s").and_then(toml::Value::as_float) {
+                assert_eq!((gap * 1000.0).round() / 1000.0, gap);
+            }
+        }
+        files += 1;
+    }
+    assert_eq!(files, 9);
+}
+
+#[test]
+fn codex_rollouts_have_exact_counts_and_the_openai_convention() {
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json("codex", &[CODEX], out.path());
+    let names: Vec<&str> = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["shop-0199a3b4", "shop-0199a3b4-part2", "shop-0199a4c5"]
+    );
+    let main = trace(&report, "shop-0199a3b4");
+    assert_eq!(main["requests"], 4);
+    assert_eq!(main["duplicates_removed"], 1);
+    assert_eq!(main["convention"], "openai");
+    assert_eq!(
+        main["usage"],
+        json!({"input_tokens": 22_600, "cache_creation_input_tokens": null, "cache_read_input_tokens": 15_800, "output_tokens": 700})
+    );
+    let part2 = trace(&report, "shop-0199a3b4-part2");
+    assert_eq!(part2["trace"], "after-compaction");
+    assert_eq!(part2["requests"], 1);
+    assert_eq!(part2["malformed"][0]["line"], 32);
+    let fork = trace(&report, "shop-0199a4c5");
+    assert_eq!(fork["requests"], 1);
+    assert_eq!(fork["duplicates_removed"], 3);
+    assert_eq!(fork["usage"]["input_tokens"], 6_500);
+    assert_eq!(
+        report["skipped"]["telemetry_blob"],
+        json!({"lines": 1, "known": false})
+    );
+    assert_eq!(
+        report["skipped"]["event_msg/token_count (info null)"]["lines"],
+        2
+    );
+
+    let s = scenario(out.path(), "shop-0199a3b4");
+    assert_eq!(s["base_tokens"].as_integer(), Some(5_000));
+    assert_eq!(s["cache"]["preset"].as_str(), Some("gpt-5"));
+    assert_eq!(s["import"]["model"].as_str(), Some("gpt-5-codex"));
+    let c = calls(&s);
+    let labels: Vec<&str> = c.iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "shell: cargo test",
+            "apply_patch: src/cart.rs",
+            "prompt: Search the web for the serde changelog",
+            "web_search: serde changelog"
+        ]
+    );
+    let bytes: Vec<i64> = c.iter().map(|c| c["bytes"].as_integer().unwrap()).collect();
+    assert_eq!(bytes, [131, 52, 38, 0]);
+    let kinds: Vec<&str> = c.iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["tool", "tool", "prompt", "web_search"]);
+    let segments: Vec<i64> = c
+        .iter()
+        .map(|c| c["segment"].as_integer().unwrap())
+        .collect();
+    assert_eq!(segments, [1, 1, 1, 2]);
+    // The third request's usage is the difference of two running totals.
+    let m = &c[2]["measured"];
+    assert_eq!(m["input_tokens"].as_integer(), Some(5_800));
+    assert_eq!(m["cache_read_input_tokens"].as_integer(), Some(5_200));
+    assert_eq!(m["output_tokens"].as_integer(), Some(100));
+    assert_eq!(m["convention"].as_str(), Some("openai"));
+    assert!(m.get("cache_creation_input_tokens").is_none());
+    assert_eq!(c[3]["gap_s"].as_float(), Some(6293.8));
+}
+
+#[test]
+fn the_table_names_its_units_skips_and_malformed_lines() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args(["import", "claude-code", CLAUDE, "--out"])
+        .arg(out.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Imported 6 traces from 4 Claude Code files.",
+        ))
+        .stdout(predicate::str::contains("cache_creation_input_tokens"))
+        .stdout(predicate::str::contains("(measured)"))
+        .stdout(predicate::str::contains(
+            "anthropic: input_tokens excludes cache reads and writes",
+        ))
+        .stdout(predicate::str::contains(
+            "unknown types (a newer log version?): mystery-event 1",
+        ))
+        .stdout(predicate::str::contains(format!(
+            "{MAIN}:9: not valid JSON"
+        )))
+        .stdout(predicate::str::contains(format!(
+            "{MAIN}:43: truncated last line"
+        )))
+        .stdout(predicate::str::contains("shop-1a2b3c4d-part2"))
+        .stdout(predicate::str::contains("simulate fit"));
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    // stdout, and each scenario file's name and text.
+    type Run = (Vec<u8>, Vec<(String, String)>);
+    let runs: Vec<Run> = ["1", "2", "4"]
+        .iter()
+        .map(|threads| {
+            let out = tempfile::tempdir().unwrap();
+            let assert = simulate()
+                .env("RAYON_NUM_THREADS", threads)
+                .current_dir(out.path())
+                .args(["import", "claude-code"])
+                .arg(fs::canonicalize(CLAUDE).unwrap())
+                .args(["--out", "s", "--format", "json"])
+                .assert()
+                .success();
+            let mut written: Vec<(String, String)> = fs::read_dir(out.path().join("s"))
+                .unwrap()
+                .map(|e| {
+                    let p = e.unwrap().path();
+                    (
+                        p.file_name().unwrap().to_string_lossy().into_owned(),
+                        fs::read_to_string(&p).unwrap(),
+                    )
+                })
+                .collect();
+            written.sort();
+            (assert.get_output().stdout.clone(), written)
+        })
+        .collect();
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
+
+#[test]
+fn a_copied_transcript_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(MAIN, dir.path().join("a.jsonl")).unwrap();
+    fs::copy(MAIN, dir.path().join("b.jsonl")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json("claude-code", &[dir.path().to_str().unwrap()], out.path());
+    let requests: Vec<u64> = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["requests"].as_u64().unwrap())
+        .collect();
+    assert_eq!(requests, [7, 2, 3]);
+    assert_eq!(
+        report["files_without_requests"][0]["duplicates_removed"],
+        16
+    );
+}
+
+#[test]
+fn an_empty_file_beside_good_ones_is_listed_not_fatal() {
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json(
+        "claude-code",
+        &[MAIN, "tests/fixtures/import/bad/empty.jsonl"],
+        out.path(),
+    );
+    assert_eq!(report["traces"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        report["files_without_requests"],
+        json!([{"file": "tests/fixtures/import/bad/empty.jsonl", "lines": 0, "duplicates_removed": 0}])
+    );
+    assert_eq!(fs::read_dir(out.path()).unwrap().count(), 3);
+}
+
+fn refused(args: &[&str], out: &Path, expected: &[&str]) {
+    let assert = simulate()
+        .arg("import")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    for part in expected {
+        assert!(stderr.contains(part), "expected {part:?} in {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(assert.get_output().stdout.is_empty());
+}
+
+#[test]
+fn bad_input_is_refused_naming_the_file_and_nothing_is_written() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("scenarios");
+    refused(
+        &["claude-code", "tests/fixtures/import/bad/empty.jsonl"],
+        &out,
+        &[
+            "tests/fixtures/import/bad/empty.jsonl",
+            "(empty)",
+            "nothing written",
+        ],
+    );
+    refused(
+        &["claude-code", "tests/fixtures/import/bad/not-jsonl.jsonl"],
+        &out,
+        &[
+            "not-jsonl.jsonl",
+            "line 1: not valid JSON",
+            "4 of 5 lines malformed",
+        ],
+    );
+    refused(
+        &["claude-code", "tests/fixtures/import/bad/no-transcripts"],
+        &out,
+        &[
+            "no-transcripts",
+            "no Claude Code transcripts (*.jsonl) found",
+        ],
+    );
+    refused(
+        &["codex", CLAUDE],
+        &out,
+        &["no Codex CLI rollouts (rollout-*.jsonl) found"],
+    );
+    refused(
+        &["claude-code", "tests/fixtures/import/bad/missing.jsonl"],
+        &out,
+        &["missing.jsonl: cannot read"],
+    );
+    assert!(!out.exists(), "bad input created {}", out.display());
+}
+
+#[test]
+fn out_onto_or_around_an_input_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("s.jsonl");
+    fs::copy(MAIN, &log).unwrap();
+    let before = fs::read(&log).unwrap();
+    let path = log.to_str().unwrap();
+    refused(&["claude-code", path], &log, &["--out is the input file"]);
+    refused(
+        &["claude-code", path],
+        dir.path(),
+        &["--out contains the input file"],
+    );
+    assert_eq!(fs::read(&log).unwrap(), before);
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    // Not a directory: a path under a regular file cannot be created.
+    refused(
+        &["claude-code", MAIN],
+        &dir.path().join("s.jsonl/below"),
+        &["cannot write results here"],
+    );
+}
+
+#[test]
+
+fn an_imported_scenario_loads_and_runs() {
+    let out = tempfile::tempdir().unwrap();
+    import_json("claude-code", &[CLAUDE], out.path());
+    import_json("codex", &[CODEX], out.path());
+    for name in ["shop-1a2b3c4d", "shop-0199a3b4"] {
+        simulate()
+            .arg(out.path().join(format!("{name}.toml")))
+            .arg("--no-charts")
+            .arg("--out")
+            .arg(out.path().join("results"))
+            .assert()
+            .success();
+    }
+}
+
+/// A request of a generated transcript: its usage, how many streaming copies precede the
+/// final one, the bytes of its tool result, and whether its lines carry a `requestId`.
+#[derive(Debug, Clone)]
+struct Gen {
+    usage: [u64; 4],
+    early_copies: usize,
+    result_bytes: usize,
+    request_id: bool,
+}
+
+fn gen_request() -> impl Strategy<Value = Gen> {
+    (
+        [0u64..50, 0u64..5_000, 0u64..60_000, 2u64..3_000],
+        0usize..3,
+        0usize..400,
+        any::<bool>(),
+    )
+        .prop_map(|(usage, early_copies, result_bytes, request_id)| Gen {
+            usage,
+            early_copies,
+            result_bytes,
+            request_id,
+        })
+}
+
+fn transcript(requests: &[Gen]) -> Vec<String> {
+    let mut lines = vec![
+        json!({"type": "user", "sessionId": "s", "cwd": "/w/p", "timestamp": "2025-10-01T10:00:00Z",
+               "message": {"role": "user", "content": "go"}})
+        .to_string(),
+    ];
+    for (i, r) in requests.iter().enumerate() {
+        let [input, creation, read, output] = r.usage;
+        for copy in 0..=r.early_copies {
+            let output = if copy < r.early_copies { 1 } else { output };
+            let mut line = json!({
+                "type": "assistant", "sessionId": "s", "timestamp": format!("2025-10-01T10:{:02}:{:02}Z", i / 60, i % 60),
+                "message": {"id": format!("msg_{i}"), "model": "claude-sonnet-4-5", "content": [
+                    {"type": "tool_use", "id": format!("toolu_{i}"), "name": "Bash", "input": {"command": format!("step {i}")}}],
+                    "usage": {"input_tokens": input, "cache_creation_input_tokens": creation,
+                              "cache_read_input_tokens": read, "output_tokens": output}}});
+            if r.request_id {
+                line["requestId"] = json!(format!("req_{i}"));
+            }
+            lines.push(line.to_string());
+        }
+        lines.push(
+            json!({"type": "user", "sessionId": "s", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": format!("toolu_{i}"), "content": "x".repeat(r.result_bytes)}]}})
+            .to_string(),
+        );
+    }
+    lines
+}
+
+/// (requests, [input, creation, read, output], bytes) over every trace of an import.
+fn sums(dir: &Path) -> (usize, [u64; 4], u64) {
+    let reader = Format::ClaudeCode.reader();
+    let found = files::find(&[dir.to_path_buf()], |p| reader.is_log(p), "logs").unwrap();
+    let a = load(reader, &found).unwrap();
+    let mut requests = 0;
+    let mut usage = [0; 4];
+    let mut bytes = 0;
+    for t in &a.traces {
+        requests += t.calls.len();
+        let u = t.usage();
+        usage[0] += u.input_tokens;
+        usage[1] += u.cache_creation_input_tokens.unwrap_or(0);
+        usage[2] += u.cache_read_input_tokens;
+        usage[3] += u.output_tokens;
+        bytes += t.calls.iter().map(|c| c.bytes).sum::<u64>();
+    }
+    (requests, usage, bytes)
+}
+
+fn write_lines(path: &Path, lines: &[String]) {
+    fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Deduplication is idempotent: the same transcript imported twice, or with every line
+    /// written twice, gives the same requests, token sums and bytes as the transcript alone.
+    #[test]
+    fn duplicated_lines_and_copied_files_do_not_change_the_sums(
+        requests in proptest::collection::vec(gen_request(), 1..12)
+    ) {
+        let lines = transcript(&requests);
+        let expected_usage = requests.iter().fold([0u64; 4], |mut s, r| {
+            for (total, x) in s.iter_mut().zip(r.usage) { *total += x; }
+            s
+        });
+        let expected_bytes: u64 = requests.iter().map(|r| r.result_bytes as u64).sum();
+
+        let once = tempfile::tempdir().unwrap();
+        write_lines(&once.path().join("a.jsonl"), &lines);
+        let base = sums(once.path());
+        prop_assert_eq!(base, (requests.len(), expected_usage, expected_bytes));
+
+        let twice = tempfile::tempdir().unwrap();
+        write_lines(&twice.path().join("a.jsonl"), &lines);
+        write_lines(&twice.path().join("b.jsonl"), &lines);
+        prop_assert_eq!(sums(twice.path()), base);
+
+        let doubled = tempfile::tempdir().unwrap();
+        let both: Vec<String> = lines.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
+        write_lines(&doubled.path().join("a.jsonl"), &both);
+        prop_assert_eq!(sums(doubled.path()), base);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever the lines hold (fragments of real lines, other JSON, bytes that are not
+    /// UTF-8), reading never panics and never fails: every line is a request, something
+    /// that joins, a skip or a malformed line.
+    #[test]
+    fn any_lines_are_read_without_panic(
+        picks in proptest::collection::vec((0usize..8, 0usize..400, any::<Vec<u8>>()), 0..30)
+    ) {
+        let real = fs::read(MAIN).unwrap();
+        let real_lines: Vec<&[u8]> = real.split(|b| *b == b'\n').collect();
+        let mut text = Vec::new();
+        for (kind, cut, noise) in picks {
+            let line = real_lines[cut % real_lines.len()];
+            match kind {
+                0 => text.extend_from_slice(&line[..cut.min(line.len())]),
+                1 => text.extend_from_slice(&noise),
+                2 => text.extend_from_slice(br#"{"type":"assistant","message":{"id":7,"usage":"x"}}"#),
+                3 => text.extend_from_slice(br#"{"type":"user","message":{"content":[{"type":"tool_result","content":{"deep":[1,[2,{"a":"b"}]]}}]}}"#),
+                4 => text.extend_from_slice(br#"[1,2,3]"#),
+                _ => text.extend_from_slice(line),
+            }
+            text.push(b'\n');
+        }
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("x.jsonl"), &text).unwrap();
+        for format in [Format::ClaudeCode, Format::Codex] {
+            let reader = format.reader();
+            let found = files::find(&[dir.path().join("x.jsonl")], |p| reader.is_log(p), "logs").unwrap();
+            let a = load(reader, &found).unwrap();
+            let lines = text.iter().filter(|b| **b == b'\n').count();
+            prop_assert!(a.malformed.len() <= lines);
+        }
+    }
+}
