@@ -35,6 +35,8 @@ pub struct RunConfig {
     pub scenario: PathBuf,
     /// Results go to `out_root/<name>/`; None: write no files (`--no-write`, `--out -`).
     pub out_root: Option<PathBuf>,
+    /// An edits file whose `[[edit]]` tables replace the scenario's.
+    pub edits: Option<PathBuf>,
     /// Overrides the scenario's B.
     pub base_tokens: Option<f64>,
     /// Overrides the scenario's ρ.
@@ -77,7 +79,10 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
 }
 
 fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
-    let scenario = scenario::load(&c.scenario)?;
+    let mut scenario = scenario::load(&c.scenario)?;
+    if let Some(edits) = &c.edits {
+        scenario = scenario.with_edits(scenario::load_edits(edits)?, &edits.display().to_string());
+    }
     let study = Study::new(&scenario)?;
     let at = Assumptions {
         base_tokens: c.base_tokens.unwrap_or(scenario.base_tokens),
@@ -85,6 +90,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     };
     let nominal_point = study.nominal(at);
     let grid = Grid::new(&scenario, &nominal_point, &c.sweep)?;
+    study.check_bases(&grid_corners(&grid, at))?;
     // A bad output path fails here, before the long work.
     let mut dir = match &c.out_root {
         Some(root) => Some(OutputDir::prepare(root, &scenario.name)?),
@@ -169,6 +175,26 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         Format::Csv => output::csv::write_summary(out, &report),
     }
     .map_err(Error::Print)
+}
+
+/// The nominal point and the four (B, ρ) corners of the grid.
+fn grid_corners(grid: &Grid, nominal: Assumptions) -> Vec<Assumptions> {
+    let mut points = vec![nominal];
+    for &b in [grid.base_tokens.first(), grid.base_tokens.last()]
+        .iter()
+        .flatten()
+    {
+        for &r in [grid.bytes_per_token.first(), grid.bytes_per_token.last()]
+            .iter()
+            .flatten()
+        {
+            points.push(Assumptions {
+                base_tokens: *b,
+                bytes_per_token: *r,
+            });
+        }
+    }
+    points
 }
 
 /// The `ledger` subcommand's report.

@@ -156,6 +156,11 @@ struct RunArgs {
     #[arg(long)]
     no_write: bool,
 
+    /// Compare the edits of this file ([[edit]] tables only) instead of the scenario's own:
+    /// one set of rule edits runs against any scenario or imported session.
+    #[arg(long, value_name = "EDITS.toml")]
+    edits: Option<PathBuf>,
+
     /// Override the scenario's base tokens B (tokens every call reads: system prompt, tools).
     #[arg(long, value_name = "N", value_parser = base_tokens, allow_negative_numbers = true)]
     base: Option<f64>,
@@ -318,6 +323,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         // clap requires the scenario when there is no subcommand.
         scenario: cli.scenario.unwrap_or_default(),
         out_root: (!r.no_write && r.out.as_os_str() != "-").then_some(r.out),
+        edits: r.edits,
         base_tokens: r.base,
         bytes_per_token: r.bpt,
         format: r.format.into(),

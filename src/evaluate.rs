@@ -128,7 +128,7 @@ impl<'a> Study<'a> {
                     notes,
                 } = edit::apply(calls, &ids, &baseline, &e.action).map_err(|bad| {
                     Error::from(
-                        Located::new(&scenario.source, bad.message)
+                        Located::new(scenario.edits_source(), bad.message)
                             .at(e.locate(&bad.key))
                             .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
                     )
@@ -176,6 +176,32 @@ impl<'a> Study<'a> {
             },
             edited,
         })
+    }
+
+    /// Checks that no base edit takes the base below zero at any of `points` (the nominal
+    /// point and the sweep's corners: the base is monotone in B and in 1/ρ, so its lowest
+    /// value over the grid is at a corner).
+    pub fn check_bases(&self, points: &[Assumptions]) -> Result<(), Error> {
+        for (e, subject) in self.scenario.edits.iter().zip(&self.edited) {
+            if subject.base.is_none() {
+                continue;
+            }
+            if let Some(at) = points.iter().find(|at| subject.at(**at).base_tokens < 0.0) {
+                return Err(Located::new(
+                    self.scenario.edits_source(),
+                    format!(
+                        "takes the base tokens below zero: B = {} at ρ = {} becomes {}; the base cannot be negative (lower the change, or sweep B from a higher value)",
+                        crate::output::number::grouped(at.base_tokens, 0),
+                        crate::output::number::decimal(at.bytes_per_token),
+                        crate::output::number::grouped(subject.at(*at).base_tokens, 0)
+                    ),
+                )
+                .at(e.line_column)
+                .place(format!("[[edit]] \"{}\": base", e.name))
+                .into());
+            }
+        }
+        Ok(())
     }
 
     /// The baseline, then every edit.

@@ -490,3 +490,58 @@ fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
         "a refused write changes nothing"
     );
 }
+
+#[test]
+fn an_edits_file_replaces_the_scenarios_edits() {
+    let assert = simulate()
+        .args([
+            "tests/fixtures/good/small.toml",
+            "--edits",
+            "tests/fixtures/edits/rules.toml",
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let names: Vec<&str> = v["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shorter system prompt", "cap reads at 300 bytes"]);
+    // 6 calls × 200 tokens.
+    assert_eq!(v["edits"][0]["saved_tokens"], 1200.0);
+}
+
+#[test]
+fn a_bad_edits_file_is_named_in_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("edits.toml");
+    fs::write(
+        &path,
+        "[[edit]]\nname = \"x\"\ncapp = { select = { tool = \"Bash\" }, max_bytes = 10 }\n",
+    )
+    .unwrap();
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--no-write", "--edits"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("edits.toml:3:1: unknown field `capp`")
+                .and(predicate::str::contains("did you mean `cap`?")),
+        );
+    fs::write(&path, "[[edit]]\nname = \"x\"\ndrop = { call = \"zz\" }\n").unwrap();
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--no-write", "--edits"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("edits.toml:3:")
+                .and(predicate::str::contains("unknown call `zz`")),
+        );
+}

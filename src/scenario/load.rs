@@ -1,6 +1,7 @@
 //! Reading a scenario file from disk and turning TOML errors into located messages.
 
-use super::file::ScenarioFile;
+use super::Edit;
+use super::file::{EditsFile, ScenarioFile};
 use super::{Scenario, validate};
 use crate::error::{Error, Located, line_column};
 use std::io::Read;
@@ -22,6 +23,15 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario, Error> {
     let file_name = path.display().to_string();
     let raw: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(&file_name, text, &e))?;
     validate::scenario(raw, text, path)
+}
+
+/// Reads and checks an edits file (`--edits FILE`): `[[edit]]` tables only, so the same
+/// edits run against any scenario. Calls they name are checked when they are applied.
+pub fn load_edits(path: &Path) -> Result<Vec<Edit>, Error> {
+    let text = read_limited(path)?;
+    let file_name = path.display().to_string();
+    let raw: EditsFile = toml::from_str(&text).map_err(|e| toml_error(&file_name, &text, &e))?;
+    Ok(validate::edits(raw, &text, path)?)
 }
 
 /// Reads a whole UTF-8 text file, refusing files over [`MAX_INPUT_BYTES`].

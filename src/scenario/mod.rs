@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 pub use bounds::Assumption;
 pub use fitted::{Fitted, FittedChanges, write_fitted};
-pub use load::{MAX_INPUT_BYTES, load, load_str, read_limited};
+pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_limited};
 pub use tsv::{parse_tsv, read_tsv};
 pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
 
@@ -489,6 +489,22 @@ pub struct Scenario {
     pub sources: AssumptionSources,
     /// The `[import]` table, for a scenario made from an agent log.
     pub import: Option<ImportInfo>,
+    /// The edits file the edits came from (`--edits FILE`), instead of the scenario.
+    pub edits_file: Option<String>,
+}
+
+impl Scenario {
+    /// The scenario with `edits` from the edits file `file` in place of its own.
+    pub fn with_edits(mut self, edits: Vec<Edit>, file: &str) -> Scenario {
+        self.edits = edits;
+        self.edits_file = Some(file.to_string());
+        self
+    }
+
+    /// The file the edits were written in, for messages.
+    pub fn edits_source(&self) -> &str {
+        self.edits_file.as_deref().unwrap_or(&self.source)
+    }
 }
 
 impl Scenario {

@@ -14,8 +14,8 @@ mod sweep;
 
 pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
 
-use super::file::{ImportFile, ScenarioFile};
-use super::{Assumption, AssumptionSources, Convention, ImportInfo, Scenario};
+use super::file::{EditsFile, ImportFile, ScenarioFile};
+use super::{Assumption, AssumptionSources, Convention, Edit, ImportInfo, Scenario};
 use crate::error::{Error, Located, line_column};
 use std::ops::Range;
 use std::path::Path;
@@ -304,7 +304,24 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         price,
         sources,
         import,
+        edits_file: None,
     })
+}
+
+/// Checks an edits file's `[[edit]]` tables; `path` is where it was read from.
+pub fn edits(raw: EditsFile, text: &str, path: &Path) -> Result<Vec<Edit>, Located> {
+    let ck = Checker {
+        file: path.display().to_string(),
+        text,
+    };
+    if raw.edit.is_empty() {
+        return Err(ck.err(
+            Some(0..0),
+            "[[edit]]",
+            "the edits file has no [[edit]] tables: add at least one",
+        ));
+    }
+    edits::edits(&ck, raw.edit)
 }
 
 /// The `[import]` table: kept for reports; its convention must be a known one.
