@@ -842,3 +842,39 @@ proptest! {
         }
     }
 }
+
+/// A session whose usage was generated from B = 21,500 and ρ = 3.7 with 1 % noise
+/// (`cargo run --example gen_session -- OUT.jsonl`): importing it and fitting gives them back
+/// within 2 %.
+#[test]
+fn a_session_generated_from_known_b_and_rho_is_fitted_back_within_two_percent() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args(["import", "claude-code", "tests/fixtures/import/claude-code-fit", "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let scenario = out.path().join("shop-5e55a0e1.toml");
+    let assert = simulate()
+        .args(["fit", "--format", "json"])
+        .arg(&scenario)
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let b = v["base_tokens"].as_f64().unwrap();
+    let rho = v["bytes_per_token"].as_f64().unwrap();
+    assert!((b / 21_500.0 - 1.0).abs() < 0.02, "B = {b}");
+    assert!((rho / 3.7 - 1.0).abs() < 0.02, "ρ = {rho}");
+    assert_eq!(v["calls_used"], 60);
+    // The 60 responses were each logged twice (a streaming snapshot, then the final copy).
+    let summary = simulate()
+        .args(["import", "claude-code", "tests/fixtures/import/claude-code-fit", "--format", "json", "--out"])
+        .arg(out.path().join("again"))
+        .assert()
+        .success();
+    let s: Value = serde_json::from_slice(&summary.get_output().stdout).unwrap();
+    let trace = &s["traces"][0];
+    assert_eq!(trace["requests"], 60);
+    assert_eq!(trace["duplicates_removed"], 60);
+    assert_eq!(trace["usage"]["output_tokens"], 25_600);
+}

@@ -428,7 +428,7 @@ fn measure(
     if m.ranking_holds {
         writeln!(
             out,
-            "  ranking holds at {}{off}",
+            "  ranking holds at all {}{off}",
             plural(points, "point", "points")
         )?;
     } else {
