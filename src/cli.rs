@@ -306,6 +306,17 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         }));
     }
     if let Some(Sub::Ledger(l)) = cli.command {
+        // A scenario passed to `ledger` would fail on its first line as a bad trace line:
+        // say what to run instead.
+        if l.trace.extension().is_some_and(|e| e == "toml") {
+            let shown = l.trace.display();
+            return Err(Located::new(
+                shown.to_string(),
+                format!(
+                    "this is a scenario file, but `simulate ledger` reads a TSV trace (number<TAB>label<TAB>bytes): run `simulate {shown}` for the scenario's ledger.csv and comparison"
+                ),
+            ));
+        }
         return Ok(Command::Ledger(LedgerConfig {
             trace: l.trace,
             base_tokens: l.base,
@@ -458,5 +469,9 @@ mod tests {
         assert!(parse_from(["simulate", "import", "codex", "a.jsonl"]).is_err());
         assert!(parse_from(["simulate", "import", "gemini", "a", "--out", "o"]).is_err());
         assert!(parse_from(["simulate"]).is_err());
+        let e = parse_from(["simulate", "ledger", "scenarios/merge.toml"])
+            .unwrap()
+            .unwrap_err();
+        assert!(e.message.contains("run `simulate scenarios/merge.toml`"), "{e}");
     }
 }
