@@ -878,3 +878,29 @@ fn a_session_generated_from_known_b_and_rho_is_fitted_back_within_two_percent() 
     assert_eq!(trace["duplicates_removed"], 60);
     assert_eq!(trace["usage"]["output_tokens"], 25_600);
 }
+
+/// Fuzzing found (`fuzz/`, target import_claude_code): a model name with a line break
+/// went into the scenario as is, and the loader refused the file the importer wrote. Text
+/// from a log is cleaned (control characters, length) and ids kept unique: every scenario
+/// the importer writes loads and runs.
+#[test]
+fn regression_text_with_control_characters_still_makes_loadable_scenarios() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args([
+            "import",
+            "claude-code",
+            "tests/fixtures/import/regressions/control-character-in-model.jsonl",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let mut written = 0;
+    for entry in fs::read_dir(out.path()).unwrap() {
+        let path = entry.unwrap().path();
+        simulate().arg(&path).arg("--no-write").assert().success();
+        written += 1;
+    }
+    assert!(written >= 1);
+}

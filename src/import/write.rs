@@ -44,6 +44,37 @@ fn seconds(x: f64) -> String {
     }
 }
 
+/// Text from a log as the scenario file accepts it: control characters become spaces
+/// (they would corrupt charts, pages and terminals, and the loader refuses them), runs of
+/// spaces collapse, at most `max_chars` characters, never empty.
+fn clean(text: &str, max_chars: usize, fallback: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars * 4));
+    let mut chars = 0;
+    for c in text.chars() {
+        let c = if c.is_control() { ' ' } else { c };
+        if c == ' ' && (out.is_empty() || out.ends_with(' ')) {
+            continue;
+        }
+        if chars + 1 == max_chars {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        chars += 1;
+    }
+    let trimmed = out.trim_end();
+    if trimmed.is_empty() {
+        fallback.to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// Longest id, tool or model name the loader takes (characters).
+const MAX_ID: usize = 200;
+/// Longest label the loader takes (characters).
+const MAX_LABEL: usize = 1000;
+
 /// The scenario text of one trace.
 pub fn render(t: &Trace, reader: &dyn Reader) -> String {
     let convention = reader.convention();
@@ -114,7 +145,7 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
     let _ = writeln!(s, "malformed_lines = {}", t.malformed.len());
     let model = t.model();
     if let Some(m) = model {
-        let _ = writeln!(s, "model = {}", string(m));
+        let _ = writeln!(s, "model = {}", string(&clean(m, MAX_ID, "unknown")));
     }
     let _ = writeln!(s, "convention = {}", string(convention.key()));
 
@@ -122,12 +153,20 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         let _ = writeln!(s, "\n[cache]\npreset = {}", string(preset));
     }
 
-    for c in &t.calls {
+    // Ids must be unique in a scenario; two requests of one log can share one (the same
+    // requestId with two message ids), so a repeat gets a suffix.
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (i, c) in t.calls.iter().enumerate() {
+        let mut id = clean(&c.id, MAX_ID - 8, &format!("request-{}", i + 1));
+        if !ids.insert(id.clone()) {
+            id = format!("{id}#{}", i + 1);
+            ids.insert(id.clone());
+        }
         let _ = writeln!(s, "\n[[call]]");
-        let _ = writeln!(s, "id = {}", string(&c.id));
-        let _ = writeln!(s, "label = {}", string(&c.label));
+        let _ = writeln!(s, "id = {}", string(&id));
+        let _ = writeln!(s, "label = {}", string(&clean(&c.label, MAX_LABEL, "(no label)")));
         if let Some(tool) = &c.tool {
-            let _ = writeln!(s, "tool = {}", string(tool));
+            let _ = writeln!(s, "tool = {}", string(&clean(tool, MAX_ID, "(unnamed tool)")));
         }
         let _ = writeln!(s, "kind = {}", string(c.kind));
         if c.bytes > 0 || c.image_tokens == 0 {
@@ -156,7 +195,7 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         let _ = writeln!(s, "cache_read_input_tokens = {}", m.cache_read_input_tokens);
         let _ = writeln!(s, "output_tokens = {}", m.output_tokens);
         if let Some(model) = &c.model {
-            let _ = writeln!(s, "model = {}", string(model));
+            let _ = writeln!(s, "model = {}", string(&clean(model, MAX_ID, "unknown")));
         }
         let _ = writeln!(s, "convention = {}", string(convention.key()));
     }
