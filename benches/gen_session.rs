@@ -70,10 +70,16 @@ fn work(rng: &mut Rng, step: usize) -> (&'static str, Value, String) {
                     rng.below(9) + 1
                 );
             }
-            ("Read", json!({ "file_path": format!("/home/dev/shop/{file}") }), text)
+            (
+                "Read",
+                json!({ "file_path": format!("/home/dev/shop/{file}") }),
+                text,
+            )
         }
         1 => {
-            let mut text = String::from("   Compiling shop v0.3.1 (/home/dev/shop)\n    Finished `test` profile\n     Running unittests src/lib.rs\n\n");
+            let mut text = String::from(
+                "   Compiling shop v0.3.1 (/home/dev/shop)\n    Finished `test` profile\n     Running unittests src/lib.rs\n\n",
+            );
             let tests = 20 + rng.below(200);
             let _ = writeln!(text, "running {tests} tests");
             for t in 0..tests {
@@ -86,33 +92,66 @@ fn work(rng: &mut Rng, step: usize) -> (&'static str, Value, String) {
                 if failed > 0 { "FAILED" } else { "ok" },
                 tests - failed
             );
-            ("Bash", json!({ "command": "cargo test", "description": "Run the tests" }), text)
+            (
+                "Bash",
+                json!({ "command": "cargo test", "description": "Run the tests" }),
+                text,
+            )
         }
         2 => {
             let mut text = String::new();
             for hit in 0..(5 + rng.below(60)) {
-                let _ = writeln!(text, "src/{}.rs:{}:    let total = cart.total_cents();", ["cart", "checkout", "api/orders"][hit as usize % 3], 10 + hit * 7);
+                let _ = writeln!(
+                    text,
+                    "src/{}.rs:{}:    let total = cart.total_cents();",
+                    ["cart", "checkout", "api/orders"][hit as usize % 3],
+                    10 + hit * 7
+                );
             }
-            ("Grep", json!({ "pattern": "total_cents", "path": "src" }), text)
+            (
+                "Grep",
+                json!({ "pattern": "total_cents", "path": "src" }),
+                text,
+            )
         }
         4 => (
             "Edit",
             json!({ "file_path": format!("/home/dev/shop/{file}"), "old_string": "cart.total()", "new_string": "cart.total_cents()" }),
-            format!("The file /home/dev/shop/{file} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n  41\t    let total = cart.total_cents();\n"),
+            format!(
+                "The file /home/dev/shop/{file} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n  41\t    let total = cart.total_cents();\n"
+            ),
         ),
         5 => {
-            let mut text = String::from("Web search results for query: \"rust decimal money rounding half even\"\n\n");
+            let mut text = String::from(
+                "Web search results for query: \"rust decimal money rounding half even\"\n\n",
+            );
             for r in 0..8 {
-                let _ = writeln!(text, "{}. How to round money in Rust — an answer explaining banker's rounding with integer cents and why floating point must not hold currency values ({r}).", r + 1);
+                let _ = writeln!(
+                    text,
+                    "{}. How to round money in Rust — an answer explaining banker's rounding with integer cents and why floating point must not hold currency values ({r}).",
+                    r + 1
+                );
             }
-            ("WebSearch", json!({ "query": "rust decimal money rounding half even" }), text)
+            (
+                "WebSearch",
+                json!({ "query": "rust decimal money rounding half even" }),
+                text,
+            )
         }
         _ => {
             let mut text = String::new();
             for line in 0..(10 + rng.below(80)) {
-                let _ = writeln!(text, "{:>5}\t## Checkout rules {line}: prices are integer cents; taxes round half to even per line item.", line + 1);
+                let _ = writeln!(
+                    text,
+                    "{:>5}\t## Checkout rules {line}: prices are integer cents; taxes round half to even per line item.",
+                    line + 1
+                );
             }
-            ("Read", json!({ "file_path": "/home/dev/shop/docs/checkout-rules.md" }), text)
+            (
+                "Read",
+                json!({ "file_path": "/home/dev/shop/docs/checkout-rules.md" }),
+                text,
+            )
         }
     }
 }
@@ -120,7 +159,9 @@ fn work(rng: &mut Rng, step: usize) -> (&'static str, Value, String) {
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let Some(out) = args.get(1).filter(|a| !a.starts_with("--")) else {
-        eprintln!("usage: gen_session OUT.jsonl [--base N] [--bpt R] [--noise F] [--requests N] [--seed N]");
+        eprintln!(
+            "usage: gen_session OUT.jsonl [--base N] [--bpt R] [--noise F] [--requests N] [--seed N]"
+        );
         std::process::exit(2);
     };
     let base = arg(&args, "--base", 21_500.0);
@@ -188,7 +229,8 @@ fn main() -> std::io::Result<()> {
             lines.push(u.to_string());
             bytes_before += text.len() as f64;
         }
-        let total = ((base + bytes_before / rho + out_before) * (1.0 + noise * rng.normal())).round();
+        let total =
+            ((base + bytes_before / rho + out_before) * (1.0 + noise * rng.normal())).round();
         let input_tokens = 3.0 + rng.below(5) as f64;
         let read = if i == 0 || gap > 300.0 {
             0.0

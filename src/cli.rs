@@ -472,6 +472,9 @@ mod tests {
         let e = parse_from(["simulate", "ledger", "scenarios/merge.toml"])
             .unwrap()
             .unwrap_err();
-        assert!(e.message.contains("run `simulate scenarios/merge.toml`"), "{e}");
+        assert!(
+            e.message.contains("run `simulate scenarios/merge.toml`"),
+            "{e}"
+        );
     }
 }

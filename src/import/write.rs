@@ -164,9 +164,17 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         }
         let _ = writeln!(s, "\n[[call]]");
         let _ = writeln!(s, "id = {}", string(&id));
-        let _ = writeln!(s, "label = {}", string(&clean(&c.label, MAX_LABEL, "(no label)")));
+        let _ = writeln!(
+            s,
+            "label = {}",
+            string(&clean(&c.label, MAX_LABEL, "(no label)"))
+        );
         if let Some(tool) = &c.tool {
-            let _ = writeln!(s, "tool = {}", string(&clean(tool, MAX_ID, "(unnamed tool)")));
+            let _ = writeln!(
+                s,
+                "tool = {}",
+                string(&clean(tool, MAX_ID, "(unnamed tool)"))
+            );
         }
         let _ = writeln!(s, "kind = {}", string(c.kind));
         if c.bytes > 0 || c.image_tokens == 0 {

@@ -290,17 +290,21 @@ impl Reading {
 }
 
 /// The usage of an assistant message; None when input or output tokens are missing.
-/// Missing cache fields are 0: the API leaves them out when nothing was cached.
+/// Missing cache fields are 0: the API leaves them out when nothing was cached. A 1-hour
+/// split larger than all cache writes contradicts itself, so it is left out (unknown)
+/// rather than written: the cache writes stay as measured.
 fn usage(message: &Message<'_>) -> Option<Usage> {
     let u = message.usage.as_ref()?;
+    let creation = u.cache_creation_input_tokens.unwrap_or(0);
     Some(Usage {
         input_tokens: u.input_tokens?,
         output_tokens: u.output_tokens?,
-        cache_creation_input_tokens: Some(u.cache_creation_input_tokens.unwrap_or(0)),
+        cache_creation_input_tokens: Some(creation),
         cache_creation_1h_input_tokens: u
             .cache_creation
             .as_ref()
-            .map(|c| c.ephemeral_1h_input_tokens.unwrap_or(0)),
+            .map(|c| c.ephemeral_1h_input_tokens.unwrap_or(0))
+            .filter(|&one_hour| one_hour <= creation),
         cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
     })
 }
