@@ -6,9 +6,7 @@ use plotters::prelude::{ChartBuilder, Circle, Color, IntoDrawingArea, PathElemen
 
 use super::layout::{self, Entry, Key, LEGEND_X};
 use super::reduce;
-use super::style::{
-    self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, LINE_PX, MARGIN_PX, TITLE_BAND_PX, WIDTH_PX,
-};
+use super::style::{self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, LINE_PX, MARGIN_PX, WIDTH_PX};
 use super::{ChartError, ChartInput, drawing, edit_name};
 
 /// File name of this chart.
@@ -115,21 +113,16 @@ fn finite_sum(values: &[f64]) -> f64 {
 /// Renders the chart as SVG text.
 pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let legend = legend(chart);
-    let height =
-        HEIGHT_PX.max((TITLE_BAND_PX + 10 + layout::legend_height(&legend) + MARGIN_PX) as u32);
+    let height = HEIGHT_PX.max((band + 10 + layout::legend_height(&legend) + MARGIN_PX) as u32);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
         layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        layout::draw_legend(&root, TITLE_BAND_PX + 10, &legend, FILE)?;
-        let area = root.margin(
-            TITLE_BAND_PX,
-            MARGIN_PX,
-            MARGIN_PX,
-            WIDTH_PX as i32 - LEGEND_X + 12,
-        );
+        layout::draw_legend(&root, band + 10, &legend, FILE)?;
+        let area = root.margin(band, MARGIN_PX, MARGIN_PX, WIDTH_PX as i32 - LEGEND_X + 12);
         let (x_lo, x_hi) = chart.x_range;
         let (y_lo, y_hi) = chart.y_range;
         let mut plot = ChartBuilder::on(&area)

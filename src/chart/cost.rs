@@ -10,8 +10,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Entry, Key, LEGEND_X};
 use super::reduce::{self, Peak};
 use super::style::{
-    self, AREA_OPACITY, BACKGROUND, BASELINE, INK, MARGIN_PX, SUBTITLE_SIZE, TITLE_BAND_PX,
-    WIDTH_PX,
+    self, AREA_OPACITY, BACKGROUND, BASELINE, INK, MARGIN_PX, SUBTITLE_SIZE, WIDTH_PX,
 };
 use super::{ChartError, ChartInput, CostSeries, drawing, edit_name};
 
@@ -117,9 +116,10 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
 /// Renders the chart as SVG text.
 pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let legend = legend(chart);
     let n = chart.panels.len().max(1) as i32;
-    let plot_top = TITLE_BAND_PX + 4;
+    let plot_top = band + 4;
     let panels_px = n * PANEL_PX;
     let height = (plot_top + panels_px + BELOW_PANELS_PX + MARGIN_PX)
         .max(plot_top + 10 + layout::legend_height(&legend) + MARGIN_PX);

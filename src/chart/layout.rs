@@ -57,27 +57,77 @@ impl Entry {
 
 /// Left edge of the legend column, in px.
 pub(crate) const LEGEND_X: i32 = WIDTH_PX as i32 - LEGEND_WIDTH_PX;
-/// Characters of a legend label that fit beside its key.
-const LABEL_CHARS: usize = 27;
-/// Characters of a legend note.
-const NOTE_CHARS: usize = 31;
+/// Room for a legend label beside its key, in px: labels wrap, never run off the page.
+const LABEL_PX: i32 = LEGEND_WIDTH_PX - 38 - MARGIN_PX;
+/// Room for a heading (no key before it), in px.
+const HEADING_PX: i32 = LEGEND_WIDTH_PX - 8 - MARGIN_PX;
+/// Lines a legend label or note may take before it is cut with `…`.
+const LABEL_LINES: usize = 3;
+const NOTE_LINES: usize = 3;
+/// Height of a wrapped label's further lines and of a note's lines, in px.
+const MORE_LINE_PX: i32 = 18;
+/// Height of a title line and of a subtitle line, in px.
+const TITLE_LINE_PX: i32 = 28;
+const SUBTITLE_LINE_PX: i32 = 19;
+/// Room for the title and subtitle: the page less its margins.
+const TITLE_PX: i32 = WIDTH_PX as i32 - 2 * MARGIN_PX - 8;
+
+/// An entry's label and note as they are drawn, line by line.
+fn entry_lines(entry: &Entry) -> (Vec<String>, Vec<String>) {
+    let (label_px, font) = match entry.key {
+        Key::Heading => (HEADING_PX, LABEL_SIZE * 1.08),
+        _ => (LABEL_PX, LABEL_SIZE),
+    };
+    let label = style::wrap(&style::clean(&entry.label), label_px, font, LABEL_LINES);
+    let note = entry
+        .note
+        .as_ref()
+        .map(|n| style::wrap(&style::clean(n), label_px, SMALL_SIZE, NOTE_LINES))
+        .unwrap_or_default();
+    (label, note)
+}
+
+/// Height of one entry, in px.
+fn entry_height(entry: &Entry) -> i32 {
+    let (label, note) = entry_lines(entry);
+    LEGEND_LINE_PX
+        + MORE_LINE_PX * (label.len() as i32 - 1)
+        + (MORE_LINE_PX - 1) * note.len() as i32
+}
 
 /// Height the legend needs, in px.
 pub(crate) fn legend_height(entries: &[Entry]) -> i32 {
-    entries
-        .iter()
-        .map(|e| {
-            LEGEND_LINE_PX
-                + if e.note.is_some() {
-                    LEGEND_LINE_PX - 4
-                } else {
-                    0
-                }
-        })
-        .sum()
+    entries.iter().map(entry_height).sum()
 }
 
-/// Title and subtitle at the top left.
+/// The title (at most two lines) and subtitle (each `\n`-separated sentence wrapped, at most
+/// five lines in all) as they are drawn.
+fn title_lines(title: &str, subtitle: &str) -> (Vec<String>, Vec<String>) {
+    let title = style::wrap(&style::clean(title), TITLE_PX, TITLE_SIZE * 1.08, 2);
+    let mut lines: Vec<String> = subtitle
+        .split('\n')
+        .filter(|s| !s.trim().is_empty())
+        .flat_map(|s| style::wrap(&style::clean(s), TITLE_PX, SUBTITLE_SIZE, 3))
+        .collect();
+    if lines.len() > 5 {
+        lines.truncate(5);
+        if let Some(last) = lines.last_mut() {
+            last.push('…');
+        }
+    }
+    (title, lines)
+}
+
+/// Height of the band that holds `title` and `subtitle`, in px: [`style::TITLE_BAND_PX`]
+/// for one line of each, more when they wrap.
+pub(crate) fn title_band_px(title: &str, subtitle: &str) -> i32 {
+    let (title, subtitle) = title_lines(title, subtitle);
+    style::TITLE_BAND_PX
+        + TITLE_LINE_PX * (title.len() as i32 - 1)
+        + SUBTITLE_LINE_PX * (subtitle.len().max(1) as i32 - 1)
+}
+
+/// Title and subtitle at the top left, wrapped to the page width.
 pub(crate) fn draw_title(
     root: &Area,
     title: &str,
@@ -86,18 +136,27 @@ pub(crate) fn draw_title(
 ) -> Result<(), ChartError> {
     let err = drawing(chart);
     let left = MARGIN_PX + 4;
-    root.draw(&Text::new(
-        title.to_string(),
-        (left, MARGIN_PX),
-        style::bold(TITLE_SIZE, INK, HPos::Left, VPos::Top),
-    ))
-    .map_err(&err)?;
-    root.draw(&Text::new(
-        subtitle.to_string(),
-        (left, MARGIN_PX + 28),
-        style::text(SUBTITLE_SIZE, MUTED, HPos::Left, VPos::Top),
-    ))
-    .map_err(&err)
+    let (title, subtitle) = title_lines(title, subtitle);
+    let mut y = MARGIN_PX;
+    for line in title {
+        root.draw(&Text::new(
+            line,
+            (left, y),
+            style::bold(TITLE_SIZE, INK, HPos::Left, VPos::Top),
+        ))
+        .map_err(&err)?;
+        y += TITLE_LINE_PX;
+    }
+    for line in subtitle {
+        root.draw(&Text::new(
+            line,
+            (left, y),
+            style::text(SUBTITLE_SIZE, MUTED, HPos::Left, VPos::Top),
+        ))
+        .map_err(&err)?;
+        y += SUBTITLE_LINE_PX;
+    }
+    Ok(())
 }
 
 /// An axis description rotated to read bottom-up, centred on `(x, y)`.
@@ -128,7 +187,7 @@ pub(crate) fn draw_label(
     .map_err(drawing(chart))
 }
 
-/// The legend column, its first line at `top`.
+/// The legend column, its first line at `top`. Labels and notes wrap to the column.
 pub(crate) fn draw_legend(
     root: &Area,
     top: i32,
@@ -148,22 +207,23 @@ pub(crate) fn draw_legend(
                 style::text(LABEL_SIZE, INK, HPos::Left, VPos::Center),
             ),
         };
-        root.draw(&Text::new(
-            style::truncate(&entry.label, LABEL_CHARS),
-            (label_x, middle),
-            font,
-        ))
-        .map_err(&err)?;
-        y += LEGEND_LINE_PX;
-        if let Some(note) = &entry.note {
+        let (label, note) = entry_lines(entry);
+        let mut line_y = middle;
+        for line in label {
+            root.draw(&Text::new(line, (label_x, line_y), font.clone()))
+                .map_err(&err)?;
+            line_y += MORE_LINE_PX;
+        }
+        for line in note {
             root.draw(&Text::new(
-                style::truncate(note, NOTE_CHARS),
-                (label_x, y + (LEGEND_LINE_PX - 4) / 2 - 2),
+                line,
+                (label_x, line_y - 2),
                 style::text(SMALL_SIZE, MUTED, HPos::Left, VPos::Center),
             ))
             .map_err(&err)?;
-            y += LEGEND_LINE_PX - 4;
+            line_y += MORE_LINE_PX - 1;
         }
+        y += entry_height(entry);
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Entry, Key};
 use super::style::{
     self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED, SMALL_SIZE,
-    SUBTITLE_SIZE, TITLE_BAND_PX, WIDTH_PX,
+    SUBTITLE_SIZE, WIDTH_PX,
 };
 use super::{ChartError, ChartInput, SavingsGrid, drawing};
 
@@ -221,10 +221,11 @@ fn panel_height(chart: &SavingsChart) -> i32 {
 /// Renders the chart as SVG text.
 pub fn draw(chart: &SavingsChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let columns = chart.columns.max(1);
     let rows = chart.panels.len().div_ceil(columns).max(1);
     let legend = legend(chart);
-    let plot_top = TITLE_BAND_PX + 4;
+    let plot_top = band + 4;
     let panels_height = rows as i32 * panel_height(chart);
     let height = (plot_top + panels_height + 40 + MARGIN_PX)
         .max(plot_top + layout::legend_height(&legend) + MARGIN_PX);

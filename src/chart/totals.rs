@@ -8,9 +8,7 @@ use plotters::prelude::{
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout;
-use super::style::{
-    self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX,
-};
+use super::style::{self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, ChartInput, drawing, edit_name};
 
 /// File name of this chart.
@@ -113,15 +111,16 @@ pub fn prepare(input: &ChartInput) -> Result<TotalsChart, ChartError> {
 /// Renders the chart as SVG text.
 pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let n = chart.bars.len().max(1);
     let bars_px = ROW_PX * n as i32;
-    let height = TITLE_BAND_PX + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
+    let height = band + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
         layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        let area = root.margin(TITLE_BAND_PX + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
+        let area = root.margin(band + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)
