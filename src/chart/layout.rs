@@ -1,7 +1,7 @@
 //! The frame every chart shares: the title band on top and the legend column on the right,
 //! both outside the plot so they never cover data.
 
-use plotters::prelude::{Circle, Color, FontTransform, PathElement, Polygon, Rectangle, Text};
+use plotters::prelude::{Circle, Color, FontTransform, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::style::{
@@ -22,14 +22,16 @@ pub(crate) enum Key {
     Rule(RGBColor, u32),
     /// The break-even marker: a ring.
     Ring,
-    /// A tie: stripes of two edit colours.
-    Stripes,
-    /// The flip mark of the ranking map: a cross on a light square.
-    Cross,
-    /// The nominal cell of the ranking map: a thick outline.
-    Outline,
+    /// A small dot (a sampled point).
+    Dot,
+    /// A square, left half in one colour and right half in another.
+    TwoTone(RGBColor, RGBColor),
+    /// A marker shape in ink (what caused a cache write).
+    Marker(Marker),
     /// No key: a heading or a note.
     Heading,
+    /// No key, but indented like a keyed line: an item under the line above.
+    Indent,
 }
 
 /// One line of the legend, with an optional second line in smaller, muted text.
@@ -63,7 +65,7 @@ const LABEL_PX: i32 = LEGEND_WIDTH_PX - 38 - MARGIN_PX;
 const HEADING_PX: i32 = LEGEND_WIDTH_PX - 8 - MARGIN_PX;
 /// Lines a legend label or note may take before it is cut with `…`.
 const LABEL_LINES: usize = 3;
-const NOTE_LINES: usize = 3;
+const NOTE_LINES: usize = 4;
 /// Height of a wrapped label's further lines and of a note's lines, in px.
 const MORE_LINE_PX: i32 = 18;
 /// Height of a title line and of a subtitle line, in px.
@@ -260,73 +262,91 @@ fn draw_key(
                 .map_err(&err)?;
             root.draw(&Circle::new((x + 11, y), 6, INK.stroke_width(2)))
         }
-        Key::Stripes => {
-            let mid = x + 11;
+        Key::TwoTone(first, second) => {
             root.draw(&Rectangle::new(
-                [(left, top), (mid, bottom)],
-                style::edit_colour(0).filled(),
+                [(left, top), (x + 11, bottom)],
+                first.filled(),
             ))
             .map_err(&err)?;
             root.draw(&Rectangle::new(
-                [(mid, top), (right, bottom)],
-                style::edit_colour(1).filled(),
+                [(x + 11, top), (right, bottom)],
+                second.filled(),
             ))
         }
-        Key::Cross => {
-            root.draw(&Rectangle::new(
-                [(left, top), (right, bottom)],
-                style::TIE.filled(),
-            ))
-            .map_err(&err)?;
-            cross(root, (left + 4, top + 1), (right - 4, bottom - 1), 2, chart)?;
-            Ok(())
-        }
-        Key::Outline => root.draw(&PathElement::new(
-            vec![
-                (left, top),
-                (right, top),
-                (right, bottom),
-                (left, bottom),
-                (left, top),
-            ],
-            INK.stroke_width(3),
-        )),
-        Key::Heading => Ok(()),
+        Key::Dot => root.draw(&Circle::new((x + 11, y), 2, INK.mix(0.75).filled())),
+        Key::Marker(shape) => return marker(root, shape, (x + 11, y), chart),
+        Key::Heading | Key::Indent => Ok(()),
     }
     .map_err(err)
 }
 
-/// A bold × from corner to corner of a box: black on a white halo, readable on any fill.
-pub(crate) fn cross(
+/// A marker shape, drawn in ink on a white halo so it reads on any bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// An upward triangle.
+    Triangle,
+    /// A filled circle.
+    Circle,
+    /// A filled square.
+    Square,
+    /// A diamond.
+    Diamond,
+    /// A ring (an open circle).
+    Ring,
+}
+
+/// Draws `shape` centred on `(x, y)`, about 9 px across.
+pub(crate) fn marker(
     root: &Area,
-    (left, top): (i32, i32),
-    (right, bottom): (i32, i32),
-    width: u32,
+    shape: Marker,
+    (x, y): (i32, i32),
     chart: &'static str,
 ) -> Result<(), ChartError> {
     let err = drawing(chart);
-    for (colour, stroke) in [(BACKGROUND, width + 2), (RGBColor(0, 0, 0), width)] {
-        root.draw(&PathElement::new(
-            vec![(left, top), (right, bottom)],
-            colour.stroke_width(stroke),
-        ))
-        .map_err(&err)?;
-        root.draw(&PathElement::new(
-            vec![(left, bottom), (right, top)],
-            colour.stroke_width(stroke),
-        ))
-        .map_err(&err)?;
+    match shape {
+        Marker::Circle => {
+            root.draw(&Circle::new((x, y), 5, BACKGROUND.filled()))
+                .map_err(&err)?;
+            root.draw(&Circle::new((x, y), 4, INK.filled()))
+        }
+        Marker::Ring => {
+            root.draw(&Circle::new((x, y), 5, BACKGROUND.filled()))
+                .map_err(&err)?;
+            root.draw(&Circle::new((x, y), 4, INK.stroke_width(2)))
+        }
+        Marker::Square => {
+            root.draw(&Rectangle::new(
+                [(x - 5, y - 5), (x + 5, y + 5)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Rectangle::new(
+                [(x - 4, y - 4), (x + 4, y + 4)],
+                INK.filled(),
+            ))
+        }
+        Marker::Triangle => {
+            root.draw(&Polygon::new(
+                vec![(x, y - 7), (x + 7, y + 5), (x - 7, y + 5)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Polygon::new(
+                vec![(x, y - 5), (x + 5, y + 4), (x - 5, y + 4)],
+                INK.filled(),
+            ))
+        }
+        Marker::Diamond => {
+            root.draw(&Polygon::new(
+                vec![(x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Polygon::new(
+                vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
+                INK.filled(),
+            ))
+        }
     }
-    Ok(())
-}
-
-/// A filled polygon in pixel coordinates.
-pub(crate) fn polygon(
-    root: &Area,
-    points: Vec<(i32, i32)>,
-    colour: RGBColor,
-    chart: &'static str,
-) -> Result<(), ChartError> {
-    root.draw(&Polygon::new(points, colour.filled()))
-        .map_err(drawing(chart))
+    .map_err(err)
 }
