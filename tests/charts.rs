@@ -86,6 +86,7 @@ const PLANE_RHO: [f64; 3] = [2.5, 3.3, 4.0];
 fn slice(label: Option<&str>, saving: &dyn Fn(usize, f64, f64) -> f64) -> PlaneSlice {
     PlaneSlice {
         label: label.map(String::from),
+        holds_nominal: label.is_none_or(|l| l == "cache read 0.1×"),
         saved: PLANE_RHO
             .iter()
             .map(|&r| {
@@ -512,7 +513,7 @@ fn ranking_has_a_panel_for_exactly_the_flipping_pairs_and_the_exact_curve() {
     let shaded = |colour: plotters::prelude::RGBColor| -> Vec<(f64, f64)> {
         let doc = roxmltree::Document::parse(text).expect("well-formed SVG");
         let (l, t, r, b) = panel.frame.px;
-        let fill = hex(style::tint(colour, 0.5));
+        let fill = hex(style::tint(colour, chart::ranking::SHADE_TINT));
         doc.descendants()
             .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(fill.as_str()))
             .map(|n| (number(&n, "x"), number(&n, "y")))
@@ -584,6 +585,13 @@ fn the_cost_ranking_draws_a_row_per_slice_and_says_which() {
     assert!(text.contains("ranked by cost"));
     // Cost has no closed form here: sampled only, no curve.
     assert!(polylines(text, &hex(style::INK), "2").is_empty());
+    // The nominal point is ringed only in the slice that holds it.
+    let ringed: Vec<bool> = chart
+        .panels
+        .iter()
+        .map(|p| p.nominal_px.is_some())
+        .collect();
+    assert_eq!(ringed, vec![true, false, true, false, true, false]);
     // Panels of one pair line up in a column, one row per slice.
     let xs: Vec<_> = chart
         .panels
@@ -908,6 +916,7 @@ fn wide_ranking(rows: usize, columns: usize) -> RankingPlane {
         swept: (columns, rows),
         slices: vec![PlaneSlice {
             label: None,
+            holds_nominal: true,
             saved: rs
                 .iter()
                 .map(|&r| {
@@ -1061,6 +1070,20 @@ fn time_a_million_calls() {
         println!("{name}: {} bytes", text.len());
     }
     println!("all charts: {elapsed:?}");
+    // The two charts that walk a million calls, alone.
+    let start = std::time::Instant::now();
+    let context = chart::context::prepare(&input).expect("context");
+    let prepared = start.elapsed();
+    chart::context::draw(&context).expect("context drawn");
+    println!(
+        "context.svg: prepare {prepared:?}, all {:?}",
+        start.elapsed()
+    );
+    let start = std::time::Instant::now();
+    let cost = chart::cost::prepare(&input, input.cost.as_deref().unwrap_or(&[])).expect("cost");
+    let prepared = start.elapsed();
+    chart::cost::draw(&cost).expect("cost drawn");
+    println!("cost.svg: prepare {prepared:?}, all {:?}", start.elapsed());
 }
 
 #[test]
@@ -1091,6 +1114,7 @@ fn edge_cases_still_draw() {
         bytes_per_token: vec![RHO],
         slices: vec![PlaneSlice {
             label: None,
+            holds_nominal: true,
             saved: vec![vec![vec![-3.0, -3.0, -3.0]]],
             baseline: vec![vec![1e6]],
         }],
@@ -1256,4 +1280,19 @@ fn awkward_names(names: Vec<String>) {
             }
         }
     }
+}
+
+#[test]
+#[ignore]
+fn time_reductions() {
+    let values: Vec<f64> = (0..1_000_000).map(|i| f64::from(i % 977)).collect();
+    let t = std::time::Instant::now();
+    let a = chart::reduce::min_max(&values, 620);
+    println!("min_max {:?} {}", t.elapsed(), a.len());
+    let t = std::time::Instant::now();
+    let b = chart::reduce::peaks(&values, 620);
+    println!("peaks {:?} {}", t.elapsed(), b.len());
+    let t = std::time::Instant::now();
+    let c = chart::reduce::segments(&values, &[], values.len(), 640);
+    println!("segments {:?} {}", t.elapsed(), c.len());
 }

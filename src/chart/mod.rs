@@ -104,6 +104,9 @@ pub struct PlaneSlice {
     /// Which values of the other swept axes it holds, e.g. `cache read 0.1×, retry rate 0`;
     /// None when nothing else is swept.
     pub label: Option<String>,
+    /// Whether the nominal point lies in this plane (its cache read and retry rate are the
+    /// nominal ones); the nominal (B, ρ) is ringed only there.
+    pub holds_nominal: bool,
     /// `saved[r][b][e]`: what edit `e` saves at `bytes_per_token[r]`, `base_tokens[b]`,
     /// in the measure's unit.
     pub saved: Vec<Vec<Vec<f64>>>,

@@ -278,14 +278,33 @@ pub fn break_even_words(ta: &Affine, tb: &Affine, rho: f64, curve: &[(f64, f64)]
     }
 }
 
-/// Tick labels at swept values, at least `spacing_px` apart, the first always labelled.
+/// Tick labels at swept values, at least `spacing_px` apart. Where at least two swept
+/// values are round (multiples of a 1–2–2.5–5 step that fits the spacing) only those are
+/// labelled, so a dense axis reads `2, 3.5, 5` rather than `2, 2.225, 2.45, …`.
 pub fn ticks(values: &[f64], frame: &Frame, across: bool, spacing_px: i32) -> Vec<(i32, String)> {
+    let px = |v: f64| if across { frame.x_px(v) } else { frame.y_px(v) };
+    let (lo, hi) = if across { frame.x } else { frame.y };
+    let length = {
+        let (l, t, r, b) = frame.px;
+        if across { r - l } else { b - t }
+    };
+    let room = (length / spacing_px.max(1)).max(1) as f64;
+    let round: Vec<f64> = nice_step((hi - lo) / room)
+        .map(|step| {
+            values
+                .iter()
+                .copied()
+                .filter(|v| ((v / step) - (v / step).round()).abs() < 1e-6)
+                .collect()
+        })
+        .unwrap_or_default();
+    let picked: &[f64] = if round.len() >= 2 { &round } else { values };
     let mut ticks: Vec<(i32, String)> = Vec::new();
-    for &v in values {
-        let px = if across { frame.x_px(v) } else { frame.y_px(v) };
+    for &v in picked {
+        let at = px(v);
         if ticks
             .last()
-            .is_some_and(|(last, _)| (px - last).abs() < spacing_px)
+            .is_some_and(|(last, _)| (at - last).abs() < spacing_px)
         {
             continue;
         }
@@ -294,9 +313,21 @@ pub fn ticks(values: &[f64], frame: &Frame, across: bool, spacing_px: i32) -> Ve
         } else {
             style::ratio(v)
         };
-        ticks.push((px, label));
+        ticks.push((at, label));
     }
     ticks
+}
+
+/// The smallest 1, 2, 2.5 or 5 × 10^k at least `raw`.
+fn nice_step(raw: f64) -> Option<f64> {
+    if !raw.is_finite() || raw <= 0.0 {
+        return None;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|&step| step >= raw * (1.0 - 1e-9))
 }
 
 /// The pair of edits that comes closest to swapping places, when none does.
@@ -357,6 +388,29 @@ pub fn closest_pair(plane: &RankingPlane) -> Option<Closest> {
         }
     }
     best.or(tied)
+}
+
+/// Pairs of edits (in nominal order) that tie at every point drawn: the same saving
+/// everywhere, so no order between them means anything.
+pub fn tied_pairs(plane: &RankingPlane) -> Vec<(usize, usize)> {
+    let order = &plane.nominal_order;
+    let mut pairs = Vec::new();
+    for (k, &a) in order.iter().enumerate() {
+        for &b in &order[k + 1..] {
+            let always = plane.slices.iter().all(|slice| {
+                slice
+                    .saved
+                    .iter()
+                    .zip(&slice.baseline)
+                    .flat_map(|(row, totals)| row.iter().zip(totals))
+                    .all(|(saved, &total)| side(saved, total, a, b) == Side::Tie)
+            });
+            if always {
+                pairs.push((a, b));
+            }
+        }
+    }
+    pairs
 }
 
 /// Checks that `plane` fits `input`'s edits and its own axes.
@@ -471,6 +525,30 @@ mod tests {
         );
         let (lo, hi) = cell_range(&[3.3]);
         assert!(lo < 3.3 && hi > 3.3);
+    }
+
+    #[test]
+    fn dense_axes_are_labelled_at_round_values() {
+        let rho: Vec<f64> = (0..41).map(|k| 2.0 + 0.075 * f64::from(k)).collect();
+        let frame = Frame {
+            px: (0, 0, 600, 330),
+            x: (0.0, 1.0),
+            y: cell_range(&rho),
+        };
+        let labels: Vec<String> = ticks(&rho, &frame, false, 20)
+            .into_iter()
+            .map(|t| t.1)
+            .collect();
+        assert_eq!(labels, vec!["2", "2.6", "3.2", "3.8", "4.4", "5"]);
+        // Few values: every one labelled.
+        let few = [2.5, 3.3, 4.0];
+        let frame = Frame {
+            y: cell_range(&few),
+            ..frame
+        };
+        assert_eq!(ticks(&few, &frame, false, 20).len(), 3);
+        assert_eq!(nice_step(0.3), Some(0.5));
+        assert_eq!(nice_step(2100.0), Some(2500.0));
     }
 
     #[test]

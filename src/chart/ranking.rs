@@ -54,7 +54,7 @@ const MAX_DOTS: usize = 400;
 const X_LABEL_SPACING_PX: i32 = 58;
 const Y_LABEL_SPACING_PX: i32 = 20;
 /// How much the edit colours are lightened for shading, so the curve and dots stand out.
-const SHADE_TINT: f64 = 0.5;
+pub const SHADE_TINT: f64 = 0.35;
 
 /// The chart, laid out in px.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +64,8 @@ pub struct RankingChart {
     pub title: String,
     pub subtitle: String,
     pub panels: Vec<PairPanel>,
+    /// Edit names by index, for the legend (full, where captions may cut them).
+    pub edits: Vec<String>,
     /// Headings of the rows when each row is a slice of the other swept axes: (top px, text).
     pub row_headings: Vec<(i32, String)>,
     /// Whether any pair flips (else the panels show the closest pair).
@@ -206,12 +208,14 @@ pub fn prepare(
             } else {
                 "sampled only: a clearing moves with B or ρ"
             };
+            let fits = |text: &str| style::text_width_px(text, SMALL_SIZE) <= text_px;
             let break_even = match exact {
                 Some((ta, tb)) => plane::break_even_words(&ta, &tb, plane.nominal.1, &curve),
-                None if style::text_width_px(sampled, SMALL_SIZE) > text_px => {
+                None if fits(sampled) => sampled.to_string(),
+                None if fits("sampled only (no closed form)") => {
                     "sampled only (no closed form)".to_string()
                 }
-                None => sampled.to_string(),
+                None => "sampled only".to_string(),
             };
             let notes: Vec<String> = [status(flipped, ties, cells), break_even]
                 .iter()
@@ -238,8 +242,7 @@ pub fn prepare(
                 cells,
                 shading,
                 dots,
-                nominal_px: frame
-                    .contains(plane.nominal)
+                nominal_px: (slice.holds_nominal && frame.contains(plane.nominal))
                     .then(|| frame.to_px(plane.nominal)),
                 x_ticks: plane::ticks(&plane.base_tokens, &frame, true, X_LABEL_SPACING_PX),
                 y_ticks: plane::ticks(&plane.bytes_per_token, &frame, false, Y_LABEL_SPACING_PX),
@@ -263,6 +266,7 @@ pub fn prepare(
         grid_top,
         grid_bottom,
         panels,
+        edits: names,
         row_headings,
     })
 }
@@ -342,6 +346,14 @@ fn words(
             plane.measure
         )
     };
+    let tied = plane::tied_pairs(plane);
+    if !tied.is_empty() {
+        let pairs: Vec<String> = tied
+            .iter()
+            .map(|&(a, b)| format!("{} = {}", name(a), name(b)))
+            .collect();
+        lines.push(format!("Tie at every point: {}.", pairs.join("; ")));
+    }
     if plane.slices.len() > 1 || plane.slices_left_out > 0 {
         let drawn = plane.slices.len();
         let all = drawn + plane.slices_left_out;
@@ -563,6 +575,18 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
     if chart.panels.iter().any(|p| p.nominal_px.is_some()) {
         entries.push(Entry::new(Key::Ring, "nominal point"));
     }
+    // The full names, which small panels may have cut short.
+    let mut drawn: Vec<usize> = chart.panels.iter().flat_map(|p| [p.a, p.b]).collect();
+    drawn.sort_unstable();
+    drawn.dedup();
+    entries.push(Entry::new(Key::Heading, ""));
+    entries.push(Entry::new(Key::Heading, "edits"));
+    for e in drawn {
+        entries.push(Entry::new(
+            Key::Swatch(style::tint(style::edit_colour(e), SHADE_TINT), 1.0),
+            chart.edits.get(e).cloned().unwrap_or_default(),
+        ));
+    }
     entries
 }
 
@@ -622,6 +646,7 @@ mod tests {
             swept: (5, 3),
             slices: vec![PlaneSlice {
                 label: None,
+                holds_nominal: true,
                 saved,
                 baseline,
             }],

@@ -67,14 +67,19 @@ pub fn segments(
     let x_len = x_len.max(values.len()).max(1);
     let at = |i: usize| positions.get(i).map_or(i, |&p| p as usize);
     let bucket_of = |p: usize| (p as u128 * buckets as u128 / x_len as u128) as usize;
+    // First position of bucket `k`: ceil(k · x_len / buckets). Positions ascend, so the
+    // bucket is recomputed (a 128-bit division) only when a call crosses into the next.
+    let start_of = |k: usize| (k as u128 * x_len as u128).div_ceil(buckets as u128) as usize;
+    let mut next_start = start_of(1);
     // Positions per bucket, so a jump over a whole bucket is a gap even when reduced.
     let step = x_len.div_ceil(buckets).max(1);
     let mut lines: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut line: Vec<(f64, f64)> = Vec::new();
-    let mut kept: Option<(usize, [(usize, f64); 4])> = None;
+    // The current bucket's first, lowest, highest and last call (index, value).
+    let mut kept: Option<[(usize, f64); 4]> = None;
     let mut previous: Option<usize> = None;
-    let flush = |kept: &mut Option<(usize, [(usize, f64); 4])>, line: &mut Vec<(f64, f64)>| {
-        if let Some((_, mut four)) = kept.take() {
+    let flush = |kept: &mut Option<[(usize, f64); 4]>, line: &mut Vec<(f64, f64)>| {
+        if let Some(mut four) = kept.take() {
             four.sort_by_key(|&(i, _)| i);
             let mut last = None;
             for (i, v) in four {
@@ -95,15 +100,22 @@ pub fn segments(
             lines.push(std::mem::take(&mut line));
         }
         previous = Some(p);
-        let bucket = bucket_of(p);
-        if kept.is_some_and(|(b, _)| b != bucket) {
+        if p >= next_start {
+            next_start = start_of(bucket_of(p) + 1);
             flush(&mut kept, &mut line);
         }
-        let (_, [first, lowest, highest, _]) = kept.get_or_insert((bucket, [(i, v); 4]));
-        let first = *first;
-        let lowest = if v < lowest.1 { (i, v) } else { *lowest };
-        let highest = if v > highest.1 { (i, v) } else { *highest };
-        kept = Some((bucket, [first, lowest, highest, (i, v)]));
+        match kept.as_mut() {
+            None => kept = Some([(i, v); 4]),
+            Some([_, lowest, highest, last]) => {
+                if v < lowest.1 {
+                    *lowest = (i, v);
+                }
+                if v > highest.1 {
+                    *highest = (i, v);
+                }
+                *last = (i, v);
+            }
+        }
     }
     flush(&mut kept, &mut line);
     lines.push(line);

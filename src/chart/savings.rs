@@ -203,9 +203,13 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
     let same_as = same::coinciding(whole.iter().map(Vec::as_slice));
     let widths = same::widths(&same_as, &vec![LINE_PX; edits.len()]);
 
-    let mut subtitle = "One panel per assumed bytes per token ρ. Where two lines cross, \
-                        the ranking flips (ringed: exact break-even, keyed to its pair)."
-        .to_string();
+    let mut subtitle = if edits.len() > 1 {
+        "One panel per assumed bytes per token ρ. Where two lines cross, the ranking flips \
+         (ringed: exact break-even, keyed to its pair)."
+    } else {
+        "One panel per assumed bytes per token ρ."
+    }
+    .to_string();
     if grid.swept_bytes_per_token > panels.len() {
         subtitle.push_str(&format!(
             "\nPanels drawn: {} of the {} swept ρ values (evenly spaced, with the nominal): {}.",

@@ -25,8 +25,11 @@ const ROW_PX: i32 = 46;
 const BAR_SHARE: f64 = 0.62;
 /// Room below the bars for ticks and the axis description, in px.
 const BELOW_BARS_PX: i32 = 64;
-/// Widest edit name shown beside a bar, in px (longer names end in `…`).
+/// Widest edit name shown beside a bar, in px (longer names wrap to a second line, then
+/// end in `…`).
 const NAME_MAX_PX: i32 = 300;
+/// Height of a line of a wrapped name, in px.
+const NAME_LINE_PX: i32 = 17;
 /// Swatch, gap and padding beside the names, in px.
 const NAME_EXTRA_PX: i32 = 40;
 /// Plot width left after margins, names and tick labels, in px (for label room).
@@ -53,7 +56,8 @@ pub struct TotalsChart {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bar {
     pub edit: usize,
-    pub name: String,
+    /// The edit's name, on one or two lines.
+    pub name: Vec<String>,
     pub saved_pct: f64,
     /// Written past the bar's end: `12.3% · 3.2 calls`.
     pub label: String,
@@ -150,10 +154,11 @@ fn chart(
 ) -> Result<TotalsChart, ChartError> {
     let mut bars = Vec::with_capacity(rows.len());
     for (edit, saved_pct, label) in rows {
-        let name = style::fit(
+        let name = style::wrap(
             &style::clean(edit_name(input, edit, file)?),
             NAME_MAX_PX,
             LABEL_SIZE,
+            2,
         );
         bars.push(Bar {
             edit,
@@ -164,7 +169,7 @@ fn chart(
     }
     let names_width_px = bars
         .iter()
-        .map(|b| style::text_width_px(&b.name, LABEL_SIZE))
+        .flat_map(|b| b.name.iter().map(|l| style::text_width_px(l, LABEL_SIZE)))
         .max()
         .unwrap_or(0)
         + NAME_EXTRA_PX;
@@ -255,12 +260,15 @@ pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
             .map_err(&err)?;
             // The name, with a swatch of the edit's colour: the legend of this chart.
             let (left, _) = plot.backend_coord(&(x_lo, middle));
-            root.draw(&Text::new(
-                bar.name.clone(),
-                (left - 30, y),
-                style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
-            ))
-            .map_err(&err)?;
+            let first = y - NAME_LINE_PX * (bar.name.len() as i32 - 1) / 2;
+            for (k, line) in bar.name.iter().enumerate() {
+                root.draw(&Text::new(
+                    line.clone(),
+                    (left - 30, first + NAME_LINE_PX * k as i32),
+                    style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
+                ))
+                .map_err(&err)?;
+            }
             root.draw(&Rectangle::new(
                 [(left - 22, y - 7), (left - 8, y + 7)],
                 colour.filled(),

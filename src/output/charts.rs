@@ -188,10 +188,11 @@ pub fn input(
     let (savings, ranking, ranking_cost) = match sweep {
         Some((sw, slice)) if !edits.is_empty() && !slice.is_empty() => (
             savings_grid(sw, slice, at, &edits),
-            sweep_report.and_then(|r| ranking_plane(sw, slice, at, &r.tokens, &edits, false)),
+            sweep_report
+                .and_then(|r| ranking_plane(sw, slice, &nominal.point, &r.tokens, &edits, false)),
             sweep_report
                 .and_then(|r| r.cost.as_ref())
-                .and_then(|c| ranking_plane(sw, slice, at, c, &edits, true)),
+                .and_then(|c| ranking_plane(sw, slice, &nominal.point, c, &edits, true)),
         ),
         _ => (None, None, None),
     };
@@ -377,11 +378,12 @@ fn savings_grid(
 fn ranking_plane(
     sw: &SweepOutcome,
     slice: &[SliceCell],
-    at: Assumptions,
+    nominal: &Point,
     measure: &MeasureReport,
     edits: &[String],
     cost: bool,
 ) -> Option<RankingPlane> {
+    let at = nominal.assumptions();
     if edits.len() < 2 {
         return None;
     }
@@ -433,8 +435,12 @@ fn ranking_plane(
                     .collect()
             })
             .collect();
+            let holds_nominal = !cost
+                || (g.cache_read.get(c) == Some(&nominal.cache_read)
+                    && g.retry_rate.get(t) == Some(&nominal.retry_rate));
             Some(PlaneSlice {
                 label: (cost && others_swept).then(|| slice_label(g, c, t)),
+                holds_nominal,
                 saved,
                 baseline,
             })
