@@ -1154,7 +1154,10 @@ fn float_noise(text: &str) -> bool {
             i += 1;
         }
         let number: String = chars[start..i].iter().collect();
-        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
+        // Digits after the point that carry meaning: `0.00041` has two, `2.4749999…` 16.
+        let decimals = number
+            .split_once('.')
+            .map_or(0, |(_, d)| d.trim_start_matches('0').len());
         let negative = start > 0 && chars[start - 1] == '-';
         let zero = number.chars().all(|c| c == '0' || c == '.');
         let exponent = i + 1 < chars.len()
@@ -1173,7 +1176,7 @@ fn the_noise_detector_catches_noise() {
     assert!(float_noise("-2.9e-11%"));
     assert!(float_noise("-0.0%"));
     assert!(float_noise("saved -0"));
-    assert!(!float_noise("ρ = 2.475, B = 36.2k, -1.5%, 10e"));
+    assert!(!float_noise("ρ = 2.475, B = 36.2k, -1.5%, 0.00041%, 10e"));
 }
 
 #[test]

@@ -32,6 +32,8 @@ const MAX_RULES: usize = PLOT_WIDTH_PX;
 /// Height of a clearing rule, and of its row along the bottom of the plot, px.
 const RULE_PX: i32 = 9;
 const RULE_ROW_PX: i32 = 12;
+/// Room between the x axis and the first row of clearing rules: the call numbers, px.
+const RULES_TOP_PX: i32 = 24;
 
 /// The context chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,12 +179,12 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
         subtitle.push('\n');
         subtitle.push_str(match (moved, cleared) {
             (true, true) => {
-                "Calls sit at their place in the baseline: gaps where calls were merged or dropped. Thin rules along the bottom: clearings."
+                "Calls sit at their place in the baseline: gaps where calls were merged or dropped. Rules under the axis: clearings."
             }
             (true, false) => {
                 "Calls sit at their place in the baseline: gaps where calls were merged or dropped."
             }
-            _ => "Thin rules along the bottom: clearings, one row per run (its context drops at the next call).",
+            _ => "Thin rules under the call numbers: clearings, one row per run (its context drops at the next call).",
         });
     }
     Ok(ContextChart {
@@ -229,9 +231,14 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
         let area = root.margin(band, MARGIN_PX, MARGIN_PX, WIDTH_PX as i32 - LEGEND_X + 12);
         let (x_lo, x_hi) = chart.x_range;
         let (y_lo, y_hi) = chart.y_range;
+        let rule_rows = chart
+            .runs
+            .iter()
+            .filter(|r| !r.clearings.is_empty())
+            .count();
         let mut plot = ChartBuilder::on(&area)
             .margin(8)
-            .x_label_area_size(46)
+            .x_label_area_size(46 + RULE_ROW_PX * rule_rows as i32)
             .y_label_area_size(72)
             .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
             .map_err(&err)?;
@@ -258,12 +265,13 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
             .draw()
             .map_err(&err)?;
 
-        // Clearing rules first, under every line: a row per clearing run along the bottom,
-        // where no line goes (every call re-reads at least B).
+        // Clearing rules in a strip of their own under the call numbers, a row per clearing
+        // run, so they never cover a line however small its context.
         let clearing_runs = chart.runs.iter().filter(|r| !r.clearings.is_empty());
         for (row, run) in clearing_runs.enumerate() {
             let colour = style::run_colour(run.edit);
-            let bottom = plot.backend_coord(&(x_lo, y_lo)).1 - 3 - RULE_ROW_PX * row as i32;
+            let axis = plot.backend_coord(&(x_lo, y_lo)).1;
+            let bottom = axis + RULES_TOP_PX + RULE_ROW_PX * (row as i32 + 1);
             for &x in &run.clearings {
                 let px = plot.backend_coord(&(x, y_lo)).0;
                 root.draw(&PathElement::new(
@@ -321,7 +329,7 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         };
         let total = style::short(run.reread_total);
         let mut note = match run.saved_pct {
-            Some(pct) => format!("{total} est. tokens, {}% saved", style::fixed(pct, 1)),
+            Some(pct) => format!("{total} est. tokens, {}% saved", style::percent(pct)),
             None => format!(
                 "{total} est. tokens, {} calls",
                 style::short(run.calls as f64)
@@ -353,7 +361,7 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
     if chart.runs.iter().any(|r| !r.clearings.is_empty()) {
         entries.push(
             Entry::new(Key::Rule(style::BASELINE, 1), "clearing").with_note(
-                "a rule before the call it precedes, along the bottom: one row per run, in its colour",
+                "a rule before the call it precedes, under the call numbers: one row per run, in its colour",
             ),
         );
     }

@@ -27,6 +27,8 @@ const PANEL_PX: i32 = 180;
 const BELOW_PANELS_PX: i32 = 36;
 /// Half the width of a one-call bar, in calls.
 const BAR_HALF_WIDTH: f64 = 0.35;
+/// Panels get their own scales when the tallest run is this many times the shortest.
+const OWN_SCALE_RATIO: f64 = 5.0;
 /// A bar at least this share of the axis is a spike and gets its cause's marker.
 const SPIKE_SHARE: f64 = 0.08;
 /// Markers closer than this, in calls per plot width, give way to the taller bar's.
@@ -41,7 +43,7 @@ pub struct CostChart {
     pub y_desc: String,
     /// One per run: the baseline first, then the clearing edits.
     pub panels: Vec<CostPanel>,
-    /// Shared axes: call number and tokens.
+    /// Shared axes: call number and tokens (the tallest panel's, when each has its own).
     pub x_range: (f64, f64),
     pub y_range: (f64, f64),
     /// The cache's TTL, s, and minimum cacheable length, tokens, for the legend.
@@ -61,6 +63,8 @@ pub struct CostPanel {
     pub cached: Vec<(f64, f64)>,
     /// Tokens written to cache: the highest per call, or per run of calls when reduced.
     pub written: Vec<Peak>,
+    /// This panel's token axis: the chart's shared one, or its own when runs differ too much.
+    pub y_range: (f64, f64),
     /// Spikes that carry a marker: `(call, tokens written, cause)`.
     pub spikes: Vec<(f64, f64, WriteCause)>,
     /// How many calls had each cause of a rewrite (growth left out), in cause order.
@@ -107,25 +111,39 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
             written_total: sum(&run.written_tokens),
             cached: reduce::min_max(&run.cached_tokens, PLOT_WIDTH_PX),
             written: reduce::peaks(&run.written_tokens, PLOT_WIDTH_PX),
+            y_range: (0.0, 1.0),
             spikes: Vec::new(),
             cause_counts,
             clearings: run.clearings,
         });
     }
     let longest = panels.iter().map(|p| p.calls).max().unwrap_or(0).max(1);
-    let highest = style::finite_range(panels.iter().flat_map(|p| {
-        p.cached
-            .iter()
-            .map(|c| c.1)
-            .chain(p.written.iter().map(|w| w.max))
-    }))
-    .map_or(1.0, |(_, hi)| hi);
     // Room above the tallest bar for its marker.
-    let y_range = (0.0, style::padded(0.0, highest.max(0.0), 0.06).1 * 1.1);
+    let top = |hi: f64| style::padded(0.0, hi.max(0.0), 0.06).1 * 1.1;
+    let tops: Vec<f64> = panels
+        .iter()
+        .map(|p| {
+            let values = p
+                .cached
+                .iter()
+                .map(|c| c.1)
+                .chain(p.written.iter().map(|w| w.max));
+            top(style::finite_range(values).map_or(1.0, |(_, hi)| hi))
+        })
+        .collect();
+    let highest = tops.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lowest = tops.iter().copied().fold(f64::INFINITY, f64::min);
+    // One scale for all while the runs are alike; when one run dwarfs another (a clearing
+    // that keeps the context small against a baseline that grows for a million calls)
+    // each panel gets its own, or the smaller run would be a flat line.
+    let own_scales = highest > OWN_SCALE_RATIO * lowest;
     let calls_per_px = longest as f64 / PLOT_WIDTH_PX as f64;
-    for (panel, run) in panels.iter_mut().zip(series) {
-        panel.spikes = spikes(&panel.written, &run.causes, y_range.1, calls_per_px);
+    for (k, (panel, run)) in panels.iter_mut().zip(series).enumerate() {
+        let y_top = if own_scales { tops[k] } else { highest };
+        panel.y_range = (0.0, y_top);
+        panel.spikes = spikes(&panel.written, &run.causes, y_top, calls_per_px);
     }
+    let y_range = (0.0, highest);
     let (ttl_s, min_tokens) = series
         .first()
         .map_or((0.0, 0.0), |s| (s.ttl_s, s.min_tokens));
@@ -138,9 +156,14 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
         ),
         subtitle: format!(
             "Nominal point: B = {} (assumed), ρ = {}. Most calls write only what joined since \
-             the previous one; a marker over a tall bar says why the prefix was written again.",
+             the previous one; a marker over a tall bar says why the prefix was written again.{}",
             style::short(input.base_tokens),
-            style::ratio(input.bytes_per_token)
+            style::ratio(input.bytes_per_token),
+            if own_scales {
+                "\nEach panel has its own vertical scale: the runs differ too much in size to share one."
+            } else {
+                ""
+            }
         ),
         y_desc: format!(
             "est. tokens (bytes ÷ {}) per call",
@@ -305,7 +328,7 @@ fn draw_panel(
 ) -> Result<(), ChartError> {
     let err = drawing(FILE);
     let (x_lo, x_hi) = chart.x_range;
-    let (y_lo, y_hi) = chart.y_range;
+    let (y_lo, y_hi) = panel.y_range;
     let figures = format!(
         ": {} written, {} read from cache (est. tokens)",
         style::short(panel.written_total),
@@ -500,6 +523,28 @@ mod tests {
         assert!(panel.written.len() <= PLOT_WIDTH_PX);
         assert!(panel.cached.len() <= 4 * PLOT_WIDTH_PX);
         assert!(panel.written.iter().any(|p| p.max == 12_000.0));
+    }
+
+    #[test]
+    fn a_run_dwarfed_by_another_gets_its_own_scale() {
+        let (input, mut series) = input(22);
+        let chart = prepare(&input, &series).unwrap();
+        assert_eq!(chart.panels[0].y_range, chart.panels[1].y_range);
+        assert!(!chart.subtitle.contains("own vertical scale"));
+        // The clearing run stays a hundred times smaller than the baseline.
+        let small = &mut series[1];
+        for v in small
+            .cached_tokens
+            .iter_mut()
+            .chain(small.written_tokens.iter_mut())
+        {
+            *v /= 100.0;
+        }
+        let chart = prepare(&input, &series).unwrap();
+        assert!(chart.panels[1].y_range.1 * 10.0 < chart.panels[0].y_range.1);
+        assert!(chart.subtitle.contains("own vertical scale"));
+        // Its spike is still a spike on its own scale.
+        assert_eq!(chart.panels[1].spikes.len(), 1);
     }
 
     #[test]

@@ -314,7 +314,7 @@ fn words(
                     "Closest pair: {} ahead of {} by {} % of the baseline at B = {}, ρ = {} (its smallest margin).",
                     name(c.a),
                     name(c.b),
-                    style::fixed(c.margin_pct, if c.margin_pct < 0.1 { 3 } else { 2 }),
+                    style::percent(c.margin_pct),
                     style::short(c.at.0),
                     style::ratio(c.at.1)
                 ));

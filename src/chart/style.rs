@@ -279,6 +279,32 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     }
 }
 
+/// A percentage for labels, without the `%`: one decimal (`12.3`), but a small non-zero
+/// value keeps two significant digits (`0.0041`) rather than reading as `0.0`. Below
+/// 1e-7 % (the model's tie tolerance, 1e-9 of the baseline) it is `0.0`: that is float
+/// noise around zero, not a saving.
+pub fn percent(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    let size = x.abs();
+    if !(1e-7..0.05).contains(&size) {
+        return fixed(if size < 1e-7 { 0.0 } else { x }, 1);
+    }
+    let decimals = ((-size.log10()).ceil() as usize + 1).min(12);
+    let text = fixed(x, decimals);
+    // An all-zero rounding (below 1e-12) is zero, said once.
+    if text
+        .trim_start_matches('-')
+        .bytes()
+        .all(|b| b == b'0' || b == b'.')
+    {
+        "0.0".to_string()
+    } else {
+        text
+    }
+}
+
 /// Bytes per token for labels: `3.3`, `2.475`, `4` (at most 3 decimals, no trailing zeros).
 pub fn ratio(x: f64) -> String {
     let text = format!("{x:.3}");
@@ -386,6 +412,12 @@ mod tests {
         assert_eq!(truncate("clear stale results", 8), "clear s…");
         assert_eq!(truncate("trim", 8), "trim");
         assert_eq!(short(-0.01), "0");
+        assert_eq!(percent(12.345), "12.3");
+        assert_eq!(percent(0.00041), "0.00041");
+        assert_eq!(percent(-0.0123), "-0.012");
+        assert_eq!(percent(-2.9e-11), "0.0");
+        assert_eq!(percent(3.4e-6), "0.0000034");
+        assert_eq!(percent(0.0), "0.0");
         assert_eq!(short(-2.9e-11), "0");
         assert_eq!(ratio(2.4749999999999996), "2.475");
     }

@@ -75,7 +75,7 @@ pub fn prepare(input: &ChartInput) -> Result<TotalsChart, ChartError> {
                 pct,
                 format!(
                     "{}% · {}",
-                    style::fixed(pct, 1),
+                    style::percent(pct),
                     style::calls(t.equivalent_calls)
                 ),
             ))
@@ -111,7 +111,7 @@ pub fn prepare_cost(input: &ChartInput, totals: &CostTotals) -> Result<TotalsCha
                 Some(d) => format!("${}", style::fixed(d, 4)),
                 None => format!("{} input-token eq.", style::short(b.saved)),
             };
-            Ok((b.edit, pct, format!("{}% · {amount}", style::fixed(pct, 1))))
+            Ok((b.edit, pct, format!("{}% · {amount}", style::percent(pct))))
         })
         .collect::<Result<Vec<_>, ChartError>>()?;
     chart(
