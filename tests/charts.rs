@@ -1299,3 +1299,47 @@ fn time_reductions() {
     let c = chart::reduce::segments(&values, &[], values.len(), 640);
     println!("segments {:?} {}", t.elapsed(), c.len());
 }
+
+#[test]
+fn a_four_dimensional_sweep_draws_one_row_of_cost_panels_per_slice() {
+    let out = tempfile::tempdir().expect("a temporary folder");
+    assert_cmd::Command::cargo_bin("simulate")
+        .expect("the binary")
+        .args(["scenarios/clearing.toml", "--sweep-cache-read", "0.05,0.1"])
+        .args(["--sweep-retry", "0,0.2", "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let dir = out.path().join("clearing");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect("chart written");
+    let cost = read("ranking-cost.svg");
+    for slice in [
+        "cache read 0.05×, retry rate 0",
+        "cache read 0.05×, retry rate 0.2",
+        "cache read 0.1×, retry rate 0",
+        "cache read 0.1×, retry rate 0.2",
+    ] {
+        assert!(has_text(&cost, slice), "no row for {slice}");
+    }
+    // Reread totals do not move with cache read or retry rate: one plane, and it says so.
+    let tokens = read("ranking.svg");
+    assert!(all_text(&tokens).contains("one (B, ρ) plane stands for every value swept"));
+    assert!(!has_text(&tokens, "cache read 0.05×, retry rate 0"));
+    // The nominal point (cache read 0.1, no retries) is ringed in its own row only.
+    let doc = roxmltree::Document::parse(&cost).expect("well-formed SVG");
+    let rings = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle") && n.attribute("r") == Some("6"))
+        .filter(|n| n.attribute("stroke") == Some(hex(style::INK).as_str()))
+        .count();
+    // Three pairs flip, so three panels in the nominal row; one more ring in the legend.
+    assert_eq!(rings, 3 + 1);
+    for name in [
+        "ranking.svg",
+        "ranking-cost.svg",
+        "cost.svg",
+        "totals-cost.svg",
+    ] {
+        roxmltree::Document::parse(&read(name)).expect("well-formed SVG");
+    }
+}

@@ -278,7 +278,7 @@ pub fn break_even_words(ta: &Affine, tb: &Affine, rho: f64, curve: &[(f64, f64)]
     }
 }
 
-/// Tick labels at swept values, at least `spacing_px` apart. Where at least two swept
+/// Tick labels at swept values, at least `spacing_px` apart. Where at least three swept
 /// values are round (multiples of a 1–2–2.5–5 step that fits the spacing) only those are
 /// labelled, so a dense axis reads `2, 3.5, 5` rather than `2, 2.225, 2.45, …`.
 pub fn ticks(values: &[f64], frame: &Frame, across: bool, spacing_px: i32) -> Vec<(i32, String)> {
@@ -298,7 +298,7 @@ pub fn ticks(values: &[f64], frame: &Frame, across: bool, spacing_px: i32) -> Ve
                 .collect()
         })
         .unwrap_or_default();
-    let picked: &[f64] = if round.len() >= 2 { &round } else { values };
+    let picked: &[f64] = if round.len() >= 3 { &round } else { values };
     let mut ticks: Vec<(i32, String)> = Vec::new();
     for &v in picked {
         let at = px(v);

@@ -141,18 +141,20 @@ pub struct Peak {
 pub fn peaks(values: &[f64], buckets: usize) -> Vec<Peak> {
     bucket_ranges(values.len(), buckets)
         .filter_map(|range| {
-            let (at, max) = values[range.clone()]
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| v.is_finite())
-                .fold((0, f64::NEG_INFINITY), |(at, max), (i, &v)| {
-                    if v > max { (i, v) } else { (at, max) }
-                });
+            let mut max = f64::NEG_INFINITY;
+            let mut at = range.start;
+            for (i, &v) in values[range.clone()].iter().enumerate() {
+                // NaN compares false: skipped, as are infinities below.
+                if v > max && v.is_finite() {
+                    max = v;
+                    at = range.start + i;
+                }
+            }
             (max > 0.0).then(|| Peak {
                 first_call: call(range.start),
                 last_call: call(range.end - 1),
                 max,
-                at: range.start + at,
+                at,
             })
         })
         .collect()

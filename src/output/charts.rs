@@ -518,6 +518,56 @@ mod tests {
         assert_eq!(thin(4, 2, None), vec![0, 3]);
     }
 
+    fn grid(nb: usize, nr: usize, nc: usize, nt: usize) -> Grid {
+        Grid {
+            base_tokens: (0..nb).map(|i| i as f64).collect(),
+            bytes_per_token: (0..nr).map(|i| 1.0 + i as f64).collect(),
+            cache_read: (0..nc).map(|i| Some(0.1 * (i + 1) as f64)).collect(),
+            retry_rate: (0..nt).map(|i| i as f64 / 10.0).collect(),
+            default_axes: false,
+        }
+    }
+
+    #[test]
+    fn slices_kept_are_few_and_bounded() {
+        // Up to four combinations: all of them.
+        assert_eq!(
+            kept_slices(&grid(3, 3, 2, 2)),
+            vec![(0, 0), (0, 1), (1, 0), (1, 1)]
+        );
+        // More, with both axes swept: the lowest and highest of each.
+        assert_eq!(
+            kept_slices(&grid(3, 3, 3, 5)),
+            vec![(0, 0), (0, 4), (2, 0), (2, 4)]
+        );
+        // One axis swept: evenly spaced values of it.
+        assert_eq!(
+            kept_slices(&grid(3, 3, 1, 10)),
+            vec![(0, 0), (0, 3), (0, 6), (0, 9)]
+        );
+        // A plane of a million cells leaves room for one slice; a larger one for none.
+        assert_eq!(kept_slices(&grid(1000, 1000, 2, 2)).len(), 1);
+        assert!(kept_slices(&grid(1001, 1000, 2, 2)).is_empty());
+    }
+
+    #[test]
+    fn the_collector_keeps_the_slices_in_grid_order() {
+        let g = grid(2, 2, 3, 3);
+        let mut collector = SliceCollector::new(&g);
+        let totals = [Totals {
+            tokens: 1.0,
+            cost: 1.0,
+        }];
+        for index in 0..g.len() {
+            let point = g.point(index);
+            collector
+                .point(Some(index), &point, false, &totals)
+                .unwrap_or_default();
+        }
+        let kept = collector.cells.map_or(0, |c| c.len());
+        assert_eq!(kept, 2 * 2 * 4);
+    }
+
     #[test]
     fn positions_follow_the_baseline_with_gaps_where_calls_went() {
         // Calls 2 and 3 merged into call 1: the run keeps positions 0, 1, 4.
