@@ -236,8 +236,15 @@ pub fn break_even_curve(
         .collect()
 }
 
-/// The break-even in words for a panel's caption, at the nominal ρ.
-pub fn break_even_words(ta: &Affine, tb: &Affine, rho: f64, curve: &[(f64, f64)]) -> String {
+/// The break-even in words for a panel's caption, at the nominal ρ; `short` for a small
+/// panel (`exact B* = 14.4k at ρ 3.8`).
+pub fn break_even_words(
+    ta: &Affine,
+    tb: &Affine,
+    rho: f64,
+    curve: &[(f64, f64)],
+    short: bool,
+) -> String {
     let (dc, dt, dy) = (
         tb.calls - ta.calls,
         tb.tokens - ta.tokens,
@@ -247,22 +254,28 @@ pub fn break_even_words(ta: &Affine, tb: &Affine, rho: f64, curve: &[(f64, f64)]
         let rho_star = -dy / dt;
         return if dt != 0.0 && rho_star > 0.0 {
             format!(
-                "exact break-even at ρ = {} for every B",
+                "exact break-even at ρ = {} for all B",
                 style::ratio(rho_star)
             )
         } else if dt == 0.0 && dy == 0.0 {
-            "exact: the two save the same everywhere".to_string()
+            "exact: the same everywhere".to_string()
         } else {
             "exact: no break-even for B, ρ > 0".to_string()
         };
     }
     let b_star = -(dt + dy / rho) / dc;
-    let off = if curve.len() < 2 {
-        " (off the plot)"
-    } else {
-        ""
+    let off = match (curve.len() < 2, short) {
+        (false, _) => "",
+        (true, false) => " (off the plot)",
+        (true, true) => ", off",
     };
-    if b_star > 0.0 {
+    if b_star > 0.0 && short {
+        format!(
+            "exact B* = {} at ρ {}{off}",
+            style::short(b_star),
+            style::ratio(rho)
+        )
+    } else if b_star > 0.0 {
         format!(
             "exact break-even at ρ = {}: B = {}{off}",
             style::ratio(rho),
@@ -271,16 +284,15 @@ pub fn break_even_words(ta: &Affine, tb: &Affine, rho: f64, curve: &[(f64, f64)]
     } else if curve.len() >= 2 {
         "exact break-even: the line".to_string()
     } else {
-        format!(
-            "exact: no break-even for B > 0 at ρ = {}",
-            style::ratio(rho)
-        )
+        format!("exact: no break-even at ρ = {}", style::ratio(rho))
     }
 }
 
-/// Tick labels at swept values, at least `spacing_px` apart. Where at least three swept
-/// values are round (multiples of a 1–2–2.5–5 step that fits the spacing) only those are
-/// labelled, so a dense axis reads `2, 3.5, 5` rather than `2, 2.225, 2.45, …`.
+/// Tick labels at swept values, at least `spacing_px` apart. Round swept values are
+/// preferred: the largest 1–2–2.5–5 step (from the one that fits the spacing down to a
+/// tenth of it) whose multiples give at least three labels wins, so a dense axis reads
+/// `2, 2.6, 3.2, …` rather than `2, 2.225, 2.45, …`; otherwise every swept value is a
+/// candidate.
 pub fn ticks(values: &[f64], frame: &Frame, across: bool, spacing_px: i32) -> Vec<(i32, String)> {
     let px = |v: f64| if across { frame.x_px(v) } else { frame.y_px(v) };
     let (lo, hi) = if across { frame.x } else { frame.y };
@@ -288,34 +300,41 @@ pub fn ticks(values: &[f64], frame: &Frame, across: bool, spacing_px: i32) -> Ve
         let (l, t, r, b) = frame.px;
         if across { r - l } else { b - t }
     };
-    let room = (length / spacing_px.max(1)).max(1) as f64;
-    let round: Vec<f64> = nice_step((hi - lo) / room)
-        .map(|step| {
-            values
-                .iter()
-                .copied()
-                .filter(|v| ((v / step) - (v / step).round()).abs() < 1e-6)
-                .collect()
-        })
-        .unwrap_or_default();
-    let picked: &[f64] = if round.len() >= 3 { &round } else { values };
-    let mut ticks: Vec<(i32, String)> = Vec::new();
-    for &v in picked {
-        let at = px(v);
-        if ticks
-            .last()
-            .is_some_and(|(last, _)| (at - last).abs() < spacing_px)
-        {
-            continue;
+    // Candidates in order, kept when at least `spacing_px` from the last one kept.
+    let spaced = |candidates: &mut dyn Iterator<Item = f64>| -> Vec<(i32, f64)> {
+        let mut kept: Vec<(i32, f64)> = Vec::new();
+        for v in candidates {
+            let at = px(v);
+            if kept
+                .last()
+                .is_none_or(|(last, _)| (at - last).abs() >= spacing_px)
+            {
+                kept.push((at, v));
+            }
         }
-        let label = if across {
-            style::short(v)
-        } else {
-            style::ratio(v)
-        };
-        ticks.push((at, label));
-    }
-    ticks
+        kept
+    };
+    let room = (length / spacing_px.max(1)).max(1) as f64;
+    let round = nice_step((hi - lo) / room).and_then(|largest| {
+        let steps = [1.0, 0.5, 0.4, 0.25, 0.2, 0.1].map(|f| largest * f);
+        steps.into_iter().find_map(|step| {
+            let multiple = |v: &f64| ((v / step) - (v / step).round()).abs() < 1e-6;
+            let kept = spaced(&mut values.iter().copied().filter(multiple));
+            (kept.len() >= 3).then_some(kept)
+        })
+    });
+    let picked = round.unwrap_or_else(|| spaced(&mut values.iter().copied()));
+    picked
+        .into_iter()
+        .map(|(at, v)| {
+            let label = if across {
+                style::short(v)
+            } else {
+                style::ratio(v)
+            };
+            (at, label)
+        })
+        .collect()
 }
 
 /// The smallest 1, 2, 2.5 or 5 × 10^k at least `raw`.

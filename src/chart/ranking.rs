@@ -210,7 +210,13 @@ pub fn prepare(
             };
             let fits = |text: &str| style::text_width_px(text, SMALL_SIZE) <= text_px;
             let break_even = match exact {
-                Some((ta, tb)) => plane::break_even_words(&ta, &tb, plane.nominal.1, &curve),
+                Some((ta, tb)) => {
+                    let words =
+                        |short| plane::break_even_words(&ta, &tb, plane.nominal.1, &curve, short);
+                    Some(words(false))
+                        .filter(|w| fits(w))
+                        .unwrap_or_else(|| words(true))
+                }
                 None if fits(sampled) => sampled.to_string(),
                 None if fits("sampled only (no closed form)") => {
                     "sampled only (no closed form)".to_string()
