@@ -154,11 +154,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
                     swept_slice.map(|sw| (sw, slice.as_slice())),
                     &report,
                 );
-                let cost_map = match (swept_slice, &scenario.cache) {
-                    (Some(sw), Some(_)) => output::charts::ranking_map(sw, &slice, at, true),
-                    _ => None,
-                };
-                let charts = output::charts::draw(&input, cost_map.as_ref())?;
+                let charts = output::charts::draw(&input)?;
                 drop(input);
                 for (name, svg) in &charts {
                     dir.write(name, |w| w.write_all(svg.as_bytes()))?;

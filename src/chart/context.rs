@@ -1,14 +1,20 @@
 //! `context.svg`: the context each call re-reads, call by call, at the nominal point: the
 //! baseline in grey and every edit in its colour. The area under a line is its reread
 //! total, so the gap between two lines is what an edit saves.
+//!
+//! Every run is drawn against the baseline's call positions: a run that merges or drops
+//! calls leaves a gap where they went (its merged calls ringed), instead of sliding left
+//! and seeming to re-read more than the baseline. Clearings are thin vertical rules in a
+//! row of their own along the bottom, one row per clearing run, under the lines.
 
-use plotters::prelude::{ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, SVGBackend};
-
-use super::layout::{self, Entry, Key, LEGEND_X};
-use super::reduce;
-use super::style::{
-    self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, LINE_PX, MARGIN_PX, TITLE_BAND_PX, WIDTH_PX,
+use plotters::prelude::{
+    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, SVGBackend,
 };
+
+use super::layout::{self, Entry, Key, LEGEND_X, Marker};
+use super::reduce;
+use super::same;
+use super::style::{self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, LINE_PX, MARGIN_PX, WIDTH_PX};
 use super::{ChartError, ChartInput, drawing, edit_name};
 
 /// File name of this chart.
@@ -19,6 +25,15 @@ pub const PLOT_WIDTH_PX: usize = 640;
 const HEIGHT_PX: u32 = 580;
 /// Dots mark each call while a run has at most this many.
 const MAX_DOTS: usize = 80;
+/// Most merged calls ringed per run; beyond, the rings would hide the line.
+const MAX_MERGE_RINGS: usize = 200;
+/// Most clearing rules per run (one per pixel column at most).
+const MAX_RULES: usize = PLOT_WIDTH_PX;
+/// Height of a clearing rule, and of its row along the bottom of the plot, px.
+const RULE_PX: i32 = 9;
+const RULE_ROW_PX: i32 = 12;
+/// Room between the x axis and the first row of clearing rules: the call numbers, px.
+const RULES_TOP_PX: i32 = 24;
 
 /// The context chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,60 +59,140 @@ pub struct Run {
     /// Percent of the baseline's reread total this run saves; None for the baseline, or
     /// when there is no baseline to compare with.
     pub saved_pct: Option<f64>,
-    /// `(call, tokens)`, reduced to at most 4 points per pixel column.
-    pub points: Vec<(f64, f64)>,
-    /// Whether `points` holds every call (dots are drawn) or a reduction.
+    /// `(baseline position, tokens)` polylines, broken where calls went, reduced to at most
+    /// 4 points per pixel column.
+    pub lines: Vec<Vec<(f64, f64)>>,
+    /// Whether the lines hold every call (dots are drawn) or a reduction.
     pub complete: bool,
+    /// Calls that stand for several baseline calls: `(position, tokens)`.
+    pub merged: Vec<(f64, f64)>,
+    /// Clearings, as positions between two calls (half a call before the call they
+    /// precede), at most one per pixel column.
+    pub clearings: Vec<f64>,
+    /// How many clearings there are in all.
+    pub clearing_count: usize,
+    /// Calls of the baseline this run does not have (merged away or dropped).
+    pub calls_gone: usize,
+    /// The earlier run this one coincides with call for call, if any.
+    pub same_as: Option<String>,
+    /// Stroke width, px: wider under a coinciding run so both colours show.
+    pub width_px: u32,
 }
 
 /// Series and axes of `context.svg`.
 pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
-    let baseline_total = input
+    let baseline = input.context.iter().find(|r| r.edit.is_none());
+    let baseline_total = baseline.map(|r| finite_sum(&r.context_tokens));
+    let axis_len = input
         .context
         .iter()
-        .find(|r| r.edit.is_none())
-        .map(|r| finite_sum(&r.context_tokens));
+        .map(|r| axis_len(&r.context_tokens, &r.baseline_position))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let same_as = same::coinciding(input.context.iter().map(|r| r.context_tokens.as_slice()));
+    let own: Vec<u32> = input
+        .context
+        .iter()
+        .map(|r| match r.edit {
+            None => BASELINE_LINE_PX,
+            Some(_) => LINE_PX,
+        })
+        .collect();
+    let widths = same::widths(&same_as, &own);
+    let bucket_calls = axis_len as f64 / PLOT_WIDTH_PX as f64;
     let mut runs = Vec::with_capacity(input.context.len());
-    for series in &input.context {
+    for (k, series) in input.context.iter().enumerate() {
         if let Some(e) = series.edit {
             edit_name(input, e, FILE)?;
         }
-        let reread_total = finite_sum(&series.context_tokens);
+        let values = &series.context_tokens;
+        let positions = &series.baseline_position;
+        let at = |i: usize| positions.get(i).map_or(i, |&p| p as usize) as f64 + 1.0;
+        let reread_total = finite_sum(values);
         let saved_pct = match (series.edit, baseline_total) {
             (Some(_), Some(base)) if base != 0.0 => Some(100.0 * (base - reread_total) / base),
             _ => None,
         };
-        let points = reduce::min_max(&series.context_tokens, PLOT_WIDTH_PX);
+        let lines = reduce::segments(values, positions, axis_len, PLOT_WIDTH_PX);
+        let merged = series
+            .merged
+            .iter()
+            .take(MAX_MERGE_RINGS)
+            .filter_map(|&i| Some((at(i as usize), *values.get(i as usize)?)))
+            .collect();
+        // A clearing happens before its call: the rule stands half a call earlier.
+        let mut clearings: Vec<f64> = Vec::new();
+        let column = |x: f64| (x / bucket_calls.max(1.0)).floor();
+        for &before in &series.clearings {
+            let x = at(before as usize) - 0.5;
+            if clearings
+                .last()
+                .is_none_or(|&last| column(last) != column(x))
+                && clearings.len() < MAX_RULES
+            {
+                clearings.push(x);
+            }
+        }
         runs.push(Run {
-            name: series.name.clone(),
+            name: style::clean(&series.name),
             edit: series.edit,
-            calls: series.context_tokens.len(),
+            calls: values.len(),
             reread_total,
             saved_pct,
-            complete: points.len() == series.context_tokens.len(),
-            points,
+            // Each pixel column holds one position at most: every call is a point.
+            complete: axis_len <= PLOT_WIDTH_PX,
+            lines,
+            merged,
+            clearings,
+            clearing_count: series.clearings.len(),
+            calls_gone: baseline.map_or(0, |b| b.context_tokens.len().saturating_sub(values.len())),
+            same_as: same_as[k].and_then(|j| input.context.get(j).map(|r| style::clean(&r.name))),
+            width_px: widths[k],
         });
     }
-    let longest = runs.iter().map(|r| r.calls).max().unwrap_or(0).max(1);
-    let x_range = (0.5, longest as f64 + 0.5);
-    let highest = style::finite_range(runs.iter().flat_map(|r| r.points.iter().map(|p| p.1)))
-        .map_or(1.0, |(_, hi)| hi);
+    let x_range = (0.5, axis_len as f64 + 0.5);
+    let highest = style::finite_range(
+        runs.iter()
+            .flat_map(|r| r.lines.iter().flatten().map(|p| p.1)),
+    )
+    .map_or(1.0, |(_, hi)| hi);
     // Zero at the bottom: the height of a line is the whole context, not a difference.
-    let y_range = style::padded(0.0, highest.max(0.0), 0.04);
-    let y_range = (0.0, y_range.1);
+    let y_range = (0.0, style::padded(0.0, highest.max(0.0), 0.04).1);
     let reduced = runs.iter().any(|r| !r.complete);
-    Ok(ContextChart {
-        title: format!("{}: context re-read by each call", input.scenario),
-        subtitle: format!(
-            "Nominal point: B = {} base tokens (assumed), ρ = {}. Area under a line = its reread total{}",
-            style::short(input.base_tokens),
-            style::ratio(input.bytes_per_token),
-            if reduced {
-                "; min–max per pixel."
-            } else {
-                "."
+    let moved = input
+        .context
+        .iter()
+        .any(|r| !r.baseline_position.is_empty());
+    let cleared = runs.iter().any(|r| r.clearing_count > 0);
+    let mut subtitle = format!(
+        "Nominal point: B = {} base tokens (assumed), ρ = {}. Area under a line = its reread total{}",
+        style::short(input.base_tokens),
+        style::ratio(input.bytes_per_token),
+        if reduced {
+            "; min–max per pixel."
+        } else {
+            "."
+        }
+    );
+    if moved || cleared {
+        subtitle.push('\n');
+        subtitle.push_str(match (moved, cleared) {
+            (true, true) => {
+                "Calls sit at their place in the baseline: gaps where calls were merged or dropped. Rules under the axis: clearings."
             }
+            (true, false) => {
+                "Calls sit at their place in the baseline: gaps where calls were merged or dropped."
+            }
+            _ => "Thin rules under the call numbers: clearings, one row per run (its context drops at the next call).",
+        });
+    }
+    Ok(ContextChart {
+        title: format!(
+            "{}: context re-read by each call",
+            style::clean(&input.scenario)
         ),
+        subtitle,
         y_desc: format!(
             "context re-read, est. tokens (bytes ÷ {})",
             style::ratio(input.bytes_per_token)
@@ -108,6 +203,14 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
     })
 }
 
+/// Positions on the call axis a run needs: its calls, or its last baseline position.
+fn axis_len(values: &[f64], positions: &[u32]) -> usize {
+    positions
+        .last()
+        .map_or(values.len(), |&p| p as usize + 1)
+        .max(values.len())
+}
+
 fn finite_sum(values: &[f64]) -> f64 {
     values.iter().filter(|v| v.is_finite()).sum()
 }
@@ -115,26 +218,27 @@ fn finite_sum(values: &[f64]) -> f64 {
 /// Renders the chart as SVG text.
 pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let legend = legend(chart);
-    let height =
-        HEIGHT_PX.max((TITLE_BAND_PX + 10 + layout::legend_height(&legend) + MARGIN_PX) as u32);
+    let height = (HEIGHT_PX as i32 + band - style::TITLE_BAND_PX)
+        .max(band + 10 + layout::legend_height(&legend) + MARGIN_PX) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
         layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        layout::draw_legend(&root, TITLE_BAND_PX + 10, &legend, FILE)?;
-        let area = root.margin(
-            TITLE_BAND_PX,
-            MARGIN_PX,
-            MARGIN_PX,
-            WIDTH_PX as i32 - LEGEND_X + 12,
-        );
+        layout::draw_legend(&root, band + 10, &legend, FILE)?;
+        let area = root.margin(band, MARGIN_PX, MARGIN_PX, WIDTH_PX as i32 - LEGEND_X + 12);
         let (x_lo, x_hi) = chart.x_range;
         let (y_lo, y_hi) = chart.y_range;
+        let rule_rows = chart
+            .runs
+            .iter()
+            .filter(|r| !r.clearings.is_empty())
+            .count();
         let mut plot = ChartBuilder::on(&area)
             .margin(8)
-            .x_label_area_size(46)
+            .x_label_area_size(46 + RULE_ROW_PX * rule_rows as i32)
             .y_label_area_size(72)
             .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
             .map_err(&err)?;
@@ -146,42 +250,68 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
             }
         };
         let tokens = |y: &f64| style::short(*y);
+        let moved = chart.runs.iter().any(|r| r.calls_gone > 0);
         style::house_mesh(&mut plot.configure_mesh())
             .x_labels(10)
             .y_labels(8)
             .x_label_formatter(&whole_calls)
             .y_label_formatter(&tokens)
-            .x_desc("call number (1 = first call)")
+            .x_desc(if moved {
+                "call number in the baseline (1 = first call)"
+            } else {
+                "call number (1 = first call)"
+            })
             .y_desc(chart.y_desc.clone())
             .draw()
             .map_err(&err)?;
 
+        // Clearing rules in a strip of their own under the call numbers, a row per clearing
+        // run, so they never cover a line however small its context.
+        let clearing_runs = chart.runs.iter().filter(|r| !r.clearings.is_empty());
+        for (row, run) in clearing_runs.enumerate() {
+            let colour = style::run_colour(run.edit);
+            let axis = plot.backend_coord(&(x_lo, y_lo)).1;
+            let bottom = axis + RULES_TOP_PX + RULE_ROW_PX * (row as i32 + 1);
+            for &x in &run.clearings {
+                let px = plot.backend_coord(&(x, y_lo)).0;
+                root.draw(&PathElement::new(
+                    vec![(px, bottom), (px, bottom - RULE_PX)],
+                    colour.stroke_width(1),
+                ))
+                .map_err(&err)?;
+            }
+        }
         // Baseline first and wider, so edits that coincide with it for a while stay on top.
         for run in &chart.runs {
             let colour = style::run_colour(run.edit);
-            let width = if run.edit.is_none() {
-                BASELINE_LINE_PX
-            } else {
-                LINE_PX
-            };
-            plot.draw_series([PathElement::new(
-                run.points.clone(),
-                colour.stroke_width(width),
-            )])
+            plot.draw_series(
+                run.lines
+                    .iter()
+                    .map(|line| PathElement::new(line.clone(), colour.stroke_width(run.width_px))),
+            )
             .map_err(&err)?;
-            if run.complete && run.points.len() <= MAX_DOTS {
+            let points: usize = run.lines.iter().map(Vec::len).sum();
+            if run.complete && points <= MAX_DOTS {
                 let radius = if run.edit.is_none() {
                     DOT_PX + 1
                 } else {
                     DOT_PX
                 };
                 plot.draw_series(
-                    run.points
+                    run.lines
                         .iter()
+                        .flatten()
                         .map(|&p| Circle::new(p, radius, colour.filled())),
                 )
                 .map_err(&err)?;
             }
+            plot.draw_series(run.merged.iter().flat_map(|&p| {
+                [
+                    EmptyElement::at(p) + Circle::new((0, 0), 7, BACKGROUND.filled()),
+                    EmptyElement::at(p) + Circle::new((0, 0), 6, colour.stroke_width(3)),
+                ]
+            }))
+            .map_err(&err)?;
         }
         root.present().map_err(&err)?;
     }
@@ -198,14 +328,42 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
             LINE_PX + 2
         };
         let total = style::short(run.reread_total);
-        let note = match run.saved_pct {
-            Some(pct) => format!("{total} est. tokens, {}% saved", style::fixed(pct, 1)),
+        let mut note = match run.saved_pct {
+            Some(pct) => format!("{total} est. tokens, {}% saved", style::percent(pct)),
             None => format!(
                 "{total} est. tokens, {} calls",
                 style::short(run.calls as f64)
             ),
         };
+        if run.clearing_count > 0 {
+            let n = run.clearing_count;
+            note.push_str(&format!(", {n} clearing{}", if n == 1 { "" } else { "s" }));
+        }
+        if run.calls_gone > 0 {
+            let n = run.calls_gone;
+            note.push_str(&format!(
+                ", {n} call{} fewer",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(other) = &run.same_as {
+            note.push_str(&format!("; = same as {other} (inside its line)"));
+        }
         entries.push(Entry::new(Key::Line(colour, width), run.name.clone()).with_note(note));
+    }
+    if chart.runs.iter().any(|r| !r.merged.is_empty()) {
+        entries.push(Entry::new(Key::Heading, ""));
+        entries.push(
+            Entry::new(Key::Marker(Marker::Ring), "merged call")
+                .with_note("stands for several baseline calls"),
+        );
+    }
+    if chart.runs.iter().any(|r| !r.clearings.is_empty()) {
+        entries.push(
+            Entry::new(Key::Rule(style::BASELINE, 1), "clearing").with_note(
+                "a rule before the call it precedes, under the call numbers: one row per run, in its colour",
+            ),
+        );
     }
     entries
 }
@@ -217,6 +375,14 @@ mod tests {
 
     fn input(calls: usize) -> ChartInput {
         let ramp = |step: f64| (0..calls).map(|i| 30_000.0 + step * i as f64).collect();
+        let series = |name: &str, edit, step| RunSeries {
+            name: name.into(),
+            edit,
+            context_tokens: ramp(step),
+            baseline_position: vec![],
+            merged: vec![],
+            clearings: vec![],
+        };
         ChartInput {
             scenario: "s".into(),
             base_tokens: 30_000.0,
@@ -224,19 +390,13 @@ mod tests {
             edits: vec!["trim".into()],
             savings: None,
             ranking: None,
+            ranking_cost: None,
             context: vec![
-                RunSeries {
-                    name: "baseline".into(),
-                    edit: None,
-                    context_tokens: ramp(100.0),
-                },
-                RunSeries {
-                    name: "trim".into(),
-                    edit: Some(0),
-                    context_tokens: ramp(50.0),
-                },
+                series("baseline", None, 100.0),
+                series("trim", Some(0), 50.0),
             ],
             totals: vec![],
+            totals_cost: None,
             cost: None,
         }
     }
@@ -249,7 +409,7 @@ mod tests {
             chart
                 .runs
                 .iter()
-                .all(|r| r.complete && r.points.len() == 22)
+                .all(|r| r.complete && r.lines.len() == 1 && r.lines[0].len() == 22)
         );
         assert_eq!(chart.runs[0].saved_pct, None);
         let saved = chart.runs[1].saved_pct.unwrap();
@@ -261,13 +421,50 @@ mod tests {
     #[test]
     fn long_runs_are_reduced_to_the_pixel_width() {
         let chart = prepare(&input(100_000)).unwrap();
-        assert!(
-            chart
-                .runs
-                .iter()
-                .all(|r| !r.complete && r.points.len() <= 4 * PLOT_WIDTH_PX)
-        );
+        assert!(chart.runs.iter().all(
+            |r| !r.complete && r.lines.iter().map(Vec::len).sum::<usize>() <= 4 * PLOT_WIDTH_PX
+        ));
         assert!(chart.subtitle.contains("min–max per pixel"));
+    }
+
+    #[test]
+    fn a_merged_run_sits_at_baseline_positions_with_a_gap() {
+        let mut input = input(6);
+        // Calls 3 and 4 (0-based 2, 3) merged into call 2: 4 calls left.
+        input.context[1] = RunSeries {
+            name: "merge".into(),
+            edit: Some(0),
+            context_tokens: vec![30_000.0, 30_050.0, 30_100.0, 30_150.0],
+            baseline_position: vec![0, 1, 4, 5],
+            merged: vec![1],
+            clearings: vec![3],
+        };
+        let chart = prepare(&input).unwrap();
+        let run = &chart.runs[1];
+        assert_eq!(
+            run.lines,
+            vec![
+                vec![(1.0, 30_000.0), (2.0, 30_050.0)],
+                vec![(5.0, 30_100.0), (6.0, 30_150.0)]
+            ]
+        );
+        assert_eq!(run.merged, vec![(2.0, 30_050.0)]);
+        assert_eq!(run.clearings, vec![5.5]);
+        assert_eq!(run.calls_gone, 2);
+        assert!(chart.subtitle.contains("gaps where calls were merged"));
+    }
+
+    #[test]
+    fn identical_runs_are_both_visible() {
+        let mut input = input(5);
+        input.edits.push("trim again".into());
+        let mut copy = input.context[1].clone();
+        copy.name = "trim again".into();
+        copy.edit = Some(1);
+        input.context.push(copy);
+        let chart = prepare(&input).unwrap();
+        assert_eq!(chart.runs[2].same_as.as_deref(), Some("trim"));
+        assert!(chart.runs[1].width_px > chart.runs[2].width_px);
     }
 
     #[test]

@@ -1,19 +1,20 @@
 //! `cost.svg`: what the prompt cache does call by call, one panel per run: tokens read from
-//! cache as a light area, tokens written to cache as bars. A clearing changes the prefix,
-//! so the calls after it write the context again: the spikes.
+//! cache as a light area, tokens written to cache as bars. Most calls write only what
+//! joined since the previous one; a tall bar rewrites the prefix, and a marker above it
+//! says why: the first call, a pause longer than the TTL (the cache expired), a clearing
+//! (the prefix changed), or a prefix below the minimum cacheable length.
 
 use plotters::prelude::{
     ChartBuilder, Color, IntoDrawingArea, PathElement, Polygon, Rectangle, SVGBackend,
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::layout::{self, Entry, Key, LEGEND_X};
+use super::layout::{self, Entry, Key, LEGEND_X, Marker};
 use super::reduce::{self, Peak};
 use super::style::{
-    self, AREA_OPACITY, BACKGROUND, BASELINE, INK, MARGIN_PX, SUBTITLE_SIZE, TITLE_BAND_PX,
-    WIDTH_PX,
+    self, AREA_OPACITY, BACKGROUND, BASELINE, INK, MARGIN_PX, SUBTITLE_SIZE, WIDTH_PX,
 };
-use super::{ChartError, ChartInput, CostSeries, drawing, edit_name};
+use super::{ChartError, ChartInput, CostSeries, WriteCause, drawing, edit_name};
 
 /// File name of this chart.
 pub const FILE: &str = "cost.svg";
@@ -26,6 +27,20 @@ const PANEL_PX: i32 = 180;
 const BELOW_PANELS_PX: i32 = 36;
 /// Half the width of a one-call bar, in calls.
 const BAR_HALF_WIDTH: f64 = 0.35;
+/// Every cause, in the enum's order.
+const CAUSES: [WriteCause; 5] = [
+    WriteCause::Growth,
+    WriteCause::First,
+    WriteCause::Expired,
+    WriteCause::Clearing,
+    WriteCause::BelowMinimum,
+];
+/// Panels get their own scales when the tallest run is this many times the shortest.
+const OWN_SCALE_RATIO: f64 = 5.0;
+/// A bar at least this share of the axis is a spike and gets its cause's marker.
+const SPIKE_SHARE: f64 = 0.08;
+/// Markers closer than this, in calls per plot width, give way to the taller bar's.
+const MARKER_SPACING_PX: f64 = 11.0;
 
 /// The cache chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,9 +51,12 @@ pub struct CostChart {
     pub y_desc: String,
     /// One per run: the baseline first, then the clearing edits.
     pub panels: Vec<CostPanel>,
-    /// Shared axes: call number and tokens.
+    /// Shared axes: call number and tokens (the tallest panel's, when each has its own).
     pub x_range: (f64, f64),
     pub y_range: (f64, f64),
+    /// The cache's TTL, s, and minimum cacheable length, tokens, for the legend.
+    pub ttl_s: f64,
+    pub min_tokens: f64,
 }
 
 /// One run's cache traffic.
@@ -53,6 +71,14 @@ pub struct CostPanel {
     pub cached: Vec<(f64, f64)>,
     /// Tokens written to cache: the highest per call, or per run of calls when reduced.
     pub written: Vec<Peak>,
+    /// This panel's token axis: the chart's shared one, or its own when runs differ too much.
+    pub y_range: (f64, f64),
+    /// Spikes that carry a marker: `(call, tokens written, cause)`.
+    pub spikes: Vec<(f64, f64, WriteCause)>,
+    /// How many calls had each cause of a rewrite (growth left out), in cause order.
+    pub cause_counts: Vec<(WriteCause, usize)>,
+    /// Clearings in all, counting those where the cache had expired anyway.
+    pub clearings: usize,
 }
 
 /// Panels and axes of `cost.svg`.
@@ -74,35 +100,78 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
             });
         }
         let sum = |v: &[f64]| v.iter().filter(|x| x.is_finite()).sum::<f64>();
+        // One counter per cause, in the enum's order (a million calls: no lookups).
+        let mut counts = [0usize; CAUSES.len()];
+        for &cause in &run.causes {
+            counts[cause as usize] += 1;
+        }
+        let cause_counts: Vec<(WriteCause, usize)> = CAUSES
+            .iter()
+            .zip(counts)
+            .filter(|&(&c, n)| c != WriteCause::Growth && n > 0)
+            .map(|(&c, n)| (c, n))
+            .collect();
         panels.push(CostPanel {
-            name: run.name.clone(),
+            name: style::clean(&run.name),
             edit: run.edit,
             calls: run.cached_tokens.len(),
             cached_total: sum(&run.cached_tokens),
             written_total: sum(&run.written_tokens),
             cached: reduce::min_max(&run.cached_tokens, PLOT_WIDTH_PX),
             written: reduce::peaks(&run.written_tokens, PLOT_WIDTH_PX),
+            y_range: (0.0, 1.0),
+            spikes: Vec::new(),
+            cause_counts,
+            clearings: run.clearings,
         });
     }
     let longest = panels.iter().map(|p| p.calls).max().unwrap_or(0).max(1);
-    let highest = style::finite_range(panels.iter().flat_map(|p| {
-        p.cached
-            .iter()
-            .map(|c| c.1)
-            .chain(p.written.iter().map(|w| w.max))
-    }))
-    .map_or(1.0, |(_, hi)| hi);
-    let y_range = (0.0, style::padded(0.0, highest.max(0.0), 0.06).1);
+    // Room above the tallest bar for its marker.
+    let top = |hi: f64| style::padded(0.0, hi.max(0.0), 0.06).1 * 1.1;
+    let tops: Vec<f64> = panels
+        .iter()
+        .map(|p| {
+            let values = p
+                .cached
+                .iter()
+                .map(|c| c.1)
+                .chain(p.written.iter().map(|w| w.max));
+            top(style::finite_range(values).map_or(1.0, |(_, hi)| hi))
+        })
+        .collect();
+    let highest = tops.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lowest = tops.iter().copied().fold(f64::INFINITY, f64::min);
+    // One scale for all while the runs are alike; when one run dwarfs another (a clearing
+    // that keeps the context small against a baseline that grows for a million calls)
+    // each panel gets its own, or the smaller run would be a flat line.
+    let own_scales = highest > OWN_SCALE_RATIO * lowest;
+    let calls_per_px = longest as f64 / PLOT_WIDTH_PX as f64;
+    for (k, (panel, run)) in panels.iter_mut().zip(series).enumerate() {
+        let y_top = if own_scales { tops[k] } else { highest };
+        panel.y_range = (0.0, y_top);
+        panel.spikes = spikes(&panel.written, &run.causes, y_top, calls_per_px);
+    }
+    let y_range = (0.0, highest);
+    let (ttl_s, min_tokens) = series
+        .first()
+        .map_or((0.0, 0.0), |s| (s.ttl_s, s.min_tokens));
     Ok(CostChart {
+        ttl_s,
+        min_tokens,
         title: format!(
             "{}: prompt cache per call, read and written",
-            input.scenario
+            style::clean(&input.scenario)
         ),
         subtitle: format!(
-            "Nominal point: B = {} (assumed), ρ = {}. After a clearing the prefix changes, \
-             so the cache is written again: the spikes.",
+            "Nominal point: B = {} (assumed), ρ = {}. Most calls write only what joined since \
+             the previous one; a marker over a tall bar says why the prefix was written again.{}",
             style::short(input.base_tokens),
-            style::ratio(input.bytes_per_token)
+            style::ratio(input.bytes_per_token),
+            if own_scales {
+                "\nEach panel has its own vertical scale: the runs differ too much in size to share one."
+            } else {
+                ""
+            }
         ),
         y_desc: format!(
             "est. tokens (bytes ÷ {}) per call",
@@ -114,12 +183,114 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
     })
 }
 
+/// The bars tall enough to be spikes, with the cause of each (growth is no spike), one
+/// marker per `MARKER_SPACING_PX` at most: where two would collide the taller bar's stays.
+fn spikes(
+    written: &[Peak],
+    causes: &[WriteCause],
+    y_top: f64,
+    calls_per_px: f64,
+) -> Vec<(f64, f64, WriteCause)> {
+    let mut tall: Vec<(f64, f64, WriteCause)> = written
+        .iter()
+        .filter(|p| p.max >= SPIKE_SHARE * y_top)
+        .filter_map(|p| {
+            let cause = *causes.get(p.at)?;
+            let call = (p.first_call + p.last_call) / 2.0;
+            (cause != WriteCause::Growth).then_some((call, p.max, cause))
+        })
+        .collect();
+    // Tallest first, then by call, so the choice does not depend on float ties.
+    tall.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0)));
+    let spacing = MARKER_SPACING_PX * calls_per_px.max(1.0 / MARKER_SPACING_PX);
+    let mut kept: Vec<(f64, f64, WriteCause)> = Vec::new();
+    for spike in tall {
+        if kept.iter().all(|k| (k.0 - spike.0).abs() >= spacing) {
+            kept.push(spike);
+        }
+    }
+    kept.sort_by(|a, b| a.0.total_cmp(&b.0));
+    kept
+}
+
+/// The marker of each cause of a rewrite.
+fn marker_of(cause: WriteCause) -> Option<Marker> {
+    match cause {
+        WriteCause::Growth => None,
+        WriteCause::First => Some(Marker::Diamond),
+        WriteCause::Expired => Some(Marker::Triangle),
+        WriteCause::Clearing => Some(Marker::Circle),
+        WriteCause::BelowMinimum => Some(Marker::Square),
+    }
+}
+
+/// What a cause means, for the legend.
+fn cause_words(cause: WriteCause, chart: &CostChart) -> (String, String) {
+    match cause {
+        WriteCause::Growth => ("growth".into(), String::new()),
+        WriteCause::First => ("first call".into(), "nothing is cached yet".into()),
+        WriteCause::Expired => (
+            "cache expired".into(),
+            format!(
+                "the pause before the call was longer than the TTL ({} s)",
+                style::short(chart.ttl_s)
+            ),
+        ),
+        WriteCause::Clearing => (
+            "clearing".into(),
+            "results replaced: the prefix changed from the first one".into(),
+        ),
+        WriteCause::BelowMinimum => (
+            "below the minimum".into(),
+            format!(
+                "the prefix is under {} tokens: not cached",
+                crate::output::number::grouped(chart.min_tokens, 0)
+            ),
+        ),
+    }
+}
+
+/// `1 first call, 10 expired, 3 clearings (5 in all: 2 where the cache had expired)`: the
+/// rewrites of a run by cause.
+fn counts(panel: &CostPanel) -> String {
+    let shown = panel
+        .cause_counts
+        .iter()
+        .find(|c| c.0 == WriteCause::Clearing)
+        .map_or(0, |c| c.1);
+    let hidden = panel.clearings.saturating_sub(shown);
+    let mut text = panel
+        .cause_counts
+        .iter()
+        .map(|&(cause, n)| {
+            let what = match cause {
+                WriteCause::Growth => "growth",
+                WriteCause::First => "first call",
+                WriteCause::Expired => "expired",
+                WriteCause::Clearing if n == 1 => "clearing",
+                WriteCause::Clearing => "clearings",
+                WriteCause::BelowMinimum => "below min.",
+            };
+            format!("{n} {what}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    if hidden > 0 {
+        text.push_str(&format!(
+            "; {hidden} more clearing{} where the cache had expired anyway",
+            if hidden == 1 { "" } else { "s" }
+        ));
+    }
+    text
+}
+
 /// Renders the chart as SVG text.
 pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let legend = legend(chart);
     let n = chart.panels.len().max(1) as i32;
-    let plot_top = TITLE_BAND_PX + 4;
+    let plot_top = band + 4;
     let panels_px = n * PANEL_PX;
     let height = (plot_top + panels_px + BELOW_PANELS_PX + MARGIN_PX)
         .max(plot_top + 10 + layout::legend_height(&legend) + MARGIN_PX);
@@ -150,22 +321,33 @@ pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
             WIDTH_PX as i32 - right,
         );
         for (panel, cell) in chart.panels.iter().zip(area.split_evenly((n as usize, 1))) {
-            draw_panel(chart, panel, &cell)?;
+            draw_panel(chart, panel, &cell, &root)?;
         }
         root.present().map_err(&err)?;
     }
     Ok(svg)
 }
 
-fn draw_panel(chart: &CostChart, panel: &CostPanel, area: &super::Area) -> Result<(), ChartError> {
+fn draw_panel(
+    chart: &CostChart,
+    panel: &CostPanel,
+    area: &super::Area,
+    root: &super::Area,
+) -> Result<(), ChartError> {
     let err = drawing(FILE);
     let (x_lo, x_hi) = chart.x_range;
-    let (y_lo, y_hi) = chart.y_range;
-    let caption = format!(
-        "{}: {} written, {} read from cache (est. tokens)",
-        panel.name,
+    let (y_lo, y_hi) = panel.y_range;
+    let figures = format!(
+        ": {} written, {} read from cache (est. tokens)",
         style::short(panel.written_total),
         style::short(panel.cached_total)
+    );
+    // A long run name gives way to the figures, so the caption stays in its panel.
+    let room =
+        area.dim_in_pixel().0 as i32 - 20 - style::text_width_px(&figures, SUBTITLE_SIZE * 1.08);
+    let caption = format!(
+        "{}{figures}",
+        style::fit(&panel.name, room.max(60), SUBTITLE_SIZE * 1.08)
     );
     let mut plot = ChartBuilder::on(area)
         .caption(
@@ -217,6 +399,12 @@ fn draw_panel(chart: &CostChart, panel: &CostPanel, area: &super::Area) -> Resul
         )
     }))
     .map_err(&err)?;
+    for &(call, top, cause) in &panel.spikes {
+        if let Some(shape) = marker_of(cause) {
+            let (x, y) = plot.backend_coord(&(call, top));
+            layout::marker(root, shape, (x, y - 9), FILE)?;
+        }
+    }
     Ok(())
 }
 
@@ -224,14 +412,33 @@ fn legend(chart: &CostChart) -> Vec<Entry> {
     let mut entries = vec![
         Entry::new(Key::Heading, "in each panel"),
         Entry::new(Key::Swatch(BASELINE, AREA_OPACITY), "read from cache"),
-        Entry::new(Key::Swatch(BASELINE, 1.0), "written to cache")
-            .with_note("spikes: rewrites after a change"),
+        Entry::new(Key::Swatch(BASELINE, 1.0), "written to cache"),
         Entry::new(Key::Heading, ""),
-        Entry::new(Key::Heading, "runs"),
+        Entry::new(Key::Heading, "why a bar is tall"),
     ];
+    let mut causes: Vec<WriteCause> = chart
+        .panels
+        .iter()
+        .flat_map(|p| p.cause_counts.iter().map(|c| c.0))
+        .collect();
+    causes.sort();
+    causes.dedup();
+    for cause in causes {
+        if let Some(shape) = marker_of(cause) {
+            let (label, note) = cause_words(cause, chart);
+            entries.push(Entry::new(Key::Marker(shape), label).with_note(note));
+        }
+    }
+    entries.push(Entry::new(Key::Heading, ""));
+    entries.push(Entry::new(Key::Heading, "runs"));
     entries.extend(chart.panels.iter().map(|p| {
-        Entry::new(Key::Swatch(style::run_colour(p.edit), 1.0), p.name.clone())
-            .with_note(format!("{} calls", style::short(p.calls as f64)))
+        let rewrites = counts(p);
+        let note = if rewrites.is_empty() {
+            format!("{} calls", style::short(p.calls as f64))
+        } else {
+            format!("{} calls; {rewrites}", style::short(p.calls as f64))
+        };
+        Entry::new(Key::Swatch(style::run_colour(p.edit), 1.0), p.name.clone()).with_note(note)
     }));
     entries
 }
@@ -246,18 +453,34 @@ mod tests {
         if calls > 10 {
             written[10] = 12_000.0;
         }
+        let mut causes = vec![WriteCause::Growth; calls];
+        if let Some(first) = causes.first_mut() {
+            *first = WriteCause::First;
+        }
+        let base_causes = causes.clone();
+        if calls > 10 {
+            causes[10] = WriteCause::Clearing;
+        }
         let series = vec![
             CostSeries {
                 name: "baseline".into(),
                 edit: None,
                 cached_tokens: cached.clone(),
                 written_tokens: vec![500.0; calls],
+                causes: base_causes,
+                clearings: 0,
+                ttl_s: 300.0,
+                min_tokens: 1024.0,
             },
             CostSeries {
                 name: "clear".into(),
                 edit: Some(0),
                 cached_tokens: cached,
                 written_tokens: written,
+                causes,
+                clearings: 1,
+                ttl_s: 300.0,
+                min_tokens: 1024.0,
             },
         ];
         let input = ChartInput {
@@ -267,8 +490,10 @@ mod tests {
             edits: vec!["clear".into()],
             savings: None,
             ranking: None,
+            ranking_cost: None,
             context: vec![],
             totals: vec![],
+            totals_cost: None,
             cost: Some(series.clone()),
         };
         (input, series)
@@ -287,6 +512,15 @@ mod tests {
         assert_eq!((spike.first_call, spike.last_call), (11.0, 11.0));
         assert_eq!(chart.panels[1].written.len(), 22);
         assert!(chart.y_range.1 >= 21_000.0);
+        // The spike carries its cause; the small writes carry none.
+        assert_eq!(
+            chart.panels[1].spikes,
+            vec![(11.0, 12_000.0, WriteCause::Clearing)]
+        );
+        assert_eq!(
+            chart.panels[1].cause_counts,
+            vec![(WriteCause::First, 1), (WriteCause::Clearing, 1)]
+        );
     }
 
     #[test]
@@ -297,6 +531,35 @@ mod tests {
         assert!(panel.written.len() <= PLOT_WIDTH_PX);
         assert!(panel.cached.len() <= 4 * PLOT_WIDTH_PX);
         assert!(panel.written.iter().any(|p| p.max == 12_000.0));
+    }
+
+    #[test]
+    fn a_run_dwarfed_by_another_gets_its_own_scale() {
+        let (input, mut series) = input(22);
+        let chart = prepare(&input, &series).unwrap();
+        assert_eq!(chart.panels[0].y_range, chart.panels[1].y_range);
+        assert!(!chart.subtitle.contains("own vertical scale"));
+        // The clearing run stays a hundred times smaller than the baseline.
+        let small = &mut series[1];
+        for v in small
+            .cached_tokens
+            .iter_mut()
+            .chain(small.written_tokens.iter_mut())
+        {
+            *v /= 100.0;
+        }
+        let chart = prepare(&input, &series).unwrap();
+        assert!(chart.panels[1].y_range.1 * 10.0 < chart.panels[0].y_range.1);
+        assert!(chart.subtitle.contains("own vertical scale"));
+        // Its spike is still a spike on its own scale.
+        assert_eq!(chart.panels[1].spikes.len(), 1);
+    }
+
+    #[test]
+    fn causes_are_listed_in_their_enum_order() {
+        for (i, cause) in CAUSES.iter().enumerate() {
+            assert_eq!(*cause as usize, i);
+        }
     }
 
     #[test]

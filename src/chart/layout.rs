@@ -1,7 +1,7 @@
 //! The frame every chart shares: the title band on top and the legend column on the right,
 //! both outside the plot so they never cover data.
 
-use plotters::prelude::{Circle, Color, FontTransform, PathElement, Polygon, Rectangle, Text};
+use plotters::prelude::{Circle, Color, FontTransform, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::style::{
@@ -22,14 +22,16 @@ pub(crate) enum Key {
     Rule(RGBColor, u32),
     /// The break-even marker: a ring.
     Ring,
-    /// A tie: stripes of two edit colours.
-    Stripes,
-    /// The flip mark of the ranking map: a cross on a light square.
-    Cross,
-    /// The nominal cell of the ranking map: a thick outline.
-    Outline,
+    /// A small dot (a sampled point).
+    Dot,
+    /// A square, left half in one colour and right half in another.
+    TwoTone(RGBColor, RGBColor),
+    /// A marker shape in ink (what caused a cache write).
+    Marker(Marker),
     /// No key: a heading or a note.
     Heading,
+    /// No key, but indented like a keyed line: an item under the line above.
+    Indent,
 }
 
 /// One line of the legend, with an optional second line in smaller, muted text.
@@ -57,27 +59,77 @@ impl Entry {
 
 /// Left edge of the legend column, in px.
 pub(crate) const LEGEND_X: i32 = WIDTH_PX as i32 - LEGEND_WIDTH_PX;
-/// Characters of a legend label that fit beside its key.
-const LABEL_CHARS: usize = 27;
-/// Characters of a legend note.
-const NOTE_CHARS: usize = 31;
+/// Room for a legend label beside its key, in px: labels wrap, never run off the page.
+const LABEL_PX: i32 = LEGEND_WIDTH_PX - 38 - MARGIN_PX;
+/// Room for a heading (no key before it), in px.
+const HEADING_PX: i32 = LEGEND_WIDTH_PX - 8 - MARGIN_PX;
+/// Lines a legend label or note may take before it is cut with `…`.
+const LABEL_LINES: usize = 3;
+const NOTE_LINES: usize = 4;
+/// Height of a wrapped label's further lines and of a note's lines, in px.
+const MORE_LINE_PX: i32 = 18;
+/// Height of a title line and of a subtitle line, in px.
+const TITLE_LINE_PX: i32 = 28;
+const SUBTITLE_LINE_PX: i32 = 19;
+/// Room for the title and subtitle: the page less its margins.
+const TITLE_PX: i32 = WIDTH_PX as i32 - 2 * MARGIN_PX - 8;
+
+/// An entry's label and note as they are drawn, line by line.
+fn entry_lines(entry: &Entry) -> (Vec<String>, Vec<String>) {
+    let (label_px, font) = match entry.key {
+        Key::Heading => (HEADING_PX, LABEL_SIZE * 1.08),
+        _ => (LABEL_PX, LABEL_SIZE),
+    };
+    let label = style::wrap(&style::clean(&entry.label), label_px, font, LABEL_LINES);
+    let note = entry
+        .note
+        .as_ref()
+        .map(|n| style::wrap(&style::clean(n), label_px, SMALL_SIZE, NOTE_LINES))
+        .unwrap_or_default();
+    (label, note)
+}
+
+/// Height of one entry, in px.
+fn entry_height(entry: &Entry) -> i32 {
+    let (label, note) = entry_lines(entry);
+    LEGEND_LINE_PX
+        + MORE_LINE_PX * (label.len() as i32 - 1)
+        + (MORE_LINE_PX - 1) * note.len() as i32
+}
 
 /// Height the legend needs, in px.
 pub(crate) fn legend_height(entries: &[Entry]) -> i32 {
-    entries
-        .iter()
-        .map(|e| {
-            LEGEND_LINE_PX
-                + if e.note.is_some() {
-                    LEGEND_LINE_PX - 4
-                } else {
-                    0
-                }
-        })
-        .sum()
+    entries.iter().map(entry_height).sum()
 }
 
-/// Title and subtitle at the top left.
+/// The title (at most two lines) and subtitle (each `\n`-separated sentence wrapped, at most
+/// five lines in all) as they are drawn.
+fn title_lines(title: &str, subtitle: &str) -> (Vec<String>, Vec<String>) {
+    let title = style::wrap(&style::clean(title), TITLE_PX, TITLE_SIZE * 1.08, 2);
+    let mut lines: Vec<String> = subtitle
+        .split('\n')
+        .filter(|s| !s.trim().is_empty())
+        .flat_map(|s| style::wrap(&style::clean(s), TITLE_PX, SUBTITLE_SIZE, 3))
+        .collect();
+    if lines.len() > 5 {
+        lines.truncate(5);
+        if let Some(last) = lines.last_mut() {
+            last.push('…');
+        }
+    }
+    (title, lines)
+}
+
+/// Height of the band that holds `title` and `subtitle`, in px: [`style::TITLE_BAND_PX`]
+/// for one line of each, more when they wrap.
+pub(crate) fn title_band_px(title: &str, subtitle: &str) -> i32 {
+    let (title, subtitle) = title_lines(title, subtitle);
+    style::TITLE_BAND_PX
+        + TITLE_LINE_PX * (title.len() as i32 - 1)
+        + SUBTITLE_LINE_PX * (subtitle.len().max(1) as i32 - 1)
+}
+
+/// Title and subtitle at the top left, wrapped to the page width.
 pub(crate) fn draw_title(
     root: &Area,
     title: &str,
@@ -86,18 +138,27 @@ pub(crate) fn draw_title(
 ) -> Result<(), ChartError> {
     let err = drawing(chart);
     let left = MARGIN_PX + 4;
-    root.draw(&Text::new(
-        title.to_string(),
-        (left, MARGIN_PX),
-        style::bold(TITLE_SIZE, INK, HPos::Left, VPos::Top),
-    ))
-    .map_err(&err)?;
-    root.draw(&Text::new(
-        subtitle.to_string(),
-        (left, MARGIN_PX + 28),
-        style::text(SUBTITLE_SIZE, MUTED, HPos::Left, VPos::Top),
-    ))
-    .map_err(&err)
+    let (title, subtitle) = title_lines(title, subtitle);
+    let mut y = MARGIN_PX;
+    for line in title {
+        root.draw(&Text::new(
+            line,
+            (left, y),
+            style::bold(TITLE_SIZE, INK, HPos::Left, VPos::Top),
+        ))
+        .map_err(&err)?;
+        y += TITLE_LINE_PX;
+    }
+    for line in subtitle {
+        root.draw(&Text::new(
+            line,
+            (left, y),
+            style::text(SUBTITLE_SIZE, MUTED, HPos::Left, VPos::Top),
+        ))
+        .map_err(&err)?;
+        y += SUBTITLE_LINE_PX;
+    }
+    Ok(())
 }
 
 /// An axis description rotated to read bottom-up, centred on `(x, y)`.
@@ -128,7 +189,7 @@ pub(crate) fn draw_label(
     .map_err(drawing(chart))
 }
 
-/// The legend column, its first line at `top`.
+/// The legend column, its first line at `top`. Labels and notes wrap to the column.
 pub(crate) fn draw_legend(
     root: &Area,
     top: i32,
@@ -148,22 +209,23 @@ pub(crate) fn draw_legend(
                 style::text(LABEL_SIZE, INK, HPos::Left, VPos::Center),
             ),
         };
-        root.draw(&Text::new(
-            style::truncate(&entry.label, LABEL_CHARS),
-            (label_x, middle),
-            font,
-        ))
-        .map_err(&err)?;
-        y += LEGEND_LINE_PX;
-        if let Some(note) = &entry.note {
+        let (label, note) = entry_lines(entry);
+        let mut line_y = middle;
+        for line in label {
+            root.draw(&Text::new(line, (label_x, line_y), font.clone()))
+                .map_err(&err)?;
+            line_y += MORE_LINE_PX;
+        }
+        for line in note {
             root.draw(&Text::new(
-                style::truncate(note, NOTE_CHARS),
-                (label_x, y + (LEGEND_LINE_PX - 4) / 2 - 2),
+                line,
+                (label_x, line_y - 2),
                 style::text(SMALL_SIZE, MUTED, HPos::Left, VPos::Center),
             ))
             .map_err(&err)?;
-            y += LEGEND_LINE_PX - 4;
+            line_y += MORE_LINE_PX - 1;
         }
+        y += entry_height(entry);
     }
     Ok(())
 }
@@ -200,73 +262,91 @@ fn draw_key(
                 .map_err(&err)?;
             root.draw(&Circle::new((x + 11, y), 6, INK.stroke_width(2)))
         }
-        Key::Stripes => {
-            let mid = x + 11;
+        Key::TwoTone(first, second) => {
             root.draw(&Rectangle::new(
-                [(left, top), (mid, bottom)],
-                style::edit_colour(0).filled(),
+                [(left, top), (x + 11, bottom)],
+                first.filled(),
             ))
             .map_err(&err)?;
             root.draw(&Rectangle::new(
-                [(mid, top), (right, bottom)],
-                style::edit_colour(1).filled(),
+                [(x + 11, top), (right, bottom)],
+                second.filled(),
             ))
         }
-        Key::Cross => {
-            root.draw(&Rectangle::new(
-                [(left, top), (right, bottom)],
-                style::TIE.filled(),
-            ))
-            .map_err(&err)?;
-            cross(root, (left + 4, top + 1), (right - 4, bottom - 1), 2, chart)?;
-            Ok(())
-        }
-        Key::Outline => root.draw(&PathElement::new(
-            vec![
-                (left, top),
-                (right, top),
-                (right, bottom),
-                (left, bottom),
-                (left, top),
-            ],
-            INK.stroke_width(3),
-        )),
-        Key::Heading => Ok(()),
+        Key::Dot => root.draw(&Circle::new((x + 11, y), 2, INK.mix(0.75).filled())),
+        Key::Marker(shape) => return marker(root, shape, (x + 11, y), chart),
+        Key::Heading | Key::Indent => Ok(()),
     }
     .map_err(err)
 }
 
-/// A bold × from corner to corner of a box: black on a white halo, readable on any fill.
-pub(crate) fn cross(
+/// A marker shape, drawn in ink on a white halo so it reads on any bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// An upward triangle.
+    Triangle,
+    /// A filled circle.
+    Circle,
+    /// A filled square.
+    Square,
+    /// A diamond.
+    Diamond,
+    /// A ring (an open circle).
+    Ring,
+}
+
+/// Draws `shape` centred on `(x, y)`, about 9 px across.
+pub(crate) fn marker(
     root: &Area,
-    (left, top): (i32, i32),
-    (right, bottom): (i32, i32),
-    width: u32,
+    shape: Marker,
+    (x, y): (i32, i32),
     chart: &'static str,
 ) -> Result<(), ChartError> {
     let err = drawing(chart);
-    for (colour, stroke) in [(BACKGROUND, width + 2), (RGBColor(0, 0, 0), width)] {
-        root.draw(&PathElement::new(
-            vec![(left, top), (right, bottom)],
-            colour.stroke_width(stroke),
-        ))
-        .map_err(&err)?;
-        root.draw(&PathElement::new(
-            vec![(left, bottom), (right, top)],
-            colour.stroke_width(stroke),
-        ))
-        .map_err(&err)?;
+    match shape {
+        Marker::Circle => {
+            root.draw(&Circle::new((x, y), 5, BACKGROUND.filled()))
+                .map_err(&err)?;
+            root.draw(&Circle::new((x, y), 4, INK.filled()))
+        }
+        Marker::Ring => {
+            root.draw(&Circle::new((x, y), 5, BACKGROUND.filled()))
+                .map_err(&err)?;
+            root.draw(&Circle::new((x, y), 4, INK.stroke_width(2)))
+        }
+        Marker::Square => {
+            root.draw(&Rectangle::new(
+                [(x - 5, y - 5), (x + 5, y + 5)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Rectangle::new(
+                [(x - 4, y - 4), (x + 4, y + 4)],
+                INK.filled(),
+            ))
+        }
+        Marker::Triangle => {
+            root.draw(&Polygon::new(
+                vec![(x, y - 7), (x + 7, y + 5), (x - 7, y + 5)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Polygon::new(
+                vec![(x, y - 5), (x + 5, y + 4), (x - 5, y + 4)],
+                INK.filled(),
+            ))
+        }
+        Marker::Diamond => {
+            root.draw(&Polygon::new(
+                vec![(x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Polygon::new(
+                vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
+                INK.filled(),
+            ))
+        }
     }
-    Ok(())
-}
-
-/// A filled polygon in pixel coordinates.
-pub(crate) fn polygon(
-    root: &Area,
-    points: Vec<(i32, i32)>,
-    colour: RGBColor,
-    chart: &'static str,
-) -> Result<(), ChartError> {
-    root.draw(&Polygon::new(points, colour.filled()))
-        .map_err(drawing(chart))
+    .map_err(err)
 }

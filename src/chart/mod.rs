@@ -18,13 +18,19 @@ pub struct ChartInput {
     pub edits: Vec<String>,
     /// Percent saved across the sweep grid (savings.svg). None: no sweep was run.
     pub savings: Option<SavingsGrid>,
-    /// Winner per grid cell (ranking.svg). None: no sweep was run, or fewer than 2 edits.
-    pub ranking: Option<RankingMap>,
+    /// Which of each pair of edits saves more over (B, ρ), on reread tokens (ranking.svg).
+    /// None: no sweep was run, or fewer than 2 edits.
+    pub ranking: Option<RankingPlane>,
+    /// The same on cost (ranking-cost.svg). None: no `[cache]`, no sweep, or < 2 edits.
+    pub ranking_cost: Option<RankingPlane>,
     /// Context re-read by each call at the nominal point (context.svg): the baseline first,
     /// then every edit in scenario order.
     pub context: Vec<RunSeries>,
     /// Ranked bars (totals.svg), best first.
     pub totals: Vec<TotalBar>,
+    /// Bars ranked by cost (totals-cost.svg), best first. None: the scenario has no
+    /// `[cache]` (cost is then the reread total times a constant, ranked as totals.svg).
+    pub totals_cost: Option<CostTotals>,
     /// Per-call cached and written tokens (cost.svg): the baseline first, then each
     /// clearing edit. None: the scenario has no `[cache]`.
     pub cost: Option<Vec<CostSeries>>,
@@ -35,8 +41,11 @@ pub struct ChartInput {
 pub struct SavingsGrid {
     /// Ascending base-token values (x axis).
     pub base_tokens: Vec<f64>,
-    /// Ascending bytes-per-token values (one panel or line style each).
+    /// Ascending bytes-per-token values (one panel each): all the swept values, or an
+    /// evenly spaced selection of them.
     pub bytes_per_token: Vec<f64>,
+    /// How many bytes-per-token values the sweep has (more than are drawn when thinned).
+    pub swept_bytes_per_token: usize,
     /// `percent[r][b][e]`: percent saved by edit `e` at `bytes_per_token[r]`,
     /// `base_tokens[b]`.
     pub percent: Vec<Vec<Vec<f64>>>,
@@ -56,29 +65,64 @@ pub struct BreakEvenMark {
     pub percent: f64,
 }
 
-/// The sweep grid as a map of winners.
+/// The sweep's (B, ρ) plane, seen pair by pair: where each of two edits saves more.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RankingMap {
-    /// Ascending base-token values (columns).
-    pub base_tokens: Vec<f64>,
-    /// Ascending bytes-per-token values (rows).
-    pub bytes_per_token: Vec<f64>,
-    /// `cells[r][b]`.
-    pub cells: Vec<Vec<RankingCell>>,
-    /// Index into `base_tokens`/`bytes_per_token` of the nominal point, if it lies on the
-    /// grid; else None.
-    pub nominal: Option<(usize, usize)>,
-    /// Which measure ranked the edits, for the title: "reread tokens" or "cost".
+pub struct RankingPlane {
+    /// What ranked the edits, for titles: "reread tokens" or "cost".
     pub measure: String,
+    /// Ascending base-token values drawn (columns); evenly thinned on a huge grid.
+    pub base_tokens: Vec<f64>,
+    /// Ascending bytes-per-token values drawn (rows).
+    pub bytes_per_token: Vec<f64>,
+    /// How many values each of those axes has in the sweep (B, ρ).
+    pub swept: (usize, usize),
+    /// The (B, ρ) planes drawn: one per kept combination of the other swept axes (cache
+    /// read, retry rate), or a single one when there are none or the measure does not
+    /// depend on them.
+    pub slices: Vec<PlaneSlice>,
+    /// Combinations of the other swept axes that are not drawn.
+    pub slices_left_out: usize,
+    /// Every pair whose nominal order is reversed somewhere in the whole grid.
+    pub flips: Vec<PairFlip>,
+    /// Grid points in all, and how many keep the nominal order.
+    pub points: usize,
+    pub matching_order: usize,
+    /// Edit indices in the nominal order, best first (tied edits in scenario order).
+    pub nominal_order: Vec<usize>,
+    /// The nominal point (B, ρ).
+    pub nominal: (f64, f64),
+    /// Each edit's reread total in closed form, by edit index, where it has one: then the
+    /// break-even of two edits is exact. Empty when the measure has none (cost).
+    pub affine: Vec<Option<crate::ledger::Affine>>,
+    /// A sentence for the subtitle (e.g. why one slice stands for all), if any.
+    pub note: Option<String>,
 }
 
-/// One grid point's outcome.
+/// One (B, ρ) plane of savings.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RankingCell {
-    /// Edit indices that share first place (usually one).
-    pub winners: Vec<usize>,
-    /// Whether the full order here differs from the nominal order (a flip).
-    pub order_differs: bool,
+pub struct PlaneSlice {
+    /// Which values of the other swept axes it holds, e.g. `cache read 0.1×, retry rate 0`;
+    /// None when nothing else is swept.
+    pub label: Option<String>,
+    /// Whether the nominal point lies in this plane (its cache read and retry rate are the
+    /// nominal ones); the nominal (B, ρ) is ringed only there.
+    pub holds_nominal: bool,
+    /// `saved[r][b][e]`: what edit `e` saves at `bytes_per_token[r]`, `base_tokens[b]`,
+    /// in the measure's unit.
+    pub saved: Vec<Vec<Vec<f64>>>,
+    /// `baseline[r][b]`: the baseline's total there (savings within 1e-9 of it tie).
+    pub baseline: Vec<Vec<f64>>,
+}
+
+/// A pair of edits whose order flips somewhere in the grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairFlip {
+    /// The edit that saves more at the nominal point.
+    pub a: usize,
+    /// The edit that saves more at the flipping points.
+    pub b: usize,
+    /// At how many grid points `b` saves more.
+    pub count: usize,
 }
 
 /// Per-call context of one run.
@@ -91,6 +135,14 @@ pub struct RunSeries {
     /// `context_tokens[i]`: context re-read by call i+1, in est. tokens. May hold a million
     /// values: draw it reduced to the pixel width (min and max per pixel bucket).
     pub context_tokens: Vec<f64>,
+    /// `baseline_position[i]`: the 0-based position in the baseline where call i+1 is
+    /// drawn, ascending; empty: the call's own position. A run that merges or drops calls
+    /// is drawn against the baseline's positions, with gaps where calls went.
+    pub baseline_position: Vec<u32>,
+    /// 0-based calls of this run that stand for several baseline calls (merges).
+    pub merged: Vec<u32>,
+    /// 0-based calls of this run before which a clearing happened.
+    pub clearings: Vec<u32>,
 }
 
 /// One edit's bar.
@@ -99,6 +151,42 @@ pub struct TotalBar {
     pub edit: usize,
     pub saved_pct: f64,
     pub equivalent_calls: f64,
+}
+
+/// The edits ranked by cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostTotals {
+    /// Best first.
+    pub bars: Vec<CostBar>,
+    /// Where the dollar prices come from (`[price] source`), when dollars are shown.
+    pub price_source: Option<String>,
+}
+
+/// One edit's bar on cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostBar {
+    pub edit: usize,
+    /// Percent of the baseline's cost saved.
+    pub saved_pct: f64,
+    /// Cost saved, in input-token equivalents.
+    pub saved: f64,
+    /// Dollars saved, with `[price]`.
+    pub saved_dollars: Option<f64>,
+}
+
+/// Why a call writes to the prompt cache what it writes (MODEL.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WriteCause {
+    /// Only what joined since the previous call: the usual small write.
+    Growth,
+    /// The first call: nothing is cached yet.
+    First,
+    /// The pause before the call was longer than the cache's TTL: the cache expired.
+    Expired,
+    /// A clearing changed the prefix: everything from the first cleared result on.
+    Clearing,
+    /// The cached prefix would be shorter than the minimum cacheable length.
+    BelowMinimum,
 }
 
 /// Per-call prompt-cache figures of one run.
@@ -110,14 +198,24 @@ pub struct CostSeries {
     pub cached_tokens: Vec<f64>,
     /// Tokens written to cache at each call (the rewrite spikes after a clearing).
     pub written_tokens: Vec<f64>,
+    /// Why each call writes what it writes; empty when unknown.
+    pub causes: Vec<WriteCause>,
+    /// Clearings in the run (some may land where the cache had expired anyway).
+    pub clearings: usize,
+    /// The cache's time to live, in s, for the legend.
+    pub ttl_s: f64,
+    /// The minimum cacheable length, in tokens, for the legend.
+    pub min_tokens: f64,
 }
 
 mod layout;
 pub mod reduce;
+mod same;
 pub mod style;
 
 pub mod context;
 pub mod cost;
+pub mod plane;
 pub mod ranking;
 pub mod savings;
 pub mod totals;
@@ -158,22 +256,28 @@ pub(crate) fn drawing(
 }
 
 /// Each chart's file name and SVG text, in a fixed order: `savings.svg`, `ranking.svg`,
-/// `context.svg`, `totals.svg`, `cost.svg`.
+/// `ranking-cost.svg`, `context.svg`, `totals.svg`, `totals-cost.svg`, `cost.svg`.
 ///
 /// A chart is left out when it has nothing to show: its data is None (`savings`, `ranking`,
-/// `cost`), its list is empty (`context`, `totals`), or — for `savings.svg` — there are no
-/// edits to draw lines for. The same input always gives byte-identical SVG.
+/// `ranking_cost`, `totals_cost`, `cost`), its list is empty (`context`, `totals`), or —
+/// for `savings.svg` — there are no edits to draw lines for. The same input always gives
+/// byte-identical SVG.
 pub fn draw_all(input: &ChartInput) -> Result<Vec<(&'static str, String)>, ChartError> {
-    let mut charts = Vec::with_capacity(5);
+    let mut charts = Vec::with_capacity(7);
     if let Some(grid) = &input.savings
         && !input.edits.is_empty()
     {
         let chart = savings::prepare(input, grid)?;
         charts.push((savings::FILE, savings::draw(&chart)?));
     }
-    if let Some(map) = &input.ranking {
-        let chart = ranking::prepare(input, map)?;
-        charts.push((ranking::FILE, ranking::draw(&chart)?));
+    for (plane, file) in [
+        (&input.ranking, ranking::FILE),
+        (&input.ranking_cost, ranking::COST_FILE),
+    ] {
+        if let Some(plane) = plane {
+            let chart = ranking::prepare(input, plane, file)?;
+            charts.push((file, ranking::draw(&chart)?));
+        }
     }
     if !input.context.is_empty() {
         let chart = context::prepare(input)?;
@@ -182,6 +286,12 @@ pub fn draw_all(input: &ChartInput) -> Result<Vec<(&'static str, String)>, Chart
     if !input.totals.is_empty() {
         let chart = totals::prepare(input)?;
         charts.push((totals::FILE, totals::draw(&chart)?));
+    }
+    if let Some(bars) = &input.totals_cost
+        && !bars.bars.is_empty()
+    {
+        let chart = totals::prepare_cost(input, bars)?;
+        charts.push((totals::COST_FILE, totals::draw(&chart)?));
     }
     if let Some(series) = &input.cost
         && !series.is_empty()

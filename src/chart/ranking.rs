@@ -1,383 +1,597 @@
-//! `ranking.svg`: the sweep grid as a map. Each cell is filled with the colour of the edit
-//! that saves most there; a cross marks cells whose full order differs from the nominal
-//! order (the ranking does not hold there); the nominal cell is outlined.
+//! `ranking.svg` and `ranking-cost.svg`: where pairs of edits swap places.
+//!
+//! One small panel per pair of edits whose nominal order flips somewhere in the sweep: the
+//! (B, ρ) plane, each swept point's cell shaded in the colour of the edit that saves more
+//! there, and — where both reread totals are affine in B and 1/ρ — the exact break-even
+//! curve `B*(ρ)` drawn as a line across the whole ρ range. When nothing flips, the chart
+//! still answers "how safe is this ranking?" with one panel for the closest pair.
+//!
+//! The geometry is computed here in px (not left to a plotting library), so that tests can
+//! check that the curve passes through the exact break-even within a pixel.
 
-use plotters::prelude::{Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text};
+use plotters::prelude::{Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text};
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Entry, Key, LEGEND_X};
+use super::plane::{self, Frame, Side};
 use super::style::{
-    self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, TICK_SIZE, TIE, TITLE_BAND_PX, WIDTH_PX,
+    self, BACKGROUND, GRID, INK, LABEL_SIZE, MARGIN_PX, MUTED, SMALL_SIZE, TICK_SIZE, TIE, WIDTH_PX,
 };
-use super::{ChartError, ChartInput, RankingMap, drawing};
+use super::{Area, ChartError, ChartInput, RankingPlane, drawing};
 
-/// File name of this chart.
+/// File name of the chart ranked by reread tokens.
 pub const FILE: &str = "ranking.svg";
+/// File name of the chart ranked by cost (with `[cache]`).
+pub const COST_FILE: &str = "ranking-cost.svg";
 
-/// Left edge of the map: room for the vertical axis description and the row labels.
-const PLOT_LEFT_PX: i32 = MARGIN_PX + 92;
-/// Top edge of the map.
-const PLOT_TOP_PX: i32 = TITLE_BAND_PX + 14;
-/// Room for the map: it ends 24 px before the legend column.
-const PLOT_MAX_WIDTH_PX: i32 = LEGEND_X - 24 - PLOT_LEFT_PX;
-const PLOT_MAX_HEIGHT_PX: i32 = 540;
-/// Largest cell, so a 1×1 or 3×3 grid does not become a poster.
-const CELL_MAX_WIDTH_PX: i32 = 120;
-const CELL_MAX_HEIGHT_PX: i32 = 64;
-/// A map this short at least, so the rotated axis description fits beside it.
-const PLOT_MIN_HEIGHT_PX: i32 = 220;
-/// Below this size a cell carries no text (its colour and mark still say it all).
-const CELL_TEXT_MIN_WIDTH_PX: i32 = 30;
-const CELL_TEXT_MIN_HEIGHT_PX: i32 = 20;
-/// Least spacing between axis labels.
-const COLUMN_LABEL_SPACING_PX: i32 = 56;
-const ROW_LABEL_SPACING_PX: i32 = 18;
-/// Room below the map for column labels and the axis description.
-const BELOW_PLOT_PX: i32 = 64;
+/// Most pair panels drawn for one plane; the title says how many more pairs flip.
+const MAX_PAIRS: usize = 9;
+/// Most pair panels per row when each row is a slice of the other swept axes.
+const MAX_PAIRS_PER_SLICE: usize = 3;
+/// Left edge of the panel grid: room for the vertical axis description.
+const GRID_LEFT_PX: i32 = MARGIN_PX + 26;
+/// Right edge of the panel grid: clear of the legend column.
+const GRID_RIGHT_PX: i32 = LEGEND_X - 16;
+/// Room left of each plot for the ρ tick labels, px.
+const Y_TICKS_PX: i32 = 40;
+/// Room below each plot for the B tick labels, px.
+const X_TICKS_PX: i32 = 22;
+/// Vertical gap between rows of panels, px.
+const ROW_GAP_PX: i32 = 14;
+/// Height of one caption line, px.
+const CAPTION_LINE_PX: i32 = 17;
+/// Room below the grid for the B axis description, px.
+const BELOW_GRID_PX: i32 = 34;
+/// Tallest plot, px: a single panel is not a poster.
+const PLOT_MAX_HEIGHT_PX: i32 = 330;
+/// Shortest plot, px.
+const PLOT_MIN_HEIGHT_PX: i32 = 110;
+/// Height the panel grid aims at, px.
+const GRID_TARGET_HEIGHT_PX: i32 = 720;
+/// Sampled points are marked with a dot while a panel has at most this many.
+const MAX_DOTS: usize = 400;
+/// Least spacing between tick labels, px.
+const X_LABEL_SPACING_PX: i32 = 58;
+const Y_LABEL_SPACING_PX: i32 = 20;
+/// How much the edit colours are lightened for shading, so the curve and dots stand out.
+pub const SHADE_TINT: f64 = 0.35;
 
-/// The ranking map, laid out in px.
+/// The chart, laid out in px.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankingChart {
+    /// `ranking.svg` or `ranking-cost.svg`.
+    pub file: &'static str,
     pub title: String,
     pub subtitle: String,
-    /// Edit names, by edit index (legend).
+    pub panels: Vec<PairPanel>,
+    /// Edit names by index, for the legend (full, where captions may cut them).
     pub edits: Vec<String>,
-    /// One per grid point, row by row from the top (highest bytes per token) down.
-    pub cells: Vec<Cell>,
-    /// Labels under the columns (base tokens) and left of the rows (bytes per token).
-    pub column_labels: Vec<AxisLabel>,
-    pub row_labels: Vec<AxisLabel>,
-    /// The map's outer edges, px: left, top, right, bottom.
-    pub plot: (i32, i32, i32, i32),
+    /// Headings of the rows when each row is a slice of the other swept axes: (top px, text).
+    pub row_headings: Vec<(i32, String)>,
+    /// Whether any pair flips (else the panels show the closest pair).
+    pub flips: bool,
+    /// Top of the panel grid and bottom of it, px.
+    pub grid_top: i32,
+    pub grid_bottom: i32,
     pub height_px: i32,
-    pub has_ties: bool,
-    pub has_flips: bool,
-    pub has_nominal: bool,
 }
 
-/// One grid point.
+/// One pair of edits over one (B, ρ) plane.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
-    /// Indices into the grid's `bytes_per_token` and `base_tokens`.
-    pub row: usize,
-    pub column: usize,
-    /// Edges in px: left, top, right, bottom.
-    pub rect: (i32, i32, i32, i32),
-    /// Edits sharing first place; empty when the engine gave none (drawn neutral).
-    pub winners: Vec<usize>,
-    pub order_differs: bool,
-    pub is_nominal: bool,
-    /// The winners' legend numbers (`2`, `1=3`), when the cell is big enough to hold them.
-    pub text: Option<String>,
+pub struct PairPanel {
+    /// The edit that saves more at the nominal point, and the other.
+    pub a: usize,
+    pub b: usize,
+    /// Caption: the two names (each beside a swatch of its colour), then notes.
+    pub names: [String; 2],
+    pub notes: Vec<String>,
+    /// Top-left of the caption, px.
+    pub caption_at: (i32, i32),
+    /// The plot's pixel frame and data ranges.
+    pub frame: Frame,
+    /// Shaded cells, merged along each row where the same edit saves more.
+    pub shading: Vec<((i32, i32, i32, i32), Side)>,
+    /// Sampled grid points, px; empty when too dense to mark (the cells still show them).
+    pub dots: Vec<(i32, i32)>,
+    /// Exact break-even `(B, ρ)` and its pixels; empty when the pair is sampled only or
+    /// the curve misses the plot.
+    pub curve: Vec<(f64, f64)>,
+    pub curve_px: Vec<(i32, i32)>,
+    /// Whether the break-even is exact (both totals affine).
+    pub exact: bool,
+    /// Points of this plane where `b` saves more, and points in all.
+    pub flipped: usize,
+    pub cells: usize,
+    /// The nominal point, px, when it lies in the plot.
+    pub nominal_px: Option<(i32, i32)>,
+    pub x_ticks: Vec<(i32, String)>,
+    pub y_ticks: Vec<(i32, String)>,
+    /// Small marks on the axes at every swept value, px.
+    pub x_marks: Vec<i32>,
+    pub y_marks: Vec<i32>,
 }
 
-/// A tick label.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AxisLabel {
-    /// Centre of the labelled column or row, in px.
-    pub at_px: i32,
-    pub text: String,
-    pub is_nominal: bool,
-}
+/// Panels and words of the ranking chart for `plane`, written to `file`.
+pub fn prepare(
+    input: &ChartInput,
+    plane: &RankingPlane,
+    file: &'static str,
+) -> Result<RankingChart, ChartError> {
+    plane::check(input, plane, file)?;
+    let names: Vec<String> = input.edits.iter().map(|e| style::clean(e)).collect();
+    let name = |e: usize| names.get(e).cloned().unwrap_or_default();
+    let pairs: Vec<(usize, usize)> = plane.flips.iter().map(|f| (f.a, f.b)).collect();
+    let per_row = if plane.slices.len() > 1 {
+        MAX_PAIRS_PER_SLICE
+    } else {
+        MAX_PAIRS
+    };
+    let closest = plane::closest_pair(plane);
+    let shown: Vec<(usize, usize)> = if pairs.is_empty() {
+        closest.iter().map(|c| (c.a, c.b)).collect()
+    } else {
+        pairs.iter().copied().take(per_row).collect()
+    };
+    let more = pairs.len().saturating_sub(shown.len());
 
-/// Cells and labels of `ranking.svg`.
-pub fn prepare(input: &ChartInput, map: &RankingMap) -> Result<RankingChart, ChartError> {
-    let (columns, rows) = (map.base_tokens.len(), map.bytes_per_token.len());
-    check_shape(input, map)?;
-    let edits = input.edits.clone();
+    let (title, subtitle) = words(input, plane, &name, shown.len(), more, closest.as_ref());
+    let grid_top = layout::title_band_px(&title, &subtitle) + 6;
+    let columns = if plane.slices.len() > 1 {
+        shown.len().max(1)
+    } else {
+        match shown.len() {
+            0 | 1 => 1,
+            2..=4 => 2,
+            _ => 3,
+        }
+    };
+    let rows = if plane.slices.len() > 1 {
+        plane.slices.len()
+    } else {
+        shown.len().div_ceil(columns).max(1)
+    };
+    let cell_w = (GRID_RIGHT_PX - GRID_LEFT_PX) / columns as i32;
+    let plot_w = cell_w - Y_TICKS_PX - 14;
+    let caption_px = CAPTION_LINE_PX * CAPTION_LINES + 6;
+    // Rows that are slices get a heading line above their captions.
+    let heading_px = if plane.slices.len() > 1 {
+        CAPTION_LINE_PX + 2
+    } else {
+        0
+    };
+    let plot_h =
+        ((GRID_TARGET_HEIGHT_PX / rows as i32) - heading_px - caption_px - X_TICKS_PX - ROW_GAP_PX)
+            .clamp(
+                PLOT_MIN_HEIGHT_PX,
+                PLOT_MAX_HEIGHT_PX.min(plot_w.max(PLOT_MIN_HEIGHT_PX)),
+            );
+    let row_h = heading_px + caption_px + plot_h + X_TICKS_PX + ROW_GAP_PX;
 
-    let cell_w = (PLOT_MAX_WIDTH_PX / columns.max(1) as i32).clamp(1, CELL_MAX_WIDTH_PX);
-    let row_count = rows.max(1) as i32;
-    let tallest = CELL_MAX_HEIGHT_PX.max(PLOT_MIN_HEIGHT_PX / row_count);
-    let cell_h = (PLOT_MAX_HEIGHT_PX / row_count).clamp(1, tallest);
-    let (left, top) = (PLOT_LEFT_PX, PLOT_TOP_PX);
-    let right = left + cell_w * columns as i32;
-    let bottom = top + cell_h * rows as i32;
-    let with_text = cell_w >= CELL_TEXT_MIN_WIDTH_PX && cell_h >= CELL_TEXT_MIN_HEIGHT_PX;
-
-    let mut cells = Vec::with_capacity(rows * columns);
-    // The highest ρ is drawn on top, like a y axis.
-    for (r, row) in map.cells.iter().enumerate().rev() {
-        let y0 = top + cell_h * (rows - 1 - r) as i32;
-        for (b, outcome) in row.iter().enumerate() {
-            let x0 = left + cell_w * b as i32;
-            let text = Some(numbers(&outcome.winners)).filter(|t| {
-                with_text && !t.is_empty() && style::text_width_px(t, SMALL_SIZE) + 6 <= cell_w
+    let x_range = plane::cell_range(&plane.base_tokens);
+    let y_range = plane::cell_range(&plane.bytes_per_token);
+    let mut panels = Vec::with_capacity(rows * columns);
+    let mut row_headings = Vec::new();
+    for (k, &(a, b)) in shown.iter().enumerate() {
+        for (s, slice) in plane.slices.iter().enumerate() {
+            let (row, column) = if plane.slices.len() > 1 {
+                (s, k)
+            } else {
+                (k / columns, k % columns)
+            };
+            let left = GRID_LEFT_PX + cell_w * column as i32;
+            let row_top = grid_top + row_h * row as i32;
+            if heading_px > 0 && column == 0 {
+                row_headings.push((row_top, slice.label.clone().unwrap_or_default()));
+            }
+            let top = row_top + heading_px;
+            let plot_left = left + Y_TICKS_PX;
+            let plot_top = top + caption_px;
+            let frame = Frame {
+                px: (plot_left, plot_top, plot_left + plot_w, plot_top + plot_h),
+                x: x_range,
+                y: y_range,
+            };
+            let plane::Shading {
+                boxes: shading,
+                flipped,
+                ties,
+                cells,
+            } = plane::shading(plane, slice, a, b, &frame);
+            let affine = |e: usize| plane.affine.get(e).copied().flatten();
+            let exact = affine(a).zip(affine(b));
+            let curve = exact.map_or_else(Vec::new, |(ta, tb)| {
+                plane::break_even_curve(&ta, &tb, x_range, y_range, &plane.bytes_per_token)
             });
-            cells.push(Cell {
-                row: r,
-                column: b,
-                rect: (x0, y0, x0 + cell_w, y0 + cell_h),
-                winners: outcome.winners.clone(),
-                order_differs: outcome.order_differs,
-                is_nominal: map.nominal == Some((b, r)),
-                text,
+            let text_px = plot_w + 8;
+            let sampled = if plane.affine.is_empty() {
+                "sampled only: cost has no closed form here"
+            } else {
+                "sampled only: a clearing moves with B or ρ"
+            };
+            let fits = |text: &str| style::text_width_px(text, SMALL_SIZE) <= text_px;
+            let break_even = match exact {
+                Some((ta, tb)) => {
+                    let words =
+                        |short| plane::break_even_words(&ta, &tb, plane.nominal.1, &curve, short);
+                    Some(words(false))
+                        .filter(|w| fits(w))
+                        .unwrap_or_else(|| words(true))
+                }
+                None if fits(sampled) => sampled.to_string(),
+                None if fits("sampled only (no closed form)") => {
+                    "sampled only (no closed form)".to_string()
+                }
+                None => "sampled only".to_string(),
+            };
+            let notes: Vec<String> = [status(flipped, ties, cells), break_even]
+                .iter()
+                .map(|n| style::fit(n, text_px, SMALL_SIZE))
+                .collect();
+            let dots = if cells <= MAX_DOTS {
+                plane::points(plane, &frame)
+            } else {
+                Vec::new()
+            };
+            panels.push(PairPanel {
+                a,
+                b,
+                names: [
+                    style::fit(&name(a), text_px - 18, LABEL_SIZE),
+                    style::fit(&name(b), text_px - 18, LABEL_SIZE),
+                ],
+                notes,
+                caption_at: (plot_left, top),
+                curve_px: curve.iter().map(|&p| frame.to_px(p)).collect(),
+                curve,
+                exact: exact.is_some(),
+                flipped,
+                cells,
+                shading,
+                dots,
+                nominal_px: (slice.holds_nominal && frame.contains(plane.nominal))
+                    .then(|| frame.to_px(plane.nominal)),
+                x_ticks: plane::ticks(&plane.base_tokens, &frame, true, X_LABEL_SPACING_PX),
+                y_ticks: plane::ticks(&plane.bytes_per_token, &frame, false, Y_LABEL_SPACING_PX),
+                x_marks: plane.base_tokens.iter().map(|&v| frame.x_px(v)).collect(),
+                y_marks: plane
+                    .bytes_per_token
+                    .iter()
+                    .map(|&v| frame.y_px(v))
+                    .collect(),
+                frame,
             });
         }
     }
-
-    let column_labels = thinned(columns, cell_w, COLUMN_LABEL_SPACING_PX)
-        .filter_map(|b| {
-            Some(AxisLabel {
-                at_px: left + cell_w * b as i32 + cell_w / 2,
-                text: style::short(*map.base_tokens.get(b)?),
-                is_nominal: map.nominal.is_some_and(|(nb, _)| nb == b),
-            })
-        })
-        .collect();
-    let row_labels = thinned(rows, cell_h, ROW_LABEL_SPACING_PX)
-        .filter_map(|r| {
-            Some(AxisLabel {
-                at_px: top + cell_h * (rows - 1 - r) as i32 + cell_h / 2,
-                text: style::ratio(*map.bytes_per_token.get(r)?),
-                is_nominal: map.nominal.is_some_and(|(_, nr)| nr == r),
-            })
-        })
-        .collect();
-
-    let subtitle = summary(map);
+    let grid_bottom = grid_top + row_h * rows as i32;
     Ok(RankingChart {
-        title: format!(
-            "{}: which edit saves most, ranked by {}",
-            input.scenario, map.measure
-        ),
+        file,
+        title,
         subtitle,
-        edits,
-        has_ties: cells.iter().any(|c| c.winners.len() > 1),
-        has_flips: cells.iter().any(|c| c.order_differs),
-        has_nominal: cells.iter().any(|c| c.is_nominal),
-        cells,
-        column_labels,
-        row_labels,
-        plot: (left, top, right, bottom),
-        height_px: (bottom + BELOW_PLOT_PX + MARGIN_PX).max(PLOT_TOP_PX + 300),
+        flips: !pairs.is_empty(),
+        height_px: grid_bottom + BELOW_GRID_PX + MARGIN_PX,
+        grid_top,
+        grid_bottom,
+        panels,
+        edits: names,
+        row_headings,
     })
 }
 
-fn check_shape(input: &ChartInput, map: &RankingMap) -> Result<(), ChartError> {
-    let bad = |message: String| {
-        Err(ChartError::Data {
-            chart: FILE,
-            message,
-        })
+/// Lines above each panel: the two names, the status and the break-even.
+const CAPTION_LINES: i32 = 4;
+
+/// "flipped at 6 of 55 points": how often the second edit saves more.
+fn status(flipped: usize, ties: usize, cells: usize) -> String {
+    let ties = match ties {
+        0 => String::new(),
+        1 => ", 1 tie".to_string(),
+        n => format!(", {n} ties"),
     };
-    if map.cells.len() != map.bytes_per_token.len()
-        || map
-            .cells
+    match flipped {
+        0 => format!("no flip at any of {cells} points{ties}"),
+        n => format!("flipped at {n} of {cells} points{ties}"),
+    }
+}
+
+/// Title and subtitle: does the ranking hold, which pairs are drawn, which slice.
+fn words(
+    input: &ChartInput,
+    plane: &RankingPlane,
+    name: &dyn Fn(usize) -> String,
+    shown: usize,
+    more: usize,
+    closest: Option<&plane::Closest>,
+) -> (String, String) {
+    let scenario = style::clean(&input.scenario);
+    let mut lines = Vec::new();
+    let title = if plane.flips.is_empty() {
+        lines.push(format!(
+            "Ranked by {}: the nominal order holds at all {} points of the sweep.",
+            plane.measure, plane.points
+        ));
+        match closest {
+            Some(c) if c.always_tie => format!(
+                "{scenario}: the ranking holds at every point; {} and {} tie everywhere",
+                name(c.a),
+                name(c.b)
+            ),
+            Some(c) => {
+                lines.push(format!(
+                    "Closest pair: {} ahead of {} by {} % of the baseline at B = {}, ρ = {} (its smallest margin).",
+                    name(c.a),
+                    name(c.b),
+                    style::percent(c.margin_pct),
+                    style::short(c.at.0),
+                    style::ratio(c.at.1)
+                ));
+                format!(
+                    "{scenario}: the ranking holds at every point; closest pair: {} vs {}",
+                    name(c.a),
+                    name(c.b)
+                )
+            }
+            None => format!("{scenario}: the ranking holds at every point"),
+        }
+    } else {
+        lines.push(format!(
+            "Ranked by {}: the nominal order holds at {} of {} points; {} pair{} of edits swap places. Each panel shades the (B, ρ) plane by which of two edits saves more.",
+            plane.measure,
+            plane.matching_order,
+            plane.points,
+            plane.flips.len(),
+            if plane.flips.len() == 1 { "" } else { "s" },
+        ));
+        if more > 0 {
+            lines.push(format!(
+                "Drawn: the first {shown} pairs in nominal order, and {more} more pair{} (listed in the report).",
+                if more == 1 { "" } else { "s" }
+            ));
+        }
+        format!(
+            "{scenario}: where pairs of edits swap places, ranked by {}",
+            plane.measure
+        )
+    };
+    let tied = plane::tied_pairs(plane);
+    if !tied.is_empty() {
+        let pairs: Vec<String> = tied
             .iter()
-            .any(|row| row.len() != map.base_tokens.len())
-    {
-        return bad(format!(
-            "the cells do not form a {}×{} grid (rows: bytes per token, columns: base tokens)",
-            map.bytes_per_token.len(),
-            map.base_tokens.len()
+            .map(|&(a, b)| format!("{} = {}", name(a), name(b)))
+            .collect();
+        lines.push(format!("Tie at every point: {}.", pairs.join("; ")));
+    }
+    if plane.slices.len() > 1 || plane.slices_left_out > 0 {
+        let drawn = plane.slices.len();
+        let all = drawn + plane.slices_left_out;
+        let what = plane.slices.first().and_then(|s| s.label.as_ref()).map_or(
+            "cache read × retry rate combination",
+            |label| match (label.contains("cache read"), label.contains("retry")) {
+                (true, false) => "cache read price swept",
+                (false, true) => "retry rate swept",
+                _ => "cache read × retry rate combination",
+            },
+        );
+        lines.push(if plane.slices_left_out == 0 {
+            format!("One row of panels per {what}.")
+        } else {
+            format!(
+                "One row of panels per {what}: {drawn} of {all} drawn (the lowest and highest values)."
+            )
+        });
+    } else if let Some(label) = plane.slices.first().and_then(|s| s.label.as_ref()) {
+        lines.push(format!("Drawn at {label}."));
+    }
+    if let Some(note) = &plane.note {
+        lines.push(note.clone());
+    }
+    let (nb, nr) = plane.swept;
+    if nb > plane.base_tokens.len() || nr > plane.bytes_per_token.len() {
+        lines.push(format!(
+            "Thinned for drawing: {} of {nb} B values, {} of {nr} ρ values.",
+            plane.base_tokens.len(),
+            plane.bytes_per_token.len()
         ));
     }
-    if let Some((b, r)) = map.nominal
-        && (b >= map.base_tokens.len() || r >= map.bytes_per_token.len())
-    {
-        return bad(format!("nominal cell ({b}, {r}) lies outside the grid"));
-    }
-    let edits = input.edits.len();
-    if let Some(e) = map
-        .cells
-        .iter()
-        .flatten()
-        .flat_map(|c| &c.winners)
-        .find(|&&e| e >= edits)
-    {
-        return bad(format!("winner {e}, but {edits} edits are named"));
-    }
-    Ok(())
-}
-
-/// Legend numbers of the winners: `2`, or `1=3` for a tie.
-fn numbers(winners: &[usize]) -> String {
-    winners
-        .iter()
-        .map(|w| (w + 1).to_string())
-        .collect::<Vec<_>>()
-        .join("=")
-}
-
-/// Which of `n` equally spaced positions (`step_px` apart) get a label, so labels are at
-/// least `spacing_px` apart; the first is always labelled.
-fn thinned(n: usize, step_px: i32, spacing_px: i32) -> impl Iterator<Item = usize> {
-    let every = (spacing_px + step_px - 1) / step_px.max(1);
-    (0..n).step_by(every.max(1) as usize)
-}
-
-/// What the map says, in words: does the ranking hold?
-fn summary(map: &RankingMap) -> String {
-    let all: Vec<_> = map.cells.iter().flatten().collect();
-    let total = all.len();
-    let same_order = all.iter().filter(|c| !c.order_differs).count();
-    match map.nominal.and_then(|(b, r)| map.cells.get(r)?.get(b)) {
-        Some(nominal) => {
-            let same_winner = all.iter().filter(|c| c.winners == nominal.winners).count();
-            let verdict = if same_order == total {
-                "The ranking holds"
-            } else {
-                "The ranking does not hold"
-            };
-            format!(
-                "{verdict}: nominal order at {same_order} of {total} points, \
-                 nominal winner at {same_winner} of {total}."
-            )
-        }
-        None => format!(
-            "Nominal order at {same_order} of {total} points (the nominal point is off the grid)."
-        ),
-    }
+    (title, lines.join("\n"))
 }
 
 /// Renders the chart as SVG text.
 pub fn draw(chart: &RankingChart) -> Result<String, ChartError> {
-    let err = drawing(FILE);
+    let file = chart.file;
+    let err = drawing(file);
     let legend = legend(chart);
     let height = chart
         .height_px
-        .max(PLOT_TOP_PX + layout::legend_height(&legend) + MARGIN_PX);
+        .max(chart.grid_top + layout::legend_height(&legend) + MARGIN_PX);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
-        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        layout::draw_legend(&root, PLOT_TOP_PX - 4, &legend, FILE)?;
-
-        for cell in &chart.cells {
-            draw_cell(&root, cell)?;
-        }
-        for cell in chart.cells.iter().filter(|c| c.is_nominal) {
-            let (l, t, r, b) = cell.rect;
-            root.draw(&PathElement::new(
-                vec![(l, t), (r, t), (r, b), (l, b), (l, t)],
-                INK.stroke_width(4),
-            ))
-            .map_err(&err)?;
-        }
-
-        let (left, top, right, bottom) = chart.plot;
-        for label in &chart.column_labels {
-            let font = if label.is_nominal {
-                style::bold
-            } else {
-                style::text
-            };
+        layout::draw_title(&root, &chart.title, &chart.subtitle, file)?;
+        layout::draw_legend(&root, chart.grid_top, &legend, file)?;
+        for (top, heading) in &chart.row_headings {
             root.draw(&Text::new(
-                label.text.clone(),
-                (label.at_px, bottom + 6),
-                font(TICK_SIZE, INK, HPos::Center, VPos::Top),
+                heading.clone(),
+                (GRID_LEFT_PX, top + CAPTION_LINE_PX / 2),
+                style::bold(LABEL_SIZE, MUTED, HPos::Left, VPos::Center),
             ))
             .map_err(&err)?;
         }
-        for label in &chart.row_labels {
-            let font = if label.is_nominal {
-                style::bold
-            } else {
-                style::text
-            };
-            root.draw(&Text::new(
-                label.text.clone(),
-                (left - 6, label.at_px),
-                font(TICK_SIZE, INK, HPos::Right, VPos::Center),
-            ))
-            .map_err(&err)?;
+        for panel in &chart.panels {
+            draw_panel(&root, panel, file)?;
         }
         layout::draw_label(
             &root,
             "base tokens B (assumed), est. tokens",
-            ((left + right) / 2, bottom + 42),
-            FILE,
+            (
+                (GRID_LEFT_PX + GRID_RIGHT_PX) / 2,
+                chart.grid_bottom + BELOW_GRID_PX / 2 - 6,
+            ),
+            file,
         )?;
         layout::draw_vertical_label(
             &root,
             "bytes per token ρ (assumed)",
-            (MARGIN_PX + 10, (top + bottom) / 2),
-            FILE,
+            (MARGIN_PX + 8, (chart.grid_top + chart.grid_bottom) / 2),
+            file,
         )?;
         root.present().map_err(&err)?;
     }
     Ok(svg)
 }
 
-fn draw_cell(root: &super::Area, cell: &Cell) -> Result<(), ChartError> {
-    let err = drawing(FILE);
-    // A 1 px white gap between cells keeps neighbours of one colour countable.
-    let (l, t, r, b) = cell.rect;
-    let gap = i32::from(r - l >= 8 && b - t >= 8);
-    let (r, b) = (r - gap, b - gap);
-    let fill = match cell.winners.as_slice() {
-        [only] => style::edit_colour(*only),
-        _ => TIE,
-    };
-    // One rect per cell, always: a tie lays stripes of its winners' colours over it.
-    root.draw(&Rectangle::new([(l, t), (r, b)], fill.filled()))
-        .map_err(&err)?;
-    if cell.winners.len() > 1 {
-        let n = cell.winners.len() as i32;
-        for (k, &w) in cell.winners.iter().enumerate() {
-            let x0 = l + (r - l) * k as i32 / n;
-            let x1 = l + (r - l) * (k as i32 + 1) / n;
-            layout::polygon(
-                root,
-                vec![(x0, t), (x1, t), (x1, b), (x0, b)],
-                style::edit_colour(w),
-                FILE,
-            )?;
-        }
-    }
-    if cell.order_differs {
-        // A square cross, two thirds of the cell's shorter side, centred.
-        let half = ((r - l).min(b - t) / 3).max(1);
-        let (cx, cy) = ((l + r) / 2, (t + b) / 2);
-        let width = if r - l >= 24 { 3 } else { 2 };
-        layout::cross(
-            root,
-            (cx - half, cy - half),
-            (cx + half, cy + half),
-            width,
-            FILE,
-        )?;
-    }
-    if let Some(text) = &cell.text {
-        let ink = style::ink_on(fill);
-        // With a cross, the number moves to the top-left corner so both stay legible.
-        let (at, pos) = if cell.order_differs {
-            ((l + 4, t + 3), (HPos::Left, VPos::Top))
-        } else {
-            (((l + r) / 2, (t + b) / 2), (HPos::Center, VPos::Center))
-        };
-        root.draw(&Text::new(
-            text.clone(),
-            at,
-            style::bold(SMALL_SIZE, ink, pos.0, pos.1),
+fn draw_panel(root: &Area, panel: &PairPanel, file: &'static str) -> Result<(), ChartError> {
+    let err = drawing(file);
+    let (x, mut y) = panel.caption_at;
+    for (edit, name) in [panel.a, panel.b].iter().zip(&panel.names) {
+        let middle = y + CAPTION_LINE_PX / 2;
+        root.draw(&Rectangle::new(
+            [(x, middle - 6), (x + 12, middle + 6)],
+            style::tint(style::edit_colour(*edit), SHADE_TINT).filled(),
         ))
         .map_err(&err)?;
+        root.draw(&Rectangle::new(
+            [(x, middle - 6), (x + 12, middle + 6)],
+            style::edit_colour(*edit).stroke_width(2),
+        ))
+        .map_err(&err)?;
+        root.draw(&Text::new(
+            name.clone(),
+            (x + 18, middle),
+            style::bold(LABEL_SIZE, INK, HPos::Left, VPos::Center),
+        ))
+        .map_err(&err)?;
+        y += CAPTION_LINE_PX;
+    }
+    for note in &panel.notes {
+        root.draw(&Text::new(
+            note.clone(),
+            (x, y + CAPTION_LINE_PX / 2),
+            style::text(SMALL_SIZE, MUTED, HPos::Left, VPos::Center),
+        ))
+        .map_err(&err)?;
+        y += CAPTION_LINE_PX;
+    }
+
+    let (l, t, r, b) = panel.frame.px;
+    for &((x0, y0, x1, y1), side) in &panel.shading {
+        let fill = match side {
+            Side::A => style::tint(style::edit_colour(panel.a), SHADE_TINT),
+            Side::B => style::tint(style::edit_colour(panel.b), SHADE_TINT),
+            Side::Tie => TIE,
+        };
+        root.draw(&Rectangle::new([(x0, y0), (x1, y1)], fill.filled()))
+            .map_err(&err)?;
+    }
+    root.draw(&Rectangle::new([(l, t), (r, b)], GRID.stroke_width(1)))
+        .map_err(&err)?;
+    for &mx in &panel.x_marks {
+        root.draw(&PathElement::new(
+            vec![(mx, b), (mx, b + 4)],
+            INK.stroke_width(1),
+        ))
+        .map_err(&err)?;
+    }
+    for &my in &panel.y_marks {
+        root.draw(&PathElement::new(
+            vec![(l - 4, my), (l, my)],
+            INK.stroke_width(1),
+        ))
+        .map_err(&err)?;
+    }
+    for (px, label) in &panel.x_ticks {
+        root.draw(&Text::new(
+            label.clone(),
+            (*px, b + 6),
+            style::text(TICK_SIZE, INK, HPos::Center, VPos::Top),
+        ))
+        .map_err(&err)?;
+    }
+    for (py, label) in &panel.y_ticks {
+        root.draw(&Text::new(
+            label.clone(),
+            (l - 7, *py),
+            style::text(TICK_SIZE, INK, HPos::Right, VPos::Center),
+        ))
+        .map_err(&err)?;
+    }
+    for &dot in &panel.dots {
+        root.draw(&Circle::new(dot, 2, INK.mix(0.75).filled()))
+            .map_err(&err)?;
+    }
+    if panel.curve_px.len() >= 2 {
+        // A white halo under the line keeps it readable on either shade.
+        root.draw(&PathElement::new(
+            panel.curve_px.clone(),
+            BACKGROUND.stroke_width(5),
+        ))
+        .map_err(&err)?;
+        root.draw(&PathElement::new(
+            panel.curve_px.clone(),
+            INK.stroke_width(2),
+        ))
+        .map_err(&err)?;
+    }
+    if let Some(at) = panel.nominal_px {
+        root.draw(&Circle::new(at, 6, BACKGROUND.filled()))
+            .map_err(&err)?;
+        root.draw(&Circle::new(at, 6, INK.stroke_width(2)))
+            .map_err(&err)?;
     }
     Ok(())
 }
 
 fn legend(chart: &RankingChart) -> Vec<Entry> {
-    let mut entries = vec![Entry::new(Key::Heading, "winner")];
-    entries.extend(chart.edits.iter().enumerate().map(|(e, name)| {
+    let (a, b) = chart.panels.first().map_or((0, 1), |p| (p.a, p.b));
+    let mut entries = vec![
+        Entry::new(Key::Heading, "in each panel"),
         Entry::new(
-            Key::Swatch(style::edit_colour(e), 1.0),
-            format!("{} {name}", e + 1),
+            Key::TwoTone(
+                style::tint(style::edit_colour(a), SHADE_TINT),
+                style::tint(style::edit_colour(b), SHADE_TINT),
+            ),
+            "which edit saves more",
         )
-    }));
-    if chart.has_ties {
-        entries
-            .push(Entry::new(Key::Stripes, "tie for first").with_note("stripes: the tied edits"));
+        .with_note("the colours named above each panel; the first name leads at the nominal point"),
+    ];
+    if chart
+        .panels
+        .iter()
+        .any(|p| p.shading.iter().any(|s| s.1 == Side::Tie))
+    {
+        entries.push(Entry::new(
+            Key::Swatch(TIE, 1.0),
+            "tie (within 1e-9 of the baseline)",
+        ));
     }
-    entries.push(Entry::new(Key::Heading, ""));
-    if chart.has_flips {
+    if chart.panels.iter().any(|p| p.curve_px.len() >= 2) {
         entries.push(
-            Entry::new(Key::Cross, "order differs").with_note("from the nominal order: a flip"),
+            Entry::new(Key::Line(INK, 2), "exact break-even")
+                .with_note("where the two save the same, from the closed form"),
         );
     }
-    if chart.has_nominal {
-        entries.push(Entry::new(Key::Outline, "nominal point"));
+    if chart.panels.iter().any(|p| !p.dots.is_empty()) {
+        entries.push(Entry::new(Key::Dot, "swept point (B, ρ)"));
+    } else {
+        entries.push(
+            Entry::new(Key::Heading, "")
+                .with_note("swept values: ticks on the axes (too many points to dot)"),
+        );
+    }
+    if chart.panels.iter().any(|p| p.nominal_px.is_some()) {
+        entries.push(Entry::new(Key::Ring, "nominal point"));
+    }
+    // The full names, which small panels may have cut short.
+    let mut drawn: Vec<usize> = chart.panels.iter().flat_map(|p| [p.a, p.b]).collect();
+    drawn.sort_unstable();
+    drawn.dedup();
+    entries.push(Entry::new(Key::Heading, ""));
+    entries.push(Entry::new(Key::Heading, "edits"));
+    for e in drawn {
+        entries.push(Entry::new(
+            Key::Swatch(style::tint(style::edit_colour(e), SHADE_TINT), 1.0),
+            chart.edits.get(e).cloned().unwrap_or_default(),
+        ));
     }
     entries
 }
@@ -385,91 +599,123 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chart::RankingCell;
+    use crate::chart::{PairFlip, PlaneSlice};
+    use crate::ledger::Affine;
 
-    fn map(rows: usize, columns: usize) -> (ChartInput, RankingMap) {
-        let cell = |w: usize| RankingCell {
-            winners: vec![w],
-            order_differs: false,
+    /// Two edits: `a` saves 2 calls' worth of B less than `b` but 300k bytes·calls more,
+    /// so they tie at B* = 150,000 / ρ; a third edit far behind.
+    fn plane(flips: bool) -> (ChartInput, RankingPlane) {
+        let bs: Vec<f64> = (0..5).map(|i| 20_000.0 + 10_000.0 * f64::from(i)).collect();
+        let rs = vec![2.5, 3.3, 4.0];
+        let ta = Affine {
+            calls: 20.0,
+            tokens: 0.0,
+            bytes: 1.0e6,
         };
-        let mut cells = vec![vec![cell(0); columns]; rows];
-        cells[0][0] = RankingCell {
-            winners: vec![1],
-            order_differs: true,
+        let tb = Affine {
+            calls: 18.0,
+            tokens: 0.0,
+            bytes: 1.3e6,
         };
-        let map = RankingMap {
-            base_tokens: (0..columns).map(|b| 10_000.0 * (b + 1) as f64).collect(),
-            bytes_per_token: (0..rows).map(|r| 2.0 + 0.1 * r as f64).collect(),
-            cells,
-            nominal: Some((columns / 2, rows / 2)),
+        let tc = Affine {
+            calls: 22.0,
+            tokens: 0.0,
+            bytes: 5.0e6,
+        };
+        let base = Affine {
+            calls: 22.0,
+            tokens: 0.0,
+            bytes: 6.0e6,
+        };
+        let at = |t: &Affine, b: f64, r: f64| t.calls * b + t.tokens + t.bytes / r;
+        let saved = rs
+            .iter()
+            .map(|&r| {
+                bs.iter()
+                    .map(|&b| {
+                        [&ta, &tb, &tc]
+                            .iter()
+                            .map(|t| at(&base, b, r) - at(t, b, r))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let baseline = rs
+            .iter()
+            .map(|&r| bs.iter().map(|&b| at(&base, b, r)).collect())
+            .collect();
+        let plane = RankingPlane {
             measure: "reread tokens".into(),
+            base_tokens: bs,
+            bytes_per_token: rs,
+            swept: (5, 3),
+            slices: vec![PlaneSlice {
+                label: None,
+                holds_nominal: true,
+                saved,
+                baseline,
+            }],
+            slices_left_out: 0,
+            flips: if flips {
+                vec![PairFlip {
+                    a: 0,
+                    b: 1,
+                    count: 6,
+                }]
+            } else {
+                vec![]
+            },
+            points: 15,
+            matching_order: 9,
+            nominal_order: vec![0, 1, 2],
+            nominal: (30_000.0, 3.3),
+            affine: vec![Some(ta), Some(tb), Some(tc)],
+            note: None,
         };
         let input = ChartInput {
             scenario: "s".into(),
             base_tokens: 30_000.0,
             bytes_per_token: 3.3,
-            edits: vec!["a".into(), "b".into()],
+            edits: vec!["a".into(), "b".into(), "c".into()],
             savings: None,
-            ranking: Some(map.clone()),
+            ranking: Some(plane.clone()),
+            ranking_cost: None,
             context: vec![],
             totals: vec![],
+            totals_cost: None,
             cost: None,
         };
-        (input, map)
+        (input, plane)
     }
 
     #[test]
-    fn one_cell_per_grid_point_lowest_rho_at_the_bottom() {
-        let (input, map) = map(3, 3);
-        let chart = prepare(&input, &map).unwrap();
-        assert_eq!(chart.cells.len(), 9);
-        let flipped = chart.cells.iter().find(|c| c.order_differs).unwrap();
-        assert_eq!((flipped.row, flipped.column), (0, 0));
-        assert_eq!(
-            flipped.rect.3, chart.plot.3,
-            "row 0 sits on the bottom edge"
-        );
-        assert_eq!(flipped.text.as_deref(), Some("2"));
-        assert_eq!(chart.cells.iter().filter(|c| c.is_nominal).count(), 1);
+    fn one_panel_per_flipping_pair_with_the_exact_curve() {
+        let (input, plane) = plane(true);
+        let chart = prepare(&input, &plane, FILE).unwrap();
+        assert_eq!(chart.panels.len(), 1);
+        let panel = &chart.panels[0];
+        assert_eq!((panel.a, panel.b), (0, 1));
+        assert!(panel.exact);
+        // B* = 150,000 / ρ: at ρ = 4 it is 37,500, inside the plot.
+        let want = panel.frame.to_px((37_500.0, 4.0));
+        assert!(panel.curve_px.contains(&want), "{want:?} not on the curve");
+        assert!(panel.flipped > 0 && panel.flipped < panel.cells);
+        assert!(draw(&chart).is_ok());
+    }
+
+    #[test]
+    fn when_nothing_flips_the_closest_pair_is_drawn() {
+        let (input, plane) = plane(false);
+        let chart = prepare(&input, &plane, FILE).unwrap();
+        assert_eq!(chart.panels.len(), 1);
+        assert!(!chart.flips);
         assert!(
             chart
-                .subtitle
-                .starts_with("The ranking does not hold: nominal order at 8 of 9")
+                .title
+                .contains("the ranking holds at every point; closest pair: a vs b"),
+            "{}",
+            chart.title
         );
-    }
-
-    #[test]
-    fn a_41_by_41_grid_fits_and_drops_cell_text() {
-        let (input, map) = map(41, 41);
-        let chart = prepare(&input, &map).unwrap();
-        assert_eq!(chart.cells.len(), 41 * 41);
-        assert!(chart.cells.iter().all(|c| c.text.is_none()));
-        assert!(chart.plot.2 <= LEGEND_X - 24);
-        assert!(chart.column_labels.len() < 41 && chart.column_labels.len() >= 5);
-        assert!(draw(&chart).is_ok());
-    }
-
-    #[test]
-    fn a_one_by_one_grid_is_drawn() {
-        let (input, map) = map(1, 1);
-        let chart = prepare(&input, &map).unwrap();
-        assert_eq!(chart.cells.len(), 1);
-        assert!(draw(&chart).is_ok());
-    }
-
-    #[test]
-    fn winners_beyond_the_edits_are_an_error() {
-        let (mut input, map) = map(2, 2);
-        input.edits.pop();
-        assert!(matches!(
-            prepare(&input, &map),
-            Err(ChartError::Data { .. })
-        ));
-    }
-
-    #[test]
-    fn thinned_labels_keep_their_spacing() {
-        assert_eq!(thinned(5, 100, 56).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
-        assert_eq!(thinned(41, 15, 56).collect::<Vec<_>>().len(), 11);
     }
 }

@@ -48,6 +48,81 @@ pub fn min_max(values: &[f64], buckets: usize) -> Vec<(f64, f64)> {
     points
 }
 
+/// Polylines that draw `values` at baseline positions `positions` (call `i` at position
+/// `positions[i] + 1`, ascending; empty: at `i + 1`) on an axis of `x_len` positions, as
+/// they would look at `buckets` pixels wide.
+///
+/// Like [`min_max`], each bucket (now a run of positions, not of calls) keeps its first,
+/// lowest, highest and last point. A line is broken where calls went (a merge or a drop):
+/// wherever two neighbouring calls lie more than one position apart, or more than a
+/// bucket apart once the series is reduced, so the area under the lines stays the run's
+/// own reread total.
+pub fn segments(
+    values: &[f64],
+    positions: &[u32],
+    x_len: usize,
+    buckets: usize,
+) -> Vec<Vec<(f64, f64)>> {
+    let buckets = buckets.max(1);
+    let x_len = x_len.max(values.len()).max(1);
+    let at = |i: usize| positions.get(i).map_or(i, |&p| p as usize);
+    let bucket_of = |p: usize| (p as u128 * buckets as u128 / x_len as u128) as usize;
+    // First position of bucket `k`: ceil(k · x_len / buckets). Positions ascend, so the
+    // bucket is recomputed (a 128-bit division) only when a call crosses into the next.
+    let start_of = |k: usize| (k as u128 * x_len as u128).div_ceil(buckets as u128) as usize;
+    let mut next_start = start_of(1);
+    // Positions per bucket, so a jump over a whole bucket is a gap even when reduced.
+    let step = x_len.div_ceil(buckets).max(1);
+    let mut lines: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut line: Vec<(f64, f64)> = Vec::new();
+    // The current bucket's first, lowest, highest and last call (index, value).
+    let mut kept: Option<[(usize, f64); 4]> = None;
+    let mut previous: Option<usize> = None;
+    let flush = |kept: &mut Option<[(usize, f64); 4]>, line: &mut Vec<(f64, f64)>| {
+        if let Some(mut four) = kept.take() {
+            four.sort_by_key(|&(i, _)| i);
+            let mut last = None;
+            for (i, v) in four {
+                if last != Some(i) {
+                    line.push(((at(i) + 1) as f64, v));
+                    last = Some(i);
+                }
+            }
+        }
+    };
+    for (i, &v) in values.iter().enumerate() {
+        if !v.is_finite() {
+            continue;
+        }
+        let p = at(i);
+        if previous.is_some_and(|q| p > q + step) {
+            flush(&mut kept, &mut line);
+            lines.push(std::mem::take(&mut line));
+        }
+        previous = Some(p);
+        if p >= next_start {
+            next_start = start_of(bucket_of(p) + 1);
+            flush(&mut kept, &mut line);
+        }
+        match kept.as_mut() {
+            None => kept = Some([(i, v); 4]),
+            Some([_, lowest, highest, last]) => {
+                if v < lowest.1 {
+                    *lowest = (i, v);
+                }
+                if v > highest.1 {
+                    *highest = (i, v);
+                }
+                *last = (i, v);
+            }
+        }
+    }
+    flush(&mut kept, &mut line);
+    lines.push(line);
+    lines.retain(|l| !l.is_empty());
+    lines
+}
+
 /// One run of consecutive calls and the highest value in it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Peak {
@@ -56,6 +131,8 @@ pub struct Peak {
     pub last_call: f64,
     /// Highest finite value in the run.
     pub max: f64,
+    /// 0-based index of the first call holding it.
+    pub at: usize,
 }
 
 /// The highest value per run of calls, for spikes drawn as bars from zero: one run per call
@@ -64,15 +141,20 @@ pub struct Peak {
 pub fn peaks(values: &[f64], buckets: usize) -> Vec<Peak> {
     bucket_ranges(values.len(), buckets)
         .filter_map(|range| {
-            let max = values[range.clone()]
-                .iter()
-                .copied()
-                .filter(|v| v.is_finite())
-                .fold(f64::NEG_INFINITY, f64::max);
+            let mut max = f64::NEG_INFINITY;
+            let mut at = range.start;
+            for (i, &v) in values[range.clone()].iter().enumerate() {
+                // NaN compares false: skipped, as are infinities below.
+                if v > max && v.is_finite() {
+                    max = v;
+                    at = range.start + i;
+                }
+            }
             (max > 0.0).then(|| Peak {
                 first_call: call(range.start),
                 last_call: call(range.end - 1),
                 max,
+                at,
             })
         })
         .collect()
@@ -143,6 +225,37 @@ mod tests {
     }
 
     #[test]
+    fn segments_break_where_calls_went() {
+        // Calls at baseline positions 0, 1, 4: positions 2 and 3 were merged away.
+        let lines = segments(&[1.0, 2.0, 5.0], &[0, 1, 4], 5, 100);
+        assert_eq!(lines, vec![vec![(1.0, 1.0), (2.0, 2.0)], vec![(5.0, 5.0)]]);
+        // No positions: one line at the calls' own places.
+        assert_eq!(
+            segments(&[1.0, 2.0], &[], 2, 100),
+            vec![vec![(1.0, 1.0), (2.0, 2.0)]]
+        );
+    }
+
+    #[test]
+    fn reduced_segments_keep_each_buckets_extremes() {
+        let values: Vec<f64> = (0..1_000_000).map(|i| f64::from(i % 977)).collect();
+        let lines = segments(&values, &[], values.len(), 700);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].len() <= 4 * 700);
+        let lowest = lines[0].iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        let highest = lines[0]
+            .iter()
+            .map(|p| p.1)
+            .fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!((lowest, highest), (0.0, 976.0));
+        assert!(lines[0].windows(2).all(|w| w[0].0 < w[1].0));
+        // A gap of 10,000 calls (over 7 buckets) breaks the line even when reduced.
+        let positions: Vec<u32> = (0..500_000).chain(510_000..1_010_000).collect();
+        let lines = segments(&values, &positions, 1_010_000, 700);
+        assert_eq!(lines.len(), 2);
+    }
+
+    #[test]
     fn peaks_per_call_or_per_bucket() {
         assert_eq!(
             peaks(&[0.0, 5.0, 1.0], 10),
@@ -150,12 +263,14 @@ mod tests {
                 Peak {
                     first_call: 2.0,
                     last_call: 2.0,
-                    max: 5.0
+                    max: 5.0,
+                    at: 1
                 },
                 Peak {
                     first_call: 3.0,
                     last_call: 3.0,
-                    max: 1.0
+                    max: 1.0,
+                    at: 2
                 },
             ]
         );
@@ -165,12 +280,14 @@ mod tests {
                 Peak {
                     first_call: 1.0,
                     last_call: 2.0,
-                    max: 5.0
+                    max: 5.0,
+                    at: 1
                 },
                 Peak {
                     first_call: 3.0,
                     last_call: 4.0,
-                    max: 1.0
+                    max: 1.0,
+                    at: 2
                 },
             ]
         );

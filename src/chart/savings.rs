@@ -1,17 +1,21 @@
 //! `savings.svg`: percent saved against the assumed base tokens, one line per edit and one
 //! panel per assumed bytes-per-token value. Where two lines cross, their ranking flips; the
-//! exact break-even points are ringed and labelled.
+//! exact break-even points are ringed and labelled with a key to their pair (`a 36.2k`),
+//! in lanes so that no two labels overlap. Edits with identical results are drawn one
+//! inside the other, so both stay visible.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::{
-    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, SVGBackend, Text,
+    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
+    Text,
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Entry, Key};
+use super::same;
 use super::style::{
     self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED, SMALL_SIZE,
-    SUBTITLE_SIZE, TITLE_BAND_PX, WIDTH_PX,
+    SUBTITLE_SIZE, WIDTH_PX,
 };
 use super::{ChartError, ChartInput, SavingsGrid, drawing};
 
@@ -22,8 +26,15 @@ pub const FILE: &str = "savings.svg";
 const MAX_STACKED: usize = 4;
 /// Dots mark the sampled points while a line has at most this many.
 const MAX_DOTS: usize = 25;
-/// Break-even labels per panel; more would pile up (the rings stay).
-const MAX_MARK_LABELS: usize = 8;
+/// Rows of break-even labels along a panel's top; a label that finds no room in any is
+/// left out (its ring stays) and the subtitle counts it.
+const LABEL_LANES: usize = 3;
+/// Height of a label lane, px.
+const LANE_PX: i32 = 15;
+/// Least gap between two labels in a lane, px.
+const LABEL_GAP_PX: i32 = 8;
+/// Horizontal room the panels share, px (the page less the axis description and legend).
+const PANELS_PX: i32 = WIDTH_PX as i32 - LEGEND_WIDTH_PX - 8 - (MARGIN_PX + 24);
 /// Relative tolerance for matching a break-even's or the nominal ρ to a grid value.
 const SAME_VALUE: f64 = 1e-9;
 
@@ -43,6 +54,14 @@ pub struct SavingsChart {
     pub y_range: (f64, f64),
     /// The nominal base tokens, when it lies in `x_range`.
     pub nominal_base_tokens: Option<f64>,
+    /// Pairs with a break-even, in order of their key letter: `(key, a, b)`.
+    pub pairs: Vec<(String, usize, usize)>,
+    /// For each edit, the earlier edit whose line it coincides with everywhere, if any.
+    pub same_as: Vec<Option<usize>>,
+    /// Stroke width of each edit's line, px (wider under a coinciding copy).
+    pub widths: Vec<u32>,
+    /// Break-even labels with no room in any lane.
+    pub unlabelled: usize,
 }
 
 /// One bytes-per-token value.
@@ -71,8 +90,12 @@ pub struct Mark {
     pub edits: (usize, usize),
     pub base_tokens: f64,
     pub percent: f64,
-    /// Short label, e.g. `B=34k`.
+    /// Short label: the pair's key and the break-even, e.g. `a 34k`.
     pub label: String,
+    /// The label's lane along the panel's top (0 = top), and its estimated left and right
+    /// edges in px from the plot's left edge; None when no lane had room.
+    pub lane: Option<usize>,
+    pub label_px: (i32, i32),
 }
 
 /// Series and axes of `savings.svg`.
@@ -81,7 +104,8 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
     let xs = grid.base_tokens.iter().copied();
     let (x_lo, x_hi) = style::finite_range(xs).unwrap_or((0.0, 1.0));
     let x_range = style::padded(x_lo, x_hi, 0.03);
-    let edits = input.edits.clone();
+    let edits: Vec<String> = input.edits.iter().map(|e| style::clean(e)).collect();
+    let mut pairs: Vec<(String, usize, usize)> = Vec::new();
     let mut panels = Vec::with_capacity(grid.bytes_per_token.len());
     for (r, (&rho, rows)) in grid.bytes_per_token.iter().zip(&grid.percent).enumerate() {
         let lines = (0..edits.len())
@@ -96,20 +120,35 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
                     .collect(),
             })
             .collect();
-        let mut break_evens: Vec<Mark> = grid
+        let mut marks: Vec<&crate::chart::BreakEvenMark> = grid
             .break_evens
             .iter()
             .filter(|m| nearest(&grid.bytes_per_token, m.bytes_per_token) == Some(r))
             .filter(|m| m.percent.is_finite())
             .filter(|m| m.base_tokens >= x_range.0 && m.base_tokens <= x_range.1)
-            .map(|m| Mark {
-                edits: (m.a, m.b),
-                base_tokens: m.base_tokens,
-                percent: m.percent,
-                label: format!("B={}", style::short(m.base_tokens)),
+            .collect();
+        marks.sort_by(|a, b| a.base_tokens.total_cmp(&b.base_tokens));
+        let break_evens = marks
+            .into_iter()
+            .map(|m| {
+                let key = match pairs.iter().find(|p| (p.1, p.2) == (m.a, m.b)) {
+                    Some(p) => p.0.clone(),
+                    None => {
+                        let key = pair_key(pairs.len());
+                        pairs.push((key.clone(), m.a, m.b));
+                        key
+                    }
+                };
+                Mark {
+                    edits: (m.a, m.b),
+                    base_tokens: m.base_tokens,
+                    percent: m.percent,
+                    label: format!("{key} {}", style::short(m.base_tokens)),
+                    lane: None,
+                    label_px: (0, 0),
+                }
             })
             .collect();
-        break_evens.sort_by(|a, b| a.base_tokens.total_cmp(&b.base_tokens));
         panels.push(Panel {
             bytes_per_token: rho,
             is_nominal: same(rho, input.bytes_per_token),
@@ -128,7 +167,12 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         );
     // Zero is always on the axis: "saves nothing" is the reference a reader looks for.
     let (y_lo, y_hi) = style::finite_range(percents.chain([0.0])).unwrap_or((0.0, 1.0));
-    let y_range = style::padded(y_lo, y_hi, 0.08);
+    let (y_lo, mut y_top) = style::padded(y_lo, y_hi, 0.08);
+    if !pairs.is_empty() {
+        // Headroom for the label lanes, so labels sit above the lines, not on them.
+        y_top += (y_top - y_lo) * 0.3;
+    }
+    let y_range = (y_lo, y_top);
     let nominal_base_tokens =
         Some(input.base_tokens).filter(|b| b.is_finite() && *b >= x_range.0 && *b <= x_range.1);
 
@@ -137,21 +181,114 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
     } else {
         (panels.len() as f64).sqrt().ceil() as usize
     };
+    let plot_px = plot_width_px(columns);
+    let mut unlabelled = 0;
+    for panel in &mut panels {
+        unlabelled += place_labels(&mut panel.break_evens, x_range, plot_px);
+    }
+    // An edit's whole line across every panel, to find edits that coincide.
+    let whole: Vec<Vec<f64>> = (0..edits.len())
+        .map(|e| {
+            panels
+                .iter()
+                .flat_map(|p| {
+                    p.lines
+                        .get(e)
+                        .into_iter()
+                        .flat_map(|l| l.points.iter().map(|q| q.1))
+                })
+                .collect()
+        })
+        .collect();
+    let same_as = same::coinciding(whole.iter().map(Vec::as_slice));
+    let widths = same::widths(&same_as, &vec![LINE_PX; edits.len()]);
+
+    let mut subtitle = if edits.len() > 1 {
+        "One panel per assumed bytes per token ρ. Where two lines cross, the ranking flips \
+         (ringed: exact break-even, keyed to its pair)."
+    } else {
+        "One panel per assumed bytes per token ρ."
+    }
+    .to_string();
+    if grid.swept_bytes_per_token > panels.len() {
+        subtitle.push_str(&format!(
+            "\nPanels drawn: {} of the {} swept ρ values (evenly spaced, with the nominal): {}.",
+            panels.len(),
+            grid.swept_bytes_per_token,
+            panels
+                .iter()
+                .map(|p| style::ratio(p.bytes_per_token))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if unlabelled > 0 {
+        subtitle.push_str(&format!(
+            "\n{unlabelled} break-even label{} left out for room (ringed still; the report lists every break-even).",
+            if unlabelled == 1 { "" } else { "s" }
+        ));
+    }
     Ok(SavingsChart {
         title: format!(
             "{}: % saved by each edit, across assumed base tokens",
-            input.scenario
+            style::clean(&input.scenario)
         ),
-        subtitle: "One panel per assumed bytes per token ρ. Where two lines cross, \
-                   the ranking flips (ringed: exact break-even)."
-            .to_string(),
+        subtitle,
         edits,
         panels,
         columns,
         x_range,
         y_range,
         nominal_base_tokens,
+        pairs,
+        same_as,
+        widths,
+        unlabelled,
     })
+}
+
+/// The key of the `n`-th pair: `a` … `z`, then `aa`, `ab`, ….
+fn pair_key(n: usize) -> String {
+    let letter = |k: usize| char::from(b'a' + (k % 26) as u8);
+    if n < 26 {
+        letter(n).to_string()
+    } else {
+        format!("{}{}", letter(n / 26 - 1), letter(n))
+    }
+}
+
+/// Width of one panel's plot, px: the share of the panel row less the tick labels.
+fn plot_width_px(columns: usize) -> i32 {
+    let compact = columns > 1;
+    PANELS_PX / columns.max(1) as i32 - 12 - if compact { 44 } else { 52 }
+}
+
+/// Puts each mark's label in the first lane where it clears the labels already there
+/// (marks in ascending base tokens), centred on its ring and kept inside the plot. Returns
+/// how many found no lane.
+fn place_labels(marks: &mut [Mark], x_range: (f64, f64), plot_px: i32) -> usize {
+    let mut lanes: Vec<Vec<(i32, i32)>> = vec![Vec::new(); LABEL_LANES];
+    let mut left_out = 0;
+    for mark in marks {
+        let width = style::text_width_px(&mark.label, SMALL_SIZE);
+        let share = (mark.base_tokens - x_range.0) / (x_range.1 - x_range.0);
+        let centre = (share * f64::from(plot_px)).round() as i32;
+        let left = (centre - width / 2).clamp(0, (plot_px - width).max(0));
+        let span = (left, left + width);
+        let free = lanes.iter().position(|lane| {
+            lane.iter()
+                .all(|&(l, r)| span.0 >= r + LABEL_GAP_PX || span.1 + LABEL_GAP_PX <= l)
+        });
+        match free {
+            Some(k) => {
+                lanes[k].push(span);
+                mark.lane = Some(k);
+                mark.label_px = span;
+            }
+            None => left_out += 1,
+        }
+    }
+    left_out
 }
 
 fn check_shape(input: &ChartInput, grid: &SavingsGrid) -> Result<(), ChartError> {
@@ -221,10 +358,11 @@ fn panel_height(chart: &SavingsChart) -> i32 {
 /// Renders the chart as SVG text.
 pub fn draw(chart: &SavingsChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let columns = chart.columns.max(1);
     let rows = chart.panels.len().div_ceil(columns).max(1);
     let legend = legend(chart);
-    let plot_top = TITLE_BAND_PX + 4;
+    let plot_top = band + 4;
     let panels_height = rows as i32 * panel_height(chart);
     let height = (plot_top + panels_height + 40 + MARGIN_PX)
         .max(plot_top + layout::legend_height(&legend) + MARGIN_PX);
@@ -258,14 +396,19 @@ pub fn draw(chart: &SavingsChart) -> Result<String, ChartError> {
         );
         let cells = area.split_evenly((rows, columns));
         for (panel, cell) in chart.panels.iter().zip(&cells) {
-            draw_panel(chart, panel, cell)?;
+            draw_panel(chart, panel, cell, &root)?;
         }
         root.present().map_err(&err)?;
     }
     Ok(svg)
 }
 
-fn draw_panel(chart: &SavingsChart, panel: &Panel, area: &super::Area) -> Result<(), ChartError> {
+fn draw_panel(
+    chart: &SavingsChart,
+    panel: &Panel,
+    area: &super::Area,
+    root: &super::Area,
+) -> Result<(), ChartError> {
     let err = drawing(FILE);
     let caption = format!(
         "ρ = {} bytes/token{}",
@@ -324,43 +467,48 @@ fn draw_panel(chart: &SavingsChart, panel: &Panel, area: &super::Area) -> Result
     }
     for line in &panel.lines {
         let colour = style::edit_colour(line.edit);
+        let width = chart.widths.get(line.edit).copied().unwrap_or(LINE_PX);
         plot.draw_series([PathElement::new(
             line.points.clone(),
-            colour.stroke_width(LINE_PX),
+            colour.stroke_width(width),
         )])
         .map_err(&err)?;
         if line.points.len() <= MAX_DOTS {
+            let radius = DOT_PX + width.saturating_sub(LINE_PX) / 2;
             plot.draw_series(
                 line.points
                     .iter()
-                    .map(|&p| Circle::new(p, DOT_PX, colour.filled())),
+                    .map(|&p| Circle::new(p, radius, colour.filled())),
             )
             .map_err(&err)?;
         }
     }
-    for (k, mark) in panel.break_evens.iter().enumerate() {
+    let (plot_left, plot_top) = plot.backend_coord(&(x_lo, y_hi));
+    for mark in &panel.break_evens {
         let at = (mark.base_tokens, mark.percent);
         plot.draw_series([
             EmptyElement::at(at) + Circle::new((0, 0), 7, BACKGROUND.mix(0.6).filled()),
             EmptyElement::at(at) + Circle::new((0, 0), 7, INK.stroke_width(2)),
         ])
         .map_err(&err)?;
-        if k < MAX_MARK_LABELS {
-            // Labels sit along the top edge, beside the dashed rule, staggered so that
-            // neighbours do not overprint; the crossing itself stays clear.
-            // In the right third they go left of the rule, so they stay inside the panel.
-            let top = (mark.base_tokens, y_hi);
-            let dy = 3 + (k % 3) as i32 * 15;
-            let right_third = mark.base_tokens > x_lo + (x_hi - x_lo) * 2.0 / 3.0;
-            let (dx, h) = if right_third {
-                (-4, HPos::Right)
-            } else {
-                (4, HPos::Left)
-            };
-            let font = style::text(SMALL_SIZE, INK, h, VPos::Top);
-            plot.draw_series([
-                EmptyElement::at(top) + Text::new(mark.label.clone(), (dx, dy), font)
-            ])
+        if let Some(lane) = mark.lane {
+            // Labels sit in lanes along the top, each on a white box, placed in `prepare`
+            // so that no two overlap; the dashed rule leads down to the ring.
+            let (l, r) = mark.label_px;
+            let top = plot_top + 2 + lane as i32 * LANE_PX;
+            root.draw(&Rectangle::new(
+                [
+                    (plot_left + l - 2, top),
+                    (plot_left + r + 2, top + LANE_PX - 1),
+                ],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Text::new(
+                mark.label.clone(),
+                (plot_left + l, top + 1),
+                style::text(SMALL_SIZE, INK, HPos::Left, VPos::Top),
+            ))
             .map_err(&err)?;
         }
     }
@@ -369,18 +517,29 @@ fn draw_panel(chart: &SavingsChart, panel: &Panel, area: &super::Area) -> Result
 
 fn legend(chart: &SavingsChart) -> Vec<Entry> {
     let mut entries = vec![Entry::new(Key::Heading, "edits")];
-    entries.extend(
-        chart
-            .edits
-            .iter()
-            .enumerate()
-            .map(|(e, name)| Entry::new(Key::Line(style::edit_colour(e), 4), name.clone())),
-    );
+    for (e, name) in chart.edits.iter().enumerate() {
+        let colour = style::edit_colour(e);
+        let entry = Entry::new(Key::Line(colour, 4), name.clone());
+        entries.push(match chart.same_as.get(e).copied().flatten() {
+            Some(other) => entry.with_note(format!(
+                "= same as {} (drawn inside its line)",
+                chart.edits.get(other).map_or("", String::as_str)
+            )),
+            None => entry,
+        });
+    }
     entries.push(Entry::new(Key::Heading, ""));
-    if chart.panels.iter().any(|p| !p.break_evens.is_empty()) {
+    if !chart.pairs.is_empty() {
         entries.push(
             Entry::new(Key::Ring, "exact break-even").with_note("two edits save the same here"),
         );
+        for (key, a, b) in &chart.pairs {
+            let name = |e: usize| chart.edits.get(e).map_or("", String::as_str);
+            entries.push(Entry::new(
+                Key::Indent,
+                format!("{key}: {} = {}", name(*a), name(*b)),
+            ));
+        }
     }
     if let Some(b) = chart.nominal_base_tokens {
         entries.push(Entry::new(
@@ -400,6 +559,7 @@ mod tests {
         let grid = SavingsGrid {
             base_tokens: vec![20_000.0, 30_000.0, 40_000.0],
             bytes_per_token: vec![2.5, 3.3],
+            swept_bytes_per_token: 2,
             percent: vec![
                 vec![vec![10.0, 5.0], vec![8.0, 6.0], vec![6.0, 7.0]],
                 vec![vec![9.0, 4.0], vec![7.0, 5.0], vec![f64::NAN, 6.0]],
@@ -419,8 +579,10 @@ mod tests {
             edits: vec!["a".into(), "b".into()],
             savings: Some(grid.clone()),
             ranking: None,
+            ranking_cost: None,
             context: vec![],
             totals: vec![],
+            totals_cost: None,
             cost: None,
         };
         (input, grid)
@@ -433,7 +595,8 @@ mod tests {
         assert_eq!(chart.panels.len(), 2);
         assert!(chart.panels.iter().all(|p| p.lines.len() == 2));
         assert_eq!(chart.panels[0].break_evens.len(), 1);
-        assert_eq!(chart.panels[0].break_evens[0].label, "B=35k");
+        assert_eq!(chart.panels[0].break_evens[0].label, "a 35k");
+        assert_eq!(chart.pairs, vec![("a".to_string(), 0, 1)]);
         assert!(chart.panels[1].break_evens.is_empty());
         assert!(chart.panels[1].is_nominal && !chart.panels[0].is_nominal);
         // The NaN is left out, not drawn.
@@ -469,5 +632,61 @@ mod tests {
         grid.percent = vec![vec![vec![1.0, 2.0]; 3]; 9];
         let chart = prepare(&input, &grid).unwrap();
         assert_eq!(chart.columns, 3);
+        // Every swept value is drawn: the subtitle has nothing to add.
+        assert!(!chart.subtitle.contains("Panels drawn"));
+        grid.swept_bytes_per_token = 41;
+        let chart = prepare(&input, &grid).unwrap();
+        assert!(
+            chart
+                .subtitle
+                .contains("Panels drawn: 9 of the 41 swept ρ values"),
+            "{}",
+            chart.subtitle
+        );
+    }
+
+    #[test]
+    fn labels_never_share_room_in_a_lane() {
+        let (input, mut grid) = input();
+        // Five break-evens within 2,000 tokens of each other at ρ = 2.5.
+        grid.break_evens = (0..5)
+            .map(|k| BreakEvenMark {
+                a: 0,
+                b: 1,
+                bytes_per_token: 2.5,
+                base_tokens: 30_000.0 + 500.0 * f64::from(k),
+                percent: 6.5,
+            })
+            .collect();
+        let chart = prepare(&input, &grid).unwrap();
+        let marks = &chart.panels[0].break_evens;
+        let placed: Vec<_> = marks.iter().filter(|m| m.lane.is_some()).collect();
+        for (i, x) in placed.iter().enumerate() {
+            for y in &placed[i + 1..] {
+                if x.lane == y.lane {
+                    let apart = x.label_px.1 + LABEL_GAP_PX <= y.label_px.0
+                        || y.label_px.1 + LABEL_GAP_PX <= x.label_px.0;
+                    assert!(apart, "{:?} and {:?} overlap", x.label_px, y.label_px);
+                }
+            }
+        }
+        assert_eq!(placed.len() + chart.unlabelled, 5);
+        if chart.unlabelled > 0 {
+            assert!(chart.subtitle.contains("left out for room"));
+        }
+    }
+
+    #[test]
+    fn coinciding_edits_are_both_drawn() {
+        let (input, mut grid) = input();
+        for row in &mut grid.percent {
+            for cell in row.iter_mut() {
+                cell[1] = cell[0];
+            }
+        }
+        grid.break_evens.clear();
+        let chart = prepare(&input, &grid).unwrap();
+        assert_eq!(chart.same_as, vec![None, Some(0)]);
+        assert!(chart.widths[0] > chart.widths[1]);
     }
 }

@@ -85,7 +85,13 @@ pub fn short(x: f64) -> String {
         };
         format!("{text}T")
     } else {
-        number::short(x)
+        let text = number::short(x);
+        // A tiny negative value rounds to `-0`: a person reads that as noise.
+        if text.starts_with('-') && text[1..].bytes().all(|b| b == b'0' || b == b'.') {
+            text[1..].to_string()
+        } else {
+            text
+        }
     }
 }
 
@@ -128,10 +134,34 @@ pub fn bold(size: f64, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static>
 }
 
 /// Roughly how wide `text` is at `size`, in px: the same estimate plotters uses for SVG,
-/// where the real font is up to the viewer.
+/// where the real font is up to the viewer, with wide characters (CJK, Hangul, fullwidth
+/// forms) counted as a whole em.
 pub fn text_width_px(text: &str, size: f64) -> i32 {
-    let em = size / 1.24 / 1.24;
-    (em * 0.7 * text.chars().count() as f64).round() as i32
+    let em = size / 1.24;
+    let ems: f64 = text
+        .chars()
+        .map(|c| if is_wide(c) { 1.0 } else { NARROW_EM })
+        .sum();
+    (em * ems).round() as i32
+}
+
+/// Width of a narrow character, in em of the SVG font size (plotters' own estimate).
+const NARROW_EM: f64 = 0.7 / 1.24;
+
+/// Whether `c` is drawn a whole em wide (East Asian wide and fullwidth characters).
+fn is_wide(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x1100..=0x115F
+            | 0x2E80..=0xA4CF
+            | 0xAC00..=0xD7A3
+            | 0xF900..=0xFAFF
+            | 0xFE30..=0xFE4F
+            | 0xFF00..=0xFF60
+            | 0xFFE0..=0xFFE6
+            | 0x1F300..=0x1FAFF
+            | 0x20000..=0x3FFFD
+    )
 }
 
 /// `name` cut to at most `max_chars` characters, with `…` when cut.
@@ -142,6 +172,93 @@ pub fn truncate(name: &str, max_chars: usize) -> String {
     let mut cut: String = name.chars().take(max_chars.saturating_sub(1)).collect();
     cut.push('…');
     cut
+}
+
+/// `text` cut to fit `max_px` at `size`, with `…` when cut.
+pub fn fit(text: &str, max_px: i32, size: f64) -> String {
+    if text_width_px(text, size) <= max_px {
+        return text.to_string();
+    }
+    let mut cut = String::new();
+    for c in text.chars() {
+        cut.push(c);
+        if text_width_px(&cut, size) + text_width_px("…", size) > max_px {
+            cut.pop();
+            break;
+        }
+    }
+    let trimmed = cut.trim_end().len();
+    cut.truncate(trimmed);
+    cut.push('…');
+    cut
+}
+
+/// `text` broken into lines that fit `max_px` at `size`: at spaces where it can, inside a
+/// word (or a run of CJK text, which has none) where it must. At most `max_lines` lines;
+/// the last ends in `…` when text is left over. Never empty.
+pub fn wrap(text: &str, max_px: i32, size: f64, max_lines: usize) -> Vec<String> {
+    let fits = |line: &str| text_width_px(line, size) <= max_px;
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let joined = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if fits(&joined) {
+            line = joined;
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        // A word longer than a line is broken where the line is full.
+        for c in word.chars() {
+            line.push(c);
+            if !fits(&line) && line.chars().count() > 1 {
+                line.pop();
+                lines.push(std::mem::take(&mut line));
+                line.push(c);
+            }
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    let max_lines = max_lines.max(1);
+    if lines.len() > max_lines {
+        let rest = lines.split_off(max_lines - 1).join(" ");
+        let mut last = fit(&rest, max_px, size);
+        if !last.ends_with('…') {
+            last.push('…');
+        }
+        lines.push(last);
+    }
+    lines
+}
+
+/// `text` safe to write into an SVG: control characters (which XML 1.0 refuses even when
+/// escaped) and the non-characters U+FFFE and U+FFFF become spaces. `&<>"` are escaped by
+/// the SVG writer itself.
+pub fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// `colour` lightened towards white: `amount` 0 keeps it, 1 gives white. A solid colour, not
+/// an opacity, so overlapping shapes do not darken each other.
+pub fn tint(colour: RGBColor, amount: f64) -> RGBColor {
+    let amount = amount.clamp(0.0, 1.0);
+    let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * amount).round() as u8;
+    RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
 }
 
 /// Decimals that tell tick labels `step` apart: 0 for steps ≥ 1, 1 for 0.1 ≤ step < 1, ….
@@ -157,6 +274,32 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     let text = format!("{x:.decimals$}");
     if text.starts_with('-') && text[1..].bytes().all(|b| b == b'0' || b == b'.') {
         text[1..].to_string()
+    } else {
+        text
+    }
+}
+
+/// A percentage for labels, without the `%`: one decimal (`12.3`), but a small non-zero
+/// value keeps two significant digits (`0.0041`) rather than reading as `0.0`. Below
+/// 1e-7 % (the model's tie tolerance, 1e-9 of the baseline) it is `0.0`: that is float
+/// noise around zero, not a saving.
+pub fn percent(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    let size = x.abs();
+    if !(1e-7..0.05).contains(&size) {
+        return fixed(if size < 1e-7 { 0.0 } else { x }, 1);
+    }
+    let decimals = ((-size.log10()).ceil() as usize + 1).min(12);
+    let text = fixed(x, decimals);
+    // An all-zero rounding (below 1e-12) is zero, said once.
+    if text
+        .trim_start_matches('-')
+        .bytes()
+        .all(|b| b == b'0' || b == b'.')
+    {
+        "0.0".to_string()
     } else {
         text
     }
@@ -268,5 +411,44 @@ mod tests {
         assert_eq!(decimals_for_step(0.02), 2);
         assert_eq!(truncate("clear stale results", 8), "clear s…");
         assert_eq!(truncate("trim", 8), "trim");
+        assert_eq!(short(-0.01), "0");
+        assert_eq!(percent(12.345), "12.3");
+        assert_eq!(percent(0.00041), "0.00041");
+        assert_eq!(percent(-0.0123), "-0.012");
+        assert_eq!(percent(-2.9e-11), "0.0");
+        assert_eq!(percent(3.4e-6), "0.0000034");
+        assert_eq!(percent(0.0), "0.0");
+        assert_eq!(short(-2.9e-11), "0");
+        assert_eq!(ratio(2.4749999999999996), "2.475");
+    }
+
+    #[test]
+    fn wide_characters_are_a_whole_em() {
+        let narrow = text_width_px("abcd", 17.0);
+        let wide = text_width_px("日本語版", 17.0);
+        assert!(wide > narrow * 3 / 2, "{wide} vs {narrow}");
+    }
+
+    #[test]
+    fn wrapping_keeps_words_and_marks_what_is_left_out() {
+        let lines = wrap("every 4 segments, keep 1", 90, 17.0, 3);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| text_width_px(l, 17.0) <= 90),
+            "{lines:?}"
+        );
+        assert_eq!(lines.join(" "), "every 4 segments, keep 1");
+        let cjk = wrap("日本語のとても長い編集の名前です", 60, 17.0, 2);
+        assert_eq!(cjk.len(), 2);
+        assert!(cjk[1].ends_with('…'));
+        assert!(cjk.iter().all(|l| text_width_px(l, 17.0) <= 60), "{cjk:?}");
+        assert_eq!(wrap("", 60, 17.0, 2), vec![String::new()]);
+        assert_eq!(fit("trim runbook", 1000, 17.0), "trim runbook");
+        assert!(fit("trim runbook and more", 60, 17.0).ends_with('…'));
+    }
+
+    #[test]
+    fn control_characters_are_cleaned() {
+        assert_eq!(clean("a\u{1}b\nc&<>\""), "a b c&<>\"");
     }
 }

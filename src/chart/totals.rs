@@ -1,6 +1,9 @@
 //! `totals.svg`: one horizontal bar per edit, best first: the percent of the baseline's
 //! reread total it saves at the nominal point, with the saving in average calls beside it.
 //! An edit that costs more than it saves gets a bar left of zero.
+//!
+//! `totals-cost.svg` (with `[cache]`): the same, ranked by cost, which can disagree with
+//! the reread total (a clearing saves tokens but rewrites the cache).
 
 use plotters::prelude::{
     ChartBuilder, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
@@ -8,13 +11,13 @@ use plotters::prelude::{
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout;
-use super::style::{
-    self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX,
-};
-use super::{ChartError, ChartInput, drawing, edit_name};
+use super::style::{self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
+use super::{ChartError, ChartInput, CostTotals, drawing, edit_name};
 
-/// File name of this chart.
+/// File name of the chart ranked by reread tokens.
 pub const FILE: &str = "totals.svg";
+/// File name of the chart ranked by cost.
+pub const COST_FILE: &str = "totals-cost.svg";
 
 /// Height of one bar's row, in px.
 const ROW_PX: i32 = 46;
@@ -22,8 +25,11 @@ const ROW_PX: i32 = 46;
 const BAR_SHARE: f64 = 0.62;
 /// Room below the bars for ticks and the axis description, in px.
 const BELOW_BARS_PX: i32 = 64;
-/// Longest edit name shown beside a bar, in characters.
-const NAME_CHARS: usize = 32;
+/// Widest edit name shown beside a bar, in px (longer names wrap to a second line, then
+/// end in `…`).
+const NAME_MAX_PX: i32 = 300;
+/// Height of a line of a wrapped name, in px.
+const NAME_LINE_PX: i32 = 17;
 /// Swatch, gap and padding beside the names, in px.
 const NAME_EXTRA_PX: i32 = 40;
 /// Plot width left after margins, names and tick labels, in px (for label room).
@@ -32,8 +38,12 @@ const PLOT_SLACK_PX: i32 = 60;
 /// The totals chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TotalsChart {
+    /// `totals.svg` or `totals-cost.svg`.
+    pub file: &'static str,
     pub title: String,
     pub subtitle: String,
+    /// Axis description under the bars.
+    pub x_desc: String,
     /// In the given (ranked) order, drawn top to bottom.
     pub bars: Vec<Bar>,
     /// Percent axis: holds zero, every bar, and room for the labels past the bar ends.
@@ -46,7 +56,8 @@ pub struct TotalsChart {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bar {
     pub edit: usize,
-    pub name: String,
+    /// The edit's name, on one or two lines.
+    pub name: Vec<String>,
     pub saved_pct: f64,
     /// Written past the bar's end: `12.3% · 3.2 calls`.
     pub label: String,
@@ -54,28 +65,111 @@ pub struct Bar {
 
 /// Bars and axis of `totals.svg`.
 pub fn prepare(input: &ChartInput) -> Result<TotalsChart, ChartError> {
-    let mut bars = Vec::with_capacity(input.totals.len());
-    for total in &input.totals {
-        let name = style::truncate(edit_name(input, total.edit, FILE)?, NAME_CHARS);
-        let saved_pct = if total.saved_pct.is_finite() {
-            total.saved_pct
-        } else {
-            0.0
-        };
+    let bars = input
+        .totals
+        .iter()
+        .map(|t| {
+            let pct = finite(t.saved_pct);
+            Ok((
+                t.edit,
+                pct,
+                format!(
+                    "{}% · {}",
+                    style::percent(pct),
+                    style::calls(t.equivalent_calls)
+                ),
+            ))
+        })
+        .collect::<Result<Vec<_>, ChartError>>()?;
+    chart(
+        input,
+        FILE,
+        format!(
+            "{}: what each edit saves, best first",
+            style::clean(&input.scenario)
+        ),
+        format!(
+            "At the nominal point: B = {} base tokens (assumed), ρ = {}. \
+             calls = the saving in average baseline calls.",
+            style::short(input.base_tokens),
+            style::ratio(input.bytes_per_token)
+        ),
+        "% of baseline reread total saved (left of 0: the edit adds rereads)",
+        bars,
+    )
+}
+
+/// Bars and axis of `totals-cost.svg`: the same edits ranked by cost.
+pub fn prepare_cost(input: &ChartInput, totals: &CostTotals) -> Result<TotalsChart, ChartError> {
+    let bars = totals
+        .bars
+        .iter()
+        .map(|b| {
+            let pct = finite(b.saved_pct);
+            let amount = match b.saved_dollars {
+                Some(d) if d.abs() >= 0.005 => format!("${}", style::fixed(d, 2)),
+                Some(d) => format!("${}", style::fixed(d, 4)),
+                None => format!("{} input-token eq.", style::short(b.saved)),
+            };
+            Ok((b.edit, pct, format!("{}% · {amount}", style::percent(pct))))
+        })
+        .collect::<Result<Vec<_>, ChartError>>()?;
+    chart(
+        input,
+        COST_FILE,
+        format!(
+            "{}: what each edit saves on cost (prompt cache), best first",
+            style::clean(&input.scenario)
+        ),
+        format!(
+            "At the nominal point: B = {} (assumed), ρ = {}. Cost counts cache reads and \
+             writes at their prices; it can rank edits differently from the reread total.{}",
+            style::short(input.base_tokens),
+            style::ratio(input.bytes_per_token),
+            totals
+                .price_source
+                .as_ref()
+                .map_or_else(String::new, |s| format!(
+                    "\n$: dollars saved at {}; a yardstick, not a bill.",
+                    style::clean(s)
+                ))
+        ),
+        "% of baseline cost saved (input-token equivalents; left of 0: the edit costs more)",
+        bars,
+    )
+}
+
+fn finite(x: f64) -> f64 {
+    if x.is_finite() { x } else { 0.0 }
+}
+
+/// The chart for `bars` (edit, percent saved, label), in the given order.
+fn chart(
+    input: &ChartInput,
+    file: &'static str,
+    title: String,
+    subtitle: String,
+    x_desc: &str,
+    rows: Vec<(usize, f64, String)>,
+) -> Result<TotalsChart, ChartError> {
+    let mut bars = Vec::with_capacity(rows.len());
+    for (edit, saved_pct, label) in rows {
+        let name = style::wrap(
+            &style::clean(edit_name(input, edit, file)?),
+            NAME_MAX_PX,
+            LABEL_SIZE,
+            2,
+        );
         bars.push(Bar {
-            edit: total.edit,
+            edit,
             name,
             saved_pct,
-            label: format!(
-                "{}% · {}",
-                style::fixed(saved_pct, 1),
-                style::calls(total.equivalent_calls)
-            ),
+            label,
         });
     }
     let names_width_px = bars
         .iter()
-        .map(|b| style::text_width_px(&b.name, LABEL_SIZE))
+        .flat_map(|b| b.name.iter().map(|l| style::text_width_px(l, LABEL_SIZE)))
         .max()
         .unwrap_or(0)
         + NAME_EXTRA_PX;
@@ -97,13 +191,10 @@ pub fn prepare(input: &ChartInput) -> Result<TotalsChart, ChartError> {
     let pad = 0.02 * full;
     let x_range = (lo - left_share * full - pad, hi + right_share * full + pad);
     Ok(TotalsChart {
-        title: format!("{}: what each edit saves, best first", input.scenario),
-        subtitle: format!(
-            "At the nominal point: B = {} base tokens (assumed), ρ = {}. \
-             calls = the saving in average baseline calls.",
-            style::short(input.base_tokens),
-            style::ratio(input.bytes_per_token)
-        ),
+        file,
+        title,
+        subtitle,
+        x_desc: x_desc.to_string(),
         bars,
         x_range,
         names_width_px,
@@ -112,16 +203,18 @@ pub fn prepare(input: &ChartInput) -> Result<TotalsChart, ChartError> {
 
 /// Renders the chart as SVG text.
 pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
-    let err = drawing(FILE);
+    let file = chart.file;
+    let err = drawing(file);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let n = chart.bars.len().max(1);
     let bars_px = ROW_PX * n as i32;
-    let height = TITLE_BAND_PX + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
+    let height = band + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
-        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        let area = root.margin(TITLE_BAND_PX + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
+        layout::draw_title(&root, &chart.title, &chart.subtitle, file)?;
+        let area = root.margin(band + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)
@@ -140,7 +233,7 @@ pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
             .y_label_formatter(&nothing)
             .x_labels(9)
             .x_label_formatter(&percent)
-            .x_desc("% of baseline reread total saved (left of 0: the edit adds rereads)")
+            .x_desc(chart.x_desc.clone())
             .draw()
             .map_err(&err)?;
 
@@ -167,12 +260,15 @@ pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
             .map_err(&err)?;
             // The name, with a swatch of the edit's colour: the legend of this chart.
             let (left, _) = plot.backend_coord(&(x_lo, middle));
-            root.draw(&Text::new(
-                bar.name.clone(),
-                (left - 30, y),
-                style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
-            ))
-            .map_err(&err)?;
+            let first = y - NAME_LINE_PX * (bar.name.len() as i32 - 1) / 2;
+            for (k, line) in bar.name.iter().enumerate() {
+                root.draw(&Text::new(
+                    line.clone(),
+                    (left - 30, first + NAME_LINE_PX * k as i32),
+                    style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
+                ))
+                .map_err(&err)?;
+            }
             root.draw(&Rectangle::new(
                 [(left - 22, y - 7), (left - 8, y + 7)],
                 colour.filled(),
@@ -211,6 +307,8 @@ mod tests {
                     equivalent_calls,
                 })
                 .collect(),
+            totals_cost: None,
+            ranking_cost: None,
             cost: None,
         }
     }
@@ -225,6 +323,34 @@ mod tests {
         // Room left of the negative bar and right of the longest one, for their labels.
         assert!(chart.x_range.0 < -2.0 - 1.0);
         assert!(chart.x_range.1 > 12.34 + 1.0);
+    }
+
+    #[test]
+    fn the_cost_chart_ranks_by_cost_and_says_dollars() {
+        let bars = [
+            crate::chart::CostBar {
+                edit: 1,
+                saved_pct: 30.0,
+                saved: 2.0e6,
+                saved_dollars: Some(3.52),
+            },
+            crate::chart::CostBar {
+                edit: 0,
+                saved_pct: -2.0,
+                saved: -1.0e5,
+                saved_dollars: None,
+            },
+        ];
+        let totals = CostTotals {
+            bars: bars.to_vec(),
+            price_source: Some("list price".into()),
+        };
+        let chart = prepare_cost(&input(&[]), &totals).unwrap();
+        assert!(chart.subtitle.contains("at list price"));
+        assert_eq!(chart.file, COST_FILE);
+        assert_eq!(chart.bars[0].label, "30.0% · $3.52");
+        assert_eq!(chart.bars[1].label, "-2.0% · -100k input-token eq.");
+        assert!(chart.x_desc.contains("cost"));
     }
 
     #[test]

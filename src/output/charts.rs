@@ -1,30 +1,32 @@
 //! From engine results to the charts' input, and the chart files themselves.
 //!
 //! The chart module draws whatever it is given; this module decides what that is: which
-//! runs, which slice of the sweep grid, and how a very large grid is thinned so that every
+//! runs, which slices of the sweep grid, and how a very large grid is thinned so that every
 //! picture stays readable.
 
 use crate::chart::{
-    self, BreakEvenMark, ChartError, ChartInput, CostSeries, RankingCell, RankingMap, RunSeries,
-    SavingsGrid, TotalBar,
+    self, BreakEvenMark, ChartError, ChartInput, CostBar, CostSeries, CostTotals, PairFlip,
+    PlaneSlice, RankingPlane, RunSeries, SavingsGrid, TotalBar, WriteCause,
 };
 use crate::evaluate::{Evaluation, Study};
 use crate::ledger::Assumptions;
-use crate::rank;
-use crate::report::Report;
+use crate::report::{MeasureReport, Report};
 use crate::sweep::{self, Grid, Point, PointSink, SweepOutcome, Totals};
 use crate::timeline;
 use std::io;
 
 /// Most bytes-per-token panels drawn in `savings.svg`; more are thinned evenly.
 const MAX_PANELS: usize = 6;
-/// Most values per axis drawn in `ranking.svg`; more are thinned evenly.
+/// Most values per axis drawn in the ranking charts; more are thinned evenly.
 const MAX_MAP_AXIS: usize = 61;
 
-/// Largest (B × ρ) slice kept for the charts.
+/// Largest number of (B, ρ) cells kept for the charts, over every kept slice.
 const MAX_SLICE: usize = 1_000_000;
+/// Most combinations of the other swept axes (cache read × retry rate) kept: the cost
+/// ranking draws one row of panels per combination.
+const MAX_SLICES: usize = 4;
 
-/// One grid point of the (B, ρ) slice the charts draw.
+/// One grid point of a (B, ρ) slice the charts draw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SliceCell {
     /// Reread tokens saved per edit, and the baseline's total there.
@@ -45,11 +47,34 @@ impl SliceCell {
     }
 }
 
-/// Collects the (B, ρ) slice at the first cache-read and retry values as the sweep goes,
-/// `cells[b * nr + r]`; nothing when the slice is too large to draw.
+/// The (cache read, retry rate) index pairs whose (B, ρ) slices the charts keep, in grid
+/// order: every combination when there are at most [`MAX_SLICES`]; else the lowest and
+/// highest of each swept axis (evenly spaced values when only one is swept). Fewer when the
+/// slices would hold more than [`MAX_SLICE`] cells; none when one alone would.
+pub fn kept_slices(grid: &Grid) -> Vec<(usize, usize)> {
+    let [nb, nr, nc, nt] = grid.dims();
+    let (cs, ts) = if nc * nt <= MAX_SLICES {
+        ((0..nc).collect(), (0..nt).collect())
+    } else if nc > 1 && nt > 1 {
+        (thin(nc, 2, None), thin(nt, 2, None))
+    } else {
+        (thin(nc, MAX_SLICES, None), thin(nt, MAX_SLICES, None))
+    };
+    let mut kept: Vec<(usize, usize)> = cs
+        .iter()
+        .flat_map(|&c| ts.iter().map(move |&t| (c, t)))
+        .collect();
+    kept.truncate(MAX_SLICE / (nb * nr).max(1));
+    kept
+}
+
+/// Collects the kept (B, ρ) slices (see [`kept_slices`]) as the sweep goes, in grid order:
+/// `cells[(b * nr + r) * k + s]` for slice `s` of `k`; nothing when one slice alone is too
+/// large to draw.
 pub struct SliceCollector {
     grid: Grid,
-    /// None when the slice is over [`MAX_SLICE`] cells.
+    kept: Vec<(usize, usize)>,
+    /// None when a slice is over [`MAX_SLICE`] cells.
     pub cells: Option<Vec<SliceCell>>,
 }
 
@@ -57,9 +82,11 @@ impl SliceCollector {
     /// A collector for `grid`.
     pub fn new(grid: &Grid) -> SliceCollector {
         let [nb, nr, ..] = grid.dims();
+        let kept = kept_slices(grid);
         SliceCollector {
             grid: grid.clone(),
-            cells: (nb * nr <= MAX_SLICE).then(|| Vec::with_capacity(nb * nr)),
+            cells: (!kept.is_empty()).then(|| Vec::with_capacity(nb * nr * kept.len())),
+            kept,
         }
     }
 }
@@ -75,7 +102,8 @@ impl PointSink for SliceCollector {
         let (Some(cells), Some(index)) = (self.cells.as_mut(), index) else {
             return Ok(());
         };
-        if let [_, _, 0, 0] = self.grid.coordinates(index) {
+        let [_, _, c, t] = self.grid.coordinates(index);
+        if self.kept.contains(&(c, t)) {
             let (saved, cost_saved) = sweep::savings(totals);
             cells.push(SliceCell {
                 saved,
@@ -88,23 +116,14 @@ impl PointSink for SliceCollector {
     }
 }
 
-/// The edits sharing first place.
-fn winners(savings: &[f64], baseline_total: f64) -> Vec<usize> {
-    let ranking = rank::rank(savings, baseline_total);
-    let best = ranking.order.first().map(|&w| ranking.ranks[w]);
-    ranking
-        .order
-        .iter()
-        .copied()
-        .filter(|&e| Some(ranking.ranks[e]) == best)
-        .collect()
-}
-
 /// Evenly spaced indices of `0..len`, at most `max`, always keeping the first, the last and
 /// `keep` (the nominal value's index).
 fn thin(len: usize, max: usize, keep: Option<usize>) -> Vec<usize> {
     if len <= max {
         return (0..len).collect();
+    }
+    if max < 2 {
+        return vec![keep.unwrap_or(0)];
     }
     let mut picked: Vec<usize> = (0..max).map(|k| k * (len - 1) / (max - 1)).collect();
     if let Some(k) = keep.filter(|k| !picked.contains(k)) {
@@ -120,7 +139,8 @@ fn position(axis: &[f64], value: f64) -> Option<usize> {
     axis.iter().position(|&x| x == value)
 }
 
-/// The charts' input for `study` at `nominal`, with its sweep.
+/// The charts' input for `study` at `nominal`, with its sweep and the slices collected by
+/// a [`SliceCollector`].
 pub fn input(
     study: &Study,
     nominal: &Evaluation,
@@ -131,42 +151,7 @@ pub fn input(
     let at = nominal.at();
     let edits: Vec<String> = s.edits.iter().map(|e| e.name.clone()).collect();
     let index_of = |name: &str| edits.iter().position(|e| e == name).unwrap_or(0);
-    let outcomes =
-        std::iter::once(&nominal.baseline).chain(nominal.edits.iter().map(|e| &e.outcome));
-    let mut context = Vec::new();
-    let mut cost = s.cache.as_ref().map(|_| Vec::new());
-    for (i, (subject, outcome)) in study.subjects().zip(outcomes).enumerate() {
-        let edit = i.checked_sub(1);
-        let mut contexts = Vec::with_capacity(subject.run.len());
-        let mut cached = Vec::new();
-        let mut written = Vec::new();
-        let with_cost = cost.is_some() && (edit.is_none() || subject.clear.is_some());
-        subject.walk(
-            study,
-            &outcome.clearings,
-            at,
-            |_, _, f: &timeline::CallFigures<f64>| {
-                contexts.push(f.context);
-                if with_cost {
-                    cached.push(f.cached);
-                    written.push(f.written);
-                }
-            },
-        );
-        if let (Some(series), true) = (cost.as_mut(), with_cost) {
-            series.push(CostSeries {
-                name: subject.name.clone(),
-                edit,
-                cached_tokens: cached,
-                written_tokens: written,
-            });
-        }
-        context.push(RunSeries {
-            name: subject.name.clone(),
-            edit,
-            context_tokens: contexts,
-        });
-    }
+    let (context, cost) = runs(study, nominal);
     let totals = report
         .edits
         .iter()
@@ -176,12 +161,40 @@ pub fn input(
             equivalent_calls: e.equivalent_calls,
         })
         .collect();
-    let (savings, ranking) = match sweep {
-        Some((sw, slice)) if !edits.is_empty() => (
+    let totals_cost = s.cache.as_ref().map(|_| {
+        let mut bars: Vec<CostBar> = report
+            .edits
+            .iter()
+            .map(|e| CostBar {
+                edit: index_of(&e.name),
+                saved_pct: e.cost_saved_pct,
+                saved: e.cost_saved,
+                saved_dollars: e.dollars_saved,
+            })
+            .collect();
+        // Best first by cost; equal savings keep the report's (token) order.
+        bars.sort_by(|x, y| y.saved.total_cmp(&x.saved));
+        CostTotals {
+            price_source: report
+                .edits
+                .iter()
+                .any(|e| e.dollars_saved.is_some())
+                .then(|| s.price.as_ref().map(|p| p.source.clone()))
+                .flatten(),
+            bars,
+        }
+    });
+    let sweep_report = report.sweep.as_ref();
+    let (savings, ranking, ranking_cost) = match sweep {
+        Some((sw, slice)) if !edits.is_empty() && !slice.is_empty() => (
             savings_grid(sw, slice, at, &edits),
-            ranking_map(sw, slice, at, false),
+            sweep_report
+                .and_then(|r| ranking_plane(sw, slice, &nominal.point, &r.tokens, &edits, false)),
+            sweep_report
+                .and_then(|r| r.cost.as_ref())
+                .and_then(|c| ranking_plane(sw, slice, &nominal.point, c, &edits, true)),
         ),
-        _ => (None, None),
+        _ => (None, None, None),
     };
     ChartInput {
         scenario: s.name.clone(),
@@ -190,9 +203,114 @@ pub fn input(
         edits,
         savings,
         ranking,
+        ranking_cost,
         context,
         totals,
+        totals_cost,
         cost,
+    }
+}
+
+/// Every run walked call by call at the nominal point: its context series and, with
+/// `[cache]`, the cache traffic of the baseline and of each clearing edit.
+fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<CostSeries>>) {
+    let s = study.scenario;
+    let at = nominal.at();
+    let outcomes =
+        std::iter::once(&nominal.baseline).chain(nominal.edits.iter().map(|e| &e.outcome));
+    let mut context = Vec::new();
+    let mut cost = s.cache.as_ref().map(|_| Vec::new());
+    let baseline_calls = s.calls.len();
+    for (i, (subject, outcome)) in study.subjects().zip(outcomes).enumerate() {
+        let edit = i.checked_sub(1);
+        let n = subject.run.len();
+        let mut contexts = Vec::with_capacity(n);
+        let mut origins = Vec::with_capacity(n);
+        let mut merged = Vec::new();
+        let mut cached = Vec::new();
+        let mut written = Vec::new();
+        let mut causes = Vec::new();
+        let clearing_before: Vec<usize> =
+            outcome.clearings.events.iter().map(|e| e.before).collect();
+        let with_cost = cost.is_some() && (edit.is_none() || subject.clear.is_some());
+        subject.walk(
+            study,
+            &outcome.clearings,
+            at,
+            |k, slot, f: &timeline::CallFigures<f64>| {
+                contexts.push(f.context);
+                origins.push(slot.origin);
+                if slot.label as usize >= baseline_calls {
+                    merged.push(k as u32);
+                }
+                if let (true, Some(c)) = (with_cost, s.cache.as_ref()) {
+                    cached.push(f.cached);
+                    // A request under the minimum is billed as plain input, not written;
+                    // it is drawn in the write bar, marked by its cause.
+                    written.push(f.written + f.uncached);
+                    let gap = s.calls.get(slot.origin as usize).map_or(0.0, |c| c.gap_s);
+                    causes.push(if f.uncached > 0.0 {
+                        WriteCause::BelowMinimum
+                    } else if k == 0 {
+                        WriteCause::First
+                    } else if gap > c.ttl_s {
+                        WriteCause::Expired
+                    } else if clearing_before.binary_search(&k).is_ok() {
+                        WriteCause::Clearing
+                    } else if f.cached == 0.0 && f.context > 0.0 {
+                        WriteCause::BelowMinimum
+                    } else {
+                        WriteCause::Growth
+                    });
+                }
+            },
+        );
+        if let (Some(series), Some(c), true) = (cost.as_mut(), s.cache.as_ref(), with_cost) {
+            series.push(CostSeries {
+                name: subject.name.clone(),
+                edit,
+                cached_tokens: cached,
+                written_tokens: written,
+                causes,
+                clearings: clearing_before.len(),
+                ttl_s: c.ttl_s,
+                min_tokens: c.min_tokens,
+            });
+        }
+        context.push(RunSeries {
+            name: subject.name.clone(),
+            edit,
+            context_tokens: contexts,
+            baseline_position: baseline_positions(&origins, baseline_calls),
+            merged,
+            clearings: clearing_before.iter().map(|&b| b as u32).collect(),
+        });
+    }
+    (context, cost)
+}
+
+/// Where each call of a run is drawn on the baseline's call axis: the k-th call at the
+/// k-th smallest baseline position the run keeps. A merge or drop leaves gaps where calls
+/// went; a move keeps the order of positions (a moved call is drawn where it now runs).
+/// Empty when that is every call's own position (nothing to store).
+fn baseline_positions(origins: &[u32], baseline_calls: usize) -> Vec<u32> {
+    let mut kept = vec![false; baseline_calls];
+    for &o in origins {
+        if let Some(k) = kept.get_mut(o as usize) {
+            *k = true;
+        }
+    }
+    let positions: Vec<u32> = (0..baseline_calls as u32)
+        .filter(|&p| kept[p as usize])
+        .collect();
+    let own = positions.len() == origins.len()
+        && positions.iter().enumerate().all(|(k, &p)| p as usize == k);
+    if own || positions.len() != origins.len() {
+        // Either nothing moved, or two calls claim one position (not made by any edit
+        // today): the run's own positions are then the honest fallback.
+        Vec::new()
+    } else {
+        positions
     }
 }
 
@@ -204,16 +322,22 @@ fn savings_grid(
 ) -> Option<SavingsGrid> {
     let g = &sw.grid;
     let nr = g.bytes_per_token.len();
+    let k = kept_slices(g).len().max(1);
     let bs: Vec<usize> = (0..g.base_tokens.len()).collect();
     let rs = thin(
         nr,
         MAX_PANELS,
         position(&g.bytes_per_token, at.bytes_per_token),
     );
+    // Reread totals do not depend on cache read or retry rate: the first slice stands for all.
     let percent = rs
         .iter()
-        .map(|&r| bs.iter().map(|&b| slice[b * nr + r].saved_pct()).collect())
-        .collect();
+        .map(|&r| {
+            bs.iter()
+                .map(|&b| slice.get((b * nr + r) * k).map(SliceCell::saved_pct))
+                .collect::<Option<Vec<_>>>()
+        })
+        .collect::<Option<Vec<_>>>()?;
     let base_total = sw.affine.first().copied().flatten();
     let break_evens = sw
         .break_even
@@ -246,68 +370,142 @@ fn savings_grid(
     Some(SavingsGrid {
         base_tokens: g.base_tokens.clone(),
         bytes_per_token: rs.iter().map(|&r| g.bytes_per_token[r]).collect(),
+        swept_bytes_per_token: nr,
         percent,
         break_evens,
     })
 }
 
-/// The map of winners over (B, ρ), by reread tokens or (with `cost`) by cost.
-pub fn ranking_map(
+/// The (B, ρ) planes of the ranking chart, on reread tokens or (with `cost`) on cost.
+fn ranking_plane(
     sw: &SweepOutcome,
     slice: &[SliceCell],
-    at: Assumptions,
+    nominal: &Point,
+    measure: &MeasureReport,
+    edits: &[String],
     cost: bool,
-) -> Option<RankingMap> {
-    let stability = if cost { sw.cost.as_ref()? } else { &sw.tokens };
+) -> Option<RankingPlane> {
+    let at = nominal.assumptions();
+    if edits.len() < 2 {
+        return None;
+    }
     let g = &sw.grid;
-    let nr = g.bytes_per_token.len();
-    let nominal_b = position(&g.base_tokens, at.base_tokens);
-    let nominal_r = position(&g.bytes_per_token, at.bytes_per_token);
-    let bs = thin(g.base_tokens.len(), MAX_MAP_AXIS, nominal_b);
-    let rs = thin(nr, MAX_MAP_AXIS, nominal_r);
-    let cell = |c: &SliceCell| {
-        let (saved, total) = if cost {
-            (&c.cost_saved, c.baseline_cost)
-        } else {
-            (&c.saved, c.baseline_tokens)
-        };
-        RankingCell {
-            winners: winners(saved, total),
-            order_differs: stability.order_differs(saved, total),
-        }
+    let [nb, nr, nc, nt] = g.dims();
+    let kept = kept_slices(g);
+    let k = kept.len();
+    let index_of = |name: &str| edits.iter().position(|e| e == name);
+    let bs = thin(nb, MAX_MAP_AXIS, position(&g.base_tokens, at.base_tokens));
+    let rs = thin(
+        nr,
+        MAX_MAP_AXIS,
+        position(&g.bytes_per_token, at.bytes_per_token),
+    );
+    // Reread totals do not move with cache read or retry rate: one slice says it all.
+    let drawn: Vec<usize> = if cost { (0..k).collect() } else { vec![0] };
+    let others_swept = nc * nt > 1;
+    let slices = drawn
+        .iter()
+        .map(|&s| {
+            let (c, t) = kept.get(s).copied().unwrap_or((0, 0));
+            let cells = |f: &dyn Fn(&SliceCell) -> Vec<f64>| -> Option<Vec<Vec<Vec<f64>>>> {
+                rs.iter()
+                    .map(|&r| {
+                        bs.iter()
+                            .map(|&b| slice.get((b * nr + r) * k + s).map(f))
+                            .collect()
+                    })
+                    .collect()
+            };
+            let saved = cells(&|c| {
+                if cost {
+                    c.cost_saved.clone()
+                } else {
+                    c.saved.clone()
+                }
+            })?;
+            let baseline = cells(&|c| {
+                vec![if cost {
+                    c.baseline_cost
+                } else {
+                    c.baseline_tokens
+                }]
+            })?
+            .into_iter()
+            .map(|row| {
+                row.into_iter()
+                    .map(|v| v.first().copied().unwrap_or(0.0))
+                    .collect()
+            })
+            .collect();
+            let holds_nominal = !cost
+                || (g.cache_read.get(c) == Some(&nominal.cache_read)
+                    && g.retry_rate.get(t) == Some(&nominal.retry_rate));
+            Some(PlaneSlice {
+                label: (cost && others_swept).then(|| slice_label(g, c, t)),
+                holds_nominal,
+                saved,
+                baseline,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let note = match (cost, others_swept) {
+        (false, true) => Some(
+            "Reread totals do not depend on cache read or retry rate: one (B, ρ) plane stands for every value swept."
+                .to_string(),
+        ),
+        _ => None,
     };
-    Some(RankingMap {
+    Some(RankingPlane {
+        measure: if cost { "cost" } else { "reread tokens" }.to_string(),
         base_tokens: bs.iter().map(|&b| g.base_tokens[b]).collect(),
         bytes_per_token: rs.iter().map(|&r| g.bytes_per_token[r]).collect(),
-        cells: rs
+        swept: (nb, nr),
+        slices_left_out: if cost { nc * nt - slices.len() } else { 0 },
+        slices,
+        flips: measure
+            .flips
             .iter()
-            .map(|&r| bs.iter().map(|&b| cell(&slice[b * nr + r])).collect())
+            .filter_map(|f| {
+                Some(PairFlip {
+                    a: index_of(&f.a)?,
+                    b: index_of(&f.b)?,
+                    count: f.count,
+                })
+            })
             .collect(),
-        nominal: nominal_b.zip(nominal_r).and_then(|(b, r)| {
-            Some((
-                bs.iter().position(|&x| x == b)?,
-                rs.iter().position(|&x| x == r)?,
-            ))
-        }),
-        measure: if cost {
-            "cost".into()
+        points: g.len(),
+        matching_order: measure.points_matching_nominal_order,
+        nominal_order: measure
+            .nominal_order
+            .iter()
+            .filter_map(|n| index_of(n))
+            .collect(),
+        nominal: (at.base_tokens, at.bytes_per_token),
+        affine: if cost {
+            Vec::new()
         } else {
-            "reread tokens".into()
+            sw.affine.iter().skip(1).copied().collect()
         },
+        note,
     })
 }
 
-/// Every chart's file name and SVG text; with `[cache]`, also `ranking-cost.svg`.
-pub fn draw(
-    input: &ChartInput,
-    cost_map: Option<&RankingMap>,
-) -> Result<Vec<(&'static str, String)>, ChartError> {
-    let mut charts = chart::draw_all(input)?;
-    if let Some(map) = cost_map {
-        let prepared = chart::ranking::prepare(input, map)?;
-        charts.push(("ranking-cost.svg", chart::ranking::draw(&prepared)?));
+/// `cache read 0.1×, retry rate 0.2`: the values of the other swept axes at slice (c, t).
+fn slice_label(g: &Grid, c: usize, t: usize) -> String {
+    let [_, _, nc, nt] = g.dims();
+    let mut parts = Vec::new();
+    if let (true, Some(Some(read))) = (nc > 1, g.cache_read.get(c)) {
+        parts.push(format!("cache read {}×", chart::style::ratio(*read)));
     }
-    Ok(charts)
+    if let (true, Some(retry)) = (nt > 1, g.retry_rate.get(t)) {
+        parts.push(format!("retry rate {}", chart::style::ratio(*retry)));
+    }
+    parts.join(", ")
+}
+
+/// Every chart's file name and SVG text.
+pub fn draw(input: &ChartInput) -> Result<Vec<(&'static str, String)>, ChartError> {
+    chart::draw_all(input)
 }
 
 #[cfg(test)]
@@ -319,5 +517,68 @@ mod tests {
         assert_eq!(thin(5, 6, None), vec![0, 1, 2, 3, 4]);
         assert_eq!(thin(41, 6, None), vec![0, 8, 16, 24, 32, 40]);
         assert_eq!(thin(41, 6, Some(13)), vec![0, 8, 13, 16, 24, 32, 40]);
+        assert_eq!(thin(4, 2, None), vec![0, 3]);
+    }
+
+    fn grid(nb: usize, nr: usize, nc: usize, nt: usize) -> Grid {
+        Grid {
+            base_tokens: (0..nb).map(|i| i as f64).collect(),
+            bytes_per_token: (0..nr).map(|i| 1.0 + i as f64).collect(),
+            cache_read: (0..nc).map(|i| Some(0.1 * (i + 1) as f64)).collect(),
+            retry_rate: (0..nt).map(|i| i as f64 / 10.0).collect(),
+            default_axes: false,
+        }
+    }
+
+    #[test]
+    fn slices_kept_are_few_and_bounded() {
+        // Up to four combinations: all of them.
+        assert_eq!(
+            kept_slices(&grid(3, 3, 2, 2)),
+            vec![(0, 0), (0, 1), (1, 0), (1, 1)]
+        );
+        // More, with both axes swept: the lowest and highest of each.
+        assert_eq!(
+            kept_slices(&grid(3, 3, 3, 5)),
+            vec![(0, 0), (0, 4), (2, 0), (2, 4)]
+        );
+        // One axis swept: evenly spaced values of it.
+        assert_eq!(
+            kept_slices(&grid(3, 3, 1, 10)),
+            vec![(0, 0), (0, 3), (0, 6), (0, 9)]
+        );
+        // A plane of a million cells leaves room for one slice; a larger one for none.
+        assert_eq!(kept_slices(&grid(1000, 1000, 2, 2)).len(), 1);
+        assert!(kept_slices(&grid(1001, 1000, 2, 2)).is_empty());
+    }
+
+    #[test]
+    fn the_collector_keeps_the_slices_in_grid_order() {
+        let g = grid(2, 2, 3, 3);
+        let mut collector = SliceCollector::new(&g);
+        let totals = [Totals {
+            tokens: 1.0,
+            cost: 1.0,
+        }];
+        for index in 0..g.len() {
+            let point = g.point(index);
+            collector
+                .point(Some(index), &point, false, &totals)
+                .unwrap_or_default();
+        }
+        let kept = collector.cells.map_or(0, |c| c.len());
+        assert_eq!(kept, 2 * 2 * 4);
+    }
+
+    #[test]
+    fn positions_follow_the_baseline_with_gaps_where_calls_went() {
+        // Calls 2 and 3 merged into call 1: the run keeps positions 0, 1, 4.
+        assert_eq!(baseline_positions(&[0, 1, 4], 5), vec![0, 1, 4]);
+        // Nothing removed: every call at its own place (stored as empty).
+        assert_eq!(baseline_positions(&[0, 1, 2], 3), Vec::<u32>::new());
+        // A move: the same positions, drawn in run order.
+        assert_eq!(baseline_positions(&[0, 2, 1], 3), Vec::<u32>::new());
+        // A merge "at last": the merged call keeps the last one's origin.
+        assert_eq!(baseline_positions(&[0, 3, 4], 5), vec![0, 3, 4]);
     }
 }
