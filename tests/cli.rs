@@ -361,7 +361,7 @@ fn a_huge_file_is_refused_before_it_is_read() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "huge.toml: file is 1610612736 bytes; the limit is 1073741824 bytes",
+            "huge.toml: file is 1610612736 bytes; the limit for a scenario file is 8388608 bytes",
         ));
 }
 

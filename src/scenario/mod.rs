@@ -210,6 +210,9 @@ pub struct Scenario {
     pub description: Option<String>,
     /// The file it came from, as the user named it (for messages and reports).
     pub source: String,
+    /// Every file read to make it: the scenario file, then its `calls_tsv` trace if any.
+    /// Outputs must never replace one of them.
+    pub inputs: Vec<std::path::PathBuf>,
     /// B, the nominal point.
     pub base_tokens: f64,
     /// ρ, the nominal point.
