@@ -1,153 +1,608 @@
-//! `calls_tsv` traces: one call a line, `number<TAB>label<TAB>bytes`.
+//! `calls_tsv` traces: one call a line, `number<TAB>label<TAB>bytes`, and optional columns
+//! a `#` header declares.
 //!
 //! Lines with the same number are one call (one shell command that reads several files is
-//! one call): their bytes are summed and their labels joined with `+`, in file order.
-//! Calls are ordered by number. Blank lines and `#` comments are skipped; any other
-//! malformed line is an error naming the line, never silently dropped.
+//! one call): bytes, tokens and output tokens are summed, labels joined with `+` in file
+//! order, and kind, segment, gap and pinning must agree. The lines of one call must be
+//! adjacent: a number that comes back later is reported, not silently merged, because it
+//! usually means two traces were pasted together. Calls are ordered by number (a trace
+//! whose calls are out of order but each call's lines adjacent is sorted). Blank lines and
+//! `#` comments are skipped; a UTF-8 byte-order mark is accepted; any other malformed
+//! line is an error naming the line and the column of the bad field.
+//!
+//! [`TsvReader`] reads a trace line by line in constant memory and yields joined calls in
+//! file order; the whole-file [`read_tsv`] and the streaming [`Trace`] both go through it,
+//! so the two cannot disagree on what a trace means.
 
-use super::{Call, read_limited};
+mod columns;
+mod line;
+
+use super::Call;
 use crate::error::{Error, Located};
+use crate::input;
+use columns::Columns;
 use compact_str::CompactString;
-use std::path::Path;
+use rustc_hash::FxHashSet;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Reads the trace at `path` (see [`parse_tsv`]).
+/// Reads the trace at `path` into calls in call order (see the module documentation).
+///
+/// Errors: [`Error::Unreadable`]; [`Error::Input`] for a file that is not a regular file
+/// or is over 1 GiB (no line), a malformed line (line and column), or a trace without
+/// calls (no line).
 pub fn read_tsv(path: &Path) -> Result<Vec<Call>, Error> {
-    let text = read_limited(path)?;
-    Ok(parse_tsv(&text, &path.display().to_string())?)
-}
-
-/// One line of the trace before lines of the same call are joined.
-struct Line<'a> {
-    number: u64,
-    label: &'a str,
-    bytes: u64,
+    collect(TsvReader::open(path)?)
 }
 
 /// Parses trace text; `file` names it in errors.
 pub fn parse_tsv(text: &str, file: &str) -> Result<Vec<Call>, Located> {
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
-    for (index, line) in text.split('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match parse_line(line) {
-            Ok(parsed) => lines.push(parsed),
-            Err(_) if line.trim().is_empty() => continue,
-            Err(message) => return Err(Located::new(file, message).at(Some((index + 1, 1)))),
-        }
-    }
-    if lines.is_empty() {
-        return Err(Located::new(
-            file,
-            "the trace has no calls (expected lines of number<TAB>label<TAB>bytes)",
-        ));
-    }
-    // Traces are usually written in call order; sort only when they are not. The sort is
-    // stable, so lines of one call keep their file order.
-    if !lines.windows(2).all(|w| w[0].number <= w[1].number) {
-        lines.sort_by_key(|l| l.number);
-    }
-    Ok(join_calls(&lines))
-}
-
-fn parse_line(line: &str) -> Result<Line<'_>, String> {
-    let bytes = line.as_bytes();
-    let tabs = (memchr::memchr(b'\t', bytes), memchr::memrchr(b'\t', bytes));
-    let (first, last) = match tabs {
-        (Some(first), Some(last))
-            if first < last && memchr::memchr(b'\t', &bytes[first + 1..last]).is_none() =>
-        {
-            (first, last)
-        }
-        _ => {
-            let count = memchr::memchr_iter(b'\t', bytes).count() + 1;
-            return Err(format!(
-                "expected 3 tab-separated fields (number, label, bytes), found {count}"
-            ));
-        }
-    };
-    let whole = |field: &str, what: &str| -> Result<u64, String> {
-        let field = field.trim();
-        field
-            .parse::<u64>()
-            .map_err(|_| format!("{what} `{field}` is not a whole number ≥ 0"))
-    };
-    let bytes = whole(&line[last + 1..], "bytes")?;
-    if bytes as f64 > super::MAX_NUMBER {
-        return Err(format!("bytes {bytes} is too large: give at most 1e15"));
-    }
-    Ok(Line {
-        number: whole(&line[..first], "call number")?,
-        label: &line[first + 1..last],
-        bytes,
+    collect(TsvReader::new(text.as_bytes(), file.to_string())).map_err(|e| match e {
+        Error::Input(l) => l,
+        other => Located::new(file, other.to_string()),
     })
 }
 
-fn join_calls(lines: &[Line<'_>]) -> Vec<Call> {
-    let kind: Arc<str> = Arc::from("tool");
-    let mut calls = Vec::with_capacity(lines.len());
-    let mut start = 0;
-    while start < lines.len() {
-        let number = lines[start].number;
-        let end = start
-            + lines[start..]
-                .iter()
-                .take_while(|l| l.number == number)
-                .count();
-        let group = &lines[start..end];
-        let label = if group.len() == 1 {
-            CompactString::from(group[0].label)
-        } else {
-            CompactString::from(group.iter().map(|l| l.label).collect::<Vec<_>>().join("+"))
-        };
-        calls.push(Call {
-            id: CompactString::from(itoa::Buffer::new().format(number)),
-            label,
-            kind: Arc::clone(&kind),
-            bytes: group.iter().map(|l| l.bytes as f64).sum(),
-            tokens: 0.0,
-            output_tokens: 0.0,
-            pinned: false,
-            segment: 1,
-            gap_s: 0.0,
-            measured: false,
-        });
-        start = end;
+/// One call of a trace as read, before it is put in call order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TsvCall {
+    /// The call number.
+    pub number: u64,
+    /// The 1-based line of its first line.
+    pub line: usize,
+    /// The segment its lines give, with the line and column where it is given.
+    pub segment: Option<(u64, (usize, usize))>,
+    /// The call; its `segment` is set by [`Segments::assign`] once the order is known.
+    pub call: Call,
+}
+
+/// Reads a trace line by line and yields its calls, lines of one call joined, in file
+/// order. Memory is constant in the number of calls (a buffer of a few hundred KiB, and
+/// the longest line).
+#[derive(Debug)]
+pub struct TsvReader<R> {
+    lines: Lines<R>,
+    file: String,
+    columns: Columns,
+    header_line: Option<usize>,
+    seen_call: bool,
+    pending: Option<Group>,
+    kinds: Vec<Arc<str>>,
+    done: bool,
+}
+
+impl TsvReader<File> {
+    /// Opens the trace at `path`: a regular file of at most 1 GiB.
+    ///
+    /// Errors: those of [`input::open`].
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let (file, _) = input::open(path, input::Kind::Trace)?;
+        let mut reader = TsvReader::new(file, path.display().to_string());
+        reader.lines.limit = input::MAX_TRACE_BYTES;
+        Ok(reader)
     }
+}
+
+impl<R: Read> TsvReader<R> {
+    /// Reads a trace from `reader`; `file` names it in errors.
+    pub fn new(reader: R, file: String) -> Self {
+        TsvReader {
+            lines: Lines::new(reader),
+            file,
+            columns: Columns::default(),
+            header_line: None,
+            seen_call: false,
+            pending: None,
+            kinds: vec![Arc::from("tool")],
+            done: false,
+        }
+    }
+
+    /// The name of the file, as given.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The next joined call, or `None` at the end.
+    fn advance(&mut self) -> Result<Option<TsvCall>, Error> {
+        loop {
+            let (number, raw) = match self.lines.next() {
+                Ok(Some(line)) => line,
+                Ok(None) => return Ok(self.pending.take().map(Group::finish)),
+                Err(source) => {
+                    return Err(match source.kind() {
+                        io::ErrorKind::FileTooLarge => Located::new(
+                            &self.file,
+                            "the file grew past 1073741824 bytes (1 GiB) while being read",
+                        )
+                        .into(),
+                        _ => Error::Unreadable {
+                            path: PathBuf::from(&self.file),
+                            source,
+                        },
+                    });
+                }
+            };
+            let raw = if number == 1 {
+                raw.strip_prefix("\u{feff}".as_bytes()).unwrap_or(raw)
+            } else {
+                raw
+            };
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let text = match std::str::from_utf8(raw) {
+                Ok(text) => text,
+                Err(e) => {
+                    let valid = String::from_utf8_lossy(&raw[..e.valid_up_to()]);
+                    let column = valid.chars().count() + 1;
+                    return Err(input::not_utf8(Path::new(&self.file), (number, column)));
+                }
+            };
+            if text.is_empty() {
+                continue;
+            }
+            if let Some(comment) = text.strip_prefix('#') {
+                if let Some(columns) = header(comment) {
+                    let error = |column: usize, message: String| {
+                        Located::new(&self.file, message).at(Some((number, column)))
+                    };
+                    if self.seen_call {
+                        return Err(error(
+                            1,
+                            "a column header must come before the first call".into(),
+                        )
+                        .into());
+                    }
+                    if let Some(first) = self.header_line {
+                        return Err(error(
+                            1,
+                            format!("a second column header (the first is on line {first})"),
+                        )
+                        .into());
+                    }
+                    let offset = text.len() - columns.len();
+                    self.columns = Columns::parse(columns, offset)
+                        .map_err(|(at, message)| error(char_column(text, at), message))?;
+                    self.header_line = Some(number);
+                }
+                continue;
+            }
+            let row = match line::parse(text, &self.columns) {
+                Ok(row) => row,
+                Err(_) if text.trim().is_empty() => continue,
+                Err((at, message)) => {
+                    let at = Some((number, char_column(text, at)));
+                    return Err(Located::new(&self.file, message).at(at).into());
+                }
+            };
+            self.seen_call = true;
+            match &mut self.pending {
+                Some(group) if group.number == row.number => {
+                    if let Err((at, message)) = group.join(&row, number, text) {
+                        let place = format!("call {}", row.number);
+                        return Err(Located::new(&self.file, message)
+                            .at(Some((number, char_column(text, at))))
+                            .place(place)
+                            .into());
+                    }
+                }
+                _ => {
+                    let kind = row.kind.map(|k| intern(&mut self.kinds, k));
+                    let group = Group::start(&row, number, kind, text);
+                    if let Some(done) = self.pending.replace(group) {
+                        return Ok(Some(done.finish()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<R: Read> Iterator for TsvReader<R> {
+    type Item = Result<TsvCall, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.advance().transpose();
+        if !matches!(next, Some(Ok(_))) {
+            self.done = true;
+        }
+        next
+    }
+}
+
+/// The column names of a `#` line that declares them (`# number<TAB>label<TAB>bytes…`),
+/// or `None` for a comment.
+fn header(comment: &str) -> Option<&str> {
+    let names = comment.trim_start_matches(' ');
+    let after = names.strip_prefix("number")?;
+    after
+        .trim_start_matches(' ')
+        .starts_with('\t')
+        .then_some(names)
+}
+
+/// The 1-based character column of byte offset `at` in `line`.
+fn char_column(line: &str, at: usize) -> usize {
+    line.get(..at)
+        .map_or(1, |before| before.chars().count() + 1)
+}
+
+/// One `Arc` per distinct kind, for the first few kinds; the rest get their own.
+fn intern(kinds: &mut Vec<Arc<str>>, kind: &str) -> Arc<str> {
+    if let Some(k) = kinds.iter().find(|k| &***k == kind) {
+        return Arc::clone(k);
+    }
+    let k: Arc<str> = Arc::from(kind);
+    if kinds.len() < 32 {
+        kinds.push(Arc::clone(&k));
+    }
+    k
+}
+
+/// The lines of one call read so far.
+#[derive(Debug)]
+struct Group {
+    number: u64,
+    line: usize,
+    label: CompactString,
+    bytes: f64,
+    tokens: f64,
+    output_tokens: f64,
+    measured: bool,
+    kind: Option<(Arc<str>, usize)>,
+    segment: Option<(u64, (usize, usize))>,
+    gap_s: Option<(f64, usize)>,
+    pinned: Option<(bool, usize)>,
+    default_kind: Arc<str>,
+}
+
+impl Group {
+    fn start(row: &line::Row, line: usize, kind: Option<Arc<str>>, text: &str) -> Group {
+        Group {
+            number: row.number,
+            line,
+            label: CompactString::from(row.label),
+            bytes: row.bytes.unwrap_or(0) as f64,
+            tokens: row.tokens.unwrap_or(0) as f64,
+            output_tokens: row.output_tokens.unwrap_or(0) as f64,
+            measured: row.tokens.is_some(),
+            kind: kind.map(|k| (k, line)),
+            segment: row
+                .segment
+                .map(|(s, at)| (s, (line, char_column(text, at)))),
+            gap_s: row.gap_s.map(|(g, _)| (g, line)),
+            pinned: row.pinned.map(|(p, _)| (p, line)),
+            default_kind: Arc::from("tool"),
+        }
+    }
+
+    /// Adds a line of the same call; the byte offset of a field that disagrees, and why.
+    fn join(&mut self, row: &line::Row, line: usize, text: &str) -> Result<(), line::LineError> {
+        self.label.push('+');
+        self.label.push_str(row.label);
+        self.bytes += row.bytes.unwrap_or(0) as f64;
+        self.tokens += row.tokens.unwrap_or(0) as f64;
+        self.output_tokens += row.output_tokens.unwrap_or(0) as f64;
+        self.measured |= row.tokens.is_some();
+        let differs = |key: &str, here: String, there: String, first: usize| {
+            format!(
+                "{key} {here} differs from {there} on line {first}; the lines of one call must agree on {key}"
+            )
+        };
+        if let Some(kind) = row.kind {
+            match &self.kind {
+                Some((k, first)) if &**k != kind => {
+                    return Err((
+                        row.kind_at,
+                        differs("kind", format!("`{kind}`"), format!("`{k}`"), *first),
+                    ));
+                }
+                Some(_) => {}
+                None => self.kind = Some((Arc::from(kind), line)),
+            }
+        }
+        if let Some((segment, at)) = row.segment {
+            match self.segment {
+                Some((s, (first, _))) if s != segment => {
+                    return Err((
+                        at,
+                        differs("segment", segment.to_string(), s.to_string(), first),
+                    ));
+                }
+                Some(_) => {}
+                None => self.segment = Some((segment, (line, char_column(text, at)))),
+            }
+        }
+        if let Some((gap, at)) = row.gap_s {
+            match self.gap_s {
+                Some((g, first)) if g != gap => {
+                    return Err((at, differs("gap_s", gap.to_string(), g.to_string(), first)));
+                }
+                Some(_) => {}
+                None => self.gap_s = Some((gap, line)),
+            }
+        }
+        if let Some((pinned, at)) = row.pinned {
+            match self.pinned {
+                Some((p, first)) if p != pinned => {
+                    return Err((
+                        at,
+                        differs("pinned", pinned.to_string(), p.to_string(), first),
+                    ));
+                }
+                Some(_) => {}
+                None => self.pinned = Some((pinned, line)),
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> TsvCall {
+        let kind = self.kind.map_or(self.default_kind, |(k, _)| k);
+        TsvCall {
+            number: self.number,
+            line: self.line,
+            segment: self.segment,
+            call: Call {
+                id: CompactString::from(itoa::Buffer::new().format(self.number)),
+                label: self.label,
+                pinned: self.pinned.map_or(&*kind == "web_search", |(p, _)| p),
+                kind,
+                bytes: self.bytes,
+                tokens: self.tokens,
+                output_tokens: self.output_tokens,
+                segment: 0,
+                gap_s: self.gap_s.map_or(0.0, |(g, _)| g),
+                measured: self.measured,
+            },
+        }
+    }
+}
+
+/// Gives calls their segments in call order (MODEL.md §2: the previous call's when not
+/// given, the first is 1) and checks that each segment's calls are contiguous. Keeps the
+/// numbers of the segments already finished.
+#[derive(Debug, Default)]
+pub struct Segments {
+    previous: Option<u64>,
+    finished: FxHashSet<u64>,
+}
+
+impl Segments {
+    /// Sets the segment of `c`, the next call in call order.
+    ///
+    /// Errors: a segment that comes back after another, located where it is given.
+    pub fn assign(&mut self, c: &mut TsvCall, file: &str) -> Result<(), Located> {
+        let segment = c.segment.map_or(self.previous.unwrap_or(1), |(s, _)| s);
+        if let Some(previous) = self.previous.filter(|p| *p != segment) {
+            self.finished.insert(previous);
+            if self.finished.contains(&segment) {
+                return Err(Located::new(
+                    file,
+                    format!("segment {segment} appears again after segment {previous}; a segment's calls must be contiguous"),
+                )
+                .at(c.segment.map(|(_, at)| at))
+                .place(format!("call {}", c.number)));
+            }
+        }
+        c.call.segment = segment;
+        self.previous = Some(segment);
+        Ok(())
+    }
+}
+
+/// Every call of `reader` in call order, with segments assigned.
+fn collect<R: Read>(reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
+    let file = reader.file().to_string();
+    let mut calls = reader.collect::<Result<Vec<TsvCall>, Error>>()?;
+    if calls.is_empty() {
+        return Err(no_calls(&file).into());
+    }
+    // Traces are usually written in call order; sort only when they are not. The sort is
+    // stable, so two calls with one number stay in file order for the message.
+    if !calls.windows(2).all(|w| w[0].number < w[1].number) {
+        calls.sort_by_key(|c| c.number);
+        if let Some(w) = calls.windows(2).find(|w| w[0].number == w[1].number) {
+            return Err(repeated(&file, &w[0], &w[1]).into());
+        }
+    }
+    let mut segments = Segments::default();
     calls
+        .into_iter()
+        .map(|mut c| {
+            segments.assign(&mut c, &file)?;
+            Ok(c.call)
+        })
+        .collect()
+}
+
+fn no_calls(file: &str) -> Located {
+    Located::new(
+        file,
+        "the trace has no calls (expected lines of number<TAB>label<TAB>bytes)",
+    )
+}
+
+fn repeated(file: &str, first: &TsvCall, again: &TsvCall) -> Located {
+    Located::new(
+        file,
+        format!(
+            "call number {} comes again after other calls (first on line {}); the lines of one call must be adjacent",
+            again.number, first.line
+        ),
+    )
+    .at(Some((again.line, 1)))
+}
+
+/// A checked trace whose calls can be read in call order as often as needed: streamed from
+/// the file, in constant memory, when the file is in call order; held in memory, sorted,
+/// when it is not.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Trace {
+    /// The file is in call order.
+    InOrder(PathBuf),
+    /// The calls, sorted.
+    Sorted(Vec<Call>),
+}
+
+impl Trace {
+    /// Reads the whole trace once to check it, so that a bad line late in a long trace is
+    /// reported before anything is printed.
+    ///
+    /// Errors: those of [`read_tsv`].
+    pub fn open(path: &Path) -> Result<Trace, Error> {
+        let reader = TsvReader::open(path)?;
+        let file = reader.file().to_string();
+        let mut segments = Segments::default();
+        let mut previous = None;
+        for c in reader {
+            let mut c = c?;
+            if previous.is_some_and(|p| c.number < p) {
+                return Ok(Trace::Sorted(read_tsv(path)?));
+            }
+            previous = Some(c.number);
+            segments.assign(&mut c, &file)?;
+        }
+        if previous.is_none() {
+            return Err(no_calls(&file).into());
+        }
+        Ok(Trace::InOrder(path.to_path_buf()))
+    }
+
+    /// The calls, in call order.
+    ///
+    /// Errors: [`Error::Unreadable`] when the file cannot be opened again.
+    pub fn calls(&self) -> Result<TraceCalls<'_>, Error> {
+        Ok(match self {
+            Trace::InOrder(path) => TraceCalls::File {
+                reader: Box::new(TsvReader::open(path)?),
+                segments: Segments::default(),
+                previous: None,
+            },
+            Trace::Sorted(calls) => TraceCalls::Sorted(calls.iter()),
+        })
+    }
+}
+
+/// The calls of a [`Trace`], in call order.
+#[derive(Debug)]
+pub enum TraceCalls<'a> {
+    File {
+        reader: Box<TsvReader<File>>,
+        segments: Segments,
+        previous: Option<u64>,
+    },
+    Sorted(std::slice::Iter<'a, Call>),
+}
+
+impl Iterator for TraceCalls<'_> {
+    type Item = Result<Call, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            TraceCalls::Sorted(calls) => calls.next().cloned().map(Ok),
+            TraceCalls::File {
+                reader,
+                segments,
+                previous,
+            } => {
+                let mut c = match reader.next()? {
+                    Ok(c) => c,
+                    Err(e) => return Some(Err(e)),
+                };
+                if previous.is_some_and(|p| c.number < p) {
+                    let changed = Located::new(reader.file(), "the file changed while being read")
+                        .at(Some((c.line, 1)));
+                    return Some(Err(changed.into()));
+                }
+                *previous = Some(c.number);
+                Some(
+                    segments
+                        .assign(&mut c, reader.file())
+                        .map(|()| c.call)
+                        .map_err(Error::from),
+                )
+            }
+        }
+    }
+}
+
+/// Lines of a reader, split at `\n`, from a buffer that is refilled as it is consumed.
+#[derive(Debug)]
+struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    read: u64,
+    /// Bytes read beyond which reading stops with `FileTooLarge`.
+    limit: u64,
+    /// The 1-based number of the line last returned.
+    number: usize,
+}
+
+impl<R: Read> Lines<R> {
+    fn new(reader: R) -> Self {
+        Lines {
+            reader,
+            buf: vec![0; 1 << 18],
+            start: 0,
+            end: 0,
+            eof: false,
+            read: 0,
+            limit: u64::MAX,
+            number: 0,
+        }
+    }
+
+    /// The next line's 1-based number and text without its `\n`, or `None` at the end.
+    fn next(&mut self) -> io::Result<Option<(usize, &[u8])>> {
+        let mut scanned = 0;
+        loop {
+            let unread = &self.buf[self.start + scanned..self.end];
+            if let Some(i) = memchr::memchr(b'\n', unread) {
+                let line_start = self.start;
+                let line_end = self.start + scanned + i;
+                self.start = line_end + 1;
+                self.number += 1;
+                return Ok(Some((self.number, &self.buf[line_start..line_end])));
+            }
+            scanned = self.end - self.start;
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let line_start = self.start;
+                self.start = self.end;
+                self.number += 1;
+                return Ok(Some((self.number, &self.buf[line_start..self.end])));
+            }
+            // Keep the partial line, make room, read more.
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            if self.end == self.buf.len() {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+            let n = match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.read += n as u64;
+            if self.read > self.limit {
+                return Err(io::ErrorKind::FileTooLarge.into());
+            }
+            self.end += n;
+            self.eof = n == 0;
+        }
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_with_the_same_number_are_one_call_in_number_order() {
-        let text = "2\tb\t10\n# comment\n\n1\ta\t5\n2\tc\t7\r\n";
-        let calls = parse_tsv(text, "t.tsv").unwrap();
-        let summary: Vec<_> = calls
-            .iter()
-            .map(|c| (c.id.as_ref(), c.label.as_ref(), c.bytes))
-            .collect();
-        assert_eq!(summary, vec![("1", "a", 5.0), ("2", "b+c", 17.0)]);
-    }
-
-    #[test]
-    fn malformed_lines_are_errors_naming_the_line() {
-        let e = parse_tsv("1\ta\t5\n2\tb\n", "t.tsv").unwrap_err();
-        assert_eq!(e.line_column, Some((2, 1)));
-        assert!(e.message.contains("found 2"), "{}", e.message);
-        let e = parse_tsv("1\ta\t5.5\n", "t.tsv").unwrap_err();
-        assert!(
-            e.message.contains("`5.5` is not a whole number"),
-            "{}",
-            e.message
-        );
-        let e = parse_tsv("x\ta\t5\n", "t.tsv").unwrap_err();
-        assert!(e.message.contains("call number `x`"), "{}", e.message);
-        let e = parse_tsv("# only a comment\n", "t.tsv").unwrap_err();
-        assert!(e.message.contains("no calls"), "{}", e.message);
-    }
-}
+mod tests;
