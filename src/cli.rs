@@ -3,8 +3,9 @@
 //! Raw flags are parsed by clap, then turned once into the validated [`Command`] the rest
 //! of the program runs; the engine never sees a clap type.
 
-use crate::app::{Command, Format, LedgerConfig, RunConfig, SweepOverrides};
+use crate::app::{Command, Format, RunConfig, SweepOverrides};
 use crate::error::Located;
+use crate::ledger_command::LedgerConfig;
 use crate::scenario::Axis;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -124,13 +125,13 @@ struct LedgerArgs {
     #[arg(value_name = "RUN.tsv")]
     trace: PathBuf,
 
-    /// Base tokens B every call reads (assumed).
-    #[arg(long, value_name = "N", value_parser = positive, default_value_t = 30_000.0)]
-    base: f64,
+    /// Base tokens B every call reads (assumed; default 30000).
+    #[arg(long, value_name = "N", value_parser = positive)]
+    base: Option<f64>,
 
-    /// Bytes per estimated token ρ (assumed).
-    #[arg(long, value_name = "R", value_parser = positive, default_value_t = 3.3)]
-    bpt: f64,
+    /// Bytes per estimated token ρ (assumed; default 3.3).
+    #[arg(long, value_name = "R", value_parser = positive)]
+    bpt: Option<f64>,
 
     /// What to print: a table for people, or JSON.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
@@ -288,7 +289,7 @@ mod tests {
         assert!(matches!(
             ledger,
             Command::Ledger(LedgerConfig {
-                base_tokens: 30000.0,
+                base_tokens: None,
                 ..
             })
         ));

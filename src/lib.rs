@@ -14,6 +14,7 @@ pub mod error;
 pub mod evaluate;
 pub mod input;
 pub mod ledger;
+pub mod ledger_command;
 pub mod output;
 pub mod rank;
 pub mod report;

@@ -10,6 +10,7 @@ pub mod csv;
 pub mod html;
 pub mod json;
 pub mod ledger_csv;
+pub mod ledger_stream;
 pub mod number;
 pub mod table;
 

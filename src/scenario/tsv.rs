@@ -68,7 +68,11 @@ pub struct TsvReader<R> {
     columns: Columns,
     header_line: Option<usize>,
     seen_call: bool,
+    /// The call whose lines are being read, if any.
     pending: Option<Group>,
+    /// The default kind, shared by every call that gives none.
+    tool: Arc<str>,
+    /// Kinds seen so far, shared by the calls that give them.
     kinds: Vec<Arc<str>>,
     done: bool,
 }
@@ -95,7 +99,8 @@ impl<R: Read> TsvReader<R> {
             header_line: None,
             seen_call: false,
             pending: None,
-            kinds: vec![Arc::from("tool")],
+            tool: Arc::from("tool"),
+            kinds: Vec::new(),
             done: false,
         }
     }
@@ -105,12 +110,33 @@ impl<R: Read> TsvReader<R> {
         &self.file
     }
 
-    /// The next joined call, or `None` at the end.
-    fn advance(&mut self) -> Result<Option<TsvCall>, Error> {
+    /// Reads the next joined call into `out`, reusing its storage; `false` at the end.
+    /// (The streaming passes use this; [`Iterator::next`] returns a fresh call each time.)
+    ///
+    /// Errors: [`Error::Input`] locating a bad line; [`Error::Unreadable`].
+    pub fn read_call(&mut self, out: &mut TsvCall) -> Result<bool, Error> {
+        if self.done {
+            return Ok(false);
+        }
+        let read = self.advance(out);
+        if !matches!(read, Ok(true)) {
+            self.done = true;
+        }
+        read
+    }
+
+    fn advance(&mut self, out: &mut TsvCall) -> Result<bool, Error> {
         loop {
             let (number, raw) = match self.lines.next() {
                 Ok(Some(line)) => line,
-                Ok(None) => return Ok(self.pending.take().map(Group::finish)),
+                Ok(None) => {
+                    let Some(last) = &mut self.pending else {
+                        return Ok(false);
+                    };
+                    last.finish_into(out, &self.tool);
+                    self.pending = None;
+                    return Ok(true);
+                }
                 Err(source) => {
                     return Err(match source.kind() {
                         io::ErrorKind::FileTooLarge => Located::new(
@@ -187,12 +213,17 @@ impl<R: Read> TsvReader<R> {
                             .into());
                     }
                 }
-                _ => {
+                Some(group) => {
+                    group.finish_into(out, &self.tool);
                     let kind = row.kind.map(|k| intern(&mut self.kinds, k));
-                    let group = Group::start(&row, number, kind, text);
-                    if let Some(done) = self.pending.replace(group) {
-                        return Ok(Some(done.finish()));
-                    }
+                    group.start(&row, number, kind, text);
+                    return Ok(true);
+                }
+                None => {
+                    let kind = row.kind.map(|k| intern(&mut self.kinds, k));
+                    let mut group = Group::default();
+                    group.start(&row, number, kind, text);
+                    self.pending = Some(group);
                 }
             }
         }
@@ -203,14 +234,12 @@ impl<R: Read> Iterator for TsvReader<R> {
     type Item = Result<TsvCall, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
+        let mut call = TsvCall::default();
+        match self.read_call(&mut call) {
+            Ok(true) => Some(Ok(call)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
         }
-        let next = self.advance().transpose();
-        if !matches!(next, Some(Ok(_))) {
-            self.done = true;
-        }
-        next
     }
 }
 
@@ -244,9 +273,11 @@ fn intern(kinds: &mut Vec<Arc<str>>, kind: &str) -> Arc<str> {
 }
 
 /// The lines of one call read so far.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Group {
     number: u64,
+    /// The call's id: its number in decimal.
+    id: CompactString,
     line: usize,
     label: CompactString,
     bytes: f64,
@@ -257,27 +288,28 @@ struct Group {
     segment: Option<(u64, (usize, usize))>,
     gap_s: Option<(f64, usize)>,
     pinned: Option<(bool, usize)>,
-    default_kind: Arc<str>,
 }
 
 impl Group {
-    fn start(row: &line::Row, line: usize, kind: Option<Arc<str>>, text: &str) -> Group {
-        Group {
-            number: row.number,
-            line,
-            label: CompactString::from(row.label),
-            bytes: row.bytes.unwrap_or(0) as f64,
-            tokens: row.tokens.unwrap_or(0) as f64,
-            output_tokens: row.output_tokens.unwrap_or(0) as f64,
-            measured: row.tokens.is_some(),
-            kind: kind.map(|k| (k, line)),
-            segment: row
-                .segment
-                .map(|(s, at)| (s, (line, char_column(text, at)))),
-            gap_s: row.gap_s.map(|(g, _)| (g, line)),
-            pinned: row.pinned.map(|(p, _)| (p, line)),
-            default_kind: Arc::from("tool"),
-        }
+    /// Starts over with `row`, the first line of a call, on line `line`.
+    fn start(&mut self, row: &line::Row, line: usize, kind: Option<Arc<str>>, text: &str) {
+        self.number = row.number;
+        self.id = match row.number_text {
+            Some(text) => CompactString::from(text),
+            None => CompactString::from(itoa::Buffer::new().format(row.number)),
+        };
+        self.line = line;
+        self.label = CompactString::from(row.label);
+        self.bytes = row.bytes.unwrap_or(0) as f64;
+        self.tokens = row.tokens.unwrap_or(0) as f64;
+        self.output_tokens = row.output_tokens.unwrap_or(0) as f64;
+        self.measured = row.tokens.is_some();
+        self.kind = kind.map(|k| (k, line));
+        self.segment = row
+            .segment
+            .map(|(s, at)| (s, (line, char_column(text, at))));
+        self.gap_s = row.gap_s.map(|(g, _)| (g, line));
+        self.pinned = row.pinned.map(|(p, _)| (p, line));
     }
 
     /// Adds a line of the same call; the byte offset of a field that disagrees, and why.
@@ -341,23 +373,48 @@ impl Group {
         Ok(())
     }
 
-    fn finish(self) -> TsvCall {
-        let kind = self.kind.map_or(self.default_kind, |(k, _)| k);
+    /// Moves the call into `out`, of kind `default_kind` unless its lines give one. The
+    /// group is left to be started again.
+    fn finish_into(&mut self, out: &mut TsvCall, default_kind: &Arc<str>) {
+        let kind = self
+            .kind
+            .take()
+            .map_or_else(|| Arc::clone(default_kind), |(k, _)| k);
+        out.number = self.number;
+        out.line = self.line;
+        out.segment = self.segment;
+        let c = &mut out.call;
+        c.id = std::mem::take(&mut self.id);
+        c.label = std::mem::take(&mut self.label);
+        c.pinned = self.pinned.map_or(&*kind == "web_search", |(p, _)| p);
+        c.kind = kind;
+        c.bytes = self.bytes;
+        c.tokens = self.tokens;
+        c.output_tokens = self.output_tokens;
+        c.segment = 0;
+        c.gap_s = self.gap_s.map_or(0.0, |(g, _)| g);
+        c.measured = self.measured;
+    }
+}
+
+impl Default for TsvCall {
+    /// An empty call, to be filled by [`TsvReader::read_call`].
+    fn default() -> Self {
         TsvCall {
-            number: self.number,
-            line: self.line,
-            segment: self.segment,
+            number: 0,
+            line: 0,
+            segment: None,
             call: Call {
-                id: CompactString::from(itoa::Buffer::new().format(self.number)),
-                label: self.label,
-                pinned: self.pinned.map_or(&*kind == "web_search", |(p, _)| p),
-                kind,
-                bytes: self.bytes,
-                tokens: self.tokens,
-                output_tokens: self.output_tokens,
+                id: CompactString::default(),
+                label: CompactString::default(),
+                kind: Arc::from(""),
+                bytes: 0.0,
+                tokens: 0.0,
+                output_tokens: 0.0,
+                pinned: false,
                 segment: 0,
-                gap_s: self.gap_s.map_or(0.0, |(g, _)| g),
-                measured: self.measured,
+                gap_s: 0.0,
+                measured: false,
             },
         }
     }
@@ -455,22 +512,42 @@ impl Trace {
     ///
     /// Errors: those of [`read_tsv`].
     pub fn open(path: &Path) -> Result<Trace, Error> {
-        let reader = TsvReader::open(path)?;
+        Trace::open_with(path, || (), |(), _| ()).map(|(trace, ())| trace)
+    }
+
+    /// [`open`](Self::open), handing every call in call order to `visit` on the way: a
+    /// state from `start`, and the state at the end. (A trace out of order is visited
+    /// once it is sorted, with a fresh state.)
+    ///
+    /// Errors: those of [`read_tsv`].
+    pub fn open_with<S>(
+        path: &Path,
+        start: impl Fn() -> S,
+        mut visit: impl FnMut(&mut S, &Call),
+    ) -> Result<(Trace, S), Error> {
+        let mut reader = TsvReader::open(path)?;
         let file = reader.file().to_string();
         let mut segments = Segments::default();
         let mut previous = None;
-        for c in reader {
-            let mut c = c?;
+        let mut state = start();
+        let mut c = TsvCall::default();
+        while reader.read_call(&mut c)? {
             if previous.is_some_and(|p| c.number < p) {
-                return Ok(Trace::Sorted(read_tsv(path)?));
+                let calls = read_tsv(path)?;
+                let mut state = start();
+                for call in &calls {
+                    visit(&mut state, call);
+                }
+                return Ok((Trace::Sorted(calls), state));
             }
             previous = Some(c.number);
             segments.assign(&mut c, &file)?;
+            visit(&mut state, &c.call);
         }
         if previous.is_none() {
             return Err(no_calls(&file).into());
         }
-        Ok(Trace::InOrder(path.to_path_buf()))
+        Ok((Trace::InOrder(path.to_path_buf()), state))
     }
 
     /// The calls, in call order.
@@ -482,50 +559,51 @@ impl Trace {
                 reader: Box::new(TsvReader::open(path)?),
                 segments: Segments::default(),
                 previous: None,
+                current: Box::default(),
             },
             Trace::Sorted(calls) => TraceCalls::Sorted(calls.iter()),
         })
     }
 }
 
-/// The calls of a [`Trace`], in call order.
+/// The calls of a [`Trace`], in call order, one at a time.
 #[derive(Debug)]
 pub enum TraceCalls<'a> {
     File {
         reader: Box<TsvReader<File>>,
         segments: Segments,
         previous: Option<u64>,
+        current: Box<TsvCall>,
     },
     Sorted(std::slice::Iter<'a, Call>),
 }
 
-impl Iterator for TraceCalls<'_> {
-    type Item = Result<Call, Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl TraceCalls<'_> {
+    /// Puts the next call into `out` (reusing its storage); `false` at the end.
+    ///
+    /// Errors: those of [`TsvReader::read_call`], and a file that changed since it was
+    /// checked.
+    pub fn next_into(&mut self, out: &mut Call) -> Result<bool, Error> {
         match self {
-            TraceCalls::Sorted(calls) => calls.next().cloned().map(Ok),
+            TraceCalls::Sorted(calls) => Ok(calls.next().map(|c| out.clone_from(c)).is_some()),
             TraceCalls::File {
                 reader,
                 segments,
                 previous,
+                current,
             } => {
-                let mut c = match reader.next()? {
-                    Ok(c) => c,
-                    Err(e) => return Some(Err(e)),
-                };
-                if previous.is_some_and(|p| c.number < p) {
-                    let changed = Located::new(reader.file(), "the file changed while being read")
-                        .at(Some((c.line, 1)));
-                    return Some(Err(changed.into()));
+                if !reader.read_call(current)? {
+                    return Ok(false);
                 }
-                *previous = Some(c.number);
-                Some(
-                    segments
-                        .assign(&mut c, reader.file())
-                        .map(|()| c.call)
-                        .map_err(Error::from),
-                )
+                if previous.is_some_and(|p| current.number < p) {
+                    let changed = Located::new(reader.file(), "the file changed while being read")
+                        .at(Some((current.line, 1)));
+                    return Err(changed.into());
+                }
+                *previous = Some(current.number);
+                segments.assign(current, reader.file())?;
+                std::mem::swap(&mut current.call, out);
+                Ok(true)
             }
         }
     }

@@ -12,6 +12,9 @@ const MAX_COLUMNS: usize = Column::ALL.len();
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row<'a> {
     pub number: u64,
+    /// The number field as written, when it is the number in plain decimal (no sign, no
+    /// leading zero, no space): then it is also the call's id, with no formatting.
+    pub number_text: Option<&'a str>,
     pub label: &'a str,
     pub bytes: Option<u64>,
     pub tokens: Option<u64>,
@@ -54,6 +57,7 @@ pub fn parse<'a>(line: &'a str, columns: &Columns) -> Result<Row<'a>, LineError>
     }
     let mut row = Row {
         number: 0,
+        number_text: None,
         label: "",
         bytes: None,
         tokens: None,
@@ -65,9 +69,14 @@ pub fn parse<'a>(line: &'a str, columns: &Columns) -> Result<Row<'a>, LineError>
         kind_at: 0,
     };
     for (&column, &(at, field)) in columns.0.iter().zip(&fields[..count]) {
-        let given = !field.trim().is_empty();
+        let given = !field.is_empty() && (field.as_bytes()[0] > b' ' || !field.trim().is_empty());
         match column {
-            Column::Number => row.number = number(at, field)?,
+            Column::Number => {
+                row.number = number(at, field)?;
+                let plain = field.len() == 1 || !field.starts_with('0');
+                row.number_text =
+                    (plain && field.bytes().all(|b| b.is_ascii_digit())).then_some(field);
+            }
             Column::Label => row.label = field,
             Column::Bytes if given => row.bytes = Some(whole(at, field, "bytes")?),
             Column::Tokens if given => row.tokens = Some(whole(at, field, "tokens")?),
@@ -137,7 +146,28 @@ fn too_few(line: &str, fields: &[(usize, &str)], columns: &Columns) -> LineError
     )
 }
 
+/// A field of 1 to 15 ASCII digits, read without the general parser (the common case).
+#[inline]
+fn digits(field: &str) -> Option<u64> {
+    let bytes = field.as_bytes();
+    if bytes.is_empty() || bytes.len() > 15 {
+        return None;
+    }
+    let mut value = 0;
+    for &b in bytes {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(d);
+    }
+    Some(value)
+}
+
 fn number(at: usize, field: &str) -> Result<u64, LineError> {
+    if let Some(value) = digits(field) {
+        return Ok(value);
+    }
     let text = field.trim();
     text.parse::<u64>().map_err(|_| {
         let message = if text.eq_ignore_ascii_case("number") {
@@ -150,6 +180,10 @@ fn number(at: usize, field: &str) -> Result<u64, LineError> {
 }
 
 fn whole(at: usize, field: &str, what: &str) -> Result<u64, LineError> {
+    // Fifteen digits are at most 999,999,999,999,999, below the 1e15 limit.
+    if let Some(value) = digits(field) {
+        return Ok(value);
+    }
     let text = field.trim();
     let value = text
         .parse::<u64>()
