@@ -48,6 +48,7 @@ pub struct RunConfig {
 pub enum Command {
     Run(RunConfig),
     Ledger(LedgerConfig),
+    Telemetry(crate::telemetry::TelemetryConfig),
 }
 
 /// Runs `command`, printing to `out`.
@@ -55,6 +56,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
     match command {
         Command::Run(c) => run_scenario(c, out),
         Command::Ledger(c) => crate::ledger_command::run(c, out),
+        Command::Telemetry(c) => crate::telemetry::run(c, out),
     }
 }
 

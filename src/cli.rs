@@ -36,6 +36,8 @@ Examples:
       Check whether the ranking holds over a grid of assumptions.
   simulate ledger run.tsv --base 30000 --bpt 3.3
       The call-by-call ledger of a trace (lines of number<TAB>label<TAB>bytes).
+  simulate telemetry runs.jsonl --unit cl100k_base
+      Mean token counts of a telemetry log, each over the rows that carry it.
 
 Exit codes: 0 ok; 1 a failure while running (e.g. a write that broke); 2 bad usage or
 bad input (the message names the file, line and key to fix).
@@ -71,6 +73,26 @@ enum Sub {
         long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. Lines with the same number are one call (their bytes are summed, labels joined with '+'); calls are ordered by number; blank lines and lines starting with '#' are skipped. Each row shows the context the call re-reads (before its own output joins) and the running total."
     )]
     Ledger(LedgerArgs),
+    /// Mean token counts of a memory system's telemetry log, each over the rows that carry it.
+    #[command(
+        long_about = "Mean token counts of a memory system's telemetry log, each over the rows that carry it.\n\nThe log has one JSON object a line, with an optional `telemetry` object holding compact_total, real_total and reader_calls[].prompt_tokens. Each count keeps its own denominator: a row without it is left out of its mean, never read as 0. The counts are in the unit the log was counted in; say which with --unit, and it is printed beside every figure."
+    )]
+    Telemetry(TelemetryArgs),
+}
+
+#[derive(Args, Debug)]
+struct TelemetryArgs {
+    /// The log: one JSON object a line.
+    #[arg(value_name = "FILE.jsonl")]
+    file: PathBuf,
+
+    /// The unit the counts are in, as the run's settings name it (e.g. a tokenizer).
+    #[arg(long, value_name = "NAME", required = true)]
+    unit: String,
+
+    /// What to print: a table for people, or JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
 }
 
 #[derive(Args, Debug)]
@@ -177,13 +199,23 @@ where
 }
 
 fn from_args(cli: Cli) -> Result<Command, Located> {
-    if let Some(Sub::Ledger(l)) = cli.command {
-        return Ok(Command::Ledger(LedgerConfig {
-            trace: l.trace,
-            base_tokens: l.base,
-            bytes_per_token: l.bpt,
-            format: l.format.into(),
-        }));
+    match cli.command {
+        Some(Sub::Ledger(l)) => {
+            return Ok(Command::Ledger(LedgerConfig {
+                trace: l.trace,
+                base_tokens: l.base,
+                bytes_per_token: l.bpt,
+                format: l.format.into(),
+            }));
+        }
+        Some(Sub::Telemetry(t)) => {
+            return Ok(Command::Telemetry(crate::telemetry::TelemetryConfig {
+                file: t.file,
+                unit: t.unit,
+                format: t.format.into(),
+            }));
+        }
+        None => {}
     }
     let r = cli.run;
     let axis = |flag: &str, v: &Option<String>, zero_ok: bool| -> Result<Option<Axis>, Located> {

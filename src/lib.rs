@@ -21,6 +21,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sweep;
+pub mod telemetry;
 pub mod timeline;
 
 pub use error::Error;
