@@ -69,7 +69,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     };
     let nominal_point = study.nominal(at);
     let grid = Grid::new(&scenario, &nominal_point, &c.sweep)?;
-    let mut dir = OutputDir::prepare(&c.out_root, &scenario.name)?;
+    let mut dir = OutputDir::prepare(&c.out_root, &scenario.name, &scenario.inputs)?;
 
     let source = |flag: &str, overridden: bool| {
         if overridden {
