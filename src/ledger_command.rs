@@ -15,7 +15,7 @@ use crate::ledger::Assumptions;
 use crate::output::ledger_stream::{self, Head, Widths};
 use crate::report::{self, Sources};
 use crate::run::Slot;
-use crate::scenario::{Call, Trace, TsvCall};
+use crate::scenario::{Call, Trace, blank_call};
 use crate::timeline::Walker;
 use std::io::Write;
 use std::path::PathBuf;
@@ -163,7 +163,10 @@ pub fn run(c: &LedgerConfig, out: &mut dyn Write) -> Result<(), Error> {
             let _ = empty_tx.send(batch);
             Ok(())
         });
+        // Both ends the printer holds go before waiting for the reader, so a reader blocked
+        // on either channel wakes and stops.
         drop(full_rx);
+        drop(empty_tx);
         let read = reader.join().unwrap_or_else(|_| {
             Err(Error::Print(std::io::Error::other(
                 "the trace reader stopped unexpectedly",
@@ -198,7 +201,7 @@ struct Row {
 impl Default for Row {
     fn default() -> Self {
         Row {
-            call: TsvCall::default().call,
+            call: blank_call(),
             context: 0.0,
             cumulative: 0.0,
         }

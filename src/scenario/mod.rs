@@ -13,7 +13,7 @@ use compact_str::CompactString;
 use std::sync::Arc;
 
 pub use load::{MAX_INPUT_BYTES, load, load_str, read_limited};
-pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, parse_tsv, read_tsv};
+pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
 pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
 
 /// One logical model request of the baseline run.

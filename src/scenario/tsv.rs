@@ -26,7 +26,7 @@ use rustc_hash::FxHashSet;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Reads the trace at `path` into calls in call order (see the module documentation).
 ///
@@ -397,6 +397,25 @@ impl Group {
     }
 }
 
+/// The kind of a blank call, shared so that making one allocates nothing.
+static BLANK_KIND: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("tool"));
+
+/// A call with nothing in it, to be filled in place.
+pub fn blank_call() -> Call {
+    Call {
+        id: CompactString::default(),
+        label: CompactString::default(),
+        kind: Arc::clone(&BLANK_KIND),
+        bytes: 0.0,
+        tokens: 0.0,
+        output_tokens: 0.0,
+        pinned: false,
+        segment: 0,
+        gap_s: 0.0,
+        measured: false,
+    }
+}
+
 impl Default for TsvCall {
     /// An empty call, to be filled by [`TsvReader::read_call`].
     fn default() -> Self {
@@ -404,18 +423,7 @@ impl Default for TsvCall {
             number: 0,
             line: 0,
             segment: None,
-            call: Call {
-                id: CompactString::default(),
-                label: CompactString::default(),
-                kind: Arc::from(""),
-                bytes: 0.0,
-                tokens: 0.0,
-                output_tokens: 0.0,
-                pinned: false,
-                segment: 0,
-                gap_s: 0.0,
-                measured: false,
-            },
+            call: blank_call(),
         }
     }
 }
@@ -430,11 +438,18 @@ pub struct Segments {
 }
 
 impl Segments {
-    /// Sets the segment of `c`, the next call in call order.
+    /// Sets the segment of `call`, the next call in call order: `given` by its lines
+    /// (with where), else the previous call's.
     ///
     /// Errors: a segment that comes back after another, located where it is given.
-    pub fn assign(&mut self, c: &mut TsvCall, file: &str) -> Result<(), Located> {
-        let segment = c.segment.map_or(self.previous.unwrap_or(1), |(s, _)| s);
+    pub fn assign(
+        &mut self,
+        number: u64,
+        given: Option<(u64, (usize, usize))>,
+        call: &mut Call,
+        file: &str,
+    ) -> Result<(), Located> {
+        let segment = given.map_or(self.previous.unwrap_or(1), |(s, _)| s);
         if let Some(previous) = self.previous.filter(|p| *p != segment) {
             self.finished.insert(previous);
             if self.finished.contains(&segment) {
@@ -442,37 +457,72 @@ impl Segments {
                     file,
                     format!("segment {segment} appears again after segment {previous}; a segment's calls must be contiguous"),
                 )
-                .at(c.segment.map(|(_, at)| at))
-                .place(format!("call {}", c.number)));
+                .at(given.map(|(_, at)| at))
+                .place(format!("call {number}")));
             }
         }
-        c.call.segment = segment;
+        call.segment = segment;
         self.previous = Some(segment);
         Ok(())
     }
 }
 
+/// Where a call was read, for ordering and messages.
+struct Key {
+    number: u64,
+    line: usize,
+    segment: Option<(u64, (usize, usize))>,
+}
+
 /// Every call of `reader` in call order, with segments assigned.
-fn collect<R: Read>(reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
+fn collect<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
     let file = reader.file().to_string();
-    let mut calls = reader.collect::<Result<Vec<TsvCall>, Error>>()?;
+    let mut calls = Vec::new();
+    let mut keys = Vec::new();
+    let mut current = TsvCall::default();
+    // Segments are assigned while reading, as long as the calls come in order (the usual
+    // case, so the calls are touched once); a segment error waits until the order is
+    // known, since sorting would reorder the calls.
+    let mut segments = Segments::default();
+    let mut segment_error = None;
+    let mut ordered = true;
+    while reader.read_call(&mut current)? {
+        if let Some(last) = keys.last().map(|k: &Key| k.number) {
+            ordered &= last < current.number;
+        }
+        if ordered && segment_error.is_none() {
+            let (number, given) = (current.number, current.segment);
+            segment_error = segments
+                .assign(number, given, &mut current.call, &file)
+                .err();
+        }
+        keys.push(Key {
+            number: current.number,
+            line: current.line,
+            segment: current.segment,
+        });
+        calls.push(std::mem::replace(&mut current.call, blank_call()));
+    }
     if calls.is_empty() {
         return Err(no_calls(&file).into());
     }
-    // Traces are usually written in call order; sort only when they are not. The sort is
-    // stable, so two calls with one number stay in file order for the message.
-    if !calls.windows(2).all(|w| w[0].number < w[1].number) {
-        calls.sort_by_key(|c| c.number);
-        if let Some(w) = calls.windows(2).find(|w| w[0].number == w[1].number) {
-            return Err(repeated(&file, &w[0], &w[1]).into());
-        }
+    if ordered {
+        return match segment_error {
+            Some(e) => Err(e.into()),
+            None => Ok(calls),
+        };
+    }
+    // The sort is stable, so two calls with one number stay in file order for the message.
+    let mut both: Vec<(Key, Call)> = keys.into_iter().zip(calls).collect();
+    both.sort_by_key(|(k, _)| k.number);
+    if let Some(w) = both.windows(2).find(|w| w[0].0.number == w[1].0.number) {
+        return Err(repeated(&file, &w[0].0, &w[1].0).into());
     }
     let mut segments = Segments::default();
-    calls
-        .into_iter()
-        .map(|mut c| {
-            segments.assign(&mut c, &file)?;
-            Ok(c.call)
+    both.into_iter()
+        .map(|(k, mut call)| {
+            segments.assign(k.number, k.segment, &mut call, &file)?;
+            Ok(call)
         })
         .collect()
 }
@@ -484,7 +534,7 @@ fn no_calls(file: &str) -> Located {
     )
 }
 
-fn repeated(file: &str, first: &TsvCall, again: &TsvCall) -> Located {
+fn repeated(file: &str, first: &Key, again: &Key) -> Located {
     Located::new(
         file,
         format!(
@@ -541,7 +591,7 @@ impl Trace {
                 return Ok((Trace::Sorted(calls), state));
             }
             previous = Some(c.number);
-            segments.assign(&mut c, &file)?;
+            segments.assign(c.number, c.segment, &mut c.call, &file)?;
             visit(&mut state, &c.call);
         }
         if previous.is_none() {
@@ -601,7 +651,12 @@ impl TraceCalls<'_> {
                     return Err(changed.into());
                 }
                 *previous = Some(current.number);
-                segments.assign(current, reader.file())?;
+                segments.assign(
+                    current.number,
+                    current.segment,
+                    &mut current.call,
+                    reader.file(),
+                )?;
                 std::mem::swap(&mut current.call, out);
                 Ok(true)
             }
