@@ -188,6 +188,15 @@ fn a_reader_that_stops_early_is_not_an_error() {
         let mut first = [0u8; 100];
         std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
         drop(child.stdout.take());
+        // A printer and reader waiting on each other would hang here: fail instead.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{format}: still running a minute after its reader closed the pipe");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{format}: {out:?}");
         assert!(
