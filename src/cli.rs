@@ -70,7 +70,7 @@ struct Cli {
 enum Sub {
     /// Print the call-by-call reread ledger of a TSV trace.
     #[command(
-        long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. Lines with the same number are one call (their bytes are summed, labels joined with '+'); calls are ordered by number; blank lines and lines starting with '#' are skipped. Each row shows the context the call re-reads (before its own output joins) and the running total."
+        long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. A first line such as `# number<TAB>label<TAB>bytes<TAB>tokens<TAB>output_tokens` declares optional columns (tokens, output_tokens, kind, segment, gap_s, pinned) after the three required ones. Lines with the same number are one call (bytes and tokens summed, labels joined with '+') and must be adjacent; calls are ordered by number; blank lines and lines starting with '#' are skipped. The whole trace is checked before anything is printed; then each row shows the context the call re-reads (before its own output joins) and the running total, streamed in constant memory."
     )]
     Ledger(LedgerArgs),
     /// Mean token counts of a memory system's telemetry log, each over the rows that carry it.
@@ -143,7 +143,7 @@ struct RunArgs {
 
 #[derive(Args, Debug)]
 struct LedgerArgs {
-    /// The trace: lines of number<TAB>label<TAB>bytes.
+    /// The trace: lines of number<TAB>label<TAB>bytes (and optional columns a # header declares).
     #[arg(value_name = "RUN.tsv")]
     trace: PathBuf,
 
