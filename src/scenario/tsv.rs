@@ -99,7 +99,7 @@ impl<R: Read> TsvReader<R> {
             header_line: None,
             seen_call: false,
             pending: None,
-            tool: Arc::from("tool"),
+            tool: Arc::clone(&BLANK_KIND),
             kinds: Vec::new(),
             done: false,
         }
@@ -376,18 +376,21 @@ impl Group {
     /// Moves the call into `out`, of kind `default_kind` unless its lines give one. The
     /// group is left to be started again.
     fn finish_into(&mut self, out: &mut TsvCall, default_kind: &Arc<str>) {
-        let kind = self
-            .kind
-            .take()
-            .map_or_else(|| Arc::clone(default_kind), |(k, _)| k);
         out.number = self.number;
         out.line = self.line;
         out.segment = self.segment;
         let c = &mut out.call;
         c.id = std::mem::take(&mut self.id);
         c.label = std::mem::take(&mut self.label);
-        c.pinned = self.pinned.map_or(&*kind == "web_search", |(p, _)| p);
-        c.kind = kind;
+        match self.kind.take() {
+            Some((kind, _)) => c.kind = kind,
+            // Most calls give no kind: keep the shared default without touching its count.
+            None if Arc::ptr_eq(&c.kind, default_kind) => {}
+            None => c.kind = Arc::clone(default_kind),
+        }
+        c.pinned = self
+            .pinned
+            .map_or_else(|| &*c.kind == "web_search", |(p, _)| p);
         c.bytes = self.bytes;
         c.tokens = self.tokens;
         c.output_tokens = self.output_tokens;
