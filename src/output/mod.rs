@@ -91,9 +91,13 @@ impl OutputDir {
         let lock = {
             let mut staged = interrupt::staged();
             interrupt::register(&mut staged, &staging);
+            // The lock is best effort: a file system without locks still gets its files,
+            // but then a stale folder cannot be told from a live one and is never removed.
             let made = fs::create_dir(&staging)
                 .and_then(|()| File::open(&staging))
-                .and_then(|dir| dir.try_lock().map_err(io::Error::from).map(|()| dir));
+                .inspect(|dir| {
+                    let _ = dir.try_lock();
+                });
             match made {
                 Ok(lock) => lock,
                 Err(source) => {
