@@ -15,18 +15,24 @@
 //! so the two cannot disagree on what a trace means.
 
 mod columns;
+mod group;
 mod line;
+mod lines;
+mod trace;
 
 use super::Call;
 use crate::error::{Error, Located};
 use crate::input;
 use columns::Columns;
 use compact_str::CompactString;
-use rustc_hash::FxHashSet;
+use group::Group;
+pub use group::Segments;
+use lines::Lines;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
+pub use trace::{Trace, TraceCalls};
 
 /// Reads the trace at `path` into calls in call order (see the module documentation).
 ///
@@ -272,134 +278,6 @@ fn intern(kinds: &mut Vec<Arc<str>>, kind: &str) -> Arc<str> {
     k
 }
 
-/// The lines of one call read so far.
-#[derive(Debug, Default)]
-struct Group {
-    number: u64,
-    /// The call's id: its number in decimal.
-    id: CompactString,
-    line: usize,
-    label: CompactString,
-    bytes: f64,
-    tokens: f64,
-    output_tokens: f64,
-    measured: bool,
-    kind: Option<(Arc<str>, usize)>,
-    segment: Option<(u64, (usize, usize))>,
-    gap_s: Option<(f64, usize)>,
-    pinned: Option<(bool, usize)>,
-}
-
-impl Group {
-    /// Starts over with `row`, the first line of a call, on line `line`.
-    fn start(&mut self, row: &line::Row, line: usize, kind: Option<Arc<str>>, text: &str) {
-        self.number = row.number;
-        self.id = match row.number_text {
-            Some(text) => CompactString::from(text),
-            None => CompactString::from(itoa::Buffer::new().format(row.number)),
-        };
-        self.line = line;
-        self.label = CompactString::from(row.label);
-        self.bytes = row.bytes.unwrap_or(0) as f64;
-        self.tokens = row.tokens.unwrap_or(0) as f64;
-        self.output_tokens = row.output_tokens.unwrap_or(0) as f64;
-        self.measured = row.tokens.is_some();
-        self.kind = kind.map(|k| (k, line));
-        self.segment = row
-            .segment
-            .map(|(s, at)| (s, (line, char_column(text, at))));
-        self.gap_s = row.gap_s.map(|(g, _)| (g, line));
-        self.pinned = row.pinned.map(|(p, _)| (p, line));
-    }
-
-    /// Adds a line of the same call; the byte offset of a field that disagrees, and why.
-    fn join(&mut self, row: &line::Row, line: usize, text: &str) -> Result<(), line::LineError> {
-        self.label.push('+');
-        self.label.push_str(row.label);
-        self.bytes += row.bytes.unwrap_or(0) as f64;
-        self.tokens += row.tokens.unwrap_or(0) as f64;
-        self.output_tokens += row.output_tokens.unwrap_or(0) as f64;
-        self.measured |= row.tokens.is_some();
-        let differs = |key: &str, here: String, there: String, first: usize| {
-            format!(
-                "{key} {here} differs from {there} on line {first}; the lines of one call must agree on {key}"
-            )
-        };
-        if let Some(kind) = row.kind {
-            match &self.kind {
-                Some((k, first)) if &**k != kind => {
-                    return Err((
-                        row.kind_at,
-                        differs("kind", format!("`{kind}`"), format!("`{k}`"), *first),
-                    ));
-                }
-                Some(_) => {}
-                None => self.kind = Some((Arc::from(kind), line)),
-            }
-        }
-        if let Some((segment, at)) = row.segment {
-            match self.segment {
-                Some((s, (first, _))) if s != segment => {
-                    return Err((
-                        at,
-                        differs("segment", segment.to_string(), s.to_string(), first),
-                    ));
-                }
-                Some(_) => {}
-                None => self.segment = Some((segment, (line, char_column(text, at)))),
-            }
-        }
-        if let Some((gap, at)) = row.gap_s {
-            match self.gap_s {
-                Some((g, first)) if g != gap => {
-                    return Err((at, differs("gap_s", gap.to_string(), g.to_string(), first)));
-                }
-                Some(_) => {}
-                None => self.gap_s = Some((gap, line)),
-            }
-        }
-        if let Some((pinned, at)) = row.pinned {
-            match self.pinned {
-                Some((p, first)) if p != pinned => {
-                    return Err((
-                        at,
-                        differs("pinned", pinned.to_string(), p.to_string(), first),
-                    ));
-                }
-                Some(_) => {}
-                None => self.pinned = Some((pinned, line)),
-            }
-        }
-        Ok(())
-    }
-
-    /// Moves the call into `out`, of kind `default_kind` unless its lines give one. The
-    /// group is left to be started again.
-    fn finish_into(&mut self, out: &mut TsvCall, default_kind: &Arc<str>) {
-        out.number = self.number;
-        out.line = self.line;
-        out.segment = self.segment;
-        let c = &mut out.call;
-        c.id = std::mem::take(&mut self.id);
-        c.label = std::mem::take(&mut self.label);
-        match self.kind.take() {
-            Some((kind, _)) => c.kind = kind,
-            // Most calls give no kind: keep the shared default without touching its count.
-            None if Arc::ptr_eq(&c.kind, default_kind) => {}
-            None => c.kind = Arc::clone(default_kind),
-        }
-        c.pinned = self
-            .pinned
-            .map_or_else(|| &*c.kind == "web_search", |(p, _)| p);
-        c.bytes = self.bytes;
-        c.tokens = self.tokens;
-        c.output_tokens = self.output_tokens;
-        c.segment = 0;
-        c.gap_s = self.gap_s.map_or(0.0, |(g, _)| g);
-        c.measured = self.measured;
-    }
-}
-
 /// The kind of a blank call, shared so that making one allocates nothing.
 static BLANK_KIND: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("tool"));
 
@@ -428,45 +306,6 @@ impl Default for TsvCall {
             segment: None,
             call: blank_call(),
         }
-    }
-}
-
-/// Gives calls their segments in call order (MODEL.md §2: the previous call's when not
-/// given, the first is 1) and checks that each segment's calls are contiguous. Keeps the
-/// numbers of the segments already finished.
-#[derive(Debug, Default)]
-pub struct Segments {
-    previous: Option<u64>,
-    finished: FxHashSet<u64>,
-}
-
-impl Segments {
-    /// Sets the segment of `call`, the next call in call order: `given` by its lines
-    /// (with where), else the previous call's.
-    ///
-    /// Errors: a segment that comes back after another, located where it is given.
-    pub fn assign(
-        &mut self,
-        number: u64,
-        given: Option<(u64, (usize, usize))>,
-        call: &mut Call,
-        file: &str,
-    ) -> Result<(), Located> {
-        let segment = given.map_or(self.previous.unwrap_or(1), |(s, _)| s);
-        if let Some(previous) = self.previous.filter(|p| *p != segment) {
-            self.finished.insert(previous);
-            if self.finished.contains(&segment) {
-                return Err(Located::new(
-                    file,
-                    format!("segment {segment} appears again after segment {previous}; a segment's calls must be contiguous"),
-                )
-                .at(given.map(|(_, at)| at))
-                .place(format!("call {number}")));
-            }
-        }
-        call.segment = segment;
-        self.previous = Some(segment);
-        Ok(())
     }
 }
 
@@ -546,198 +385,6 @@ fn repeated(file: &str, first: &Key, again: &Key) -> Located {
         ),
     )
     .at(Some((again.line, 1)))
-}
-
-/// A checked trace whose calls can be read in call order as often as needed: streamed from
-/// the file, in constant memory, when the file is in call order; held in memory, sorted,
-/// when it is not.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Trace {
-    /// The file is in call order.
-    InOrder(PathBuf),
-    /// The calls, sorted.
-    Sorted(Vec<Call>),
-}
-
-impl Trace {
-    /// Reads the whole trace once to check it, so that a bad line late in a long trace is
-    /// reported before anything is printed.
-    ///
-    /// Errors: those of [`read_tsv`].
-    pub fn open(path: &Path) -> Result<Trace, Error> {
-        Trace::open_with(path, || (), |(), _| ()).map(|(trace, ())| trace)
-    }
-
-    /// [`open`](Self::open), handing every call in call order to `visit` on the way: a
-    /// state from `start`, and the state at the end. (A trace out of order is visited
-    /// once it is sorted, with a fresh state.)
-    ///
-    /// Errors: those of [`read_tsv`].
-    pub fn open_with<S>(
-        path: &Path,
-        start: impl Fn() -> S,
-        mut visit: impl FnMut(&mut S, &Call),
-    ) -> Result<(Trace, S), Error> {
-        let mut reader = TsvReader::open(path)?;
-        let file = reader.file().to_string();
-        let mut segments = Segments::default();
-        let mut previous = None;
-        let mut state = start();
-        let mut c = TsvCall::default();
-        while reader.read_call(&mut c)? {
-            if previous.is_some_and(|p| c.number < p) {
-                let calls = read_tsv(path)?;
-                let mut state = start();
-                for call in &calls {
-                    visit(&mut state, call);
-                }
-                return Ok((Trace::Sorted(calls), state));
-            }
-            previous = Some(c.number);
-            segments.assign(c.number, c.segment, &mut c.call, &file)?;
-            visit(&mut state, &c.call);
-        }
-        if previous.is_none() {
-            return Err(no_calls(&file).into());
-        }
-        Ok((Trace::InOrder(path.to_path_buf()), state))
-    }
-
-    /// The calls, in call order.
-    ///
-    /// Errors: [`Error::Unreadable`] when the file cannot be opened again.
-    pub fn calls(&self) -> Result<TraceCalls<'_>, Error> {
-        Ok(match self {
-            Trace::InOrder(path) => TraceCalls::File {
-                reader: Box::new(TsvReader::open(path)?),
-                segments: Segments::default(),
-                previous: None,
-                current: Box::default(),
-            },
-            Trace::Sorted(calls) => TraceCalls::Sorted(calls.iter()),
-        })
-    }
-}
-
-/// The calls of a [`Trace`], in call order, one at a time.
-#[derive(Debug)]
-pub enum TraceCalls<'a> {
-    File {
-        reader: Box<TsvReader<File>>,
-        segments: Segments,
-        previous: Option<u64>,
-        current: Box<TsvCall>,
-    },
-    Sorted(std::slice::Iter<'a, Call>),
-}
-
-impl TraceCalls<'_> {
-    /// Puts the next call into `out` (reusing its storage); `false` at the end.
-    ///
-    /// Errors: those of [`TsvReader::read_call`], and a file that changed since it was
-    /// checked.
-    pub fn next_into(&mut self, out: &mut Call) -> Result<bool, Error> {
-        match self {
-            TraceCalls::Sorted(calls) => Ok(calls.next().map(|c| out.clone_from(c)).is_some()),
-            TraceCalls::File {
-                reader,
-                segments,
-                previous,
-                current,
-            } => {
-                if !reader.read_call(current)? {
-                    return Ok(false);
-                }
-                if previous.is_some_and(|p| current.number < p) {
-                    let changed = Located::new(reader.file(), "the file changed while being read")
-                        .at(Some((current.line, 1)));
-                    return Err(changed.into());
-                }
-                *previous = Some(current.number);
-                segments.assign(
-                    current.number,
-                    current.segment,
-                    &mut current.call,
-                    reader.file(),
-                )?;
-                std::mem::swap(&mut current.call, out);
-                Ok(true)
-            }
-        }
-    }
-}
-
-/// Lines of a reader, split at `\n`, from a buffer that is refilled as it is consumed.
-#[derive(Debug)]
-struct Lines<R> {
-    reader: R,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    eof: bool,
-    read: u64,
-    /// Bytes read beyond which reading stops with `FileTooLarge`.
-    limit: u64,
-    /// The 1-based number of the line last returned.
-    number: usize,
-}
-
-impl<R: Read> Lines<R> {
-    fn new(reader: R) -> Self {
-        Lines {
-            reader,
-            buf: vec![0; 1 << 18],
-            start: 0,
-            end: 0,
-            eof: false,
-            read: 0,
-            limit: u64::MAX,
-            number: 0,
-        }
-    }
-
-    /// The next line's 1-based number and text without its `\n`, or `None` at the end.
-    fn next(&mut self) -> io::Result<Option<(usize, &[u8])>> {
-        let mut scanned = 0;
-        loop {
-            let unread = &self.buf[self.start + scanned..self.end];
-            if let Some(i) = memchr::memchr(b'\n', unread) {
-                let line_start = self.start;
-                let line_end = self.start + scanned + i;
-                self.start = line_end + 1;
-                self.number += 1;
-                return Ok(Some((self.number, &self.buf[line_start..line_end])));
-            }
-            scanned = self.end - self.start;
-            if self.eof {
-                if self.start == self.end {
-                    return Ok(None);
-                }
-                let line_start = self.start;
-                self.start = self.end;
-                self.number += 1;
-                return Ok(Some((self.number, &self.buf[line_start..self.end])));
-            }
-            // Keep the partial line, make room, read more.
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-            if self.end == self.buf.len() {
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
-            let n = match self.reader.read(&mut self.buf[self.end..]) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            self.read += n as u64;
-            if self.read > self.limit {
-                return Err(io::ErrorKind::FileTooLarge.into());
-            }
-            self.end += n;
-            self.eof = n == 0;
-        }
-    }
 }
 
 #[cfg(test)]
