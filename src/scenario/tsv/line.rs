@@ -58,7 +58,8 @@ pub fn parse<'a>(line: &'a str, columns: &Columns) -> Result<Row<'a>, LineError>
         count += 1;
         start = end + 1;
     }
-    if count < expected {
+    // Optional fields at the end of a line may be left out, like empty ones.
+    if count < 3 {
         return Err(too_few(line, &fields[..count], columns));
     }
     let mut row = Row {
@@ -74,7 +75,7 @@ pub fn parse<'a>(line: &'a str, columns: &Columns) -> Result<Row<'a>, LineError>
         pinned: None,
         kind_at: 0,
     };
-    for (&column, &(at, field)) in columns.0.iter().zip(&fields[..count]) {
+    for (&column, &(at, field)) in columns.0.iter().zip(&fields[..count.min(expected)]) {
         let given = !field.is_empty() && (field.as_bytes()[0] > b' ' || !field.trim().is_empty());
         match column {
             Column::Number => {
@@ -137,15 +138,20 @@ fn too_few(line: &str, fields: &[(usize, &str)], columns: &Columns) -> LineError
         return (
             at,
             format!(
-                "fields are separated by spaces; use tabs (expected {expected} tab-separated fields: {})",
+                "fields are separated by spaces; use tabs (the fields are {})",
                 columns.names()
             ),
         );
     }
+    let how_many = if expected == 3 {
+        "3".to_string()
+    } else {
+        format!("3 to {expected}")
+    };
     (
         0,
         format!(
-            "expected {expected} tab-separated fields ({}), found {}",
+            "expected {how_many} tab-separated fields ({}), found {}",
             columns.names(),
             fields.len()
         ),
@@ -290,6 +296,14 @@ mod tests {
             m,
             "expected 3 tab-separated fields (number, label, bytes), found 2"
         );
+    }
+
+    #[test]
+    fn optional_fields_at_the_end_may_be_left_out() {
+        let row = parse("1\tweb\t\t500", &all()).unwrap();
+        assert_eq!((row.tokens, row.kind, row.gap_s), (Some(500), None, None));
+        let (_, m) = parse("1\tweb", &all()).unwrap_err();
+        assert!(m.starts_with("expected 3 to 9 tab-separated fields"), "{m}");
     }
 
     #[test]
