@@ -261,6 +261,22 @@ fn lock_root(root: &Path) -> Result<Option<File>, Error> {
     Ok(dir.lock().ok().map(|()| dir))
 }
 
+/// Whether `name` is one of the folders a run makes beside its target:
+/// `.<name>.staging-<pid>-<n>` or `.<name>.old-<pid>`. Nothing else is ever removed.
+fn ours(name: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !name.starts_with('.') {
+        return false;
+    }
+    if let Some((_, suffix)) = name.rsplit_once(STAGING) {
+        return suffix
+            .split_once('-')
+            .is_some_and(|(pid, n)| digits(pid) && digits(n));
+    }
+    name.rsplit_once(".old-")
+        .is_some_and(|(_, pid)| digits(pid))
+}
+
 /// Removes the staging folders in `root` whose runs are gone: a live run holds its
 /// folder's lock, so a folder whose lock can be taken has no owner.
 fn remove_stale(root: &Path) {
@@ -270,7 +286,7 @@ fn remove_stale(root: &Path) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if !(name.starts_with('.') && (name.contains(STAGING) || name.contains(".old-"))) {
+        if !ours(&name) {
             continue;
         }
         let path = entry.path();
@@ -311,5 +327,14 @@ mod tests {
         assert_eq!(names, vec![folder::MANIFEST, "a.csv"]);
         // Nothing staged is left beside it.
         assert_eq!(fs::read_dir(root.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn only_folders_a_run_makes_count_as_stale() {
+        assert!(ours(".merge.staging-123-0"));
+        assert!(ours(".merge.old-77"));
+        assert!(!ours(".merge.staging-backup"));
+        assert!(!ours(".config.old-copy"));
+        assert!(!ours("merge.staging-1-2"));
     }
 }
