@@ -8,21 +8,26 @@
 use crate::error::Error;
 use crate::evaluate::{Study, evaluate};
 use crate::ledger::Assumptions;
+pub use crate::ledger_command::LedgerConfig;
 use crate::output::csv::SweepCsv;
 use crate::output::{self, OutputDir};
-use crate::report::{self, Report, Sources, SweepReport};
-use crate::run::Run;
+use crate::report::{Report, Sources, SweepReport};
 use crate::scenario;
 pub use crate::sweep::SweepOverrides;
 use crate::sweep::{self, Grid, SweepOptions};
-use crate::timeline::Walker;
-use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 
 /// What to print on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    Table,
+    Json,
+}
+
+/// What `simulate SCENARIO.toml` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunFormat {
     Table,
     Json,
     /// `summary.csv` on stdout.
@@ -41,21 +46,12 @@ pub struct RunConfig {
     pub base_tokens: Option<f64>,
     /// Overrides the scenario's ρ.
     pub bytes_per_token: Option<f64>,
-    pub format: Format,
+    pub format: RunFormat,
     /// Draw SVG charts and the HTML report.
     pub charts: bool,
     pub sweep: SweepOverrides,
     /// Use closed forms in the sweep where they hold (default true).
     pub closed_form: bool,
-}
-
-/// `simulate ledger RUN.tsv`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LedgerConfig {
-    pub trace: PathBuf,
-    pub base_tokens: f64,
-    pub bytes_per_token: f64,
-    pub format: Format,
 }
 
 /// A validated command.
@@ -66,15 +62,17 @@ pub enum Command {
     Fit(crate::fit_command::FitConfig),
     /// `simulate import FORMAT PATH… --out DIR`.
     Import(crate::import::ImportConfig),
+    Telemetry(crate::telemetry::TelemetryConfig),
 }
 
 /// Runs `command`, printing to `out`.
 pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
     match command {
         Command::Run(c) => run_scenario(c, out),
-        Command::Ledger(c) => run_ledger(c, out),
+        Command::Ledger(c) => crate::ledger_command::run(c, out),
         Command::Fit(c) => crate::fit_command::run(c, out),
         Command::Import(c) => crate::import::run(c, out),
+        Command::Telemetry(c) => crate::telemetry::run(c, out),
     }
 }
 
@@ -93,7 +91,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     study.check_bases(&grid_corners(&grid, at))?;
     // A bad output path fails here, before the long work.
     let mut dir = match &c.out_root {
-        Some(root) => Some(OutputDir::prepare(root, &scenario.name)?),
+        Some(root) => Some(OutputDir::prepare(root, &scenario.name, &scenario.inputs)?),
         None => None,
     };
     let sources = Sources::of(
@@ -166,9 +164,9 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         None => Vec::new(),
     };
     match c.format {
-        Format::Table => output::table::write(out, &report, &files),
-        Format::Json => output::json::write(out, &report),
-        Format::Csv => output::csv::write_summary(out, &report),
+        RunFormat::Table => output::table::write(out, &report, &files),
+        RunFormat::Json => output::json::write(out, &report),
+        RunFormat::Csv => output::csv::write_summary(out, &report),
     }
     .map_err(Error::Print)
 }
@@ -191,118 +189,4 @@ fn grid_corners(grid: &Grid, nominal: Assumptions) -> Vec<Assumptions> {
         }
     }
     points
-}
-
-/// The `ledger` subcommand's report.
-#[derive(Serialize)]
-struct LedgerReport<'a> {
-    trace: String,
-    unit: String,
-    base_tokens: f64,
-    bytes_per_token: f64,
-    sources: Sources,
-    total_tokens: f64,
-    calls: usize,
-    average_call_tokens: f64,
-    rows: Vec<LedgerLine<'a>>,
-}
-
-#[derive(Serialize)]
-struct LedgerLine<'a> {
-    call: &'a str,
-    label: &'a str,
-    bytes: f64,
-    context_tokens: f64,
-    cumulative_tokens: f64,
-}
-
-fn run_ledger(c: &LedgerConfig, out: &mut dyn Write) -> Result<(), Error> {
-    let calls = scenario::read_tsv(&c.trace)?;
-    let run = Run::baseline(&calls);
-    let at = Assumptions {
-        base_tokens: c.base_tokens,
-        bytes_per_token: c.bytes_per_token,
-    };
-    let mut walker = Walker::<f64>::new(None, at, 0.0);
-    let rows: Vec<LedgerLine> = calls
-        .iter()
-        .zip(run.iter())
-        .map(|(call, slot)| {
-            let figures = walker.step(&slot, call.gap_s, None);
-            LedgerLine {
-                call: &call.id,
-                label: &call.label,
-                bytes: call.bytes,
-                context_tokens: figures.context,
-                cumulative_tokens: walker.sums().context,
-            }
-        })
-        .collect();
-    let total = rows.last().map_or(0.0, |r| r.cumulative_tokens);
-    let report = LedgerReport {
-        trace: c.trace.display().to_string(),
-        unit: report::unit(at.bytes_per_token),
-        base_tokens: at.base_tokens,
-        bytes_per_token: at.bytes_per_token,
-        sources: Sources {
-            base_tokens: "assumed (--base, default 30000)".into(),
-            bytes_per_token: "assumed (--bpt, default 3.3)".into(),
-        },
-        total_tokens: total,
-        calls: rows.len(),
-        average_call_tokens: total / rows.len() as f64,
-        rows,
-    };
-    match c.format {
-        Format::Json => output::json::write(out, &report),
-        // The ledger's flag offers table and json only.
-        Format::Table | Format::Csv => ledger_table(out, &report),
-    }
-    .map_err(Error::Print)
-}
-
-fn ledger_table(out: &mut dyn Write, r: &LedgerReport) -> std::io::Result<()> {
-    use output::number::grouped;
-    writeln!(
-        out,
-        "{}: {} calls; B = {} ({}), ρ = {} ({}); unit: {}",
-        r.trace,
-        r.calls,
-        grouped(r.base_tokens, 0),
-        r.sources.base_tokens,
-        r.bytes_per_token,
-        r.sources.bytes_per_token,
-        r.unit
-    )?;
-    let label_width = r
-        .rows
-        .iter()
-        .map(|l| l.label.chars().count())
-        .max()
-        .unwrap_or(5)
-        .clamp(5, 40);
-    writeln!(
-        out,
-        "{:>6}  {:<label_width$}  {:>12}  {:>12}  {:>14}",
-        "call", "label", "bytes", "context", "cumulative"
-    )?;
-    for l in &r.rows {
-        let label: String = l.label.chars().take(label_width).collect();
-        writeln!(
-            out,
-            "{:>6}  {:<label_width$}  {:>12}  {:>12}  {:>14}",
-            l.call,
-            label,
-            grouped(l.bytes, 0),
-            grouped(l.context_tokens, 0),
-            grouped(l.cumulative_tokens, 0)
-        )?;
-    }
-    writeln!(
-        out,
-        "reread total: {} est. tokens over {} calls; average call {} est. tokens",
-        grouped(r.total_tokens, 0),
-        r.calls,
-        grouped(r.average_call_tokens, 0)
-    )
 }

@@ -3,8 +3,9 @@
 //! Raw flags are parsed by clap, then turned once into the validated [`Command`] the rest
 //! of the program runs; the engine never sees a clap type.
 
-use crate::app::{Command, Format, LedgerConfig, RunConfig, SweepOverrides};
+use crate::app::{Command, Format, RunConfig, RunFormat, SweepOverrides};
 use crate::error::Located;
+use crate::ledger_command::LedgerConfig;
 use crate::scenario::{Assumption, Axis};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -35,6 +36,8 @@ Examples:
       Check whether the ranking holds over a grid of assumptions.
   simulate ledger run.tsv --base 30000 --bpt 3.3
       The call-by-call ledger of a trace (lines of number<TAB>label<TAB>bytes).
+  simulate telemetry runs.jsonl --unit cl100k_base
+      Mean token counts of a telemetry log, each over the rows that carry it.
 
 Exit codes: 0 ok; 1 a failure while running (e.g. a write that broke); 2 bad usage or
 bad input (the message names the file, line and key to fix).
@@ -67,7 +70,7 @@ struct Cli {
 enum Sub {
     /// Print the call-by-call reread ledger of a TSV trace.
     #[command(
-        long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. Lines with the same number are one call (their bytes are summed, labels joined with '+'); calls are ordered by number; blank lines and lines starting with '#' are skipped. Each row shows the context the call re-reads (before its own output joins) and the running total."
+        long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. A first line such as `# number<TAB>label<TAB>bytes<TAB>tokens<TAB>output_tokens` declares optional columns (tokens, output_tokens, kind, segment, gap_s, pinned) after the three required ones. Lines with the same number are one call (bytes and tokens summed, labels joined with '+') and must be adjacent; calls are ordered by number; blank lines and lines starting with '#' are skipped. The whole trace is checked before anything is printed; then each row shows the context the call re-reads (before its own output joins) and the running total, streamed in constant memory."
     )]
     Ledger(LedgerArgs),
     /// Fit B and ρ to a scenario's measured usage (least squares), and optionally write them.
@@ -78,6 +81,26 @@ enum Sub {
     /// Turn agent session logs (Claude Code, Codex CLI) into scenario files.
     #[command(long_about = IMPORT_ABOUT)]
     Import(ImportArgs),
+    /// Mean token counts of a memory system's telemetry log, each over the rows that carry it.
+    #[command(
+        long_about = "Mean token counts of a memory system's telemetry log, each over the rows that carry it.\n\nThe log has one JSON object a line, with an optional `telemetry` object holding compact_total, real_total and reader_calls[].prompt_tokens. Each count keeps its own denominator: a row without it is left out of its mean, never read as 0. The counts are in the unit the log was counted in; say which with --unit, and it is printed beside every figure."
+    )]
+    Telemetry(TelemetryArgs),
+}
+
+#[derive(Args, Debug)]
+struct TelemetryArgs {
+    /// The log: one JSON object a line.
+    #[arg(value_name = "FILE.jsonl")]
+    file: PathBuf,
+
+    /// The unit the counts are in, as the run's settings name it (e.g. a tokenizer).
+    #[arg(long, value_name = "NAME", required = true)]
+    unit: String,
+
+    /// What to print: a table for people, or JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
 }
 
 #[derive(Args, Debug)]
@@ -205,17 +228,17 @@ struct RunArgs {
 
 #[derive(Args, Debug)]
 struct LedgerArgs {
-    /// The trace: lines of number<TAB>label<TAB>bytes.
+    /// The trace: lines of number<TAB>label<TAB>bytes (and optional columns a # header declares).
     #[arg(value_name = "RUN.tsv")]
     trace: PathBuf,
 
-    /// Base tokens B every call reads (assumed).
-    #[arg(long, value_name = "N", value_parser = base_tokens, allow_negative_numbers = true, default_value_t = 30_000.0)]
-    base: f64,
+    /// Base tokens B every call reads (assumed; default 30000).
+    #[arg(long, value_name = "N", value_parser = base_tokens, allow_negative_numbers = true)]
+    base: Option<f64>,
 
-    /// Bytes per estimated token ρ (assumed; 0.01 to 1000).
-    #[arg(long, value_name = "R", value_parser = bytes_per_token, allow_negative_numbers = true, default_value_t = 3.3)]
-    bpt: f64,
+    /// Bytes per estimated token ρ (assumed; 0.01 to 1000; default 3.3).
+    #[arg(long, value_name = "R", value_parser = bytes_per_token, allow_negative_numbers = true)]
+    bpt: Option<f64>,
 
     /// What to print: a table for people, or JSON.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
@@ -235,12 +258,12 @@ enum RunFormatArg {
     Csv,
 }
 
-impl From<RunFormatArg> for Format {
-    fn from(f: RunFormatArg) -> Format {
+impl From<RunFormatArg> for RunFormat {
+    fn from(f: RunFormatArg) -> RunFormat {
         match f {
-            RunFormatArg::Table => Format::Table,
-            RunFormatArg::Json => Format::Json,
-            RunFormatArg::Csv => Format::Csv,
+            RunFormatArg::Table => RunFormat::Table,
+            RunFormatArg::Json => RunFormat::Json,
+            RunFormatArg::Csv => RunFormat::Csv,
         }
     }
 }
@@ -286,43 +309,53 @@ where
 }
 
 fn from_args(cli: Cli) -> Result<Command, Located> {
-    if let Some(Sub::Fit(f)) = cli.command {
-        return Ok(Command::Fit(crate::fit_command::FitConfig {
-            scenario: f.scenario,
-            format: f.format.into(),
-            write: f.write,
-            force: f.force,
-        }));
-    }
-    if let Some(Sub::Import(i)) = cli.command {
-        return Ok(Command::Import(crate::import::ImportConfig {
-            format: match i.log_format {
-                ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
-                ImportFormatArg::Codex => crate::import::Format::Codex,
-            },
-            paths: i.paths,
-            out: i.out,
-            output: i.format.into(),
-        }));
-    }
-    if let Some(Sub::Ledger(l)) = cli.command {
-        // A scenario passed to `ledger` would fail on its first line as a bad trace line:
-        // say what to run instead.
-        if l.trace.extension().is_some_and(|e| e == "toml") {
-            let shown = l.trace.display();
-            return Err(Located::new(
-                shown.to_string(),
-                format!(
-                    "this is a scenario file, but `simulate ledger` reads a TSV trace (number<TAB>label<TAB>bytes): run `simulate {shown}` for the scenario's ledger.csv and comparison"
-                ),
-            ));
+    match cli.command {
+        Some(Sub::Fit(f)) => {
+            return Ok(Command::Fit(crate::fit_command::FitConfig {
+                scenario: f.scenario,
+                format: f.format.into(),
+                write: f.write,
+                force: f.force,
+            }));
         }
-        return Ok(Command::Ledger(LedgerConfig {
-            trace: l.trace,
-            base_tokens: l.base,
-            bytes_per_token: l.bpt,
-            format: l.format.into(),
-        }));
+        Some(Sub::Import(i)) => {
+            return Ok(Command::Import(crate::import::ImportConfig {
+                format: match i.log_format {
+                    ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
+                    ImportFormatArg::Codex => crate::import::Format::Codex,
+                },
+                paths: i.paths,
+                out: i.out,
+                output: i.format.into(),
+            }));
+        }
+        Some(Sub::Ledger(l)) => {
+            // A scenario passed to `ledger` would fail on its first line as a bad trace
+            // line: say what to run instead.
+            if l.trace.extension().is_some_and(|e| e == "toml") {
+                let shown = l.trace.display();
+                return Err(Located::new(
+                    shown.to_string(),
+                    format!(
+                        "this is a scenario file, but `simulate ledger` reads a TSV trace (number<TAB>label<TAB>bytes): run `simulate {shown}` for the scenario's ledger.csv and comparison"
+                    ),
+                ));
+            }
+            return Ok(Command::Ledger(LedgerConfig {
+                trace: l.trace,
+                base_tokens: l.base,
+                bytes_per_token: l.bpt,
+                format: l.format.into(),
+            }));
+        }
+        Some(Sub::Telemetry(t)) => {
+            return Ok(Command::Telemetry(crate::telemetry::TelemetryConfig {
+                file: t.file,
+                unit: t.unit,
+                format: t.format.into(),
+            }));
+        }
+        None => {}
     }
     let r = cli.run;
     let axis = |flag: &str, v: &Option<String>, what| -> Result<Option<Axis>, Located> {
@@ -434,7 +467,7 @@ mod tests {
         assert!(matches!(
             ledger,
             Command::Ledger(LedgerConfig {
-                base_tokens: 30000.0,
+                base_tokens: None,
                 ..
             })
         ));

@@ -36,7 +36,7 @@ struct FitReport<'a> {
 
 /// Runs `simulate fit`.
 pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
-    let text = scenario::read_limited(&c.scenario)?;
+    let text = scenario::read_scenario_text(&c.scenario)?;
     let s = scenario::load_str(&text, &c.scenario)?;
     let file = c.scenario.display().to_string();
     let f = fit::fit(&s).map_err(|e| Located::new(&file, e.to_string()))?;
@@ -73,7 +73,7 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
     };
     match c.format {
         Format::Json => crate::output::json::write(out, &report),
-        Format::Table | Format::Csv => table(out, &report, c),
+        Format::Table => table(out, &report, c),
     }
     .map_err(Error::Print)
 }

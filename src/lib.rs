@@ -15,13 +15,16 @@ pub mod evaluate;
 pub mod fit;
 pub mod fit_command;
 pub mod import;
+pub mod input;
 pub mod ledger;
+pub mod ledger_command;
 pub mod output;
 pub mod rank;
 pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sweep;
+pub mod telemetry;
 pub mod timeline;
 
 pub use error::Error;

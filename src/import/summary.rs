@@ -118,8 +118,7 @@ pub fn print(
     };
     match format {
         Format::Json => json::write(out, &summary),
-        // The import flag offers table and json only.
-        Format::Table | Format::Csv => table(out, reader, &summary),
+        Format::Table => table(out, reader, &summary),
     }
 }
 

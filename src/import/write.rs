@@ -2,14 +2,14 @@
 //!
 //! Strings go through the `toml` crate, never by hand: labels and paths come from logs and
 //! may hold quotes, backslashes or control characters. Files are staged and renamed
-//! together ([`OutputDir`]), so a failed import leaves no scenario behind.
+//! together ([`FileSet`]), so a failed import leaves no scenario behind.
 
 use super::Reader;
 use super::json::hex;
 use super::trace::{Trace, TraceRole};
 use crate::cache::presets;
 use crate::error::Error;
-use crate::output::OutputDir;
+use crate::output::file_set::FileSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,7 @@ pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 
 /// Writes every trace to `out/<name>.toml`, all or none; returns the paths, in trace order.
 pub fn write_all(out: &Path, traces: &[Trace], reader: &dyn Reader) -> Result<Vec<PathBuf>, Error> {
-    let mut dir = OutputDir::at(out)?;
+    let mut dir = FileSet::prepare(out)?;
     for t in traces {
         let text = render(t, reader);
         dir.write(&format!("{}.toml", t.name), |w| {

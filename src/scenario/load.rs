@@ -1,19 +1,26 @@
 //! Reading a scenario file from disk and turning TOML errors into located messages.
+//!
+//! The file is opened through [`crate::input`] (regular files only, at most 8 MiB), and
+//! the TOML parser's few unlocated errors (keys nested too deep) are located here by
+//! scanning the text, so every message names a line and column.
 
 use super::Edit;
 use super::file::{EditsFile, ScenarioFile};
 use super::{Scenario, validate};
 use crate::error::{Error, Located, line_column};
-use std::io::Read;
+use crate::input;
 use std::path::Path;
 
-/// The largest scenario or trace file read, in bytes (1 GiB, about 30 million TSV calls).
-/// A larger file is refused before it is read, rather than exhausting memory.
-pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+/// The largest trace file read, in bytes (see [`crate::input::MAX_TRACE_BYTES`]).
+pub const MAX_INPUT_BYTES: u64 = input::MAX_TRACE_BYTES;
 
 /// Reads and checks the scenario at `path`, with its `calls_tsv` trace if it names one.
+///
+/// Errors: [`Error::Unreadable`], or [`Error::Input`] for a file that is not a regular
+/// file, is over 8 MiB ([`input::MAX_SCENARIO_BYTES`]), is not UTF-8, or is not a valid
+/// scenario.
 pub fn load(path: &Path) -> Result<Scenario, Error> {
-    let text = read_limited(path)?;
+    let text = read_scenario_text(path)?;
     load_str(&text, path)
 }
 
@@ -27,63 +34,91 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario, Error> {
 
 /// Reads and checks an edits file (`--edits FILE`): `[[edit]]` tables only, so the same
 /// edits run against any scenario. Calls they name are checked when they are applied.
+/// Errors as [`load`].
 pub fn load_edits(path: &Path) -> Result<Vec<Edit>, Error> {
-    let text = read_limited(path)?;
+    let text = read_scenario_text(path)?;
     let file_name = path.display().to_string();
     let raw: EditsFile = toml::from_str(&text).map_err(|e| toml_error(&file_name, &text, &e))?;
     Ok(validate::edits(raw, &text, path)?)
 }
 
-/// Reads a whole UTF-8 text file, refusing files over [`MAX_INPUT_BYTES`].
+/// Reads a scenario's (or edits file's) text: a regular UTF-8 file of at most 8 MiB.
+pub fn read_scenario_text(path: &Path) -> Result<String, Error> {
+    input::read_to_string(path, input::Kind::Scenario)
+}
+
+/// Reads a whole UTF-8 trace file, refusing anything but a regular file of at most
+/// [`MAX_INPUT_BYTES`] (see [`input::read_to_string`]).
 pub fn read_limited(path: &Path) -> Result<String, Error> {
-    let unreadable = |source| Error::Unreadable {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    let meta = file.metadata().map_err(unreadable)?;
-    if meta.is_dir() {
-        return Err(Located::new(path.display().to_string(), "is a directory, not a file").into());
-    }
-    let too_big = |size: u64| -> Error {
-        Located::new(
-            path.display().to_string(),
-            format!(
-                "file is {size} bytes; the limit is {MAX_INPUT_BYTES} bytes (1 GiB): split the trace or sample it"
-            ),
-        )
-        .into()
-    };
-    if meta.len() > MAX_INPUT_BYTES {
-        return Err(too_big(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(too_big(bytes.len() as u64));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
-        Located::new(
-            path.display().to_string(),
-            "is not UTF-8 text (save it as UTF-8)",
-        )
-        .at(Some(line_column(&text, valid)))
-        .into()
-    })
+    input::read_to_string(path, input::Kind::Trace)
 }
 
 /// A TOML syntax or shape error, located, with the nearest valid key for an unknown one.
 fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
-    let at = e.span().map(|s| line_column(text, s.start));
+    let mut at = e.span().map(|s| line_column(text, s.start));
     let mut message = super::messages::plain(e.message(), text, e.span().map(|s| s.start));
     if let Some(hint) = unknown_key_hint(&message) {
         message.push_str(&hint);
     }
+    if message == "recursion limit" {
+        let (offset, depth) = deepest_key(text);
+        at = Some(line_column(text, offset));
+        message = format!(
+            "this key is nested {depth} levels deep, too deep to read (the limit is {}); a scenario's keys go at most 4 levels deep, e.g. [[edit]] clear.exclude_kinds",
+            KEY_DEPTH_LIMIT - 1
+        );
+    } else if message.contains("max recursion depth") {
+        message = "arrays or inline tables nested too deep to read; a scenario nests them at most 3 deep, e.g. steps = [{ trim = { … } }]".to_string();
+    }
     Located::new(file, message).at(at).into()
+}
+
+/// The key path length at which the TOML parser gives up (`toml`'s own limit).
+const KEY_DEPTH_LIMIT: usize = 80;
+
+/// Where the first key or table header of [`KEY_DEPTH_LIMIT`] parts or more starts (else
+/// the deepest one), as a byte offset, and its number of parts. Like the parser, this
+/// counts the parts of each key or table header on its own.
+fn deepest_key(text: &str) -> (usize, usize) {
+    let mut deepest = (0, 0);
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let start = offset + (line.len() - trimmed.len());
+        offset += line.len();
+        let depth = if let Some(header) = trimmed.strip_prefix('[') {
+            key_parts(header.strip_prefix('[').unwrap_or(header), b']')
+        } else if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        } else {
+            key_parts(trimmed, b'=')
+        };
+        if depth >= KEY_DEPTH_LIMIT {
+            return (start, depth);
+        }
+        if depth > deepest.1 {
+            deepest = (start, depth);
+        }
+    }
+    deepest
+}
+
+/// The number of dot-separated parts of the key that `text` starts with, up to `end`
+/// (quoted parts may hold dots).
+fn key_parts(text: &str, end: u8) -> usize {
+    let mut parts = 1;
+    let mut quote = None;
+    for b in text.bytes() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'.') => parts += 1,
+            (None, _) if b == end || b == b'\n' => break,
+            _ => {}
+        }
+    }
+    parts
 }
 
 /// For serde's "unknown field `x`, expected one of `a`, `b`" message: "; did you mean `a`?"
@@ -112,5 +147,33 @@ mod tests {
         );
         let far = "unknown field `zzzz`, expected one of `id`, `label`";
         assert_eq!(unknown_key_hint(far), None);
+    }
+
+    #[test]
+    fn keys_nested_too_deep_are_located() {
+        let dotted = format!("name = \"x\"\n\n  {}b = 1\n", "a.".repeat(100));
+        let e = load_str(&dotted, Path::new("deep.toml")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("deep.toml:3:3: this key is nested 101 levels deep"),
+            "{e}"
+        );
+        let header = format!("name = \"x\"\n[{}]\nb = 1\n", vec!["t"; 90].join("."));
+        let e = load_str(&header, Path::new("deep.toml")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("deep.toml:2:1: this key is nested 90 levels deep"),
+            "{e}"
+        );
+        let inline = format!("x = {}1{}\n", "{a=".repeat(200), "}".repeat(200));
+        let e = load_str(&inline, Path::new("deep.toml")).unwrap_err();
+        assert!(e.to_string().contains("nested too deep"), "{e}");
+        assert!(e.to_string().starts_with("deep.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn dotted_parts_count_quotes_as_one() {
+        assert_eq!(key_parts("a.\"b.c\".d = 1", b'='), 3);
+        assert_eq!(key_parts("edit]]", b']'), 1);
     }
 }

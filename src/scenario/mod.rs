@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 pub use bounds::Assumption;
 pub use fitted::{Fitted, FittedChanges, write_fitted};
-pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_limited};
-pub use tsv::{parse_tsv, read_tsv};
+pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_limited, read_scenario_text};
+pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
 pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
 
 /// One logical model request of the baseline run.
@@ -474,6 +474,9 @@ pub struct Scenario {
     pub description: Option<String>,
     /// The file it came from, as the user named it (for messages and reports).
     pub source: String,
+    /// Every file read to make it: the scenario file, then its `calls_tsv` trace if any.
+    /// Outputs must never replace one of them.
+    pub inputs: Vec<std::path::PathBuf>,
     /// B, the nominal point.
     pub base_tokens: f64,
     /// ρ, the nominal point.

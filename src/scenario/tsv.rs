@@ -1,154 +1,392 @@
-//! `calls_tsv` traces: one call a line, `number<TAB>label<TAB>bytes`.
+//! `calls_tsv` traces: one call a line, `number<TAB>label<TAB>bytes`, and optional columns
+//! a `#` header declares.
 //!
 //! Lines with the same number are one call (one shell command that reads several files is
-//! one call): their bytes are summed and their labels joined with `+`, in file order.
-//! Calls are ordered by number. Blank lines and `#` comments are skipped; any other
-//! malformed line is an error naming the line, never silently dropped.
+//! one call): bytes, tokens and output tokens are summed, labels joined with `+` in file
+//! order, and kind, segment, gap and pinning must agree. The lines of one call must be
+//! adjacent: a number that comes back later is reported, not silently merged, because it
+//! usually means two traces were pasted together. Calls are ordered by number (a trace
+//! whose calls are out of order but each call's lines adjacent is sorted). Blank lines and
+//! `#` comments are skipped; a UTF-8 byte-order mark is accepted; any other malformed
+//! line is an error naming the line and the column of the bad field.
+//!
+//! [`TsvReader`] reads a trace line by line in constant memory and yields joined calls in
+//! file order; the whole-file [`read_tsv`] and the streaming [`Trace`] both go through it,
+//! so the two cannot disagree on what a trace means.
 
-use super::{Call, read_limited};
+mod columns;
+mod group;
+mod line;
+mod lines;
+mod trace;
+
+use super::Call;
 use crate::error::{Error, Located};
+use crate::input;
+use columns::Columns;
 use compact_str::CompactString;
-use std::path::Path;
-use std::sync::Arc;
+use group::Group;
+pub use group::Segments;
+use lines::Lines;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
+pub use trace::{Trace, TraceCalls};
 
-/// Reads the trace at `path` (see [`parse_tsv`]).
+/// Reads the trace at `path` into calls in call order (see the module documentation).
+///
+/// Errors: [`Error::Unreadable`]; [`Error::Input`] for a file that is not a regular file
+/// or is over 1 GiB (no line), a malformed line (line and column), or a trace without
+/// calls (no line).
 pub fn read_tsv(path: &Path) -> Result<Vec<Call>, Error> {
-    let text = read_limited(path)?;
-    Ok(parse_tsv(&text, &path.display().to_string())?)
-}
-
-/// One line of the trace before lines of the same call are joined.
-struct Line<'a> {
-    number: u64,
-    label: &'a str,
-    bytes: u64,
+    collect(TsvReader::open(path)?)
 }
 
 /// Parses trace text; `file` names it in errors.
 pub fn parse_tsv(text: &str, file: &str) -> Result<Vec<Call>, Located> {
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
-    for (index, line) in text.split('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match parse_line(line) {
-            Ok(parsed) => lines.push(parsed),
-            Err(_) if line.trim().is_empty() => continue,
-            Err(message) => return Err(Located::new(file, message).at(Some((index + 1, 1)))),
-        }
-    }
-    if lines.is_empty() {
-        return Err(Located::new(
-            file,
-            "the trace has no calls (expected lines of number<TAB>label<TAB>bytes)",
-        ));
-    }
-    // Traces are usually written in call order; sort only when they are not. The sort is
-    // stable, so lines of one call keep their file order.
-    if !lines.windows(2).all(|w| w[0].number <= w[1].number) {
-        lines.sort_by_key(|l| l.number);
-    }
-    Ok(join_calls(&lines))
-}
-
-fn parse_line(line: &str) -> Result<Line<'_>, String> {
-    let bytes = line.as_bytes();
-    let tabs = (memchr::memchr(b'\t', bytes), memchr::memrchr(b'\t', bytes));
-    let (first, last) = match tabs {
-        (Some(first), Some(last))
-            if first < last && memchr::memchr(b'\t', &bytes[first + 1..last]).is_none() =>
-        {
-            (first, last)
-        }
-        _ => {
-            let count = memchr::memchr_iter(b'\t', bytes).count() + 1;
-            return Err(format!(
-                "expected 3 tab-separated fields (number, label, bytes), found {count}"
-            ));
-        }
-    };
-    let whole = |field: &str, what: &str| -> Result<u64, String> {
-        let field = field.trim();
-        field
-            .parse::<u64>()
-            .map_err(|_| format!("{what} `{field}` is not a whole number ≥ 0"))
-    };
-    let bytes = whole(&line[last + 1..], "bytes")?;
-    if bytes as f64 > super::MAX_NUMBER {
-        return Err(format!("bytes {bytes} is too large: give at most 1e15"));
-    }
-    Ok(Line {
-        number: whole(&line[..first], "call number")?,
-        label: &line[first + 1..last],
-        bytes,
+    collect(TsvReader::new(text.as_bytes(), file.to_string())).map_err(|e| match e {
+        Error::Input(l) => l,
+        other => Located::new(file, other.to_string()),
     })
 }
 
-fn join_calls(lines: &[Line<'_>]) -> Vec<Call> {
-    let kind: Arc<str> = Arc::from("tool");
-    let mut calls = Vec::with_capacity(lines.len());
-    let mut start = 0;
-    while start < lines.len() {
-        let number = lines[start].number;
-        let end = start
-            + lines[start..]
-                .iter()
-                .take_while(|l| l.number == number)
-                .count();
-        let group = &lines[start..end];
-        let label = if group.len() == 1 {
-            CompactString::from(group[0].label)
-        } else {
-            CompactString::from(group.iter().map(|l| l.label).collect::<Vec<_>>().join("+"))
-        };
-        calls.push(Call {
-            id: CompactString::from(itoa::Buffer::new().format(number)),
-            label,
-            kind: Arc::clone(&kind),
-            bytes: group.iter().map(|l| l.bytes as f64).sum(),
-            tokens: 0.0,
-            output_tokens: 0.0,
-            pinned: false,
-            segment: 1,
-            gap_s: 0.0,
-            measured: false,
-            detail: None,
-        });
-        start = end;
+/// One call of a trace as read, before it is put in call order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TsvCall {
+    /// The call number.
+    pub number: u64,
+    /// The 1-based line of its first line.
+    pub line: usize,
+    /// The segment its lines give, with the line and column where it is given.
+    pub segment: Option<(u64, (usize, usize))>,
+    /// The call; its `segment` is set by [`Segments::assign`] once the order is known.
+    pub call: Call,
+}
+
+/// Reads a trace line by line and yields its calls, lines of one call joined, in file
+/// order. Memory is constant in the number of calls (a buffer of a few hundred KiB, and
+/// the longest line).
+#[derive(Debug)]
+pub struct TsvReader<R> {
+    lines: Lines<R>,
+    file: String,
+    columns: Columns,
+    header_line: Option<usize>,
+    seen_call: bool,
+    /// The call whose lines are being read, if any.
+    pending: Option<Group>,
+    /// The default kind, shared by every call that gives none.
+    tool: Arc<str>,
+    /// Kinds seen so far, shared by the calls that give them.
+    kinds: Vec<Arc<str>>,
+    done: bool,
+}
+
+impl TsvReader<File> {
+    /// Opens the trace at `path`: a regular file of at most 1 GiB.
+    ///
+    /// Errors: those of [`input::open`].
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let (file, _) = input::open(path, input::Kind::Trace)?;
+        let mut reader = TsvReader::new(file, path.display().to_string());
+        reader.lines.limit = input::MAX_TRACE_BYTES;
+        Ok(reader)
     }
-    calls
+}
+
+impl<R: Read> TsvReader<R> {
+    /// Reads a trace from `reader`; `file` names it in errors.
+    pub fn new(reader: R, file: String) -> Self {
+        TsvReader {
+            lines: Lines::new(reader),
+            file,
+            columns: Columns::default(),
+            header_line: None,
+            seen_call: false,
+            pending: None,
+            tool: Arc::clone(&BLANK_KIND),
+            kinds: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The name of the file, as given.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Reads the next joined call into `out`, reusing its storage; `false` at the end.
+    /// (The streaming passes use this; [`Iterator::next`] returns a fresh call each time.)
+    ///
+    /// Errors: [`Error::Input`] locating a bad line; [`Error::Unreadable`].
+    pub fn read_call(&mut self, out: &mut TsvCall) -> Result<bool, Error> {
+        if self.done {
+            return Ok(false);
+        }
+        let read = self.advance(out);
+        if !matches!(read, Ok(true)) {
+            self.done = true;
+        }
+        read
+    }
+
+    fn advance(&mut self, out: &mut TsvCall) -> Result<bool, Error> {
+        loop {
+            let (number, raw) = match self.lines.next() {
+                Ok(Some(line)) => line,
+                Ok(None) => {
+                    let Some(last) = &mut self.pending else {
+                        return Ok(false);
+                    };
+                    last.finish_into(out, &self.tool);
+                    self.pending = None;
+                    return Ok(true);
+                }
+                Err(source) => {
+                    return Err(match source.kind() {
+                        io::ErrorKind::FileTooLarge => Located::new(
+                            &self.file,
+                            "the file grew past 1073741824 bytes (1 GiB) while being read",
+                        )
+                        .into(),
+                        _ => Error::Unreadable {
+                            path: PathBuf::from(&self.file),
+                            source,
+                        },
+                    });
+                }
+            };
+            let raw = if number == 1 {
+                raw.strip_prefix("\u{feff}".as_bytes()).unwrap_or(raw)
+            } else {
+                raw
+            };
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let text = match std::str::from_utf8(raw) {
+                Ok(text) => text,
+                Err(e) => {
+                    let valid = String::from_utf8_lossy(&raw[..e.valid_up_to()]);
+                    let column = valid.chars().count() + 1;
+                    return Err(input::not_utf8(Path::new(&self.file), (number, column)));
+                }
+            };
+            if text.is_empty() {
+                continue;
+            }
+            if let Some(comment) = text.strip_prefix('#') {
+                if let Some(columns) = header(comment) {
+                    let error = |column: usize, message: String| {
+                        Located::new(&self.file, message).at(Some((number, column)))
+                    };
+                    if self.seen_call {
+                        return Err(error(
+                            1,
+                            "a column header must come before the first call".into(),
+                        )
+                        .into());
+                    }
+                    if let Some(first) = self.header_line {
+                        return Err(error(
+                            1,
+                            format!("a second column header (the first is on line {first})"),
+                        )
+                        .into());
+                    }
+                    let offset = text.len() - columns.len();
+                    self.columns = Columns::parse(columns, offset)
+                        .map_err(|(at, message)| error(char_column(text, at), message))?;
+                    self.header_line = Some(number);
+                }
+                continue;
+            }
+            let row = match line::parse(text, &self.columns) {
+                Ok(row) => row,
+                Err(_) if text.trim().is_empty() => continue,
+                Err((at, message)) => {
+                    let at = Some((number, char_column(text, at)));
+                    return Err(Located::new(&self.file, message).at(at).into());
+                }
+            };
+            self.seen_call = true;
+            match &mut self.pending {
+                Some(group) if group.number == row.number => {
+                    if let Err((at, message)) = group.join(&row, number, text) {
+                        let place = format!("call {}", row.number);
+                        return Err(Located::new(&self.file, message)
+                            .at(Some((number, char_column(text, at))))
+                            .place(place)
+                            .into());
+                    }
+                }
+                Some(group) => {
+                    group.finish_into(out, &self.tool);
+                    let kind = row.kind.map(|k| intern(&mut self.kinds, k));
+                    group.start(&row, number, kind, text);
+                    return Ok(true);
+                }
+                None => {
+                    let kind = row.kind.map(|k| intern(&mut self.kinds, k));
+                    let mut group = Group::default();
+                    group.start(&row, number, kind, text);
+                    self.pending = Some(group);
+                }
+            }
+        }
+    }
+}
+
+impl<R: Read> Iterator for TsvReader<R> {
+    type Item = Result<TsvCall, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut call = TsvCall::default();
+        match self.read_call(&mut call) {
+            Ok(true) => Some(Ok(call)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// The column names of a `#` line that declares them (`# number<TAB>label<TAB>bytes…`),
+/// or `None` for a comment.
+fn header(comment: &str) -> Option<&str> {
+    let names = comment.trim_start_matches(' ');
+    let after = names.strip_prefix("number")?;
+    after
+        .trim_start_matches(' ')
+        .starts_with('\t')
+        .then_some(names)
+}
+
+/// The 1-based character column of byte offset `at` in `line`.
+fn char_column(line: &str, at: usize) -> usize {
+    line.get(..at)
+        .map_or(1, |before| before.chars().count() + 1)
+}
+
+/// One `Arc` per distinct kind, for the first few kinds; the rest get their own.
+fn intern(kinds: &mut Vec<Arc<str>>, kind: &str) -> Arc<str> {
+    if let Some(k) = kinds.iter().find(|k| &***k == kind) {
+        return Arc::clone(k);
+    }
+    let k: Arc<str> = Arc::from(kind);
+    if kinds.len() < 32 {
+        kinds.push(Arc::clone(&k));
+    }
+    k
+}
+
+/// The kind of a blank call, shared so that making one allocates nothing.
+static BLANK_KIND: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("tool"));
+
+/// A call with nothing in it, to be filled in place.
+pub fn blank_call() -> Call {
+    Call {
+        id: CompactString::default(),
+        label: CompactString::default(),
+        kind: Arc::clone(&BLANK_KIND),
+        bytes: 0.0,
+        tokens: 0.0,
+        output_tokens: 0.0,
+        pinned: false,
+        segment: 0,
+        gap_s: 0.0,
+        measured: false,
+        detail: None,
+    }
+}
+
+impl Default for TsvCall {
+    /// An empty call, to be filled by [`TsvReader::read_call`].
+    fn default() -> Self {
+        TsvCall {
+            number: 0,
+            line: 0,
+            segment: None,
+            call: blank_call(),
+        }
+    }
+}
+
+/// Where a call was read, for ordering and messages.
+struct Key {
+    number: u64,
+    line: usize,
+    segment: Option<(u64, (usize, usize))>,
+}
+
+/// Every call of `reader` in call order, with segments assigned.
+fn collect<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
+    let file = reader.file().to_string();
+    let mut calls = Vec::new();
+    let mut keys = Vec::new();
+    let mut current = TsvCall::default();
+    // Segments are assigned while reading, as long as the calls come in order (the usual
+    // case, so the calls are touched once); a segment error waits until the order is
+    // known, since sorting would reorder the calls.
+    let mut segments = Segments::default();
+    let mut segment_error = None;
+    let mut ordered = true;
+    while reader.read_call(&mut current)? {
+        if let Some(last) = keys.last().map(|k: &Key| k.number) {
+            ordered &= last < current.number;
+        }
+        if ordered && segment_error.is_none() {
+            let (number, given) = (current.number, current.segment);
+            segment_error = segments
+                .assign(number, given, &mut current.call, &file)
+                .err();
+        }
+        keys.push(Key {
+            number: current.number,
+            line: current.line,
+            segment: current.segment,
+        });
+        calls.push(std::mem::replace(&mut current.call, blank_call()));
+    }
+    if calls.is_empty() {
+        return Err(no_calls(&file).into());
+    }
+    if ordered {
+        return match segment_error {
+            Some(e) => Err(e.into()),
+            None => Ok(calls),
+        };
+    }
+    // The sort is stable, so two calls with one number stay in file order for the message.
+    let mut both: Vec<(Key, Call)> = keys.into_iter().zip(calls).collect();
+    both.sort_by_key(|(k, _)| k.number);
+    if let Some(w) = both.windows(2).find(|w| w[0].0.number == w[1].0.number) {
+        return Err(repeated(&file, &w[0].0, &w[1].0).into());
+    }
+    let mut segments = Segments::default();
+    both.into_iter()
+        .map(|(k, mut call)| {
+            segments.assign(k.number, k.segment, &mut call, &file)?;
+            Ok(call)
+        })
+        .collect()
+}
+
+fn no_calls(file: &str) -> Located {
+    Located::new(
+        file,
+        "the trace has no calls (expected lines of number<TAB>label<TAB>bytes)",
+    )
+}
+
+fn repeated(file: &str, first: &Key, again: &Key) -> Located {
+    Located::new(
+        file,
+        format!(
+            "call number {} comes again after other calls (first on line {}); the lines of one call must be adjacent",
+            again.number, first.line
+        ),
+    )
+    .at(Some((again.line, 1)))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_with_the_same_number_are_one_call_in_number_order() {
-        let text = "2\tb\t10\n# comment\n\n1\ta\t5\n2\tc\t7\r\n";
-        let calls = parse_tsv(text, "t.tsv").unwrap();
-        let summary: Vec<_> = calls
-            .iter()
-            .map(|c| (c.id.as_ref(), c.label.as_ref(), c.bytes))
-            .collect();
-        assert_eq!(summary, vec![("1", "a", 5.0), ("2", "b+c", 17.0)]);
-    }
-
-    #[test]
-    fn malformed_lines_are_errors_naming_the_line() {
-        let e = parse_tsv("1\ta\t5\n2\tb\n", "t.tsv").unwrap_err();
-        assert_eq!(e.line_column, Some((2, 1)));
-        assert!(e.message.contains("found 2"), "{}", e.message);
-        let e = parse_tsv("1\ta\t5.5\n", "t.tsv").unwrap_err();
-        assert!(
-            e.message.contains("`5.5` is not a whole number"),
-            "{}",
-            e.message
-        );
-        let e = parse_tsv("x\ta\t5\n", "t.tsv").unwrap_err();
-        assert!(e.message.contains("call number `x`"), "{}", e.message);
-        let e = parse_tsv("# only a comment\n", "t.tsv").unwrap_err();
-        assert!(e.message.contains("no calls"), "{}", e.message);
-    }
-}
+mod tests;

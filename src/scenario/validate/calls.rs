@@ -5,25 +5,32 @@ use crate::error::{Error, Located};
 use crate::scenario::file::{CallFile, MeasuredFile};
 use crate::scenario::{Call, CallDetail, Convention, MeasuredUsage, tsv};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toml::Spanned;
 
+/// The trace `calls_tsv` names, relative to the scenario file.
+pub(super) fn tsv_path(tsv: &Spanned<String>, path: &Path) -> PathBuf {
+    path.parent().unwrap_or(Path::new(".")).join(tsv.get_ref())
+}
+
+/// Reads the `calls_tsv` trace. A problem with the file as a whole (missing, not a regular
+/// file, too large, no calls) is reported at the `calls_tsv` key that named it; a bad line
+/// at its line in the trace.
 pub(super) fn tsv_calls(
     ck: &Checker,
     tsv: &Spanned<String>,
     path: &Path,
 ) -> Result<Vec<Call>, Error> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tsv_path = dir.join(tsv.get_ref());
+    let tsv_path = tsv_path(tsv, path);
+    let at_key = |message: String| ck.err(Some(tsv.span()), "calls_tsv", message).into();
     tsv::read_tsv(&tsv_path).map_err(|e| match e {
-        Error::Unreadable { path, source } => ck
-            .err(
-                Some(tsv.span()),
-                "calls_tsv",
-                format!("cannot read {}: {source}", path.display()),
-            )
-            .into(),
+        Error::Unreadable { path, source } => {
+            at_key(format!("cannot read {}: {source}", path.display()))
+        }
+        Error::Input(l) if l.line_column.is_none() && l.file == tsv_path.display().to_string() => {
+            at_key(format!("{}: {}", l.file, l.message))
+        }
         other => other,
     })
 }

@@ -290,7 +290,10 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         .as_ref()
         .map(|d| ck.prose(d, "description").map(str::to_string))
         .transpose()?;
+    let mut inputs = vec![path.to_path_buf()];
+    inputs.extend(raw.calls_tsv.as_ref().map(|tsv| calls::tsv_path(tsv, path)));
     Ok(Scenario {
+        inputs,
         name,
         description,
         source: ck.file.clone(),

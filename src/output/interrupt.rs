@@ -1,0 +1,73 @@
+//! Ctrl-C and SIGTERM during a run: remove what is staged, then exit.
+//!
+//! Staging folders are registered here while they exist. On SIGINT or SIGTERM a watcher
+//! thread takes the registry's lock (so it never runs in the middle of the swap that puts a
+//! run's folder in place), removes every registered folder, and exits with 128 + the
+//! signal number: 130 for SIGINT, 143 for SIGTERM, as shells report a process a signal
+//! ended. It keeps the lock until the process is gone, so nothing new is staged meanwhile.
+//!
+//! The watcher is installed by the first [`crate::output::OutputDir`]; commands that write
+//! no files keep the default behaviour (the signal ends them at once).
+
+use signal_hook::consts::{SIGINT, SIGTERM};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// Folders to remove if the run is interrupted.
+static STAGED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Whether the watcher could be installed.
+static WATCHER: OnceLock<bool> = OnceLock::new();
+
+/// The registry, locked. A poisoned lock (a panic while holding it) still gives the list:
+/// cleaning up is better than leaving staged files behind.
+pub fn staged() -> MutexGuard<'static, Vec<PathBuf>> {
+    STAGED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Installs the watcher once per process. Without it (signals unavailable), an interrupted
+/// run leaves its staging folder, which the next run removes (see `OutputDir::prepare`).
+pub fn install() {
+    WATCHER.get_or_init(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            return false;
+        };
+        std::thread::Builder::new()
+            .name("simulate-interrupt".into())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    let staged = staged();
+                    for dir in staged.iter() {
+                        remove_dir(dir);
+                    }
+                    std::process::exit(128 + signal);
+                }
+            })
+            .is_ok()
+    });
+}
+
+/// Adds `dir` to the folders removed on an interrupt.
+pub fn register(staged: &mut MutexGuard<'static, Vec<PathBuf>>, dir: &Path) {
+    staged.push(dir.to_path_buf());
+}
+
+/// Removes `dir` from them.
+pub fn unregister(staged: &mut MutexGuard<'static, Vec<PathBuf>>, dir: &Path) {
+    staged.retain(|d| d != dir);
+}
+
+/// Removes `dir` and everything in it. A run still writing into it can add a file between
+/// the listing and the removal of the folder, so this tries a few times; a folder that is
+/// already gone is fine.
+pub fn remove_dir(dir: &Path) {
+    for _ in 0..10 {
+        match std::fs::remove_dir_all(dir) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(_) => continue,
+        }
+    }
+}

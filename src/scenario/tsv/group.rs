@@ -1,0 +1,187 @@
+//! The lines of one call, joined; and the segments of calls in call order.
+
+use super::line;
+use super::{TsvCall, char_column};
+use crate::error::Located;
+use crate::scenario::Call;
+use compact_str::CompactString;
+use rustc_hash::FxHashSet;
+use std::sync::Arc;
+
+/// The lines of one call read so far.
+#[derive(Debug, Default)]
+pub(super) struct Group {
+    pub(super) number: u64,
+    /// The call's id: its number in decimal.
+    id: CompactString,
+    line: usize,
+    label: CompactString,
+    bytes: f64,
+    tokens: f64,
+    output_tokens: f64,
+    measured: bool,
+    kind: Option<(Arc<str>, usize)>,
+    segment: Option<(u64, (usize, usize))>,
+    gap_s: Option<(f64, usize)>,
+    pinned: Option<(bool, usize)>,
+}
+
+impl Group {
+    /// Starts over with `row`, the first line of a call, on line `line`.
+    pub(super) fn start(
+        &mut self,
+        row: &line::Row,
+        line: usize,
+        kind: Option<Arc<str>>,
+        text: &str,
+    ) {
+        self.number = row.number;
+        self.id = match row.number_text {
+            Some(text) => CompactString::from(text),
+            None => CompactString::from(itoa::Buffer::new().format(row.number)),
+        };
+        self.line = line;
+        self.label = CompactString::from(row.label);
+        self.bytes = row.bytes.unwrap_or(0) as f64;
+        self.tokens = row.tokens.unwrap_or(0) as f64;
+        self.output_tokens = row.output_tokens.unwrap_or(0) as f64;
+        self.measured = row.tokens.is_some();
+        self.kind = kind.map(|k| (k, line));
+        self.segment = row
+            .segment
+            .map(|(s, at)| (s, (line, char_column(text, at))));
+        self.gap_s = row.gap_s.map(|(g, _)| (g, line));
+        self.pinned = row.pinned.map(|(p, _)| (p, line));
+    }
+
+    /// Adds a line of the same call; the byte offset of a field that disagrees, and why.
+    pub(super) fn join(
+        &mut self,
+        row: &line::Row,
+        line: usize,
+        text: &str,
+    ) -> Result<(), line::LineError> {
+        self.label.push('+');
+        self.label.push_str(row.label);
+        self.bytes += row.bytes.unwrap_or(0) as f64;
+        self.tokens += row.tokens.unwrap_or(0) as f64;
+        self.output_tokens += row.output_tokens.unwrap_or(0) as f64;
+        self.measured |= row.tokens.is_some();
+        let differs = |key: &str, here: String, there: String, first: usize| {
+            format!(
+                "{key} {here} differs from {there} on line {first}; the lines of one call must agree on {key}"
+            )
+        };
+        if let Some(kind) = row.kind {
+            match &self.kind {
+                Some((k, first)) if &**k != kind => {
+                    return Err((
+                        row.kind_at,
+                        differs("kind", format!("`{kind}`"), format!("`{k}`"), *first),
+                    ));
+                }
+                Some(_) => {}
+                None => self.kind = Some((Arc::from(kind), line)),
+            }
+        }
+        if let Some((segment, at)) = row.segment {
+            match self.segment {
+                Some((s, (first, _))) if s != segment => {
+                    return Err((
+                        at,
+                        differs("segment", segment.to_string(), s.to_string(), first),
+                    ));
+                }
+                Some(_) => {}
+                None => self.segment = Some((segment, (line, char_column(text, at)))),
+            }
+        }
+        if let Some((gap, at)) = row.gap_s {
+            match self.gap_s {
+                Some((g, first)) if g != gap => {
+                    return Err((at, differs("gap_s", gap.to_string(), g.to_string(), first)));
+                }
+                Some(_) => {}
+                None => self.gap_s = Some((gap, line)),
+            }
+        }
+        if let Some((pinned, at)) = row.pinned {
+            match self.pinned {
+                Some((p, first)) if p != pinned => {
+                    return Err((
+                        at,
+                        differs("pinned", pinned.to_string(), p.to_string(), first),
+                    ));
+                }
+                Some(_) => {}
+                None => self.pinned = Some((pinned, line)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the call into `out`, of kind `default_kind` unless its lines give one. The
+    /// group is left to be started again.
+    pub(super) fn finish_into(&mut self, out: &mut TsvCall, default_kind: &Arc<str>) {
+        out.number = self.number;
+        out.line = self.line;
+        out.segment = self.segment;
+        let c = &mut out.call;
+        c.id = std::mem::take(&mut self.id);
+        c.label = std::mem::take(&mut self.label);
+        match self.kind.take() {
+            Some((kind, _)) => c.kind = kind,
+            // Most calls give no kind: keep the shared default without touching its count.
+            None if Arc::ptr_eq(&c.kind, default_kind) => {}
+            None => c.kind = Arc::clone(default_kind),
+        }
+        c.pinned = self
+            .pinned
+            .map_or_else(|| &*c.kind == "web_search", |(p, _)| p);
+        c.bytes = self.bytes;
+        c.tokens = self.tokens;
+        c.output_tokens = self.output_tokens;
+        c.segment = 0;
+        c.gap_s = self.gap_s.map_or(0.0, |(g, _)| g);
+        c.measured = self.measured;
+    }
+}
+
+/// Gives calls their segments in call order (MODEL.md §2: the previous call's when not
+/// given, the first is 1) and checks that each segment's calls are contiguous. Keeps the
+/// numbers of the segments already finished.
+#[derive(Debug, Default)]
+pub struct Segments {
+    previous: Option<u64>,
+    finished: FxHashSet<u64>,
+}
+
+impl Segments {
+    /// Sets the segment of `call`, the next call in call order: `given` by its lines
+    /// (with where), else the previous call's.
+    ///
+    /// Errors: a segment that comes back after another, located where it is given.
+    pub fn assign(
+        &mut self,
+        number: u64,
+        given: Option<(u64, (usize, usize))>,
+        call: &mut Call,
+        file: &str,
+    ) -> Result<(), Located> {
+        let segment = given.map_or(self.previous.unwrap_or(1), |(s, _)| s);
+        if let Some(previous) = self.previous.filter(|p| *p != segment) {
+            self.finished.insert(previous);
+            if self.finished.contains(&segment) {
+                return Err(Located::new(
+                    file,
+                    format!("segment {segment} appears again after segment {previous}; a segment's calls must be contiguous"),
+                )
+                .at(given.map(|(_, at)| at))
+                .place(format!("call {number}")));
+            }
+        }
+        call.segment = segment;
+        self.previous = Some(segment);
+        Ok(())
+    }
+}
