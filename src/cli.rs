@@ -19,30 +19,47 @@ assumptions are off?
 Every call an agent makes re-reads the whole context so far: system prompt, tools, every
 document read and every earlier result. simulate counts that reread ledger for a run of
 calls described in a scenario file, applies each edit you describe (trim a document, merge
-calls, drop or move one, clear stale results) and ranks the edits by how much of the
-reread total they save, in percent and in equivalent average calls.
+calls, drop or move one, clear stale results, cap a tool's output, shorten the system
+prompt) and ranks the edits by how much of the reread total they save, in percent and in
+equivalent average calls; with a prompt-cache model, by cost too. Then it sweeps the
+assumptions (base tokens B, bytes per token ρ) to say whether the ranking holds, where it
+flips, and the exact break-even.
 
-Token figures are estimates: bytes ÷ bytes_per_token, plus measured tokens where given,
-over an assumed base of tokens every call reads. They are a relative yardstick for
-comparing edits, not a bill.";
+Your own agent logs (Claude Code, Codex CLI) become scenarios with `simulate import`; the
+provider's measured usage then stands beside the simulation, and `simulate fit` replaces
+the assumed B and ρ with fitted ones. `simulate history` runs one set of edits over every
+session of a directory.
+
+Token figures say what they are: est. tokens (bytes ÷ ρ) over an assumed, fitted or
+measured base; a reread total is a yardstick for comparing edits, not a bill.";
 
 const AFTER_HELP: &str = "\
 Examples:
   simulate scenarios/merge.toml
-      Compare the edits of a scenario; write CSV files and charts to out/merge/.
-  simulate scenarios/merge.toml --base 20000 --bpt 4.0 --format json
-      The same at another nominal point, as JSON on stdout.
+      Compare the edits of a scenario; write CSV files, SVG charts and report.html to
+      out/merge/.
+  simulate scenarios/merge.toml --base 20000 --bpt 4.0 --format json --no-write
+      The same at another nominal point, as JSON on stdout, writing no files.
   simulate scenarios/merge.toml --sweep-base 10000:60000:11 --sweep-bpt 2.5,3.3,4.0
       Check whether the ranking holds over a grid of assumptions.
+  simulate import claude-code ~/.claude/projects/-home-me-shop --out sessions
+      One scenario per session trace, with the measured usage of every request.
+  simulate fit sessions/shop-1a2b3c4d.toml --write
+      Fit B and ρ to the measured usage and make them the scenario's nominal point.
+  simulate sessions/shop-1a2b3c4d.toml --edits scenarios/imported/edits.toml
+      Compare rule edits (cap a tool's output, read files once, clear on idle) on it.
+  simulate history sessions --edits scenarios/imported/edits.toml
+      The same edits over every session: totals, spread, and whether the ranking holds.
   simulate ledger run.tsv --base 30000 --bpt 3.3
       The call-by-call ledger of a trace (lines of number<TAB>label<TAB>bytes).
   simulate telemetry runs.jsonl --unit cl100k_base
       Mean token counts of a telemetry log, each over the rows that carry it.
 
 Exit codes: 0 ok; 1 a failure while running (e.g. a write that broke); 2 bad usage or
-bad input (the message names the file, line and key to fix).
+bad input (the message names the file, line and key to fix); 130/143 interrupted
+(Ctrl-C/SIGTERM; nothing half-written is left).
 
-The scenario format and every output column are described in README.md.";
+The scenario format, every output column and the model: README.md and docs/model.md.";
 
 #[derive(Parser, Debug)]
 #[command(
