@@ -152,8 +152,9 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
                     swept_slice.map(|sw| (sw, slice.as_slice())),
                     &report,
                 );
-                let charts = output::charts::draw(&input)?;
+                let mut charts = output::charts::draw(&input)?;
                 drop(input);
+                charts.extend(output::charts::by_tool(&report)?);
                 for (name, svg) in &charts {
                     dir.write(name, |w| w.write_all(svg.as_bytes()))?;
                 }

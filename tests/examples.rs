@@ -67,7 +67,7 @@ fn the_html_report_is_self_contained_and_holds_every_chart_and_edit() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|n| n.ends_with(".svg"))
         .collect();
-    assert_eq!(charts.len(), 4);
+    assert_eq!(charts.len(), 5);
     assert_eq!(html.matches("<svg").count(), charts.len());
     for chart in &charts {
         assert!(

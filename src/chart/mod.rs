@@ -213,6 +213,7 @@ pub mod reduce;
 mod same;
 pub mod style;
 
+pub mod by_tool;
 pub mod context;
 pub mod cost;
 pub mod plane;

@@ -508,6 +508,28 @@ pub fn draw(input: &ChartInput) -> Result<Vec<(&'static str, String)>, ChartErro
     chart::draw_all(input)
 }
 
+/// `by_tool.svg` from the report's split of the reread total; None with a single group.
+pub fn by_tool(report: &Report) -> Result<Option<(&'static str, String)>, ChartError> {
+    if report.by_tool.len() < 2 {
+        return Ok(None);
+    }
+    let shares: Vec<chart::by_tool::ToolShareBar> = report
+        .by_tool
+        .iter()
+        .map(|t| chart::by_tool::ToolShareBar {
+            group: t.group.clone(),
+            share_pct: t.share_pct,
+            reread_tokens: t.reread_tokens,
+            calls: t.calls,
+        })
+        .collect();
+    let prepared = chart::by_tool::prepare(&report.scenario, report.bytes_per_token, &shares)?;
+    Ok(Some((
+        chart::by_tool::FILE,
+        chart::by_tool::draw(&prepared)?,
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
