@@ -6,6 +6,7 @@
 use crate::app::{Command, Format, LedgerConfig, RunConfig, SweepOverrides};
 use crate::error::Located;
 use crate::scenario::{Assumption, Axis};
+use crate::sweep::AxisOverride;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -194,9 +195,9 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         }));
     }
     let r = cli.run;
-    let axis = |flag: &str, v: &Option<String>, what| -> Result<Option<Axis>, Located> {
+    let axis = |flag: &str, v: &Option<String>, what| -> Result<Option<AxisOverride>, Located> {
         v.as_deref()
-            .map(|v| sweep_values(flag, v, what))
+            .map(|v| sweep_values(flag, v, what).map(|a| AxisOverride::new(flag, a)))
             .transpose()
     };
     Ok(Command::Run(RunConfig {

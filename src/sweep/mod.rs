@@ -13,7 +13,7 @@ mod replay;
 mod stability;
 
 pub use break_even::{BreakEven, break_even};
-pub use grid::{Grid, MAX_POINTS, Point, SweepOverrides};
+pub use grid::{AxisOverride, Grid, MAX_POINTS, Point, SweepOverrides};
 pub use model::{Model, Totals, totals};
 pub use stability::{Flip, Stability};
 
