@@ -12,6 +12,7 @@ pub mod cli;
 pub mod edit;
 pub mod error;
 pub mod evaluate;
+pub mod finite;
 pub mod ledger;
 pub mod output;
 pub mod rank;

@@ -18,6 +18,7 @@ pub use model::{Model, Totals, totals};
 pub use stability::{Flip, Stability};
 
 use crate::evaluate::{Study, Subject};
+use crate::finite::{self, NonFinite};
 use crate::ledger::Affine;
 use crate::timeline::RunSums;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -88,6 +89,11 @@ pub struct SweepOutcome {
 
 /// Evaluates every edit of `study` at every point of `grid`, handing each point's totals to
 /// `sink` in grid order (then the nominal point, if it is off the grid).
+///
+/// Every point's totals are checked to be finite before a sink sees them: a figure that is
+/// not is a bug, returned as an [`io::ErrorKind::InvalidData`] error wrapping a
+/// [`NonFinite`] that names the run and the point. A grid over [`MAX_POINTS`] (only a
+/// hand-built one: [`Grid::new`] refuses them) is refused the same way.
 pub fn run(
     study: &Study,
     grid: &Grid,
@@ -95,6 +101,14 @@ pub fn run(
     options: SweepOptions,
     sink: &mut dyn PointSink,
 ) -> io::Result<SweepOutcome> {
+    grid.checked_len()
+        .filter(|&n| n as u64 <= MAX_POINTS)
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the sweep grid is over {MAX_POINTS} points"),
+            )
+        })?;
     let subjects: Vec<_> = study.subjects().collect();
     let models: Vec<Model> = subjects
         .iter()
@@ -109,7 +123,9 @@ pub fn run(
             .collect()
     };
     let names: Vec<String> = study.edited.iter().map(|s| s.name.clone()).collect();
+    let runs: Vec<&str> = subjects.iter().map(|s| s.name.as_str()).collect();
     let nominal_totals = evaluate_point(nominal);
+    finite::check_point(&runs, None, nominal, &nominal_totals).map_err(invalid_data)?;
     let (token_savings, cost_savings) = savings(&nominal_totals);
     let mut tokens = Stability::new("tokens", &token_savings, nominal_totals[0].tokens);
     let mut cost = cached.then(|| Stability::new("cost", &cost_savings, nominal_totals[0].cost));
@@ -133,6 +149,7 @@ pub fn run(
         for (offset, point_totals) in results.iter().enumerate() {
             let index = start + offset;
             let point = grid.point(index);
+            finite::check_point(&runs, Some(index), &point, point_totals).map_err(invalid_data)?;
             let (ts, cs) = savings(point_totals);
             sink.point(
                 Some(index),
@@ -166,6 +183,11 @@ pub fn run(
         break_even,
         sampled_only,
     })
+}
+
+/// A figure that is not finite, as the error a sink's caller sees.
+fn invalid_data(e: NonFinite) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
 }
 
 /// The general path for a chunk of points: runs without clearings are replayed for
