@@ -456,7 +456,9 @@ mod tests {
     /// 100,000 calls took over a minute). Now one pass does it; the result is the same.
     #[test]
     fn merging_many_spread_calls_keeps_the_rest_in_order() {
-        let c: Vec<Call> = (0..3_000).map(|i| call(&format!("c{i}"), i as f64)).collect();
+        let c: Vec<Call> = (0..3_000)
+            .map(|i| call(&format!("c{i}"), i as f64))
+            .collect();
         let merged: Vec<String> = (0..3_000).step_by(7).map(|i| format!("c{i}")).collect();
         for at in [MergeAt::First, MergeAt::Last] {
             let steps = Action::Steps(vec![
@@ -485,7 +487,10 @@ mod tests {
             let total: f64 = (0..3_000).step_by(7).map(|i| i as f64).sum();
             assert_eq!(slot.bytes, total + 5.0);
             let label = edited.run.label(&c, &slot);
-            assert!(label.starts_with("label c0+label c700+label c7+"), "{label}");
+            assert!(
+                label.starts_with("label c0+label c700+label c7+"),
+                "{label}"
+            );
         }
         let twice = Action::Merge {
             calls: vec!["c1".into(), "c2".into(), "c9999".into(), "c1".into()],
