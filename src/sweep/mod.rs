@@ -123,7 +123,9 @@ pub fn run(
         .collect();
     finite::check_point(&runs, None, nominal, &nominal_totals).map_err(invalid_data)?;
     let (token_savings, cost_savings) = savings(&nominal_totals);
-    let mut tokens = Stability::new("tokens", &token_savings, nominal_totals[0].tokens);
+    let closed_forms = models[1..].iter().map(|m| m.affine().copied()).collect();
+    let mut tokens = Stability::new("tokens", &token_savings, nominal_totals[0].tokens)
+        .with_closed_forms(closed_forms);
     let mut cost = cached.then(|| Stability::new("cost", &cost_savings, nominal_totals[0].cost));
     let nominal_index = grid.index_of(nominal);
 
