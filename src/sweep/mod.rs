@@ -18,6 +18,7 @@ mod stability;
 pub use break_even::{BreakEven, break_even};
 pub use grid::{AxisOverride, Grid, MAX_POINTS, Point, SweepOverrides};
 pub use model::{Model, Totals, totals};
+pub use region::significant;
 pub use stability::{Flip, Stability};
 
 use crate::evaluate::Study;
