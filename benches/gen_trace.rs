@@ -1,7 +1,10 @@
 //! Writes a synthetic trace for the benchmarks: `cargo run --release --example gen_trace --
 //! CALLS DIR` writes `DIR/trace.tsv` (CALLS calls, some split over two lines, in segments)
 //! and beside it `DIR/bench5.toml` (5 edits: trim, merge, drop, move, steps; a 41 × 41
-//! sweep) and `DIR/bench3.toml` (the first 3 edits; the default 3 × 3 sweep).
+//! sweep), `DIR/bench3.toml` (the first 3 edits; the default 3 × 3 sweep),
+//! `DIR/bench_clear.toml` (two clearings whose events move with B and ρ, with the prompt
+//! cache, over a 41 × 41 grid: every point is a replay) and `DIR/bench_merge.toml` (one
+//! merge of every tenth call: CALLS / 10 calls in one edit).
 //!
 //! The sizes come from a fixed linear congruential sequence, so every run writes the same
 //! files and benchmark figures compare like with like.
@@ -77,10 +80,64 @@ steps = [{{ trim = {{ call = "1", by_percent = 50 }} }}, {{ drop = {{ call = "{m
     let sweep_end = three.find("[[edit]]").unwrap_or(three.len());
     let three = format!("{}{}", &three[..sweep_start], &three[sweep_end..]);
     std::fs::write(dir.join("bench3.toml"), three)?;
+    std::fs::write(dir.join("bench_clear.toml"), clearing_scenario(calls))?;
+    std::fs::write(dir.join("bench_merge.toml"), merge_scenario(calls))?;
     eprintln!(
-        "wrote {}/trace.tsv ({} calls), bench3.toml (3 edits) and bench5.toml (5 edits, 41 × 41 grid)",
+        "wrote {}/trace.tsv ({} calls), bench3.toml (3 edits), bench5.toml (5 edits, 41 × 41 grid), bench_clear.toml (2 replayed clearings, 41 × 41 grid) and bench_merge.toml (a merge of {} calls)",
         dir.display(),
-        calls
+        calls,
+        calls / 10
     );
     Ok(())
+}
+
+/// Two clearings whose events move with B and ρ (a context-token trigger, and a volume
+/// valve that clears only when it frees enough tokens), with the prompt cache: neither has
+/// a closed form, so the sweep replays both at each of the 1,681 points.
+fn clearing_scenario(calls: u64) -> String {
+    format!(
+        r#"name = "bench_clear"
+description = "Synthetic {calls}-call trace: clearings replayed at every sweep point"
+base_tokens = 30000
+bytes_per_token = 3.3
+calls_tsv = "trace.tsv"
+
+[cache]
+preset = "anthropic-5m"
+
+[sweep]
+base_tokens = {{ from = 10000, to = 50000, steps = 41 }}
+bytes_per_token = {{ from = 2.0, to = 5.0, steps = 41 }}
+
+[[edit]]
+name = "server-side at 100k tokens"
+clear = {{ above_context_tokens = 100000, keep_results = 3, clear_at_least_tokens = 5000 }}
+
+[[edit]]
+name = "valve freeing 20k tokens"
+clear = {{ above_tool_bytes = 180000, keep_results = 5, clear_at_least_tokens = 20000 }}
+"#
+    )
+}
+
+/// One merge of every tenth call (call numbers 1, 11, 21, …): `calls / 10` calls, spread
+/// over the trace, so the edit splits the run into as many pieces.
+fn merge_scenario(calls: u64) -> String {
+    let ids: Vec<String> = (0..calls / 10)
+        .map(|k| format!("\"{}\"", 10 * k + 1))
+        .collect();
+    format!(
+        r#"name = "bench_merge"
+description = "Synthetic {calls}-call trace: one merge of {n} calls"
+base_tokens = 30000
+bytes_per_token = 3.3
+calls_tsv = "trace.tsv"
+
+[[edit]]
+name = "merge every tenth call"
+merge = {{ calls = [{list}], overhead_bytes = 200 }}
+"#,
+        n = ids.len(),
+        list = ids.join(", ")
+    )
 }

@@ -100,6 +100,8 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         c.bytes_per_token.is_some(),
     );
     let nominal = evaluate(&study, nominal_point);
+    // Never inf or NaN in a file: a non-finite figure is a bug, stopped before any write.
+    crate::finite::check_evaluation(&study, &nominal)?;
     let options = SweepOptions {
         closed_form: c.closed_form,
         progress: true,
@@ -128,7 +130,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
             let mut sinks: [&mut dyn sweep::PointSink; 0] = [];
             Some(
                 sweep::run(&study, &grid, &nominal_point, options, &mut sinks)
-                    .map_err(Error::Print)?,
+                    .map_err(|e| non_finite(Error::Print(e)))?,
             )
         }
     };
@@ -170,6 +172,22 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         RunFormat::Csv => output::csv::write_summary(out, &report),
     }
     .map_err(Error::Print)
+}
+
+/// The sweep's guard against non-finite figures reaches here as an I/O error of the sink
+/// it stopped; give it back its own kind (exit 1, a bug) instead of "writing failed".
+fn non_finite(e: Error) -> Error {
+    let source = match &e {
+        Error::Write { source, .. } | Error::Print(source) => source,
+        _ => return e,
+    };
+    match source
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<crate::finite::NonFinite>())
+    {
+        Some(bad) => Error::NonFinite(bad.clone()),
+        None => e,
+    }
 }
 
 /// The nominal point and the four (B, ρ) corners of the grid.

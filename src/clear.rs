@@ -225,8 +225,15 @@ pub fn replay(
 }
 
 /// The first call index whose result a clearing before call `i` keeps: the least of each
-/// keep rule's bound (a rule that is not set keeps nothing).
-fn keep_from(policy: &ClearPolicy, i: usize, standing: &[u32], segment_starts: &[u32]) -> u64 {
+/// keep rule's bound (a rule that is not set keeps nothing). `standing` and `segment_starts`
+/// are the clearable results and the first clearable result of each tool-using segment
+/// before call `i`, cleared or not (the sweep's lanes compute it once for every point).
+pub(crate) fn keep_from(
+    policy: &ClearPolicy,
+    i: usize,
+    standing: &[u32],
+    segment_starts: &[u32],
+) -> u64 {
     let mut from = u64::MAX;
     let l = policy.keep_segments as usize;
     if l > 0 {

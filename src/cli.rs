@@ -7,6 +7,7 @@ use crate::app::{Command, Format, RunConfig, RunFormat, SweepOverrides};
 use crate::error::Located;
 use crate::ledger_command::LedgerConfig;
 use crate::scenario::{Assumption, Axis};
+use crate::sweep::AxisOverride;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -375,9 +376,9 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         None => {}
     }
     let r = cli.run;
-    let axis = |flag: &str, v: &Option<String>, what| -> Result<Option<Axis>, Located> {
+    let axis = |flag: &str, v: &Option<String>, what| -> Result<Option<AxisOverride>, Located> {
         v.as_deref()
-            .map(|v| sweep_values(flag, v, what))
+            .map(|v| sweep_values(flag, v, what).map(|a| AxisOverride::new(flag, a)))
             .transpose()
     };
     Ok(Command::Run(RunConfig {

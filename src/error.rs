@@ -31,6 +31,9 @@ pub enum Error {
     /// Printing to standard output failed.
     #[error("cannot print the results: {0}")]
     Print(io::Error),
+    /// A figure about to be written is infinite or not a number (a bug, not bad input).
+    #[error("{0}")]
+    NonFinite(#[from] crate::finite::NonFinite),
 }
 
 impl Error {
@@ -41,7 +44,7 @@ impl Error {
             Error::Input(_) | Error::Unreadable { .. } | Error::Unwritable { .. } => 2,
             // A reader that stops early (`simulate … | head`) is not a failure.
             Error::Print(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
-            Error::Write { .. } | Error::Print(_) | Error::Chart(_) => 1,
+            Error::Write { .. } | Error::Print(_) | Error::Chart(_) | Error::NonFinite(_) => 1,
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod edit;
 pub mod error;
 pub mod evaluate;
+pub mod finite;
 pub mod fit;
 pub mod fit_command;
 pub mod import;

@@ -7,6 +7,7 @@
 //! shares the baseline's slots.
 
 use crate::scenario::Call;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// One call of a run.
@@ -137,6 +138,88 @@ impl Run {
             }
         }
         None
+    }
+
+    /// Positions of the calls standing for baseline calls `origins`, each None if it is no
+    /// longer in the run: one pass over the pieces and a binary search per call, where
+    /// [`Run::position`] for each would scan the pieces every time.
+    pub fn positions(&self, origins: &[u32]) -> Vec<Option<usize>> {
+        // Baseline stretches by first origin (they never overlap), and changed calls by
+        // origin (the first, as `position` finds it).
+        let mut stretches: Vec<(u32, u32, usize)> = Vec::new();
+        let mut changed: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut at = 0;
+        for p in &self.pieces {
+            match *p {
+                Piece::Baseline { start, end } => stretches.push((start, end, at)),
+                Piece::Changed(s) => {
+                    changed.entry(s.origin).or_insert(at);
+                }
+            }
+            at += p.len();
+        }
+        stretches.sort_unstable_by_key(|&(start, _, _)| start);
+        origins
+            .iter()
+            .map(|&origin| {
+                let k = stretches.partition_point(|&(start, _, _)| start <= origin);
+                let in_stretch = k
+                    .checked_sub(1)
+                    .map(|k| stretches[k])
+                    .filter(|&(_, end, _)| origin < end)
+                    .map(|(start, _, at)| at + (origin - start) as usize);
+                let in_changed = changed.get(&origin).copied();
+                // Origins are unique in a run; were one not, the first wins, as in `position`.
+                match (in_stretch, in_changed) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            })
+            .collect()
+    }
+
+    /// Removes the calls at `positions` (ascending, each below `len`) and returns them in
+    /// order: one pass over the pieces, where [`Run::remove`] for each would shift the
+    /// pieces every time.
+    pub fn remove_sorted(&mut self, positions: &[usize]) -> Vec<Slot> {
+        let mut removed = Vec::with_capacity(positions.len());
+        let mut pieces = Vec::with_capacity(self.pieces.len() + positions.len());
+        let mut next = positions.iter().copied().peekable();
+        let mut at = 0;
+        for p in &self.pieces {
+            let len = p.len();
+            match *p {
+                Piece::Changed(s) => {
+                    if next.next_if_eq(&at).is_some() {
+                        removed.push(s);
+                    } else {
+                        pieces.push(*p);
+                    }
+                }
+                Piece::Baseline { start, end } => {
+                    // Keep what lies between the removed positions inside this stretch.
+                    let mut from = start;
+                    while let Some(k) = next.next_if(|&k| k < at + len) {
+                        let cut = start + (k - at) as u32;
+                        if cut > from {
+                            pieces.push(Piece::Baseline {
+                                start: from,
+                                end: cut,
+                            });
+                        }
+                        removed.push(self.baseline[cut as usize]);
+                        from = cut + 1;
+                    }
+                    if from < end {
+                        pieces.push(Piece::Baseline { start: from, end });
+                    }
+                }
+            }
+            at += len;
+        }
+        self.len -= removed.len();
+        self.pieces = pieces;
+        removed
     }
 
     /// The call at position `index`.
@@ -338,5 +421,32 @@ mod tests {
         for (i, s) in r.iter().enumerate() {
             assert_eq!(r.get(i), Some(s));
         }
+    }
+
+    #[test]
+    fn bulk_positions_and_removal_agree_with_one_at_a_time() {
+        let mut r = Run::of((0..20).map(slot).collect());
+        let moved = r.remove(2).unwrap();
+        r.insert(10, moved);
+        let mut changed = slot(14);
+        changed.bytes = 1.5;
+        r.set(14, changed);
+        let wanted: Vec<u32> = (0..22).collect();
+        let one_by_one: Vec<Option<usize>> = wanted.iter().map(|&o| r.position(o)).collect();
+        assert_eq!(r.positions(&wanted), one_by_one);
+        let mut bulk = r.clone();
+        let at = [0, 1, 9, 10, 11, 14, 19];
+        let removed = bulk.remove_sorted(&at);
+        for &p in at.iter().rev() {
+            r.remove(p);
+        }
+        assert_eq!(origins_of(&removed), vec![0, 1, 10, 2, 11, 14, 19]);
+        assert_eq!(origins(&bulk), origins(&r));
+        assert_eq!(bulk.len(), 13);
+        assert_eq!(bulk.get(12), r.get(12));
+    }
+
+    fn origins_of(slots: &[Slot]) -> Vec<u32> {
+        slots.iter().map(|s| s.origin).collect()
     }
 }

@@ -547,3 +547,38 @@ fn a_bad_edits_file_is_named_in_the_error() {
                 .and(predicate::str::contains("unknown call `zz`")),
         );
 }
+
+/// Regression: four axes of 65,536 values multiplied to 2⁶⁴, which wrapped to a sweep over
+/// 0 points; and swept read prices above the write price were evaluated. Both are refused
+/// with exit 2, naming the flags, before anything is written.
+#[test]
+fn sweep_flags_that_make_no_sense_are_refused_naming_the_flag() {
+    let out = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        simulate()
+            .arg("scenarios/clearing.toml")
+            .arg("--out")
+            .arg(out.path())
+            .args(args)
+            .assert()
+            .code(2)
+    };
+    run(&[
+        "--sweep-base",
+        "1:65536:65536",
+        "--sweep-bpt",
+        "1:1000:65536",
+        "--sweep-cache-read",
+        "0.1:0.2:65536",
+        "--sweep-retry",
+        "0:1:65536",
+    ])
+    .stderr(predicate::str::contains(
+        "error: command line: --sweep-base: the sweep grid has 18,446,744,073,709,551,616 points",
+    ))
+    .stderr(predicate::str::contains("--sweep-retry"));
+    run(&["--sweep-cache-read", "5,100"]).stderr(predicate::str::starts_with(
+        "error: command line: --sweep-cache-read: read prices 5, 100 are above the cache write price 1.25",
+    ));
+    assert_eq!(fs::read_dir(out.path()).unwrap().count(), 0);
+}

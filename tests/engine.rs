@@ -566,3 +566,74 @@ fn by_tool_shares_add_up_to_the_reread_total() {
     close(find("base (system prompt, tools)").reread_tokens, 4000.0);
     assert_eq!(rows[0].group, "base (system prompt, tools)");
 }
+
+/// A figure that is not finite never reaches a sink: the sweep stops with an error naming
+/// the run and the point, and the nominal evaluation's guard does the same. (Inputs are
+/// range-checked, so only a hand-built point can get here; that is the bug it guards.)
+#[test]
+fn a_non_finite_total_stops_the_sweep_before_any_sink_sees_it() {
+    use simulate::finite::{self, NonFinite};
+    use simulate::sweep::{self, Grid, Point, PointSink, SweepOptions, Totals};
+    struct Count(usize);
+    impl PointSink for Count {
+        fn point(
+            &mut self,
+            _: Option<usize>,
+            _: &Point,
+            _: bool,
+            _: &[Totals],
+        ) -> std::io::Result<()> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+    let s = scenario(
+        "name = \"f\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n[[call]]\nid = \"a\"\nbytes = 1e15\n[[call]]\nid = \"b\"\nbytes = 1e15\n[[edit]]\nname = \"trim a\"\ntrim = { call = \"a\", by_percent = 50 }\n",
+    );
+    let study = Study::new(&s).unwrap();
+    let nominal = study.nominal(Assumptions {
+        base_tokens: s.base_tokens,
+        bytes_per_token: s.bytes_per_token,
+    });
+    // ρ = 1e-300 turns 1e15 bytes into an infinite number of tokens.
+    let grid = Grid {
+        base_tokens: vec![30_000.0],
+        bytes_per_token: vec![3.3, 1e-300],
+        cache_read: vec![None],
+        retry_rate: vec![0.0],
+        default_axes: false,
+    };
+    for closed_form in [true, false] {
+        let mut sink = Count(0);
+        let options = SweepOptions {
+            closed_form,
+            progress: false,
+        };
+        let e = sweep::run(&study, &grid, &nominal, options, &mut sink).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        let bad = e
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<NonFinite>())
+            .unwrap();
+        assert_eq!(bad.run, "baseline");
+        assert_eq!(bad.figure, "reread total");
+        assert!(
+            bad.point
+                .starts_with("sweep point 1 (B = 30000, ρ = 1e-300"),
+            "{}",
+            bad.point
+        );
+        assert_eq!(sink.0, 1, "only the finite point was handed on");
+    }
+    let broken = evaluate(
+        &study,
+        Point {
+            bytes_per_token: 1e-300,
+            ..nominal
+        },
+    );
+    let bad = finite::check_evaluation(&study, &broken).unwrap_err();
+    assert_eq!((bad.run.as_str(), bad.figure), ("baseline", "reread total"));
+    assert_eq!(simulate::Error::from(bad).exit_code(), 1);
+    assert!(finite::check_evaluation(&study, &evaluate(&study, nominal)).is_ok());
+}

@@ -285,3 +285,277 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Invariants of MODEL.md §1, §3 and §4, each checked against the page before it was
+// written: the closed form `T = n·B + Σ_j s_j·(n − j)` (§1), placeholders replacing
+// cleared results from the event on (§3), and the cache's block prefixes (§4).
+
+/// A call: (bytes, measured tokens, output tokens, gap in seconds).
+type CallSpec = (u32, u32, u32, u32);
+
+fn calls() -> impl Strategy<Value = Vec<CallSpec>> {
+    prop::collection::vec(
+        (
+            0u32..50_000,
+            prop::sample::select(vec![0u32, 0, 0, 700, 3_000]),
+            prop::sample::select(vec![0u32, 0, 150]),
+            0u32..300,
+        ),
+        3..30,
+    )
+}
+
+/// A scenario of `calls`, no cache unless `cache` is given, and one edit.
+fn calls_scenario(calls: &[CallSpec], b: u32, rho: f64, cache: &str, edit: &str) -> Scenario {
+    let mut t = format!("name = \"q\"\nbase_tokens = {b}\nbytes_per_token = {rho}\n{cache}\n");
+    for (i, (bytes, tokens, output, gap)) in calls.iter().enumerate() {
+        t.push_str(&format!(
+            "[[call]]\nid = \"c{i}\"\nbytes = {bytes}\ntokens = {tokens}\noutput_tokens = {output}\ngap_s = {gap}\nsegment = {}\n",
+            1 + i / 3
+        ));
+    }
+    if !edit.is_empty() {
+        t.push_str(&format!("[[edit]]\nname = \"e\"\n{edit}\n"));
+    }
+    load(&t)
+}
+
+/// `s_j` of MODEL.md §1.
+fn size(c: &CallSpec, rho: f64) -> f64 {
+    c.1 as f64 + c.0 as f64 / rho + c.2 as f64
+}
+
+/// Reread totals of the baseline and of the edit (the baseline's again without one).
+fn totals(s: &Scenario) -> (f64, f64) {
+    let e = evaluate_nominal(s);
+    let edited = e
+        .edits
+        .first()
+        .map_or(e.baseline.total_tokens, |x| x.outcome.total_tokens);
+    (e.baseline.total_tokens, edited)
+}
+
+fn evaluate_nominal(s: &Scenario) -> simulate::evaluate::Evaluation {
+    let study = Study::new(s).unwrap();
+    evaluate(
+        &study,
+        study.nominal(Assumptions {
+            base_tokens: s.base_tokens,
+            bytes_per_token: s.bytes_per_token,
+        }),
+    )
+}
+
+fn rho_values() -> impl Strategy<Value = f64> {
+    prop::sample::select(vec![0.5, 1.0, 2.5, 3.3, 4.0, 7.5])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// §1: T = n·B + Σ s_j·(n − j) has non-negative coefficients, so T does not decrease
+    /// when B or any call's bytes grow (exactly: rounding is monotone too).
+    #[test]
+    fn t_is_non_decreasing_in_b_and_in_every_calls_bytes(
+        c in calls(), b in 1u32..100_000, rho in rho_values(), more_b in 0u32..50_000,
+        k in 0usize..100, more_bytes in 0u32..50_000,
+    ) {
+        let (t, _) = totals(&calls_scenario(&c, b, rho, "", ""));
+        let (t_b, _) = totals(&calls_scenario(&c, b + more_b, rho, "", ""));
+        prop_assert!(t_b >= t, "{} < {}", t_b, t);
+        let mut bigger = c.clone();
+        let k = k % c.len();
+        bigger[k].0 += more_bytes;
+        let (t_bytes, _) = totals(&calls_scenario(&bigger, b, rho, "", ""));
+        prop_assert!(t_bytes >= t, "{} < {}", t_bytes, t);
+    }
+
+    /// §1: moving call m from position j to k < j gives it j − k more rereads and each call
+    /// it jumps one fewer: ΔT = s_m·(j − k) − Σ s of the jumped calls.
+    #[test]
+    fn moving_a_call_earlier_changes_t_by_its_extra_rereads_less_the_jumped_calls(
+        c in calls(), b in 1u32..100_000, rho in rho_values(), j in 1usize..100, k in 0usize..100,
+    ) {
+        let j = 1 + j % (c.len() - 1);
+        let k = k % j;
+        let edit = format!("move = {{ call = \"c{j}\", before = \"c{k}\" }}");
+        let (t, moved) = totals(&calls_scenario(&c, b, rho, "", &edit));
+        let jumped: f64 = c[k..j].iter().map(|x| size(x, rho)).sum();
+        let expected = size(&c[j], rho) * (j - k) as f64 - jumped;
+        prop_assert!(close(moved - t, expected) || (moved - t - expected).abs() <= 1e-9 * t, "{} vs {}", moved - t, expected);
+    }
+
+    /// §1: dropping a call removes the context it read (at least B > 0) and its result's
+    /// rereads; nothing grows.
+    #[test]
+    fn dropping_a_call_never_raises_t(c in calls(), b in 1u32..100_000, rho in rho_values(), m in 0usize..100) {
+        let m = m % c.len();
+        let (t, dropped) = totals(&calls_scenario(&c, b, rho, "", &format!("drop = {{ call = \"c{m}\" }}")));
+        prop_assert!(dropped <= t, "{} > {}", dropped, t);
+    }
+
+    /// §1, §2: merging calls p and p + 1 with no overhead keeps every other call's context
+    /// and puts both results where the first was: T falls by exactly the context call p + 1
+    /// read, `B + Σ_{j ≤ p} s_j`.
+    #[test]
+    fn merging_adjacent_calls_lowers_t_by_the_context_the_second_read(
+        c in calls(), b in 1u32..100_000, rho in rho_values(), p in 0usize..100, last in any::<bool>(),
+    ) {
+        let p = p % (c.len() - 1);
+        let at = if last { "last" } else { "first" };
+        let edit = format!("merge = {{ calls = [\"c{}\", \"c{p}\"], overhead_bytes = 0, at = \"{at}\" }}", p + 1);
+        let (t, merged) = totals(&calls_scenario(&c, b, rho, "", &edit));
+        let second_read = b as f64 + c[..=p].iter().map(|x| size(x, rho)).sum::<f64>();
+        prop_assert!((t - merged - second_read).abs() <= 1e-9 * t, "{} vs {}", t - merged, second_read);
+    }
+
+    /// §4: with the cache, no clearing, no gap over the TTL and min_tokens = 0, call 1 writes
+    /// its context and call i reads call i − 1's whole request and writes the rest:
+    /// cost = write·ctx_1 + Σ_{i≥2} (read·ctx_{i−1} + write·(ctx_i − ctx_{i−1})).
+    #[test]
+    fn the_cache_reads_the_previous_request_and_writes_the_rest(
+        c in calls(), b in 1u32..100_000, rho in rho_values(), read in 1u32..100, extra in 0u32..200,
+    ) {
+        let (read, write) = (read as f64 / 100.0, (read + extra) as f64 / 100.0);
+        let cache = format!("[cache]\nread = {read}\nwrite = {write}\nttl_s = 300\nmin_tokens = 0\n");
+        let s = calls_scenario(&c, b, rho, &cache, "");
+        let cost = evaluate_nominal(&s).baseline.cost;
+        let mut ctx = Vec::with_capacity(c.len());
+        let mut context = b as f64;
+        for x in &c {
+            ctx.push(context);
+            context += size(x, rho);
+        }
+        let expected = write * ctx[0]
+            + ctx.windows(2).map(|w| read * w[0] + write * (w[1] - w[0])).sum::<f64>();
+        prop_assert!((cost - expected).abs() <= 1e-9 * expected, "{} vs {}", cost, expected);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// §3: from a clearing on, each later call reads a placeholder instead of a cleared
+    /// result; when every cleared result is larger than its placeholder, no call reads more
+    /// than without the clearing, so T does not rise.
+    #[test]
+    fn a_clearing_of_results_larger_than_the_placeholder_never_raises_t(
+        c in calls(), b in 1u32..100_000, rho in rho_values(),
+        policy in prop::sample::select(vec![
+            "every_segments = 1",
+            "every_segments = 2, keep_segments = 1",
+            "above_tool_bytes = 60000, keep_results = 1",
+            "above_context_tokens = 40000, clear_at_least_tokens = 500",
+            "older_than_calls = 2",
+            "after_gap_s = 150",
+        ]),
+        placeholder in prop::sample::select(vec![0u32, 9, 400, 5_000]),
+    ) {
+        let edit = format!("clear = {{ {policy}, placeholder_bytes = {placeholder} }}");
+        let s = calls_scenario(&c, b, rho, "", &edit);
+        let e = evaluate_nominal(&s);
+        let events = &e.edits[0].outcome.clearings.events;
+        prop_assume!(!events.is_empty());
+        let larger = events.iter().flat_map(|ev| &ev.cleared).all(|&i| {
+            (c[i].1 as f64 + c[i].0 as f64 / rho) > placeholder as f64 / rho
+        });
+        prop_assume!(larger);
+        prop_assert!(e.edits[0].outcome.total_tokens <= e.baseline.total_tokens,
+            "{} > {}", e.edits[0].outcome.total_tokens, e.baseline.total_tokens);
+    }
+}
+
+/// Collects every point's totals, by the point's values (not its index).
+#[derive(Default)]
+struct ByPoint(Vec<(sweep::Point, Vec<sweep::Totals>)>);
+
+impl sweep::PointSink for ByPoint {
+    fn point(
+        &mut self,
+        _: Option<usize>,
+        p: &sweep::Point,
+        _: bool,
+        t: &[sweep::Totals],
+    ) -> std::io::Result<()> {
+        self.0.push((*p, t.to_vec()));
+        Ok(())
+    }
+}
+
+impl ByPoint {
+    fn sorted(mut self) -> Vec<(sweep::Point, Vec<sweep::Totals>)> {
+        let key = |p: &sweep::Point| {
+            (
+                p.base_tokens.to_bits(),
+                p.bytes_per_token.to_bits(),
+                p.cache_read.map(f64::to_bits),
+                p.retry_rate.to_bits(),
+            )
+        };
+        self.0.sort_by_key(|(p, _)| key(p));
+        self.0
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// §5: a point's figures do not depend on how many threads evaluate the grid, nor on
+    /// the order its values are listed in (which decides what is evaluated beside what).
+    /// And a clearing replayed in lanes gives, to the bit, what replaying it at that one
+    /// point gives (`sweep::totals`, the reference).
+    #[test]
+    fn results_are_the_same_for_any_thread_count_and_grid_order(
+        text in scenario_text(),
+        bases in prop::collection::vec(500u32..80_000, 1..12),
+        rhos in prop::collection::vec(prop::sample::select(vec![0.8, 1.5, 2.5, 3.3, 4.0, 6.0]), 1..4),
+        shuffle in any::<u64>(),
+        closed_form in any::<bool>(),
+    ) {
+        let s = load(&text);
+        let study = Study::new(&s).unwrap();
+        let nominal = study.nominal(Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token });
+        let mut base_tokens: Vec<f64> = bases.iter().map(|&b| b as f64).collect();
+        base_tokens.sort_by(f64::total_cmp);
+        base_tokens.dedup();
+        let mut bytes_per_token = rhos.clone();
+        bytes_per_token.sort_by(f64::total_cmp);
+        bytes_per_token.dedup();
+        let grid = Grid {
+            base_tokens,
+            bytes_per_token,
+            cache_read: vec![Some(0.1), Some(0.5)],
+            retry_rate: vec![0.0, 0.25],
+            default_axes: false,
+        };
+        // The same values in another order: a fixed pseudo-random rotation and reversal.
+        let mut other = grid.clone();
+        let turn = |v: &mut Vec<f64>, k: u64| { let n = v.len(); v.rotate_left((k as usize) % n); if k % 2 == 1 { v.reverse(); } };
+        turn(&mut other.base_tokens, shuffle);
+        turn(&mut other.bytes_per_token, shuffle >> 8);
+        other.cache_read.reverse();
+        other.retry_rate.reverse();
+        let options = SweepOptions { closed_form, progress: false };
+        let run_in = |threads: usize, g: &Grid| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut sink = ByPoint::default();
+            pool.install(|| sweep::run(&study, g, &nominal, options, &mut sink)).unwrap();
+            sink.sorted()
+        };
+        let one = run_in(1, &grid);
+        prop_assert!(one == run_in(3, &grid), "thread count changed a figure");
+        prop_assert!(one == run_in(2, &other), "grid order changed a figure");
+        // Clearing runs: the lanes equal the reference replay at each point, bit for bit.
+        let subjects: Vec<_> = study.subjects().collect();
+        let models: Vec<sweep::Model> = subjects.iter().map(|x| sweep::Model::new(&study, x, &nominal)).collect();
+        for (p, t) in &one {
+            for ((subject, model), got) in subjects.iter().zip(&models).zip(t) {
+                if subject.clear.is_some() {
+                    let want = sweep::totals(&study, subject, model, p, closed_form);
+                    prop_assert!(*got == want, "{}: {:?} vs {:?} at {:?}", subject.name, got, want, p);
+                }
+            }
+        }
+    }
+}

@@ -4,6 +4,7 @@
 //! `B` and `1/ρ`, so the difference of two savings is, at fixed `ρ`, a line in `B`:
 //! `(c_b − c_a)·B + (t_b − t_a) + (y_b − y_a)/ρ`. Its root is computed, not sampled.
 
+use super::region::significant;
 use crate::ledger::Affine;
 use crate::output::number::grouped;
 use crate::rank::TIE_TOLERANCE;
@@ -54,9 +55,11 @@ pub fn break_even(
     };
     let inside_range = base_tokens.is_some_and(|x| x >= range.0 && x <= range.1);
     let other = |w: &str| if w == a { b } else { a };
+    // ρ as a person reads it: a swept 2.4749999999999996 is 2.47.
+    let rho = significant(bytes_per_token, 3);
     let sentence = match (base_tokens, above) {
         (Some(x), Some(w)) => format!(
-            "{w} saves more than {} for every B above {} at ρ = {bytes_per_token}{}",
+            "{w} saves more than {} for every B above {} at ρ = {rho}{}",
             other(w),
             grouped(x, 0),
             if inside_range {
@@ -66,10 +69,10 @@ pub fn break_even(
             }
         ),
         (None, Some(w)) => format!(
-            "{w} saves more than {} for every B > 0 at ρ = {bytes_per_token}: never a break-even",
+            "{w} saves more than {} for every B > 0 at ρ = {rho}: never a break-even",
             other(w)
         ),
-        _ => format!("{a} and {b} save the same for every B at ρ = {bytes_per_token}"),
+        _ => format!("{a} and {b} save the same for every B at ρ = {rho}"),
     };
     BreakEven {
         a: a.into(),
