@@ -66,6 +66,8 @@ pub enum Command {
     Fit(crate::fit_command::FitConfig),
     /// `simulate import FORMAT PATH… --out DIR`.
     Import(crate::import::ImportConfig),
+    /// `simulate history DIR --edits EDITS.toml`.
+    History(crate::history_command::HistoryConfig),
 }
 
 /// Runs `command`, printing to `out`.
@@ -75,6 +77,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Ledger(c) => run_ledger(c, out),
         Command::Fit(c) => crate::fit_command::run(c, out),
         Command::Import(c) => crate::import::run(c, out),
+        Command::History(c) => crate::history_command::run(c, out),
     }
 }
 

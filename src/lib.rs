@@ -14,6 +14,8 @@ pub mod error;
 pub mod evaluate;
 pub mod fit;
 pub mod fit_command;
+pub mod history;
+pub mod history_command;
 pub mod import;
 pub mod ledger;
 pub mod output;

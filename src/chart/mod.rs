@@ -116,10 +116,13 @@ mod layout;
 pub mod reduce;
 pub mod style;
 
+pub mod aggregate;
 pub mod context;
 pub mod cost;
+pub mod history;
 pub mod ranking;
 pub mod savings;
+pub mod sessions;
 pub mod totals;
 
 use std::io;
