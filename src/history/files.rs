@@ -1,7 +1,7 @@
 //! Finding a history's scenario files and evaluating them, in parallel, one session per task.
 //!
 //! What counts as a session: every `*.toml` under the directory (searched recursively,
-//! hidden directories left out) that is a scenario. A TOML file with neither `[[call]]`
+//! following symbolic links, hidden directories left out) that is a scenario. A TOML file with neither `[[call]]`
 //! tables nor `calls_tsv` is not a scenario (the edits file, a config file): it is skipped
 //! and listed. A file that looks like a scenario but is broken is an error naming the file:
 //! a history silently missing a session would give a wrong sum.
@@ -16,7 +16,7 @@ use super::session::{Session, evaluate_session};
 use super::{Factors, SessionFigures};
 use crate::error::{Error, Located};
 use crate::output::number::grouped;
-use crate::scenario::{Edit, load_str, read_limited};
+use crate::scenario::{Edit, load_quick, read_limited};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -54,6 +54,7 @@ pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let walk = walkdir::WalkDir::new(dir)
+        .follow_links(true)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
@@ -195,7 +196,7 @@ fn one(
 ) -> Result<Outcome, Error> {
     let text = read_limited(path)?;
     let file = relative(dir, path);
-    let scenario = match load_str(&text, path) {
+    let scenario = match load_quick(&text, path) {
         Ok(s) => s,
         Err(e) => {
             return match not_a_scenario(&text) {
