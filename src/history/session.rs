@@ -9,7 +9,7 @@
 use crate::error::{Error, Located};
 use crate::evaluate::{Study, evaluate};
 use crate::history::Factors;
-use crate::ledger::Assumptions;
+use crate::ledger::{Affine, Assumptions};
 use crate::report::Sources;
 use crate::scenario::Scenario;
 use crate::sweep::{Model, Point, totals};
@@ -107,6 +107,9 @@ pub fn evaluate_session(
         .map_err(|e| in_session(e, file))?;
     let nominal_point = study.nominal(at);
     let nominal = evaluate(&study, nominal_point);
+    let calls = nominal.baseline.calls;
+    let (baseline_total_tokens, baseline_cost) =
+        (nominal.baseline.total_tokens, nominal.baseline.cost);
 
     let edits = nominal
         .edits
@@ -137,9 +140,22 @@ pub fn evaluate_session(
         .cloned()
         .collect();
 
+    // The sweep's closed forms, reusing the nominal replay's clearings: for a run whose
+    // clearings do not move with B or ρ they are the same at every point (as
+    // `Model::new` computes them, without replaying each clearing policy twice).
+    let clearings = std::iter::once(nominal.baseline.clearings)
+        .chain(nominal.edits.into_iter().map(|e| e.outcome.clearings));
     let models: Vec<Model> = study
         .subjects()
-        .map(|s| Model::new(&study, s, &nominal_point))
+        .zip(clearings)
+        .map(|(subject, clearings)| {
+            if subject.depends_on_assumptions() {
+                Model::Replay
+            } else {
+                let sums = subject.sums::<Affine>(&study, &clearings, at);
+                Model::Fixed { sums, clearings }
+            }
+        })
         .collect();
     let mut sweep_totals = Vec::with_capacity(factors.len() * models.len());
     for factor in factors.points() {
@@ -158,12 +174,12 @@ pub fn evaluate_session(
         figures: SessionFigures {
             name: scenario.name.clone(),
             file: file.to_string(),
-            calls: nominal.baseline.calls,
+            calls,
             base_tokens: at.base_tokens,
             bytes_per_token: at.bytes_per_token,
             sources: Sources::of(scenario, false, false),
-            baseline_total_tokens: nominal.baseline.total_tokens,
-            baseline_cost: nominal.baseline.cost,
+            baseline_total_tokens,
+            baseline_cost,
             edits,
             warnings,
         },
