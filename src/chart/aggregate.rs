@@ -13,6 +13,7 @@ use super::style::{
     self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX,
 };
 use super::{ChartError, drawing, layout};
+use crate::output::number::grouped;
 
 /// File name of this chart.
 pub const FILE: &str = "aggregate.svg";
@@ -73,8 +74,8 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
                 "{}% · {} · first in {} of {}",
                 style::fixed(finite(r.total_pct), 1),
                 style::calls(r.equivalent_calls),
-                r.sessions_first,
-                input.sessions
+                grouped(r.sessions_first as f64, 0),
+                grouped(input.sessions as f64, 0)
             ),
         });
     }
@@ -105,7 +106,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
         subtitle: format!(
             "Bar: share of the {} sessions' summed reread total. Whisker: p10 to p90 of \
              the per-session shares, dot: median.",
-            input.sessions
+            grouped(input.sessions as f64, 0)
         ),
         bars,
         x_range: (lo - pad, hi + right_share * full + pad),

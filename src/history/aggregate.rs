@@ -81,6 +81,8 @@ pub struct EditAggregate {
     pub sessions_adding: usize,
     /// Sessions where one of its rules selected no call.
     pub sessions_selected_nothing: usize,
+    /// Those rules (`cap`, `step 2: drop`…), each once, in the order first met.
+    pub rules_selecting_nothing: Vec<String>,
 }
 
 /// Every edit over every session, and whether the sessions agree on the order.
@@ -130,6 +132,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         let mut dollars: Option<f64> = None;
         let mut priced = 0;
         let (mut first, mut saving, mut adding, mut nothing) = (0, 0, 0, 0);
+        let mut rules: Vec<String> = Vec::new();
         let mut percents = Vec::with_capacity(sessions.len());
         for s in sessions {
             let e = s.edits.get(i)?;
@@ -143,6 +146,13 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
             saving += usize::from(e.saved_tokens > 0.0);
             adding += usize::from(e.saved_tokens < 0.0);
             nothing += usize::from(!e.selected_nothing.is_empty());
+            for note in &e.selected_nothing {
+                // A note reads "cap: the selector matches no call in this trace".
+                let rule = note.split_once(": ").map_or(note.as_str(), |(r, _)| r);
+                if !rules.iter().any(|r| r == rule) {
+                    rules.push(rule.to_string());
+                }
+            }
             percents.push(e.saved_pct);
         }
         edits.push(EditAggregate {
@@ -161,6 +171,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
             sessions_saving: saving,
             sessions_adding: adding,
             sessions_selected_nothing: nothing,
+            rules_selecting_nothing: rules,
         });
     }
     let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();

@@ -99,7 +99,8 @@ fn what_was_summed(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
 }
 
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
-    let n = r.baseline.sessions;
+    let n = grouped(r.baseline.sessions as f64, 0);
+    let count = |x: usize| grouped(x as f64, 0);
     writeln!(
         out,
         "<h2>Edits, ranked by their saving summed over all sessions</h2>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved</th></tr>"
@@ -117,10 +118,10 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             percent(d.median),
             percent(d.p10),
             percent(d.p90),
-            e.sessions_first,
-            e.sessions_saving,
-            e.sessions_adding,
-            e.sessions_selected_nothing,
+            count(e.sessions_first),
+            count(e.sessions_saving),
+            count(e.sessions_adding),
+            count(e.sessions_selected_nothing),
             percent(e.cost_saved_pct),
         )?;
     }
@@ -137,10 +138,10 @@ fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport)
         out,
         "<p class=\"{class}\">The aggregate order {}: {} of {} {items} keep it; {} of {} keep its winner.</p>",
         if a.holds { "holds" } else { "does not hold" },
-        a.matching_order,
-        a.of,
-        a.matching_winner,
-        a.of
+        grouped(a.matching_order as f64, 0),
+        grouped(a.of as f64, 0),
+        grouped(a.matching_winner as f64, 0),
+        grouped(a.of as f64, 0)
     )?;
     if !a.flips.is_empty() {
         writeln!(
@@ -158,8 +159,8 @@ fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport)
                 "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{} of {}</td><td class=\"text\">{}{more}</td></tr>",
                 escape(&f.b),
                 escape(&f.a),
-                f.count,
-                a.of,
+                grouped(f.count as f64, 0),
+                grouped(a.of as f64, 0),
                 escape(&f.where_.join("; "))
             )?;
         }

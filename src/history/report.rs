@@ -5,7 +5,7 @@ use super::aggregate::{Aggregate, EditAggregate, SweepAggregate, SweepPoint};
 use super::factors::{self, Factors};
 use super::files::Skipped;
 use super::{Agreement, SessionFigures};
-use crate::output::number::{percent, plural};
+use crate::output::number::{grouped, percent, plural};
 use crate::report::order_line;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -178,7 +178,7 @@ impl HistoryReport {
         );
         let across_assumptions = AssumptionsReport {
             grid: sweep.factors.describe(),
-            method: "closed form per session (replay where a clearing moves with B or ρ), summed",
+            method: "each session by closed form (replayed where a clearing moves with B or ρ), then summed",
             agreement: agreement_report(
                 &sweep.agreement,
                 &names,
@@ -258,38 +258,49 @@ fn answer(
     };
     let d = &best.per_session_pct;
     let mut text = format!(
-        "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {} of {n}.",
+        "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {} of {}.",
         percent(best.saved_pct),
         percent(d.median),
         percent(d.p10),
         percent(d.p90),
-        best.sessions_first,
+        grouped(best.sessions_first as f64, 0),
+        grouped(n as f64, 0),
     );
     if ranked.len() < 2 {
         return text;
     }
-    let across_sessions = if sessions.holds {
-        "holds in every session".to_string()
-    } else {
-        format!("holds in {} of {n} sessions", sessions.matching_order)
-    };
     let a = &assumptions.agreement;
-    let across_assumptions = if a.holds {
-        format!("at all {} points of the factor sweep", a.of)
+    let grid = format!("{} points of the factor sweep ({})", a.of, assumptions.grid);
+    if sessions.holds && a.holds {
+        text.push_str(&format!(
+            " The aggregate order holds in every session and at all {grid}: it stands under both kinds of doubt."
+        ));
+        return text;
+    }
+    let in_sessions = if sessions.holds {
+        "in every session".to_string()
     } else {
         format!(
-            "at {} of {} points of the factor sweep ({})",
-            a.matching_order, a.of, assumptions.grid
+            "in {} of {} sessions",
+            grouped(sessions.matching_order as f64, 0),
+            grouped(n as f64, 0)
         )
     };
-    let verdict = match (sessions.holds, a.holds) {
-        (true, true) => "it stands under both kinds of doubt",
-        (false, true) => "the sum is robust to the assumptions, but sessions differ",
-        (true, false) => "every session agrees, but the assumptions can change it",
-        (false, false) => "neither the sessions nor the assumptions settle it",
+    let at_points = if a.holds {
+        format!("at all {grid}")
+    } else {
+        format!("at {} of {grid}", a.matching_order)
+    };
+    let winner = if a.matching_winner == a.of {
+        format!("at every point {} stays first", best.name)
+    } else {
+        format!(
+            "{} stays first at {} of {} points",
+            best.name, a.matching_winner, a.of
+        )
     };
     text.push_str(&format!(
-        " The aggregate order {across_sessions}, and {across_assumptions}: {verdict}."
+        " The aggregate order holds {in_sessions} and {at_points}; {winner}."
     ));
     text
 }

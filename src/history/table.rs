@@ -17,33 +17,40 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
     header(out, r)?;
     writeln!(out, "\n{}", r.answer)?;
     edits(out, r)?;
-    across(out, "Across sessions", "sessions", &r.across_sessions)?;
+    across(
+        out,
+        "Across sessions",
+        ("in", "sessions"),
+        &r.across_sessions,
+    )?;
     let a = &r.across_assumptions;
     writeln!(
         out,
-        "\nAcross assumptions: {} applied to every session's own values, {} ({})",
+        "\nAcross assumptions ({} on every session's own values, {}):",
         a.grid,
         plural(a.agreement.of, "point", "points"),
-        a.method
     )?;
-    agreement_lines(out, "points", &a.agreement)?;
-    let nothing: Vec<String> = r
+    agreement_lines(out, ("at", "points"), &a.agreement)?;
+    let nothing: Vec<&super::EditAggregate> = r
         .edits
         .iter()
         .filter(|e| e.sessions_selected_nothing > 0)
-        .map(|e| {
-            format!(
-                "{} in {} of {}",
-                e.name, e.sessions_selected_nothing, r.baseline.sessions
-            )
-        })
         .collect();
     if !nothing.is_empty() {
         writeln!(
             out,
-            "\nRules that selected no call (the edit changes nothing there; not an error): {}",
-            nothing.join("; ")
+            "\nRules that selected no call (not an error: the rule changes nothing in those sessions):"
         )?;
+        for e in nothing {
+            writeln!(
+                out,
+                "  {}: {} in {} of {} sessions",
+                e.name,
+                e.rules_selecting_nothing.join(", "),
+                grouped(e.sessions_selected_nothing as f64, 0),
+                grouped(r.baseline.sessions as f64, 0)
+            )?;
+        }
     }
     for w in &r.warnings {
         writeln!(
@@ -155,7 +162,11 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             percent(d.median),
             percent(d.p10),
             percent(d.p90),
-            format!("{} of {n}", e.sessions_first)
+            format!(
+                "{} of {}",
+                grouped(e.sessions_first as f64, 0),
+                grouped(n as f64, 0)
+            )
         )?;
     }
     writeln!(
@@ -164,31 +175,47 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     )
 }
 
-fn across(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport) -> io::Result<()> {
+/// `items` is how to say where: `("in", "sessions")` or `("at", "points")`.
+fn across(
+    out: &mut dyn Write,
+    title: &str,
+    items: (&str, &str),
+    a: &AgreementReport,
+) -> io::Result<()> {
     writeln!(out, "\n{title}:")?;
     agreement_lines(out, items, a)
 }
 
-fn agreement_lines(out: &mut dyn Write, items: &str, a: &AgreementReport) -> io::Result<()> {
+fn agreement_lines(
+    out: &mut dyn Write,
+    (preposition, items): (&str, &str),
+    a: &AgreementReport,
+) -> io::Result<()> {
     let holds = if a.holds { "holds" } else { "does not hold" };
     writeln!(
         out,
         "  the aggregate order {holds}: {} of {} {items} keep it; {} of {} keep its winner",
-        a.matching_order, a.of, a.matching_winner, a.of
+        grouped(a.matching_order as f64, 0),
+        grouped(a.of as f64, 0),
+        grouped(a.matching_winner as f64, 0),
+        grouped(a.of as f64, 0)
     )?;
     for f in &a.flips {
         let more = if f.count > f.where_.len() {
-            format!(", and {} more", f.count - f.where_.len())
+            format!(
+                ", and {} more",
+                grouped((f.count - f.where_.len()) as f64, 0)
+            )
         } else {
             String::new()
         };
         writeln!(
             out,
-            "  {} saves more than {} in {} of {} {items}: {}{more}",
+            "  {} saves more than {} {preposition} {} of {} {items}: {}{more}",
             f.b,
             f.a,
-            f.count,
-            a.of,
+            grouped(f.count as f64, 0),
+            grouped(a.of as f64, 0),
             f.where_.join("; ")
         )?;
     }
