@@ -300,6 +300,18 @@ mod tests {
     }
 
     #[test]
+    fn takes_every_shipped_imported_session() {
+        let dir = Path::new("scenarios/history/sessions");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            same(&std::fs::read_to_string(&path).unwrap());
+            n += 1;
+        }
+        assert!(n >= 12);
+    }
+
+    #[test]
     fn load_quick_gives_the_general_paths_error() {
         let text = format!(
             "{HEAD}[[call]]\nlabel = \"a\"\nbytes = 1\n[[call]]\nlabel = \"b\"\nbytes = -1\n"
