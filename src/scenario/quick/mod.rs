@@ -43,19 +43,20 @@ pub fn load_quick(text: &str, path: &Path) -> Result<Scenario, Error> {
 /// The scenario, if the quick path can vouch for it; None: use the general path.
 fn quick(text: &str, path: &Path) -> Option<Scenario> {
     let first = first_call_header(text)?;
-    let body = parse_calls(&text[first..])?;
-    if body.calls.len() > MAX_CALL_TABLES {
-        return None;
-    }
+    let mut interned = Interned::default();
+    // The importer writes about 400 bytes a call.
+    let mut calls: Vec<Call> = Vec::with_capacity((text.len() - first) / 350 + 1);
+    let mut segments: Vec<Option<i64>> = Vec::with_capacity(calls.capacity());
+    let body = parse_calls(&text[first..], |raw| {
+        if calls.len() >= MAX_CALL_TABLES {
+            return None;
+        }
+        segments.push(raw.segment);
+        calls.push(checked(raw, &mut interned)?);
+        Some(())
+    })?;
     let prefix_end = body.second.map_or(text.len(), |offset| first + offset);
     let head = load_str(&text[..prefix_end], path).ok()?;
-    let mut interned = Interned::default();
-    let segments: Vec<Option<i64>> = body.calls.iter().map(|c| c.segment).collect();
-    let calls = body
-        .calls
-        .into_iter()
-        .map(|c| checked(c, &mut interned))
-        .collect::<Option<Vec<Call>>>()?;
     let calls = finish(calls, &segments)?;
     if head.calls.len() != 1 || head.calls.first() != calls.first() {
         return None;

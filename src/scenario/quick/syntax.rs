@@ -47,18 +47,21 @@ pub(super) struct RawMeasured<'a> {
     pub convention: Option<Cow<'a, str>>,
 }
 
-/// The call tables and where the second one starts (a byte offset in the body).
-pub(super) struct Body<'a> {
-    pub calls: Vec<RawCall<'a>>,
+/// Where the second call table starts (a byte offset in the body), if there is one.
+pub(super) struct Body {
     pub second: Option<usize>,
 }
 
-/// Parses `body`, which starts at the first `[[call]]` line. None at anything outside the
-/// subset.
-pub(super) fn parse_calls(body: &str) -> Option<Body<'_>> {
+/// Parses `body`, which starts at the first `[[call]]` line, handing each call table to
+/// `emit` as soon as it is complete (no list of raw tables is kept). None at anything
+/// outside the subset, or when `emit` says None.
+pub(super) fn parse_calls<'a>(
+    body: &'a str,
+    mut emit: impl FnMut(RawCall<'a>) -> Option<()>,
+) -> Option<Body> {
     let bytes = body.as_bytes();
-    // The importer writes about 400 bytes a call: one allocation for most files.
-    let mut calls: Vec<RawCall> = Vec::with_capacity(body.len() / 300 + 1);
+    let mut current: Option<RawCall> = None;
+    let mut calls = 0;
     let mut second = None;
     // Which table the keys go to: the call (false) or its `[call.measured]` (true).
     let mut in_measured = false;
@@ -77,14 +80,17 @@ pub(super) fn parse_calls(body: &str) -> Option<Body<'_>> {
             Some(b'[') => {
                 let rest = &bytes[i..];
                 if rest.starts_with(b"[[call]]") {
-                    if calls.len() == 1 {
+                    if calls == 1 {
                         second = Some(line_start);
                     }
-                    calls.push(RawCall::default());
+                    if let Some(done) = current.replace(RawCall::default()) {
+                        emit(done)?;
+                    }
+                    calls += 1;
                     in_measured = false;
                     i += 8;
                 } else if rest.starts_with(b"[call.measured]") {
-                    let call = calls.last_mut()?;
+                    let call = current.as_mut()?;
                     if call.measured.is_some() {
                         return None;
                     }
@@ -120,14 +126,17 @@ pub(super) fn parse_calls(body: &str) -> Option<Body<'_>> {
             return None; // a key given twice
         }
         seen |= bit;
-        let call = calls.last_mut()?;
+        let call = current.as_mut()?;
         if in_measured {
             set_measured(call.measured.as_mut()?, key, value)?;
         } else {
             set_call(call, key, value)?;
         }
     }
-    Some(Body { calls, second })
+    if let Some(done) = current {
+        emit(done)?;
+    }
+    Some(Body { second })
 }
 
 /// The index of the first byte at or after `i` that is not a space or tab.
