@@ -127,7 +127,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit); selects nothing in: sessions where a rule of the edit matched no call (the edit changes nothing there); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost.</p>"
+        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit); selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost.</p>"
     )
 }
 
