@@ -1,7 +1,7 @@
 //! Finding a history's scenario files and evaluating them, in parallel, one session per task.
 //!
 //! What counts as a session: every `*.toml` under the directory (searched recursively,
-//! following symbolic links, hidden directories left out) that is a scenario. A TOML file with neither `[[call]]`
+//! following symbolic links, hidden files and directories left out) that is a scenario. A TOML file with neither `[[call]]`
 //! tables nor `calls_tsv` is not a scenario (the edits file, a config file): it is skipped
 //! and listed. A file that looks like a scenario but is broken is an error naming the file:
 //! a history silently missing a session would give a wrong sum.
