@@ -86,8 +86,8 @@ enum Sub {
 const HISTORY_ABOUT: &str = "\
 Evaluate the same edits on every session of a directory, and sum them.
 
-Every scenario file under DIR (searched recursively for *.toml, hidden directories left
-out; what `simulate import` writes) is evaluated with the edits of EDITS.toml, each at its
+Every scenario file under DIR (searched recursively for *.toml, hidden files and
+directories left out; what `simulate import` writes) is evaluated with the edits of EDITS.toml, each at its
 own nominal B and ρ (fitted or assumed, as its file says), in parallel. A .toml file with
 neither [[call]] tables nor calls_tsv (the edits file itself, say) is skipped and listed; a
 broken scenario is an error naming the file.
