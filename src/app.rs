@@ -63,6 +63,8 @@ pub enum Command {
     /// `simulate import FORMAT PATH… --out DIR`.
     Import(crate::import::ImportConfig),
     Telemetry(crate::telemetry::TelemetryConfig),
+    /// `simulate history DIR --edits EDITS.toml`.
+    History(crate::history_command::HistoryConfig),
 }
 
 /// Runs `command`, printing to `out`.
@@ -73,6 +75,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Fit(c) => crate::fit_command::run(c, out),
         Command::Import(c) => crate::import::run(c, out),
         Command::Telemetry(c) => crate::telemetry::run(c, out),
+        Command::History(c) => crate::history_command::run(c, out),
     }
 }
 

@@ -104,6 +104,9 @@ enum Sub {
         long_about = "Mean token counts of a memory system's telemetry log, each over the rows that carry it.\n\nThe log has one JSON object a line, with an optional `telemetry` object holding compact_total, real_total and reader_calls[].prompt_tokens. Each count keeps its own denominator: a row without it is left out of its mean, never read as 0. The counts are in the unit the log was counted in; say which with --unit, and it is printed beside every figure."
     )]
     Telemetry(TelemetryArgs),
+    /// Evaluate the same edits on every session of a directory, and sum them.
+    #[command(long_about = HISTORY_ABOUT)]
+    History(HistoryArgs),
 }
 
 #[derive(Args, Debug)]
@@ -119,6 +122,72 @@ struct TelemetryArgs {
     /// What to print: a table for people, or JSON.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
+}
+
+const HISTORY_ABOUT: &str = "\
+Evaluate the same edits on every session of a directory, and sum them.
+
+Every scenario file under DIR (searched recursively for *.toml, hidden files and
+directories left out; what `simulate import` writes) is evaluated with the edits of EDITS.toml, each at its
+own nominal B and ρ (fitted or assumed, as its file says), in parallel. A .toml file with
+neither [[call]] tables nor calls_tsv (the edits file itself, say) is skipped and listed; a
+broken scenario is an error naming the file.
+
+For each edit: the saving summed over the sessions, its percentage of the summed baseline
+reread totals, the distribution of the per-session percentages (median, p10, p90,
+nearest-rank), and in how many sessions it ranks first. Then whether the aggregate ranking
+holds across sessions (every session has its order) and across assumptions (every
+session's B and ρ scaled by the same factors, summed again at each point). A rule that
+selects nothing in a session is counted, not an error; an edit naming a call a session
+lacks is an error naming the edit and the session.
+
+Files in OUT/<name>/: summary.csv (per edit), sessions.csv (per session and edit),
+sweep.csv (per factor point and edit), sessions.svg, aggregate.svg, report.html.
+
+Examples:
+  simulate history scenarios/history --edits scenarios/history/edits.toml
+  simulate history ~/sessions --edits rules.toml --bpt-factors 0.5:1.5:11 --format json";
+
+#[derive(Args, Debug)]
+struct HistoryArgs {
+    /// Directory of scenario files, searched recursively for *.toml.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+
+    /// The edits to evaluate on every session ([[edit]] tables only).
+    #[arg(long, value_name = "EDITS.toml")]
+    edits: PathBuf,
+
+    /// Root directory for results; files go to OUT/<name>/. `--out -` writes no files.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    out: PathBuf,
+
+    /// Name of the results directory ([a-z0-9][a-z0-9_-]*); default: DIR's own name.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+
+    /// Write no files: only print the results on stdout.
+    #[arg(long)]
+    no_write: bool,
+
+    /// What to print: a table for people, or everything (aggregate, distribution, every
+    /// session) as JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Do not draw the SVG charts and the HTML report.
+    #[arg(long)]
+    no_charts: bool,
+
+    /// Factors on every session's own B for the sweep: a list `0.5,1,2` or a range
+    /// `FROM:TO:STEPS` (default 2/3,1,4/3).
+    #[arg(long, value_name = "FACTORS", allow_hyphen_values = true)]
+    base_factors: Option<String>,
+
+    /// Factors on every session's own ρ for the sweep: a list or `FROM:TO:STEPS`
+    /// (default 0.75,1,1.25).
+    #[arg(long, value_name = "FACTORS", allow_hyphen_values = true)]
+    bpt_factors: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -366,6 +435,9 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 format: l.format.into(),
             }));
         }
+        Some(Sub::History(h)) => {
+            return history_config(h).map(Command::History);
+        }
         Some(Sub::Telemetry(t)) => {
             return Ok(Command::Telemetry(crate::telemetry::TelemetryConfig {
                 file: t.file,
@@ -402,6 +474,73 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             retry_rate: axis("--sweep-retry", &r.sweep_retry, Assumption::RetryRate)?,
         },
     }))
+}
+
+fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfig, Located> {
+    let err = |flag: &str, m: String| Located::new("command line", m).place(flag.to_string());
+    let factors = |flag: &str, text: &Option<String>| -> Result<Option<Vec<f64>>, Located> {
+        let Some(text) = text else { return Ok(None) };
+        let values = number_list(flag, text)?;
+        crate::history::factors::checked(values, flag)
+            .map(Some)
+            .map_err(|m| err(flag, m))
+    };
+    let base = factors("--base-factors", &h.base_factors)?;
+    let bpt = factors("--bpt-factors", &h.bpt_factors)?;
+    let factors = crate::history::Factors::new(base, bpt)
+        .map_err(|m| err("--base-factors, --bpt-factors", m))?;
+    if let Some(name) = &h.name {
+        let valid = name.len() <= 100
+            && name.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+        if !valid {
+            return Err(err(
+                "--name",
+                format!(
+                    "`{name}` is not a valid name: use lowercase letters, digits, `_` and `-`, starting with a letter or digit (e.g. `team-history`)"
+                ),
+            ));
+        }
+    }
+    Ok(crate::history_command::HistoryConfig {
+        dir: h.dir,
+        edits: h.edits,
+        name: h.name,
+        out_root: (!h.no_write && h.out.as_os_str() != "-").then_some(h.out),
+        format: h.format.into(),
+        charts: !h.no_charts,
+        factors,
+    })
+}
+
+/// `a,b,c` or `from:to:steps`, unchecked.
+fn number_list(flag: &str, text: &str) -> Result<Vec<f64>, Located> {
+    let err = |m: String| Located::new("command line", m).place(flag.to_string());
+    let number = |s: &str| -> Result<f64, Located> {
+        s.trim()
+            .parse::<f64>()
+            .map_err(|_| err(format!("`{s}` is not a number")))
+    };
+    if text.contains(':') {
+        let parts: Vec<&str> = text.split(':').collect();
+        let [from, to, steps] = parts[..] else {
+            return Err(err(format!(
+                "`{text}`: a range is FROM:TO:STEPS, e.g. 0.5:1.5:11"
+            )));
+        };
+        let steps = steps
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| err(format!("steps `{steps}` is not a whole number")))?;
+        crate::scenario::range(number(from)?, number(to)?, steps).map_err(err)
+    } else {
+        text.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(number)
+            .collect()
+    }
 }
 
 /// `a,b,c` or `from:to:steps`.

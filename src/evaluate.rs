@@ -103,6 +103,9 @@ pub struct Study<'a> {
     pub edited: Vec<Subject>,
     /// Things the user should know that are not errors (a setting overridden by pinning).
     pub warnings: Vec<String>,
+    /// By edit index: the notes of applying it (a rule that selected no call), also in
+    /// `warnings`; kept apart so many sessions can be counted per edit.
+    pub edit_notes: Vec<Vec<String>>,
 }
 
 impl<'a> Study<'a> {
@@ -149,6 +152,7 @@ impl<'a> Study<'a> {
             })
             .collect::<Result<Vec<_>, Error>>()?;
         let (edited, notes): (Vec<Subject>, Vec<Vec<String>>) = edited.into_iter().unzip();
+        let edit_notes = notes.clone();
         let warnings = scenario
             .edits
             .iter()
@@ -167,6 +171,7 @@ impl<'a> Study<'a> {
         Ok(Study {
             scenario,
             warnings,
+            edit_notes,
             baseline: Subject {
                 name: "baseline".into(),
                 run: baseline,

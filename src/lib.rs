@@ -15,6 +15,8 @@ pub mod evaluate;
 pub mod finite;
 pub mod fit;
 pub mod fit_command;
+pub mod history;
+pub mod history_command;
 pub mod import;
 pub mod input;
 pub mod ledger;

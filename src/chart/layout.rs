@@ -28,6 +28,8 @@ pub(crate) enum Key {
     TwoTone(RGBColor, RGBColor),
     /// A marker shape in ink (what caused a cache write).
     Marker(Marker),
+    /// An outlined square (a total drawn as an outline beside filled dots).
+    Outline,
     /// No key: a heading or a note.
     Heading,
     /// No key, but indented like a keyed line: an item under the line above.
@@ -275,6 +277,10 @@ fn draw_key(
         }
         Key::Dot => root.draw(&Circle::new((x + 11, y), 2, INK.mix(0.75).filled())),
         Key::Marker(shape) => return marker(root, shape, (x + 11, y), chart),
+        Key::Outline => root.draw(&Rectangle::new(
+            [(left, top), (right, bottom)],
+            INK.stroke_width(3),
+        )),
         Key::Heading | Key::Indent => Ok(()),
     }
     .map_err(err)

@@ -213,12 +213,15 @@ pub mod reduce;
 mod same;
 pub mod style;
 
+pub mod aggregate;
 pub mod by_tool;
 pub mod context;
 pub mod cost;
+pub mod history;
 pub mod plane;
 pub mod ranking;
 pub mod savings;
+pub mod sessions;
 pub mod totals;
 
 use std::io;

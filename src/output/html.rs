@@ -8,7 +8,7 @@ use crate::report::{EditReport, MeasureReport, MeasuredReport, Report, SweepRepo
 use std::io::{self, Write};
 
 /// Escapes text for HTML; control characters become visible escapes.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -26,14 +26,14 @@ fn escape(text: &str) -> String {
 }
 
 /// An SVG document as an inline element: without its XML declaration.
-fn inline_svg(svg: &str) -> &str {
+pub(crate) fn inline_svg(svg: &str) -> &str {
     match svg.find("<svg") {
         Some(start) => &svg[start..],
         None => svg,
     }
 }
 
-const STYLE: &str = "
+pub(crate) const STYLE: &str = "
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: 1180px; margin: 2em auto; padding: 0 1.2em; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; padding-bottom: 0.15em; }

@@ -1,0 +1,167 @@
+//! Writes a synthetic history for the `simulate history` benchmark:
+//! `cargo run --release --example gen_history -- SESSIONS CALLS DIR` writes SESSIONS
+//! scenario files of CALLS calls each under `DIR/sessions/`, in the layout `simulate import
+//! claude-code` writes (comments, `[import]`, `[cache]`, `[[call]]` with `tool`,
+//! `input_hash` and `[call.measured]`), and `DIR/edits.toml` with 5 edits: a cap on shell
+//! output, clearing by staleness, clearing on idle time, dropping an MCP server's tool
+//! definitions from the base, and a combination.
+//!
+//! Every third session has a fitted B and ρ, the rest the importer's measured B and assumed
+//! ρ. Sizes come from a fixed linear congruential sequence, so every run writes the same
+//! files and benchmark figures compare like with like.
+
+use std::fmt::Write as _;
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+const EDITS: &str = r#"# Five edits for the history benchmark.
+
+[[edit]]
+name = "cap shell output at 4 KB"
+cap = { select = { tool = "Bash" }, max_bytes = 4000 }
+
+[[edit]]
+name = "clear stale results every 2 topics"
+clear = { every_segments = 2, keep_segments = 1 }
+
+[[edit]]
+name = "clear after a 5-minute pause"
+clear = { after_gap_s = 300 }
+
+[[edit]]
+name = "drop the GitHub MCP server"
+base = { by_tokens = 4200 }
+
+[[edit]]
+name = "cap shell and clear after a pause"
+steps = [
+  { cap = { select = { tool = "Bash" }, max_bytes = 4000 } },
+  { clear = { after_gap_s = 300 } },
+]
+"#;
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let sessions: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let calls: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(200);
+    let root = PathBuf::from(args.get(3).map_or("target/bench-history", String::as_str));
+    let dir = root.join("sessions");
+    fs::create_dir_all(&dir)?;
+    fs::write(root.join("edits.toml"), EDITS)?;
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        state >> 33
+    };
+    let tools = [
+        ("Bash", "cargo test --package shop"),
+        ("Bash", "git diff --stat"),
+        ("Read", "/home/dev/shop/src/cart.rs"),
+        ("Read", "/home/dev/shop/src/checkout.rs"),
+        ("Edit", "/home/dev/shop/src/cart.rs"),
+        ("Grep", "fn total"),
+        ("WebSearch", "rust decimal rounding half even"),
+        ("mcp__github__get_issue", "shop#412"),
+    ];
+    let mut s = String::with_capacity(calls as usize * 480 + 2048);
+    for n in 0..sessions {
+        s.clear();
+        let session = format!("{n:08x}-1111-4222-8333-{:012x}", next());
+        let fitted = n % 3 == 0;
+        let base = 15_000 + next() % 10_000;
+        let rho = 3.0 + (next() % 1200) as f64 / 1000.0;
+        let _ = writeln!(
+            s,
+            "# Imported by simulate from a Claude Code log: one [[call]] per API request, deduplicated.\n\
+             # Where it came from (file, session, trace) is in [import] below.\n\
+             #\n\
+             # [call.measured] holds the provider's own usage counts of each request\n\
+             # (anthropic: input_tokens excludes cache reads and writes; total input = input_tokens + cache_creation_input_tokens + cache_read_input_tokens).\n\
+             # `bytes` is what joined the context after the call: tool results and user text, in\n\
+             # UTF-8 bytes; `output_tokens` is the model's measured output, which joins the context\n\
+             # too. Images count by an estimate in `tokens` (labelled). base_tokens is the first\n\
+             # request's measured total input, a starting point; bytes_per_token is assumed.\n\
+             #\n\
+             # To go on:\n\
+             #   simulate fit <this file>   fit B and ρ to the measured usage\n\
+             #   simulate <this file>       run the reread ledger; add [[edit]] tables to compare changes\n"
+        );
+        let _ = writeln!(s, "name = \"bench-{n:06}\"");
+        let _ = writeln!(
+            s,
+            "description = \"Claude Code session {:.8}… (main trace), {calls} requests, 2025-10-01 09:00–11:00 UTC\"",
+            session
+        );
+        if fitted {
+            let _ = writeln!(s, "base_tokens = {base}");
+            let _ = writeln!(
+                s,
+                "base_tokens_source = \"fitted (simulate fit: R² = 0.998 on {calls} of {calls} calls, 2025-10-02)\""
+            );
+            let _ = writeln!(s, "bytes_per_token = {rho:.3}");
+            let _ = writeln!(
+                s,
+                "bytes_per_token_source = \"fitted (simulate fit: R² = 0.998 on {calls} of {calls} calls, 2025-10-02)\""
+            );
+        } else {
+            let _ = writeln!(s, "base_tokens = {base}");
+            let _ = writeln!(
+                s,
+                "base_tokens_source = \"measured: first request's total input (claude-code import); run `simulate fit` for B and ρ\""
+            );
+            let _ = writeln!(s, "bytes_per_token = 3.3");
+            let _ = writeln!(
+                s,
+                "bytes_per_token_source = \"assumed (default; run `simulate fit`)\""
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\n[import]\nformat = \"claude-code\"\nfile = \"/home/dev/.claude/projects/-home-dev-shop/{session}.jsonl\"\nsession_id = \"{session}\"\ntrace = \"main\"\npart = 1\nrequests = {calls}\nduplicates_removed = {}\nmalformed_lines = 0\nmodel = \"claude-sonnet-4-5-20250929\"\nconvention = \"anthropic\"\n\n[cache]\npreset = \"claude-sonnet-4-5\"",
+            calls * 2
+        );
+        let mut segment = 1;
+        let mut context = base;
+        for c in 0..calls {
+            if c > 0 && next() % 18 == 0 {
+                segment += 1;
+            }
+            let (tool, argument) = tools[(next() % tools.len() as u64) as usize];
+            let bytes = match tool {
+                "Bash" if next() % 6 == 0 => 20_000 + next() % 60_000,
+                "Bash" => 300 + next() % 6_000,
+                "Read" => 1_000 + next() % 16_000,
+                "WebSearch" => 4_000 + next() % 8_000,
+                "mcp__github__get_issue" => 2_000 + next() % 5_000,
+                _ => 80 + next() % 1_500,
+            };
+            let gap = if next() % 25 == 0 {
+                301 + next() % 1_500
+            } else {
+                1 + next() % 40
+            };
+            let output = 40 + next() % 900;
+            let written = bytes * 10 / 33 + output;
+            let kind = if tool == "WebSearch" {
+                "web_search"
+            } else {
+                "tool"
+            };
+            let hash = (next() % 40) * 0x9e37_79b9 + argument.len() as u64;
+            let _ = writeln!(
+                s,
+                "\n[[call]]\nid = \"req_011CU{n:06}{c:05}AbCdEfGhJk\"\nlabel = \"{tool}: {argument}\"\ntool = \"{tool}\"\nkind = \"{kind}\"\nbytes = {bytes}\nsegment = {segment}\ngap_s = {gap}\noutput_tokens = {output}\ninput_hash = \"{hash:016x}\"\n[call.measured]\ninput_tokens = {}\ncache_creation_input_tokens = {written}\ncache_creation_1h_input_tokens = 0\ncache_read_input_tokens = {context}\noutput_tokens = {output}\nmodel = \"claude-sonnet-4-5-20250929\"\nconvention = \"anthropic\"",
+                3 + next() % 8
+            );
+            context += written;
+        }
+        let path = dir.join(format!("bench-{n:06}.toml"));
+        let mut out = BufWriter::new(File::create(&path)?);
+        out.write_all(s.as_bytes())?;
+        out.flush()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! `aggregate.svg`: what each edit saves over all sessions together, best first: a bar to
+//! its share of the summed baseline reread total, and across it a whisker from the 10th to
+//! the 90th percentile of the per-session shares with the median marked. A bar far from
+//! its whisker says a few long sessions carry the sum.
+
+use plotters::prelude::{
+    ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
+};
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::history::{HistoryChartInput, edit_name};
+use super::style::{
+    self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX,
+};
+use super::{ChartError, drawing, layout};
+use crate::output::number::grouped;
+
+/// File name of this chart.
+pub const FILE: &str = "aggregate.svg";
+
+/// Height of one bar's row, in px.
+const ROW_PX: i32 = 52;
+/// Bar thickness as a share of its row.
+const BAR_SHARE: f64 = 0.5;
+/// Room below the bars for ticks and the axis description, in px.
+const BELOW_BARS_PX: i32 = 64;
+/// Longest edit name shown beside a bar, in characters.
+const NAME_CHARS: usize = 32;
+/// Swatch, gap and padding beside the names, in px.
+const NAME_EXTRA_PX: i32 = 40;
+/// Plot width left after margins, names and tick labels, in px (for label room).
+const PLOT_SLACK_PX: i32 = 60;
+
+/// The chart, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregateChart {
+    pub title: String,
+    pub subtitle: String,
+    /// Ranked order, drawn top to bottom.
+    pub bars: Vec<Bar>,
+    /// Percent axis: zero, every bar and whisker, and room for the labels.
+    pub x_range: (f64, f64),
+    /// Width of the name column, in px.
+    pub names_width_px: i32,
+}
+
+/// One edit's bar and whisker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    pub edit: usize,
+    pub name: String,
+    pub total_pct: f64,
+    pub p10: f64,
+    pub median: f64,
+    pub p90: f64,
+    /// Written past the bar or whisker, whichever ends further right.
+    pub label: String,
+}
+
+/// Bars and axis of `aggregate.svg`.
+pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> {
+    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
+    let mut bars = Vec::with_capacity(input.rows.len());
+    for r in &input.rows {
+        let name = style::truncate(edit_name(input, r.edit, FILE)?, NAME_CHARS);
+        bars.push(Bar {
+            edit: r.edit,
+            name,
+            total_pct: finite(r.total_pct),
+            p10: finite(r.p10),
+            median: finite(r.median),
+            p90: finite(r.p90),
+            label: format!(
+                "{}% · {} · first in {} of {}",
+                style::fixed(finite(r.total_pct), 1),
+                style::calls(r.equivalent_calls),
+                grouped(r.sessions_first as f64, 0),
+                grouped(input.sessions as f64, 0)
+            ),
+        });
+    }
+    let names_width_px = bars
+        .iter()
+        .map(|b| style::text_width_px(&b.name, LABEL_SIZE))
+        .max()
+        .unwrap_or(0)
+        + NAME_EXTRA_PX;
+    let plot_px = f64::from(WIDTH_PX as i32 - 2 * MARGIN_PX - names_width_px - PLOT_SLACK_PX);
+    let label_px = bars
+        .iter()
+        .map(|b| style::text_width_px(&b.label, SMALL_SIZE) + 14)
+        .max()
+        .map_or(0.0, f64::from);
+    let values = bars
+        .iter()
+        .flat_map(|b| [b.total_pct, b.p10, b.p90])
+        .chain([0.0]);
+    let (lo, hi) = style::finite_range(values).unwrap_or((0.0, 0.0));
+    let span = if hi - lo > 0.0 { hi - lo } else { 1.0 };
+    // The data takes what the labels leave of the plot width: solve for the full range.
+    let right_share = (label_px / plot_px).min(0.6);
+    let full = span / (1.0 - right_share);
+    let pad = 0.02 * full;
+    Ok(AggregateChart {
+        title: format!("{}: what each edit saves over all sessions", input.name),
+        subtitle: format!(
+            "Bar: share of the {} sessions' summed reread total. Whisker: p10 to p90 of \
+             the per-session shares, dot: median.",
+            grouped(input.sessions as f64, 0)
+        ),
+        bars,
+        x_range: (lo - pad, hi + right_share * full + pad),
+        names_width_px,
+    })
+}
+
+/// Renders the chart as SVG text.
+pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
+    let err = drawing(FILE);
+    let n = chart.bars.len().max(1);
+    let bars_px = ROW_PX * n as i32;
+    let height = TITLE_BAND_PX + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
+        root.fill(&BACKGROUND).map_err(&err)?;
+        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
+        let area = root.margin(TITLE_BAND_PX + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
+        let (x_lo, x_hi) = chart.x_range;
+        let rows = n as f64;
+        let mut plot = ChartBuilder::on(&area)
+            .margin(8)
+            .x_label_area_size(BELOW_BARS_PX - 8)
+            .y_label_area_size(chart.names_width_px)
+            .build_cartesian_2d(x_lo..x_hi, 0.0..rows)
+            .map_err(&err)?;
+        let decimals = style::decimals_for_step((x_hi - x_lo) / 8.0);
+        let percent = |x: &f64| format!("{}%", style::fixed(*x, decimals));
+        let nothing = |_: &f64| String::new();
+        style::house_mesh(&mut plot.configure_mesh())
+            .disable_y_mesh()
+            .y_labels(0)
+            .y_label_formatter(&nothing)
+            .x_labels(9)
+            .x_label_formatter(&percent)
+            .x_desc("% of baseline reread total saved (left of 0: the edit adds rereads)")
+            .draw()
+            .map_err(&err)?;
+
+        let half = BAR_SHARE / 2.0;
+        for (i, bar) in chart.bars.iter().enumerate() {
+            let middle = rows - i as f64 - 0.5;
+            let colour = style::edit_colour(bar.edit);
+            plot.draw_series([Rectangle::new(
+                [(0.0, middle - half), (bar.total_pct, middle + half)],
+                colour.mix(0.85).filled(),
+            )])
+            .map_err(&err)?;
+            // The whisker on a white halo, so it reads on any bar colour.
+            for (c, w) in [(BACKGROUND, 5), (INK, 2)] {
+                plot.draw_series([PathElement::new(
+                    vec![(bar.p10, middle), (bar.p90, middle)],
+                    c.stroke_width(w),
+                )])
+                .map_err(&err)?;
+                for end in [bar.p10, bar.p90] {
+                    plot.draw_series([PathElement::new(
+                        vec![(end, middle - half * 0.7), (end, middle + half * 0.7)],
+                        c.stroke_width(w),
+                    )])
+                    .map_err(&err)?;
+                }
+            }
+            plot.draw_series([Circle::new((bar.median, middle), 6, BACKGROUND.filled())])
+                .map_err(&err)?;
+            plot.draw_series([Circle::new((bar.median, middle), 4, INK.filled())])
+                .map_err(&err)?;
+            let end = bar.total_pct.max(bar.p90).max(0.0);
+            let (x, y) = plot.backend_coord(&(end, middle));
+            root.draw(&Text::new(
+                bar.label.clone(),
+                (x + 8, y),
+                style::text(SMALL_SIZE, INK, HPos::Left, VPos::Center),
+            ))
+            .map_err(&err)?;
+            let (left, _) = plot.backend_coord(&(x_lo, middle));
+            root.draw(&Text::new(
+                bar.name.clone(),
+                (left - 30, y),
+                style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
+            ))
+            .map_err(&err)?;
+            root.draw(&Rectangle::new(
+                [(left - 22, y - 7), (left - 8, y + 7)],
+                colour.filled(),
+            ))
+            .map_err(&err)?;
+        }
+        plot.draw_series([PathElement::new(
+            vec![(0.0, 0.0), (0.0, rows)],
+            INK.stroke_width(1),
+        )])
+        .map_err(&err)?;
+        root.present().map_err(&err)?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::history::tests::input;
+
+    #[test]
+    fn bars_keep_the_ranked_order_and_room_for_whiskers_and_labels() {
+        let chart = prepare(&input()).unwrap();
+        let order: Vec<_> = chart.bars.iter().map(|b| b.edit).collect();
+        assert_eq!(order, vec![1, 0, 2]);
+        assert_eq!(chart.bars[0].label, "22.0% · 11.0 calls · first in 2 of 5");
+        assert!(chart.x_range.0 < -2.0);
+        assert!(chart.x_range.1 > 31.0 + 1.0);
+    }
+}

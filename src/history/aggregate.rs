@@ -1,0 +1,340 @@
+//! The arithmetic over many sessions (MODEL §7), as pure functions of their figures.
+//!
+//! An edit's aggregate saving is the sum of its per-session savings, its percentage is of
+//! the summed baseline totals, and beside it goes the distribution of the per-session
+//! percentages: a sum can hide that one long session carries the whole saving. Sums run in
+//! session order from zero, so the aggregate is exactly the sum a reader would compute
+//! from `sessions.csv`, whatever the thread count.
+
+use super::agreement::{Agreement, agreement};
+use super::{Factors, SessionFigures};
+use crate::rank::{self, Ranking};
+use serde::Serialize;
+
+/// Nearest-rank percentile of ascending `sorted`: the value at rank `⌈p/100 · N⌉` (at least
+/// 1). None for an empty list.
+pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let rank = (p / 100.0 * n as f64).ceil().clamp(1.0, n as f64) as usize;
+    sorted.get(rank - 1).copied()
+}
+
+/// The spread of per-session percentages saved, nearest-rank.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Distribution {
+    pub min: f64,
+    pub p10: f64,
+    pub median: f64,
+    pub p90: f64,
+    pub max: f64,
+}
+
+impl Distribution {
+    /// The distribution of `values`; None when there are none.
+    pub fn of(values: &[f64]) -> Option<Distribution> {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let at = |p| nearest_rank(&sorted, p);
+        Some(Distribution {
+            min: *sorted.first()?,
+            p10: at(10.0)?,
+            median: at(50.0)?,
+            p90: at(90.0)?,
+            max: *sorted.last()?,
+        })
+    }
+}
+
+/// One edit over every session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EditAggregate {
+    pub name: String,
+    /// Position in the edits file (0-based): the index of this edit in every session.
+    pub index: usize,
+    /// 1-based rank by aggregate saving; ties share a rank.
+    pub rank: usize,
+    /// Σ of the per-session savings, est. tokens (each session at its own ρ).
+    pub saved_tokens: f64,
+    /// `100 · saved_tokens / Σ baseline totals`.
+    pub saved_pct: f64,
+    /// The saving in average baseline calls over all sessions (`Σ T / Σ n`).
+    pub equivalent_calls: f64,
+    /// Σ of the per-session cost savings, input-token equivalents.
+    pub cost_saved: f64,
+    /// `100 · cost_saved / Σ baseline costs`.
+    pub cost_saved_pct: f64,
+    /// Σ of the per-session dollar savings over the sessions with a `[price]`; None when
+    /// no session has one.
+    pub dollars_saved: Option<f64>,
+    /// Sessions with a `[price]`: the denominator of `dollars_saved`.
+    pub priced_sessions: usize,
+    /// Per-session percentages saved: min, p10, median, p90, max.
+    pub per_session_pct: Distribution,
+    /// Sessions where this edit ranks first (a tie for first counts for each tied edit).
+    pub sessions_first: usize,
+    /// Sessions where it saves something (beyond a tie with zero).
+    pub sessions_saving: usize,
+    /// Sessions where it adds rereads.
+    pub sessions_adding: usize,
+    /// Sessions where one of its rules selected no call.
+    pub sessions_selected_nothing: usize,
+    /// Those rules (`cap`, `step 2: drop`…), each once, in the order first met.
+    pub rules_selecting_nothing: Vec<String>,
+}
+
+/// Every edit over every session, and whether the sessions agree on the order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Aggregate {
+    pub sessions: usize,
+    /// Σ of the baseline call counts.
+    pub calls: usize,
+    /// Σ of the baseline reread totals, est. tokens.
+    pub baseline_total_tokens: f64,
+    /// Σ of the baseline costs, input-token equivalents.
+    pub baseline_cost: f64,
+    /// By edit index.
+    pub edits: Vec<EditAggregate>,
+    /// Of the aggregate savings.
+    #[serde(skip)]
+    pub ranking: Ranking,
+    /// Sessions against the aggregate order (item = session index, session order).
+    pub across_sessions: Agreement,
+}
+
+impl Aggregate {
+    /// The aggregate savings by edit index.
+    pub fn savings(&self) -> Vec<f64> {
+        self.edits.iter().map(|e| e.saved_tokens).collect()
+    }
+}
+
+/// Aggregates `sessions` (in their order) for the edits `names`. None without sessions.
+pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggregate> {
+    if sessions.is_empty() {
+        return None;
+    }
+    let mut calls = 0usize;
+    let mut baseline_total = 0.0;
+    let mut baseline_cost = 0.0;
+    for s in sessions {
+        calls += s.calls;
+        baseline_total += s.baseline_total_tokens;
+        baseline_cost += s.baseline_cost;
+    }
+    let average_call = baseline_total / calls as f64;
+    let mut edits = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let mut saved = 0.0;
+        let mut cost_saved = 0.0;
+        let mut dollars: Option<f64> = None;
+        let mut priced = 0;
+        let (mut first, mut saving, mut adding, mut nothing) = (0, 0, 0, 0);
+        let mut rules: Vec<String> = Vec::new();
+        let mut percents = Vec::with_capacity(sessions.len());
+        for s in sessions {
+            let e = s.edits.get(i)?;
+            saved += e.saved_tokens;
+            cost_saved += e.cost_saved;
+            if let Some(d) = e.dollars_saved {
+                dollars = Some(dollars.unwrap_or(0.0) + d);
+                priced += 1;
+            }
+            first += usize::from(e.rank == 1);
+            saving += usize::from(e.saved_tokens > 0.0);
+            adding += usize::from(e.saved_tokens < 0.0);
+            nothing += usize::from(!e.selected_nothing.is_empty());
+            for note in &e.selected_nothing {
+                // A note reads "cap: the selector matches no call in this trace".
+                let rule = note.split_once(": ").map_or(note.as_str(), |(r, _)| r);
+                if !rules.iter().any(|r| r == rule) {
+                    rules.push(rule.to_string());
+                }
+            }
+            percents.push(e.saved_pct);
+        }
+        edits.push(EditAggregate {
+            name: name.clone(),
+            index: i,
+            rank: 0,
+            saved_tokens: saved,
+            saved_pct: 100.0 * saved / baseline_total,
+            equivalent_calls: saved / average_call,
+            cost_saved,
+            cost_saved_pct: 100.0 * cost_saved / baseline_cost,
+            dollars_saved: dollars,
+            priced_sessions: priced,
+            per_session_pct: Distribution::of(&percents)?,
+            sessions_first: first,
+            sessions_saving: saving,
+            sessions_adding: adding,
+            sessions_selected_nothing: nothing,
+            rules_selecting_nothing: rules,
+        });
+    }
+    let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
+    let ranking = rank::rank(&savings, baseline_total);
+    for (e, &r) in edits.iter_mut().zip(&ranking.ranks) {
+        e.rank = r;
+    }
+    let per_session: Vec<Vec<f64>> = sessions.iter().map(SessionFigures::savings).collect();
+    let across_sessions = agreement(
+        &ranking,
+        &savings,
+        baseline_total,
+        per_session
+            .iter()
+            .zip(sessions)
+            .map(|(v, s)| (v.as_slice(), s.baseline_total_tokens)),
+    );
+    Some(Aggregate {
+        sessions: sessions.len(),
+        calls,
+        baseline_total_tokens: baseline_total,
+        baseline_cost,
+        edits,
+        ranking,
+        across_sessions,
+    })
+}
+
+/// Running sums of every session's reread totals at each factor point: for each point the
+/// summed baseline total, then each edit's summed saving. Added in session order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepSums {
+    /// `1 + edits`.
+    width: usize,
+    sums: Vec<f64>,
+    sessions: usize,
+}
+
+impl SweepSums {
+    /// Zero sums for `points` grid points and `edits` edits.
+    pub fn new(points: usize, edits: usize) -> SweepSums {
+        SweepSums {
+            width: 1 + edits,
+            sums: vec![0.0; points * (1 + edits)],
+            sessions: 0,
+        }
+    }
+
+    /// Adds one session's totals: point-major, the baseline first then each edit (see
+    /// `session::Session::sweep_totals`). A list of another shape is a bug and is ignored
+    /// beyond the shorter length.
+    pub fn add(&mut self, totals: &[f64]) {
+        self.sessions += 1;
+        for (sums, totals) in self
+            .sums
+            .chunks_exact_mut(self.width)
+            .zip(totals.chunks_exact(self.width))
+        {
+            let baseline = totals[0];
+            sums[0] += baseline;
+            for (sum, edited) in sums[1..].iter_mut().zip(&totals[1..]) {
+                *sum += baseline - edited;
+            }
+        }
+    }
+
+    /// The summed figures at each point, ranked, and checked against `reference` (the
+    /// nominal aggregate).
+    pub fn finish(self, factors: &Factors, reference: &Aggregate) -> SweepAggregate {
+        let points: Vec<SweepPoint> = self
+            .sums
+            .chunks_exact(self.width)
+            .zip(factors.points())
+            .map(|(sums, (base_factor, bytes_per_token_factor))| {
+                let baseline = sums[0];
+                let saved = sums[1..].to_vec();
+                let ranking = rank::rank(&saved, baseline);
+                SweepPoint {
+                    base_factor,
+                    bytes_per_token_factor,
+                    baseline_total_tokens: baseline,
+                    saved_pct: saved.iter().map(|s| 100.0 * s / baseline).collect(),
+                    saved_tokens: saved,
+                    ranks: ranking.ranks,
+                    order: ranking.order,
+                }
+            })
+            .collect();
+        let agreement = agreement(
+            &reference.ranking,
+            &reference.savings(),
+            reference.baseline_total_tokens,
+            points
+                .iter()
+                .map(|p| (p.saved_tokens.as_slice(), p.baseline_total_tokens)),
+        );
+        SweepAggregate {
+            factors: factors.clone(),
+            points,
+            agreement,
+        }
+    }
+}
+
+/// The aggregate at one factor point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepPoint {
+    /// Every session's B is multiplied by this.
+    pub base_factor: f64,
+    /// Every session's ρ is multiplied by this.
+    pub bytes_per_token_factor: f64,
+    /// Σ of the baseline reread totals there.
+    pub baseline_total_tokens: f64,
+    /// Σ of each edit's savings, by edit index.
+    pub saved_tokens: Vec<f64>,
+    /// By edit index, of the summed baseline.
+    pub saved_pct: Vec<f64>,
+    /// 1-based ranks by edit index.
+    pub ranks: Vec<usize>,
+    /// Edit indices, best first.
+    pub order: Vec<usize>,
+}
+
+/// The aggregate over the factor grid, and whether it keeps the nominal order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepAggregate {
+    pub factors: Factors,
+    pub points: Vec<SweepPoint>,
+    /// Points against the nominal aggregate order (item = point index, grid order).
+    pub agreement: Agreement,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_on_a_known_list() {
+        // The textbook list: 15, 20, 35, 40, 50.
+        let v = [15.0, 20.0, 35.0, 40.0, 50.0];
+        assert_eq!(nearest_rank(&v, 5.0), Some(15.0));
+        assert_eq!(nearest_rank(&v, 30.0), Some(20.0));
+        assert_eq!(nearest_rank(&v, 40.0), Some(20.0));
+        assert_eq!(nearest_rank(&v, 50.0), Some(35.0));
+        assert_eq!(nearest_rank(&v, 100.0), Some(50.0));
+        assert_eq!(nearest_rank(&[], 50.0), None);
+        // Ten values: p10 is the 1st, the median the 5th (the lower middle), p90 the 9th.
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        let d = Distribution::of(&ten).unwrap();
+        assert_eq!((d.p10, d.median, d.p90), (1.0, 5.0, 9.0));
+        // Order of the input does not matter.
+        let d = Distribution::of(&[9.0, -1.0, 4.0]).unwrap();
+        assert_eq!(
+            (d.min, d.p10, d.median, d.p90, d.max),
+            (-1.0, -1.0, 4.0, 9.0, 9.0)
+        );
+    }
+
+    #[test]
+    fn sweep_sums_add_savings_per_point() {
+        let mut s = SweepSums::new(2, 1);
+        s.add(&[100.0, 90.0, 200.0, 150.0]);
+        s.add(&[10.0, 5.0, 20.0, 25.0]);
+        assert_eq!(s.sums, vec![110.0, 15.0, 220.0, 45.0]);
+    }
+}

@@ -1,0 +1,178 @@
+//! A history's CSV files, numbers unrounded:
+//! - `sessions.csv`: one row per session and edit, the session's own figures;
+//! - `summary.csv`: one row per edit, the aggregate and the spread over sessions;
+//! - `sweep.csv`: one row per factor point and edit, the summed savings there.
+
+use super::HistoryReport;
+use crate::output::csv::csv_error;
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// A row of `sessions.csv`.
+#[derive(Serialize)]
+struct SessionRow<'a> {
+    session: &'a str,
+    file: &'a str,
+    calls: usize,
+    base_tokens: f64,
+    base_tokens_source: &'a str,
+    bytes_per_token: f64,
+    bytes_per_token_source: &'a str,
+    baseline_total_tokens: f64,
+    baseline_cost: f64,
+    edit: &'a str,
+    rank: usize,
+    total_tokens: f64,
+    edited_calls: usize,
+    saved_tokens: f64,
+    saved_pct: f64,
+    equivalent_calls: f64,
+    cost_saved: f64,
+    cost_saved_pct: f64,
+    dollars_saved: Option<f64>,
+    /// Rules of the edit that selected no call here, joined by `; `.
+    selected_nothing: String,
+}
+
+/// Writes `sessions.csv`: sessions by name, edits in the edits file's order.
+pub fn write_sessions(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let names = names_by_index(report);
+    for s in &report.sessions {
+        for (e, name) in s.edits.iter().zip(&names) {
+            w.serialize(SessionRow {
+                session: &s.name,
+                file: &s.file,
+                calls: s.calls,
+                base_tokens: s.base_tokens,
+                base_tokens_source: &s.sources.base_tokens,
+                bytes_per_token: s.bytes_per_token,
+                bytes_per_token_source: &s.sources.bytes_per_token,
+                baseline_total_tokens: s.baseline_total_tokens,
+                baseline_cost: s.baseline_cost,
+                edit: name,
+                rank: e.rank,
+                total_tokens: e.total_tokens,
+                edited_calls: e.calls,
+                saved_tokens: e.saved_tokens,
+                saved_pct: e.saved_pct,
+                equivalent_calls: e.equivalent_calls,
+                cost_saved: e.cost_saved,
+                cost_saved_pct: e.cost_saved_pct,
+                dollars_saved: e.dollars_saved,
+                selected_nothing: e.selected_nothing.join("; "),
+            })
+            .map_err(csv_error)?;
+        }
+    }
+    w.flush()
+}
+
+/// Edit names by edit index (the edits file's order, which the sessions keep); the
+/// report's own list is ranked.
+fn names_by_index(report: &HistoryReport) -> Vec<&str> {
+    let mut names = vec![""; report.edits.len()];
+    for e in &report.edits {
+        if let Some(slot) = names.get_mut(e.index) {
+            *slot = &e.name;
+        }
+    }
+    names
+}
+
+/// A row of `summary.csv`.
+#[derive(Serialize)]
+struct SummaryRow<'a> {
+    rank: usize,
+    edit: &'a str,
+    sessions: usize,
+    saved_tokens: f64,
+    saved_pct: f64,
+    equivalent_calls: f64,
+    session_pct_min: f64,
+    session_pct_p10: f64,
+    session_pct_median: f64,
+    session_pct_p90: f64,
+    session_pct_max: f64,
+    sessions_first: usize,
+    sessions_saving: usize,
+    sessions_adding: usize,
+    sessions_selected_nothing: usize,
+    cost_saved: f64,
+    cost_saved_pct: f64,
+    dollars_saved: Option<f64>,
+    priced_sessions: usize,
+    baseline_total_tokens: f64,
+    baseline_calls: usize,
+    baseline_cost: f64,
+}
+
+/// Writes `summary.csv`: one row per edit, ranked by aggregate saving.
+pub fn write_summary(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let b = &report.baseline;
+    for e in &report.edits {
+        let d = &e.per_session_pct;
+        w.serialize(SummaryRow {
+            rank: e.rank,
+            edit: &e.name,
+            sessions: b.sessions,
+            saved_tokens: e.saved_tokens,
+            saved_pct: e.saved_pct,
+            equivalent_calls: e.equivalent_calls,
+            session_pct_min: d.min,
+            session_pct_p10: d.p10,
+            session_pct_median: d.median,
+            session_pct_p90: d.p90,
+            session_pct_max: d.max,
+            sessions_first: e.sessions_first,
+            sessions_saving: e.sessions_saving,
+            sessions_adding: e.sessions_adding,
+            sessions_selected_nothing: e.sessions_selected_nothing,
+            cost_saved: e.cost_saved,
+            cost_saved_pct: e.cost_saved_pct,
+            dollars_saved: e.dollars_saved,
+            priced_sessions: e.priced_sessions,
+            baseline_total_tokens: b.total_tokens,
+            baseline_calls: b.calls,
+            baseline_cost: b.cost,
+        })
+        .map_err(csv_error)?;
+    }
+    w.flush()
+}
+
+/// A row of `sweep.csv`.
+#[derive(Serialize)]
+struct SweepRow<'a> {
+    base_factor: f64,
+    bytes_per_token_factor: f64,
+    nominal: bool,
+    edit: &'a str,
+    baseline_total_tokens: f64,
+    saved_tokens: f64,
+    saved_pct: f64,
+    rank: usize,
+}
+
+/// Writes `sweep.csv`: grid order, edits in the edits file's order.
+pub fn write_sweep(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let names = names_by_index(report);
+    for p in &report.across_assumptions.points {
+        for (i, name) in names.iter().enumerate() {
+            w.serialize(SweepRow {
+                base_factor: p.base_factor,
+                bytes_per_token_factor: p.bytes_per_token_factor,
+                nominal: p.base_factor == 1.0 && p.bytes_per_token_factor == 1.0,
+                edit: name,
+                baseline_total_tokens: p.baseline_total_tokens,
+                saved_tokens: p.saved_tokens[i],
+                saved_pct: p.saved_pct[i],
+                rank: p.ranks[i],
+            })
+            .map_err(csv_error)?;
+        }
+    }
+    w.flush()
+}

@@ -1,0 +1,246 @@
+//! Finding a history's scenario files and evaluating them, in parallel, one session per task.
+//!
+//! What counts as a session: every `*.toml` under the directory (searched recursively,
+//! following symbolic links, hidden files and directories left out) that is a scenario. A TOML file with neither `[[call]]`
+//! tables nor `calls_tsv` is not a scenario (the edits file, a config file): it is skipped
+//! and listed. A file that looks like a scenario but is broken is an error naming the file:
+//! a history silently missing a session would give a wrong sum.
+//!
+//! Sessions are ordered by scenario name, not by file name, and summed in that order, so
+//! the results do not depend on where the files sit or on the thread count; two files
+//! with the same scenario name are an error (one session counted twice).
+
+use super::aggregate::SweepSums;
+use super::progress::Progress;
+use super::session::{Session, evaluate_session};
+use super::{Factors, SessionFigures};
+use crate::error::{Error, Located};
+use crate::output::number::grouped;
+use crate::scenario::{Edit, load_quick, read_limited};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Sessions read and evaluated per parallel chunk (between progress updates).
+const CHUNK: usize = 256;
+
+/// The most sweep totals kept in memory (sessions × factor points × (1 + edits)), about
+/// 400 MB; a larger history is refused with what to shrink.
+pub const MAX_SWEEP_VALUES: usize = 50_000_000;
+
+/// A `.toml` file that is not a session, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    /// Relative to the history's directory.
+    pub file: String,
+    pub reason: String,
+}
+
+/// The `.toml` files under `dir`, in path order, and those skipped without reading
+/// (`edits_file` itself, when it lies inside `dir`).
+pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>), Error> {
+    let meta = std::fs::metadata(dir).map_err(|source| Error::Unreadable {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        return Err(Located::new(
+            dir.display().to_string(),
+            "is a file, not a directory: give the directory that holds the sessions' scenario files (simulate SCENARIO.toml runs one)",
+        )
+        .into());
+    }
+    let edits = std::fs::canonicalize(edits_file).ok();
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walk {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            Error::Unreadable {
+                path,
+                source: e.into(),
+            }
+        })?;
+        let path = entry.path();
+        let is_toml = path
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("toml"));
+        if !entry.file_type().is_file() || !is_toml {
+            continue;
+        }
+        if edits.is_some() && std::fs::canonicalize(path).ok() == edits {
+            skipped.push(Skipped {
+                file: relative(dir, path),
+                reason: "the edits file (--edits)".into(),
+            });
+            continue;
+        }
+        files.push(path.to_path_buf());
+    }
+    Ok((files, skipped))
+}
+
+/// `path` relative to `dir`, for reports.
+fn relative(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir).unwrap_or(path).display().to_string()
+}
+
+/// Every session evaluated: their figures ordered by name, their sweep totals summed in
+/// that order, and the files that were not sessions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluated {
+    pub sessions: Vec<SessionFigures>,
+    pub sweep: SweepSums,
+    pub skipped: Vec<Skipped>,
+}
+
+enum Outcome {
+    Session(Box<Session>),
+    Skipped(Skipped),
+}
+
+/// Reads `files` (under `dir`) as scenarios with `edits` (from `edits_file`) in place of
+/// their own, and evaluates each at its own nominal point and over `factors`.
+pub fn evaluate_all(
+    dir: &Path,
+    files: &[PathBuf],
+    edits: &[Edit],
+    edits_file: &str,
+    factors: &Factors,
+    progress: bool,
+) -> Result<Evaluated, Error> {
+    let width = 1 + edits.len();
+    let values = files
+        .len()
+        .saturating_mul(factors.len())
+        .saturating_mul(width);
+    if values > MAX_SWEEP_VALUES {
+        return Err(Located::new(
+            "command line",
+            format!(
+                "{} files × {} factor points × {} runs is {} sweep totals; the limit is {}: use fewer factors (--base-factors, --bpt-factors) or split the directory",
+                grouped(files.len() as f64, 0),
+                factors.len(),
+                width,
+                grouped(values as f64, 0),
+                grouped(MAX_SWEEP_VALUES as f64, 0)
+            ),
+        )
+        .into());
+    }
+    let mut progress = Progress::new(progress, files.len());
+    let mut sessions: Vec<Session> = Vec::with_capacity(files.len());
+    let mut skipped = Vec::new();
+    for chunk in files.chunks(CHUNK) {
+        let outcomes: Vec<Result<Outcome, Error>> = chunk
+            .par_iter()
+            .map(|path| one(dir, path, edits, edits_file, factors))
+            .collect();
+        for outcome in outcomes {
+            match outcome {
+                Ok(Outcome::Session(s)) => sessions.push(*s),
+                Ok(Outcome::Skipped(s)) => skipped.push(s),
+                Err(e) => {
+                    progress.finish();
+                    return Err(e);
+                }
+            }
+        }
+        progress.advance(chunk.len());
+    }
+    progress.finish();
+    sessions.sort_by(|a, b| a.figures.name.cmp(&b.figures.name));
+    if let Some(pair) = sessions
+        .windows(2)
+        .find(|w| w[0].figures.name == w[1].figures.name)
+    {
+        let (a, b) = (&pair[0].figures, &pair[1].figures);
+        let (first, second) = if a.file <= b.file { (a, b) } else { (b, a) };
+        return Err(Located::new(
+            dir.join(&second.file).display().to_string(),
+            format!(
+                "scenario name `{}` is also the name of {}: a history counts each session once; remove the copy or rename one",
+                a.name,
+                dir.join(&first.file).display()
+            ),
+        )
+        .place("name")
+        .into());
+    }
+    let mut sweep = SweepSums::new(factors.len(), edits.len());
+    let figures = sessions
+        .into_iter()
+        .map(|s| {
+            sweep.add(&s.sweep_totals);
+            s.figures
+        })
+        .collect();
+    Ok(Evaluated {
+        sessions: figures,
+        sweep,
+        skipped,
+    })
+}
+
+fn one(
+    dir: &Path,
+    path: &Path,
+    edits: &[Edit],
+    edits_file: &str,
+    factors: &Factors,
+) -> Result<Outcome, Error> {
+    let text = read_limited(path)?;
+    let file = relative(dir, path);
+    let scenario = match load_quick(&text, path) {
+        Ok(s) => s,
+        Err(e) => {
+            return match not_a_scenario(&text) {
+                Some(reason) => Ok(Outcome::Skipped(Skipped { file, reason })),
+                None => Err(e),
+            };
+        }
+    };
+    let scenario = scenario.with_edits(edits.to_vec(), edits_file);
+    Ok(Outcome::Session(Box::new(evaluate_session(
+        &scenario, &file, factors,
+    )?)))
+}
+
+/// Why `text` is not a scenario at all, if it is valid TOML without `[[call]]` tables or
+/// `calls_tsv`; None when it is meant as one (and so its error stands).
+fn not_a_scenario(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    if table.contains_key("call") || table.contains_key("calls_tsv") {
+        return None;
+    }
+    Some(if table.contains_key("edit") {
+        "not a scenario: [[edit]] tables without calls (an edits file)".into()
+    } else {
+        "not a scenario: no [[call]] tables or calls_tsv".into()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_valid_toml_without_calls_is_not_a_scenario() {
+        assert!(
+            not_a_scenario("[[edit]]\nname = \"x\"\n")
+                .unwrap()
+                .contains("edits file")
+        );
+        assert!(not_a_scenario("[package]\nname = \"x\"\n").is_some());
+        assert_eq!(
+            not_a_scenario("name = \"x\"\n[[call]]\nbytes = \"no\"\n"),
+            None
+        );
+        assert_eq!(not_a_scenario("name = \n"), None);
+    }
+}

@@ -1,0 +1,269 @@
+//! A history's `report.html`: one self-contained page (styles and charts inline), in the
+//! same look as a single scenario's report.
+
+use super::HistoryReport;
+use super::report::AgreementReport;
+use crate::output::html::{STYLE, escape, inline_svg};
+use crate::output::number::{decimal, grouped, percent, plural};
+use std::io::{self, Write};
+
+/// Sessions listed on the page; `sessions.csv` has them all.
+const MAX_SESSION_ROWS: usize = 300;
+
+/// Writes the page for `report` with `charts` (file name, SVG text) inline.
+pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) -> io::Result<()> {
+    writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} — simulate history</title>\n<style>{STYLE}</style>\n</head>\n<body>",
+        escape(&r.name)
+    )?;
+    writeln!(out, "<h1>{}: many sessions</h1>", escape(&r.name))?;
+    writeln!(out, "<p class=\"answer\">{}</p>", escape(&r.answer))?;
+    for w in &r.warnings {
+        writeln!(
+            out,
+            "<p class=\"warning\"><b>Warning:</b> {} ({})</p>",
+            escape(&w.warning),
+            plural(w.sessions, "session", "sessions")
+        )?;
+    }
+    what_was_summed(out, r)?;
+    edits(out, r)?;
+    agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
+    assumptions(out, r)?;
+    if !charts.is_empty() {
+        writeln!(out, "<h2>Charts</h2>")?;
+        for (name, svg) in charts {
+            writeln!(
+                out,
+                "<figure id=\"{}\">\n{}\n<figcaption class=\"note\">{}</figcaption>\n</figure>",
+                escape(name),
+                inline_svg(svg),
+                escape(name)
+            )?;
+        }
+    }
+    sessions(out, r)?;
+    writeln!(
+        out,
+        "<p class=\"note\">Made by simulate from {} with the edits of {}. A reread total is a relative yardstick for comparing edits, not a bill.</p>\n</body>\n</html>",
+        escape(&r.directory),
+        escape(&r.edits_file)
+    )
+}
+
+fn what_was_summed(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let counts = |m: &std::collections::BTreeMap<String, usize>| {
+        m.iter()
+            .map(|(k, n)| format!("{k} in {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let b = &r.baseline;
+    writeln!(out, "<h2>What was summed</h2>\n<dl>")?;
+    let rows = [
+        ("Directory", r.directory.clone()),
+        ("Edits file", r.edits_file.clone()),
+        ("Sessions", grouped(b.sessions as f64, 0)),
+        ("Calls", grouped(b.calls as f64, 0)),
+        (
+            "Base tokens B",
+            format!("each session's own: {}", counts(&r.base_tokens_sources)),
+        ),
+        (
+            "Bytes per token ρ",
+            format!("each session's own: {}", counts(&r.bytes_per_token_sources)),
+        ),
+        ("Unit", r.unit.clone()),
+        (
+            "Baseline",
+            format!(
+                "reread total {} est. tokens; average call {} est. tokens",
+                grouped(b.total_tokens, 0),
+                grouped(b.average_call_tokens, 0)
+            ),
+        ),
+    ];
+    for (k, v) in rows {
+        writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v))?;
+    }
+    for s in &r.skipped {
+        writeln!(
+            out,
+            "<dt>Skipped</dt><dd>{}: {}</dd>",
+            escape(&s.file),
+            escape(&s.reason)
+        )?;
+    }
+    writeln!(out, "</dl>")
+}
+
+fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let n = grouped(r.baseline.sessions as f64, 0);
+    let count = |x: usize| grouped(x as f64, 0);
+    writeln!(
+        out,
+        "<h2>Edits, ranked by their saving summed over all sessions</h2>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved</th></tr>"
+    )?;
+    for e in &r.edits {
+        let d = &e.per_session_pct;
+        writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td></tr>",
+            e.rank,
+            escape(&e.name),
+            grouped(e.saved_tokens, 0),
+            percent(e.saved_pct),
+            grouped(e.equivalent_calls, 2),
+            percent(d.median),
+            percent(d.p10),
+            percent(d.p90),
+            count(e.sessions_first),
+            count(e.sessions_saving),
+            count(e.sessions_adding),
+            count(e.sessions_selected_nothing),
+            percent(e.cost_saved_pct),
+        )?;
+    }
+    writeln!(
+        out,
+        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit); selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost.</p>"
+    )
+}
+
+fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport) -> io::Result<()> {
+    writeln!(out, "<h2>{}</h2>", escape(title))?;
+    let class = if a.holds { "holds" } else { "flips" };
+    writeln!(
+        out,
+        "<p class=\"{class}\">The aggregate order {}: {} of {} {items} keep it; {} of {} keep its winner.</p>",
+        if a.holds { "holds" } else { "does not hold" },
+        grouped(a.matching_order as f64, 0),
+        grouped(a.of as f64, 0),
+        grouped(a.matching_winner as f64, 0),
+        grouped(a.of as f64, 0)
+    )?;
+    if !a.flips.is_empty() {
+        writeln!(
+            out,
+            "<table>\n<tr><th class=\"name\">saves more</th><th class=\"name\">than (in the aggregate)</th><th>{items}</th><th class=\"text\">where</th></tr>"
+        )?;
+        for f in &a.flips {
+            let more = if f.count > f.where_.len() {
+                format!("; and {} more", f.count - f.where_.len())
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{} of {}</td><td class=\"text\">{}{more}</td></tr>",
+                escape(&f.b),
+                escape(&f.a),
+                grouped(f.count as f64, 0),
+                grouped(a.of as f64, 0),
+                escape(&f.where_.join("; "))
+            )?;
+        }
+        writeln!(out, "</table>")?;
+    }
+    Ok(())
+}
+
+fn assumptions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let a = &r.across_assumptions;
+    agreement(out, "Across assumptions", "points", &a.agreement)?;
+    writeln!(
+        out,
+        "<p class=\"note\">Grid: {} applied to every session's own values ({}). Percent saved of the summed baseline at each point:</p>",
+        escape(&a.grid),
+        escape(a.method)
+    )?;
+    let mut names = vec![""; r.edits.len()];
+    for e in &r.edits {
+        if let Some(slot) = names.get_mut(e.index) {
+            *slot = &e.name;
+        }
+    }
+    write!(
+        out,
+        "<div class=\"scroll\"><table>\n<tr><th>B ×</th><th>ρ ×</th>"
+    )?;
+    for n in &names {
+        write!(out, "<th>{}</th>", escape(n))?;
+    }
+    writeln!(out, "<th class=\"text\">order</th></tr>")?;
+    for p in &a.points {
+        write!(
+            out,
+            "<tr><td>{}</td><td>{}</td>",
+            escape(&super::factors::label(p.base_factor)),
+            escape(&super::factors::label(p.bytes_per_token_factor))
+        )?;
+        for pct in &p.saved_pct {
+            write!(out, "<td>{}</td>", percent(*pct))?;
+        }
+        let order: Vec<&str> = p
+            .order
+            .iter()
+            .filter_map(|&i| names.get(i).copied())
+            .collect();
+        let ranks: Vec<usize> = p
+            .order
+            .iter()
+            .filter_map(|&i| p.ranks.get(i).copied())
+            .collect();
+        writeln!(
+            out,
+            "<td class=\"text\">{}</td></tr>",
+            escape(&crate::report::order_line(&order, &ranks))
+        )?;
+    }
+    writeln!(out, "</table></div>")
+}
+
+fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let mut names = vec![""; r.edits.len()];
+    for e in &r.edits {
+        if let Some(slot) = names.get_mut(e.index) {
+            *slot = &e.name;
+        }
+    }
+    writeln!(
+        out,
+        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"text\">B from</th><th>ρ</th><th class=\"text\">ρ from</th><th>baseline est. tokens</th>"
+    )?;
+    for n in &names {
+        write!(out, "<th>{}</th>", escape(n))?;
+    }
+    writeln!(out, "</tr>")?;
+    for s in r.sessions.iter().take(MAX_SESSION_ROWS) {
+        write!(
+            out,
+            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td>{}</td><td class=\"text\">{}</td><td>{}</td>",
+            escape(&s.name),
+            s.calls,
+            grouped(s.base_tokens, 0),
+            escape(super::report::source_kind(&s.sources.base_tokens)),
+            decimal(s.bytes_per_token),
+            escape(super::report::source_kind(&s.sources.bytes_per_token)),
+            grouped(s.baseline_total_tokens, 0)
+        )?;
+        for e in &s.edits {
+            if e.rank == 1 {
+                write!(out, "<td><b>{}</b></td>", percent(e.saved_pct))?;
+            } else {
+                write!(out, "<td>{}</td>", percent(e.saved_pct))?;
+            }
+        }
+        writeln!(out, "</tr>")?;
+    }
+    writeln!(out, "</table></div>")?;
+    if r.sessions.len() > MAX_SESSION_ROWS {
+        writeln!(
+            out,
+            "<p class=\"note\">The first {MAX_SESSION_ROWS} of {} sessions by name; sessions.csv has every one.</p>",
+            r.sessions.len()
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,30 @@
+//! Many sessions (MODEL.md §7): the same edits evaluated on every scenario of a set, and
+//! whether their ranking holds across the sessions and across the assumptions.
+//!
+//! One set of agent sessions answers the question better than one run: a rule that saves a
+//! lot on one long session may do nothing on the rest. So every session is evaluated at its
+//! own nominal B and ρ (fitted or assumed, as its file says), the savings are summed, and
+//! the spread of the per-session percentages is reported beside the sum.
+//!
+//! The parts: `files` finds and reads the scenarios (in parallel, one session per task),
+//! `session` evaluates one scenario to plain figures, `aggregate` is the pure arithmetic
+//! over those figures, `agreement` counts who keeps a reference order, and `report` turns
+//! it into the data every output renders (`table`, `csv`, JSON, `html`, charts).
+
+pub mod aggregate;
+mod agreement;
+pub mod charts;
+pub mod csv;
+pub mod factors;
+pub mod files;
+pub mod html;
+mod progress;
+pub mod report;
+pub mod session;
+pub mod table;
+
+pub use aggregate::{Aggregate, Distribution, EditAggregate, SweepAggregate, SweepSums};
+pub use agreement::{Agreement, PairFlip};
+pub use factors::Factors;
+pub use report::HistoryReport;
+pub use session::{SessionEdit, SessionFigures, evaluate_session};

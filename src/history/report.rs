@@ -1,0 +1,322 @@
+//! A history's report as data, built once: the table, the JSON, the CSV files, the HTML
+//! page and the charts each render it, so they cannot disagree.
+
+use super::aggregate::{Aggregate, EditAggregate, SweepAggregate, SweepPoint};
+use super::factors::{self, Factors};
+use super::files::Skipped;
+use super::{Agreement, SessionFigures};
+use crate::output::number::{grouped, percent, plural};
+use crate::report::order_line;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Sessions named per flipping pair in the report (the JSON's `sessions` has them all).
+pub const NAMED_PER_FLIP: usize = 5;
+
+/// The summed baseline.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HistoryBaseline {
+    pub sessions: usize,
+    /// Σ of the sessions' calls.
+    pub calls: usize,
+    /// Σ of the baseline reread totals, est. tokens (each session at its own ρ).
+    pub total_tokens: f64,
+    /// `total_tokens / calls`.
+    pub average_call_tokens: f64,
+    /// Σ of the baseline costs, input-token equivalents.
+    pub cost: f64,
+}
+
+/// A pair of edits whose aggregate order some sessions or points reverse.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlipReport {
+    /// Saves more in the aggregate.
+    pub a: String,
+    /// Saves more where it flips.
+    pub b: String,
+    /// How many sessions (or points) flip.
+    pub count: usize,
+    /// The first few sessions by name, or every point as `B × ⅔, ρ × 1.25`.
+    #[serde(rename = "where")]
+    pub where_: Vec<String>,
+}
+
+/// Whether a set of rankings keeps the aggregate's.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct AgreementReport {
+    pub holds: bool,
+    /// Sessions, or grid points.
+    pub of: usize,
+    pub matching_order: usize,
+    pub matching_winner: usize,
+    pub flips: Vec<FlipReport>,
+}
+
+/// The factor sweep applied to every session, summed.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct AssumptionsReport {
+    pub factors: Factors,
+    /// `B × ⅔, 1, 4⁄3 and ρ × 0.75, 1, 1.25`.
+    pub grid: String,
+    /// How the points were computed.
+    pub method: &'static str,
+    #[serde(flatten)]
+    pub agreement: AgreementReport,
+    /// Every point's summed figures, grid order.
+    pub points: Vec<SweepPoint>,
+}
+
+/// A warning and how many sessions gave it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WarningCount {
+    pub warning: String,
+    pub sessions: usize,
+}
+
+/// Everything a history shows.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HistoryReport {
+    /// Results go to `out/<name>/`.
+    pub name: String,
+    /// The directory searched, as given.
+    pub directory: String,
+    pub edits_file: String,
+    /// The answer in a few sentences.
+    pub answer: String,
+    /// The unit of every token figure.
+    pub unit: String,
+    /// How many sessions' B and ρ were fitted, measured or assumed.
+    pub base_tokens_sources: BTreeMap<String, usize>,
+    pub bytes_per_token_sources: BTreeMap<String, usize>,
+    pub baseline: HistoryBaseline,
+    /// Ranked by aggregate saving, best first.
+    pub edits: Vec<EditAggregate>,
+    /// The aggregate ranking as a line, ties shown: `a > b = c`.
+    pub order: String,
+    pub across_sessions: AgreementReport,
+    pub across_assumptions: AssumptionsReport,
+    /// Warnings other than rules that selected nothing (those are counted per edit).
+    pub warnings: Vec<WarningCount>,
+    /// `.toml` files under the directory that are not sessions.
+    pub skipped: Vec<Skipped>,
+    /// Every session's own figures, by name.
+    pub sessions: Vec<SessionFigures>,
+}
+
+/// `fitted`, `measured` or `assumed`: the first word of a source, else `given`.
+pub fn source_kind(source: &str) -> &'static str {
+    let first = source.split_whitespace().next().unwrap_or("");
+    let first = first.trim_end_matches([':', ',']).to_ascii_lowercase();
+    match first.as_str() {
+        "fitted" => "fitted",
+        "measured" => "measured",
+        "assumed" => "assumed",
+        _ => "given",
+    }
+}
+
+fn flips(
+    a: &Agreement,
+    names: &[String],
+    item: impl Fn(usize) -> String,
+    listed: usize,
+) -> Vec<FlipReport> {
+    a.flips
+        .iter()
+        .map(|f| FlipReport {
+            a: names[f.a].clone(),
+            b: names[f.b].clone(),
+            count: f.count,
+            where_: f.items.iter().take(listed).map(|&i| item(i)).collect(),
+        })
+        .collect()
+}
+
+fn agreement_report(
+    a: &Agreement,
+    names: &[String],
+    item: impl Fn(usize) -> String,
+    listed: usize,
+) -> AgreementReport {
+    AgreementReport {
+        holds: a.holds(),
+        of: a.items,
+        matching_order: a.matching_order,
+        matching_winner: a.matching_winner,
+        flips: flips(a, names, item, listed),
+    }
+}
+
+impl HistoryReport {
+    /// The report of `aggregate` over `sessions`, with its factor sweep.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: &str,
+        directory: &str,
+        edits_file: &str,
+        aggregate: Aggregate,
+        sweep: SweepAggregate,
+        sessions: Vec<SessionFigures>,
+        skipped: Vec<Skipped>,
+    ) -> HistoryReport {
+        let names: Vec<String> = aggregate.edits.iter().map(|e| e.name.clone()).collect();
+        let ranked: Vec<EditAggregate> = aggregate
+            .ranking
+            .order
+            .iter()
+            .map(|&i| aggregate.edits[i].clone())
+            .collect();
+        let order = order_line(
+            &ranked.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
+            &ranked.iter().map(|e| e.rank).collect::<Vec<_>>(),
+        );
+        let across_sessions = agreement_report(
+            &aggregate.across_sessions,
+            &names,
+            |i| sessions.get(i).map_or_else(String::new, |s| s.name.clone()),
+            NAMED_PER_FLIP,
+        );
+        let across_assumptions = AssumptionsReport {
+            grid: sweep.factors.describe(),
+            method: "each session by closed form (replayed where a clearing moves with B or ρ), then summed",
+            agreement: agreement_report(
+                &sweep.agreement,
+                &names,
+                |i| factors::point_label(sweep.factors.point(i)),
+                usize::MAX,
+            ),
+            factors: sweep.factors,
+            points: sweep.points,
+        };
+        let mut base_sources = BTreeMap::new();
+        let mut bpt_sources = BTreeMap::new();
+        let mut warnings: BTreeMap<String, usize> = BTreeMap::new();
+        for s in &sessions {
+            *base_sources
+                .entry(source_kind(&s.sources.base_tokens).to_string())
+                .or_default() += 1;
+            *bpt_sources
+                .entry(source_kind(&s.sources.bytes_per_token).to_string())
+                .or_default() += 1;
+            for w in &s.warnings {
+                *warnings.entry(w.clone()).or_default() += 1;
+            }
+        }
+        let baseline = HistoryBaseline {
+            sessions: aggregate.sessions,
+            calls: aggregate.calls,
+            total_tokens: aggregate.baseline_total_tokens,
+            average_call_tokens: aggregate.baseline_total_tokens / aggregate.calls as f64,
+            cost: aggregate.baseline_cost,
+        };
+        let answer = answer(&ranked, &baseline, &across_sessions, &across_assumptions);
+        HistoryReport {
+            name: name.to_string(),
+            directory: directory.to_string(),
+            edits_file: edits_file.to_string(),
+            answer,
+            unit: "est. tokens (bytes ÷ each session's own ρ, plus measured tokens), summed over sessions".into(),
+            base_tokens_sources: base_sources,
+            bytes_per_token_sources: bpt_sources,
+            baseline,
+            edits: ranked,
+            order,
+            across_sessions,
+            across_assumptions,
+            warnings: warnings
+                .into_iter()
+                .map(|(warning, sessions)| WarningCount { warning, sessions })
+                .collect(),
+            skipped,
+            sessions,
+        }
+    }
+}
+
+/// The answer: the winner with its share and spread, then whether the order holds across
+/// sessions and across the assumptions.
+fn answer(
+    ranked: &[EditAggregate],
+    baseline: &HistoryBaseline,
+    sessions: &AgreementReport,
+    assumptions: &AssumptionsReport,
+) -> String {
+    let n = baseline.sessions;
+    let over = format!("Over {}", plural(n, "session", "sessions"));
+    let Some(best) = ranked.first() else {
+        return format!("{over}: no edits to compare.");
+    };
+    let tied: Vec<&str> = ranked
+        .iter()
+        .take_while(|e| e.rank == best.rank)
+        .map(|e| e.name.as_str())
+        .collect();
+    let who = if tied.len() > 1 {
+        format!("{} tie for the largest saving", tied.join(" and "))
+    } else {
+        format!("{} saves the most", best.name)
+    };
+    let d = &best.per_session_pct;
+    let mut text = format!(
+        "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {} of {}.",
+        percent(best.saved_pct),
+        percent(d.median),
+        percent(d.p10),
+        percent(d.p90),
+        grouped(best.sessions_first as f64, 0),
+        grouped(n as f64, 0),
+    );
+    if ranked.len() < 2 {
+        return text;
+    }
+    let a = &assumptions.agreement;
+    let grid = format!("{} points of the factor sweep ({})", a.of, assumptions.grid);
+    if sessions.holds && a.holds {
+        text.push_str(&format!(
+            " The aggregate order holds in every session and at all {grid}: it stands under both kinds of doubt."
+        ));
+        return text;
+    }
+    let in_sessions = if sessions.holds {
+        "in every session".to_string()
+    } else {
+        format!(
+            "in {} of {} sessions",
+            grouped(sessions.matching_order as f64, 0),
+            grouped(n as f64, 0)
+        )
+    };
+    let at_points = if a.holds {
+        format!("at all {grid}")
+    } else {
+        format!("at {} of {grid}", a.matching_order)
+    };
+    let winner = if a.matching_winner == a.of {
+        format!("at every point {} stays first", best.name)
+    } else {
+        format!(
+            "{} stays first at {} of {} points",
+            best.name, a.matching_winner, a.of
+        )
+    };
+    text.push_str(&format!(
+        " The aggregate order holds {in_sessions} and {at_points}; {winner}."
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_classed_by_their_first_word() {
+        assert_eq!(source_kind("fitted (simulate fit: R² = 0.99)"), "fitted");
+        assert_eq!(
+            source_kind("measured: first request's total input"),
+            "measured"
+        );
+        assert_eq!(source_kind("assumed (scenario file)"), "assumed");
+        assert_eq!(source_kind("from the vendor"), "given");
+    }
+}

@@ -1,0 +1,199 @@
+//! One session: a scenario with the history's edits, evaluated at its own nominal point
+//! and at every point of the factor grid, boiled down to plain figures.
+//!
+//! The nominal figures come from the same replay as `simulate SCENARIO --edits FILE`, so a
+//! session's row says exactly what the single-scenario command says about it. The grid
+//! points use the closed forms of the sweep (`sweep::Model`), which is what keeps ten
+//! thousand sessions fast.
+
+use crate::error::{Error, Located};
+use crate::evaluate::{Study, evaluate};
+use crate::history::Factors;
+use crate::ledger::{Affine, Assumptions};
+use crate::report::Sources;
+use crate::scenario::Scenario;
+use crate::sweep::{Model, Point, totals};
+use serde::Serialize;
+
+/// One edit's figures on one session, at the session's nominal point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionEdit {
+    /// Reread total after the edit, in est. tokens.
+    pub total_tokens: f64,
+    /// Calls after the edit.
+    pub calls: usize,
+    /// `T_baseline − T_edited`, est. tokens.
+    pub saved_tokens: f64,
+    /// Percent of this session's baseline reread total.
+    pub saved_pct: f64,
+    /// The saving in this session's average baseline calls.
+    pub equivalent_calls: f64,
+    /// Saving in input-token equivalents under the session's cost model (its `[cache]`, or
+    /// flat without one).
+    pub cost_saved: f64,
+    pub cost_saved_pct: f64,
+    /// USD, when the session has a `[price]`.
+    pub dollars_saved: Option<f64>,
+    /// 1-based rank among the edits in this session (ties share a rank, MODEL §5).
+    pub rank: usize,
+    /// Rules of the edit that selected no call in this session (not an error: the edit
+    /// changes nothing there).
+    pub selected_nothing: Vec<String>,
+}
+
+/// Every figure of one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionFigures {
+    /// The scenario's name; sessions are ordered by it.
+    pub name: String,
+    /// The scenario file, relative to the history's directory.
+    pub file: String,
+    pub calls: usize,
+    /// The session's nominal B.
+    pub base_tokens: f64,
+    /// The session's nominal ρ.
+    pub bytes_per_token: f64,
+    /// Where B and ρ came from (fitted, measured or assumed), as the file says.
+    pub sources: Sources,
+    /// Baseline reread total, est. tokens at the session's own ρ.
+    pub baseline_total_tokens: f64,
+    /// Baseline cost, input-token equivalents.
+    pub baseline_cost: f64,
+    /// By edit index (the edits file's order).
+    pub edits: Vec<SessionEdit>,
+    /// Other things to know that are not errors (a setting overridden by pinning).
+    pub warnings: Vec<String>,
+}
+
+impl SessionFigures {
+    /// Savings on the reread total, by edit index.
+    pub fn savings(&self) -> Vec<f64> {
+        self.edits.iter().map(|e| e.saved_tokens).collect()
+    }
+}
+
+/// A session's figures and its reread totals at every factor point: point-major, the
+/// baseline first then each edit (`(1 + edits)` values a point).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    pub figures: SessionFigures,
+    pub sweep_totals: Vec<f64>,
+}
+
+/// Evaluates `scenario` (its edits already the history's) as the session in `file`.
+///
+/// Errors: an edit that names a call the session lacks, or a base edit that takes this
+/// session's base below zero at a corner of the factor grid; both name the edit and the
+/// session file.
+pub fn evaluate_session(
+    scenario: &Scenario,
+    file: &str,
+    factors: &Factors,
+) -> Result<Session, Error> {
+    let study = Study::new(scenario).map_err(|e| in_session(e, file))?;
+    let at = Assumptions {
+        base_tokens: scenario.base_tokens,
+        bytes_per_token: scenario.bytes_per_token,
+    };
+    let scaled = |(fb, fr): (f64, f64)| Assumptions {
+        base_tokens: at.base_tokens * fb,
+        bytes_per_token: at.bytes_per_token * fr,
+    };
+    let corners: Vec<Assumptions> = std::iter::once(at)
+        .chain(factors.corners().into_iter().map(scaled))
+        .collect();
+    study
+        .check_bases(&corners)
+        .map_err(|e| in_session(e, file))?;
+    let nominal_point = study.nominal(at);
+    let nominal = evaluate(&study, nominal_point);
+    let calls = nominal.baseline.calls;
+    let (baseline_total_tokens, baseline_cost) =
+        (nominal.baseline.total_tokens, nominal.baseline.cost);
+
+    let edits = nominal
+        .edits
+        .iter()
+        .enumerate()
+        .map(|(i, r)| SessionEdit {
+            total_tokens: r.outcome.total_tokens,
+            calls: r.outcome.calls,
+            saved_tokens: r.saving.saved,
+            saved_pct: r.saving.percent,
+            equivalent_calls: r.saving.equivalent_calls,
+            cost_saved: r.cost_saving.saved,
+            cost_saved_pct: r.cost_saving.percent,
+            dollars_saved: nominal
+                .baseline
+                .dollars
+                .zip(r.outcome.dollars)
+                .map(|(b, e)| b - e),
+            rank: nominal.ranking.ranks[i],
+            selected_nothing: study.edit_notes.get(i).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let notes: Vec<&String> = study.edit_notes.iter().flatten().collect();
+    let warnings = study
+        .warnings
+        .iter()
+        .filter(|w| !notes.iter().any(|n| w.ends_with(n.as_str())))
+        .cloned()
+        .collect();
+
+    // The sweep's closed forms, reusing the nominal replay's clearings: for a run whose
+    // clearings do not move with B or ρ they are the same at every point (as
+    // `Model::new` computes them, without replaying each clearing policy twice).
+    let clearings = std::iter::once(nominal.baseline.clearings)
+        .chain(nominal.edits.into_iter().map(|e| e.outcome.clearings));
+    let models: Vec<Model> = study
+        .subjects()
+        .zip(clearings)
+        .map(|(subject, clearings)| {
+            if subject.depends_on_assumptions() {
+                Model::Replay
+            } else {
+                let sums = subject.sums::<Affine>(&study, &clearings, at);
+                Model::Fixed { sums, clearings }
+            }
+        })
+        .collect();
+    let mut sweep_totals = Vec::with_capacity(factors.len() * models.len());
+    for factor in factors.points() {
+        let a = scaled(factor);
+        let point = Point {
+            base_tokens: a.base_tokens,
+            bytes_per_token: a.bytes_per_token,
+            ..nominal_point
+        };
+        for (subject, model) in study.subjects().zip(&models) {
+            sweep_totals.push(totals(&study, subject, model, &point, true).tokens);
+        }
+    }
+
+    Ok(Session {
+        figures: SessionFigures {
+            name: scenario.name.clone(),
+            file: file.to_string(),
+            calls,
+            base_tokens: at.base_tokens,
+            bytes_per_token: at.bytes_per_token,
+            sources: Sources::of(scenario, false, false),
+            baseline_total_tokens,
+            baseline_cost,
+            edits,
+            warnings,
+        },
+        sweep_totals,
+    })
+}
+
+/// Adds the session file to an error about an edit, whose location is in the edits file.
+fn in_session(e: Error, file: &str) -> Error {
+    match e {
+        Error::Input(located) => Error::Input(Located {
+            message: format!("{} (in session {file})", located.message),
+            ..located
+        }),
+        other => other,
+    }
+}

@@ -1,0 +1,235 @@
+//! The history's table for a person: what was summed, the ranked edits with their spread
+//! over sessions, and whether the order holds across sessions and assumptions.
+
+use super::HistoryReport;
+use super::report::AgreementReport;
+use crate::output::number::{grouped, percent, plural};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use unicode_width::UnicodeWidthStr;
+
+/// Widest edit name shown in the table, in columns.
+const NAME_COLUMNS: usize = 36;
+
+/// Writes the table, then the paths of the files written.
+pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::Result<()> {
+    header(out, r)?;
+    writeln!(out, "\n{}", r.answer)?;
+    edits(out, r)?;
+    across(
+        out,
+        "Across sessions",
+        ("in", "sessions"),
+        &r.across_sessions,
+    )?;
+    let a = &r.across_assumptions;
+    writeln!(
+        out,
+        "\nAcross assumptions ({} on every session's own values, {}):",
+        a.grid,
+        plural(a.agreement.of, "point", "points"),
+    )?;
+    agreement_lines(out, ("at", "points"), &a.agreement)?;
+    let nothing: Vec<&super::EditAggregate> = r
+        .edits
+        .iter()
+        .filter(|e| e.sessions_selected_nothing > 0)
+        .collect();
+    if !nothing.is_empty() {
+        writeln!(
+            out,
+            "\nRules that selected no call (not an error: the rule changes nothing in those sessions):"
+        )?;
+        for e in nothing {
+            writeln!(
+                out,
+                "  {}: {} in {} of {} sessions",
+                e.name,
+                e.rules_selecting_nothing.join(", "),
+                grouped(e.sessions_selected_nothing as f64, 0),
+                grouped(r.baseline.sessions as f64, 0)
+            )?;
+        }
+    }
+    for w in &r.warnings {
+        writeln!(
+            out,
+            "Warning: {} ({})",
+            w.warning,
+            plural(w.sessions, "session", "sessions")
+        )?;
+    }
+    if !files.is_empty() {
+        writeln!(out, "\nWritten:")?;
+        for f in files {
+            writeln!(out, "  {}", f.display())?;
+        }
+    }
+    Ok(())
+}
+
+/// `fitted in 8, assumed in 4`.
+fn counts(sources: &BTreeMap<String, usize>) -> String {
+    sources
+        .iter()
+        .map(|(kind, n)| format!("{kind} in {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let b = &r.baseline;
+    writeln!(
+        out,
+        "{}: {} from {}, each with the edits of {}",
+        r.name,
+        plural(b.sessions, "session", "sessions"),
+        r.directory,
+        r.edits_file
+    )?;
+    for s in &r.skipped {
+        writeln!(out, "  skipped {}: {}", s.file, s.reason)?;
+    }
+    writeln!(
+        out,
+        "  each session at its own B and ρ: B {}; ρ {}",
+        counts(&r.base_tokens_sources),
+        counts(&r.bytes_per_token_sources)
+    )?;
+    writeln!(out, "  unit: {}", r.unit)?;
+    writeln!(
+        out,
+        "  baseline: reread total {} est. tokens over {}; average call {} est. tokens",
+        grouped(b.total_tokens, 0),
+        plural(b.calls, "call", "calls"),
+        grouped(b.average_call_tokens, 0)
+    )
+}
+
+/// `name` padded (or cut with `…`) to `columns` display columns.
+fn pad(name: &str, columns: usize) -> String {
+    let mut text = String::new();
+    if name.width() <= columns {
+        text.push_str(name);
+    } else {
+        for c in name.chars() {
+            if text.width() + c.to_string().width() > columns.saturating_sub(1) {
+                break;
+            }
+            text.push(c);
+        }
+        text.push('…');
+    }
+    let width = text.width();
+    text.push_str(&" ".repeat(columns.saturating_sub(width)));
+    text
+}
+
+fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let n = r.baseline.sessions;
+    let columns = r
+        .edits
+        .iter()
+        .map(|e| e.name.width())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, NAME_COLUMNS);
+    writeln!(
+        out,
+        "\nEdits, ranked by their saving summed over all sessions:"
+    )?;
+    writeln!(
+        out,
+        "  rank  {}  {:>18}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
+        pad("edit", columns),
+        "saved est. tokens",
+        "saved",
+        "median",
+        "p10",
+        "p90",
+        "first in"
+    )?;
+    for e in &r.edits {
+        let d = &e.per_session_pct;
+        writeln!(
+            out,
+            "  {:>4}  {}  {:>18}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
+            e.rank,
+            pad(&e.name, columns),
+            grouped(e.saved_tokens, 0),
+            percent(e.saved_pct),
+            percent(d.median),
+            percent(d.p10),
+            percent(d.p90),
+            format!(
+                "{} of {}",
+                grouped(e.sessions_first as f64, 0),
+                grouped(n as f64, 0)
+            )
+        )?;
+    }
+    writeln!(
+        out,
+        "  (saved: of the summed baseline; median, p10, p90: of each session's own percentage,\n   nearest-rank; first in: sessions where the edit ranks first, a tie counting for each)"
+    )
+}
+
+/// `items` is how to say where: `("in", "sessions")` or `("at", "points")`.
+fn across(
+    out: &mut dyn Write,
+    title: &str,
+    items: (&str, &str),
+    a: &AgreementReport,
+) -> io::Result<()> {
+    writeln!(out, "\n{title}:")?;
+    agreement_lines(out, items, a)
+}
+
+fn agreement_lines(
+    out: &mut dyn Write,
+    (preposition, items): (&str, &str),
+    a: &AgreementReport,
+) -> io::Result<()> {
+    let holds = if a.holds { "holds" } else { "does not hold" };
+    writeln!(
+        out,
+        "  the aggregate order {holds}: {} of {} {items} keep it; {} of {} keep its winner",
+        grouped(a.matching_order as f64, 0),
+        grouped(a.of as f64, 0),
+        grouped(a.matching_winner as f64, 0),
+        grouped(a.of as f64, 0)
+    )?;
+    for f in &a.flips {
+        let more = if f.count > f.where_.len() {
+            format!(
+                ", and {} more",
+                grouped((f.count - f.where_.len()) as f64, 0)
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  {} saves more than {} {preposition} {} of {} {items}: {}{more}",
+            f.b,
+            f.a,
+            grouped(f.count as f64, 0),
+            grouped(a.of as f64, 0),
+            f.where_.join("; ")
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_padded_or_cut_to_their_column() {
+        assert_eq!(pad("cap", 6), "cap   ");
+        assert_eq!(pad("clear stale results", 8), "clear s…");
+        assert_eq!(pad("日本", 6), "日本  ");
+    }
+}

@@ -1,0 +1,638 @@
+//! `simulate history`: many sessions with the same edits (MODEL §7), on three tiny sessions
+//! whose savings are computed by hand, on the shipped example, and on bad input.
+#![allow(clippy::unwrap_used)]
+
+use assert_cmd::Command;
+use simulate::history::aggregate::{Distribution, aggregate};
+use simulate::history::{SessionEdit, SessionFigures};
+use simulate::report::Sources;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const SMALL: &str = "tests/fixtures/history/small";
+const EDITS: &str = "tests/fixtures/history/edits.toml";
+
+fn simulate() -> Command {
+    Command::cargo_bin("simulate").unwrap()
+}
+
+/// Runs `simulate history DIR --edits EDITS --out OUT --name NAME`, expecting success,
+/// with `threads` rayon threads; returns stdout.
+fn history(dir: &Path, edits: &str, out: &Path, threads: &str, extra: &[&str]) -> String {
+    let output = simulate()
+        .env("RAYON_NUM_THREADS", threads)
+        .arg("history")
+        .arg(dir)
+        .args(["--edits", edits, "--name", "h", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The rows of a CSV file as maps from column to text.
+fn rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    reader
+        .records()
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+fn number(row: &std::collections::HashMap<String, String>, column: &str) -> f64 {
+    row[column].parse().unwrap()
+}
+
+#[test]
+fn hand_computed_savings_sum_and_spread() {
+    let out = tempfile::tempdir().unwrap();
+    let table = history(Path::new(SMALL), EDITS, out.path(), "2", &[]);
+    let dir = out.path().join("h");
+    // Baselines: a 420 (B 100, ρ 1: 100 + 150 + 170), b 965, c 110; 1,495 in all.
+    // cap bash 10: a1 50 → 10 bytes, re-read twice: 80; b2 100 → 10 bytes (50 → 5 tokens),
+    // twice: 90; c has no shell: 0 (its rule selects nothing). 170 in all.
+    // base −30: 30 tokens per call: 90 + 120 + 60 = 270.
+    // clear on idle: only b pauses (600 s before b3): b1 and b2 become 9-byte placeholders
+    // (4.5 tokens each), so b3 reads 209 not 270 and b4 214 not 275: 122.
+    let summary = rows(&dir.join("summary.csv"));
+    let got: Vec<(String, usize, f64)> = summary
+        .iter()
+        .map(|r| {
+            (
+                r["edit"].clone(),
+                r["rank"].parse().unwrap(),
+                number(r, "saved_tokens"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("base -30".into(), 1, 270.0),
+            ("cap bash 10".into(), 2, 170.0),
+            ("clear on idle".into(), 3, 122.0)
+        ]
+    );
+    assert_eq!(number(&summary[0], "baseline_total_tokens"), 1495.0);
+    assert_eq!(number(&summary[0], "saved_pct"), 100.0 * 270.0 / 1495.0);
+    // Equivalent calls: of the average call over all 9 calls.
+    assert_eq!(
+        number(&summary[0], "equivalent_calls"),
+        270.0 / (1495.0 / 9.0)
+    );
+    // Per-session percentages, nearest-rank over three sessions: p10 the lowest, the
+    // median the second, p90 the highest.
+    let base = &summary[0];
+    assert_eq!(number(base, "session_pct_p10"), 100.0 * 120.0 / 965.0);
+    assert_eq!(number(base, "session_pct_median"), 100.0 * 90.0 / 420.0);
+    assert_eq!(number(base, "session_pct_p90"), 100.0 * 60.0 / 110.0);
+    let cap = &summary[1];
+    assert_eq!(
+        (
+            number(cap, "session_pct_p10"),
+            number(cap, "session_pct_median"),
+            number(cap, "session_pct_p90")
+        ),
+        (0.0, 100.0 * 90.0 / 965.0, 100.0 * 80.0 / 420.0)
+    );
+    // base −30 is first in a and c; in b clearing on idle (122) beats it (120).
+    let first: Vec<&str> = summary
+        .iter()
+        .map(|r| r["sessions_first"].as_str())
+        .collect();
+    assert_eq!(first, vec!["2", "0", "1"]);
+    assert_eq!(cap["sessions_selected_nothing"], "1");
+    // a keeps the order; c ties cap and clear at 0, and a tie is no flip; b flips.
+    assert!(table.contains("the aggregate order does not hold: 2 of 3 sessions keep it"));
+    assert!(table.contains("clear on idle saves more than base -30 in 1 of 3 sessions: b"));
+    assert!(table.contains("cap bash 10: cap in 1 of 3 sessions"));
+    assert!(table.contains("B assumed in 2, fitted in 1"), "{table}");
+}
+
+#[test]
+fn the_aggregate_is_exactly_the_sum_of_the_sessions() {
+    let out = tempfile::tempdir().unwrap();
+    history(
+        Path::new("scenarios/history"),
+        "scenarios/history/edits.toml",
+        out.path(),
+        "2",
+        &["--no-charts"],
+    );
+    let dir = out.path().join("h");
+    let sessions = rows(&dir.join("sessions.csv"));
+    let summary = rows(&dir.join("summary.csv"));
+    assert_eq!(sessions.len(), 12 * summary.len());
+    for edit in &summary {
+        let name = &edit["edit"];
+        // Summed in the file's order (sessions by name), from zero: the same f64 sum.
+        let mut saved = 0.0;
+        let mut baseline = 0.0;
+        let mut cost = 0.0;
+        for row in sessions.iter().filter(|r| &r["edit"] == name) {
+            saved += number(row, "saved_tokens");
+            baseline += number(row, "baseline_total_tokens");
+            cost += number(row, "cost_saved");
+        }
+        assert_eq!(number(edit, "saved_tokens"), saved, "{name}");
+        assert_eq!(number(edit, "baseline_total_tokens"), baseline);
+        assert_eq!(number(edit, "cost_saved"), cost, "{name}");
+    }
+    // The sweep's nominal point is the same sum, from the closed forms.
+    for row in rows(&dir.join("sweep.csv"))
+        .iter()
+        .filter(|r| r["nominal"] == "true")
+    {
+        let edit = summary.iter().find(|e| e["edit"] == row["edit"]).unwrap();
+        let (sweep, nominal) = (number(row, "saved_tokens"), number(edit, "saved_tokens"));
+        assert!(
+            (sweep - nominal).abs() <= 1e-9 * nominal.abs(),
+            "{sweep} vs {nominal}"
+        );
+    }
+}
+
+fn session(name: &str, baseline: f64, saved: &[f64]) -> SessionFigures {
+    SessionFigures {
+        name: name.into(),
+        file: format!("{name}.toml"),
+        calls: 10,
+        base_tokens: 1000.0,
+        bytes_per_token: 3.3,
+        sources: Sources {
+            base_tokens: "assumed".into(),
+            bytes_per_token: "assumed".into(),
+        },
+        baseline_total_tokens: baseline,
+        baseline_cost: baseline,
+        edits: saved
+            .iter()
+            .map(|&s| SessionEdit {
+                total_tokens: baseline - s,
+                calls: 10,
+                saved_tokens: s,
+                saved_pct: 100.0 * s / baseline,
+                equivalent_calls: s / (baseline / 10.0),
+                cost_saved: s,
+                cost_saved_pct: 100.0 * s / baseline,
+                dollars_saved: None,
+                rank: 1,
+                selected_nothing: Vec::new(),
+            })
+            .collect(),
+        warnings: Vec::new(),
+    }
+}
+
+#[test]
+fn the_pure_aggregate_sums_in_session_order_and_spreads_by_nearest_rank() {
+    // Sums that floating point rounds: the aggregate is the left-to-right sum exactly.
+    let names = vec!["x".to_string()];
+    let savings = [0.1, 0.2, 0.3, 1e-3, 7.7];
+    let sessions: Vec<SessionFigures> = savings
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| session(&format!("s{i}"), 10.0 + i as f64 / 3.0, &[s]))
+        .collect();
+    let a = aggregate(&names, &sessions).unwrap();
+    let expected = savings.iter().fold(0.0, |sum, s| sum + s);
+    assert_eq!(a.edits[0].saved_tokens, expected);
+    let baseline = sessions
+        .iter()
+        .fold(0.0, |sum, s| sum + s.baseline_total_tokens);
+    assert_eq!(a.baseline_total_tokens, baseline);
+    assert_eq!(a.edits[0].saved_pct, 100.0 * expected / baseline);
+    // Percentages 1, 2, … 10 %: p10 the 1st, the median the 5th, p90 the 9th.
+    let sessions: Vec<SessionFigures> = (1..=10)
+        .rev()
+        .map(|p| session(&format!("t{p:02}"), 100.0, &[f64::from(p)]))
+        .collect();
+    let d = aggregate(&names, &sessions).unwrap().edits[0].per_session_pct;
+    assert_eq!(
+        d,
+        Distribution {
+            min: 1.0,
+            p10: 1.0,
+            median: 5.0,
+            p90: 9.0,
+            max: 10.0
+        }
+    );
+    assert!(aggregate(&names, &[]).is_none());
+}
+
+/// Every file of a results directory, by name.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut all: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn results_are_the_same_with_one_thread_or_two() {
+    let one = tempfile::tempdir().unwrap();
+    let two = tempfile::tempdir().unwrap();
+    let dir = Path::new("scenarios/history");
+    let edits = "scenarios/history/edits.toml";
+    let a = history(dir, edits, one.path(), "1", &["--format", "json"]);
+    let b = history(dir, edits, two.path(), "2", &["--format", "json"]);
+    assert_eq!(a, b);
+    assert_eq!(files(&one.path().join("h")), files(&two.path().join("h")));
+}
+
+#[test]
+fn results_do_not_depend_on_file_names_or_places() {
+    let shuffled = tempfile::tempdir().unwrap();
+    let mut sources: Vec<PathBuf> = fs::read_dir("scenarios/history/sessions")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    sources.sort();
+    // New names in another order, some in a subdirectory.
+    for (i, source) in sources.iter().enumerate() {
+        let name = format!("{:02}-{}.toml", (i * 7) % sources.len(), 99 - i);
+        let target = if i % 3 == 0 {
+            shuffled.path().join("deeper").join(name)
+        } else {
+            shuffled.path().join(name)
+        };
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::copy(source, target).unwrap();
+    }
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let edits = "scenarios/history/edits.toml";
+    history(
+        Path::new("scenarios/history/sessions"),
+        edits,
+        first.path(),
+        "2",
+        &[],
+    );
+    history(shuffled.path(), edits, second.path(), "2", &[]);
+    let (a, b) = (
+        files(&first.path().join("h")),
+        files(&second.path().join("h")),
+    );
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        match name.as_str() {
+            // These name the files and the directory: compare everything else.
+            "sessions.csv" => {
+                let strip = |bytes: &[u8]| -> Vec<String> {
+                    String::from_utf8_lossy(bytes)
+                        .lines()
+                        .map(|l| {
+                            let mut fields: Vec<&str> = l.split(',').collect();
+                            fields.remove(1);
+                            fields.join(",")
+                        })
+                        .collect()
+                };
+                assert_eq!(strip(x), strip(y));
+            }
+            "report.html" => {}
+            _ => assert!(x == y, "{name} differs"),
+        }
+    }
+    assert_eq!(a.len(), b.len());
+}
+
+#[test]
+fn a_rule_that_selects_nothing_is_counted_and_other_toml_files_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["a.toml", "b.toml", "c.toml"] {
+        fs::copy(Path::new(SMALL).join(f), dir.path().join(f)).unwrap();
+    }
+    fs::write(dir.path().join("notes.toml"), "[package]\nname = \"x\"\n").unwrap();
+    fs::copy(EDITS, dir.path().join("edits.toml")).unwrap();
+    let edits = dir.path().join("edits.toml");
+    let output = simulate()
+        .arg("history")
+        .arg(dir.path())
+        .arg("--edits")
+        .arg(&edits)
+        .arg("--no-write")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(table.contains("3 sessions"), "{table}");
+    assert!(table.contains("skipped edits.toml: the edits file (--edits)"));
+    assert!(table.contains("skipped notes.toml: not a scenario: no [[call]] tables or calls_tsv"));
+    // Another edits file in the directory is skipped as such.
+    let json = simulate()
+        .arg("history")
+        .arg(dir.path())
+        .args(["--edits", EDITS, "--no-write", "--format", "json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        report["skipped"][0]["reason"],
+        "not a scenario: [[edit]] tables without calls (an edits file)"
+    );
+    assert_eq!(report["sessions"].as_array().unwrap().len(), 3);
+    assert_eq!(report["edits"][0]["name"], "base -30");
+    assert_eq!(report["across_sessions"]["matching_order"], 2);
+    assert_eq!(report["across_assumptions"]["of"], 9);
+    let c = &report["sessions"][2];
+    assert_eq!(c["name"], "c");
+    assert_eq!(
+        c["edits"][0]["selected_nothing"][0],
+        "cap: the selector matches no call in this trace"
+    );
+    assert_eq!(
+        c["sources"]["base_tokens"],
+        "fitted (by hand, for the test)"
+    );
+}
+
+/// Runs a history expected to fail with exit code 2; returns stderr.
+fn fails(dir: &Path, edits: &str, out: &Path) -> String {
+    let output = simulate()
+        .arg("history")
+        .arg(dir)
+        .args(["--edits", edits, "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8(output.stderr).unwrap()
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_file_and_writes_nothing() {
+    let out = tempfile::tempdir().unwrap();
+    let results = out.path().join("results");
+
+    let empty = tempfile::tempdir().unwrap();
+    let e = fails(empty.path(), EDITS, &results);
+    assert!(e.contains("no scenario files found"), "{e}");
+
+    // A broken scenario among good ones: an error naming it, not a silent gap in the sum.
+    let mixed = tempfile::tempdir().unwrap();
+    for f in ["a.toml", "b.toml", "c.toml"] {
+        fs::copy(Path::new(SMALL).join(f), mixed.path().join(f)).unwrap();
+    }
+    fs::write(
+        mixed.path().join("broken.toml"),
+        "name = \"broken\"\nbase_tokens = 100\nbytes_per_token = 1\n[[call]]\nlabel = \"x\"\nbytes = -5\n",
+    )
+    .unwrap();
+    let e = fails(mixed.path(), EDITS, &results);
+    assert!(e.contains("broken.toml:6:9"), "{e}");
+    assert!(!results.exists(), "a failed run left its results directory");
+
+    let e = fails(
+        Path::new(SMALL),
+        "tests/fixtures/history/broken_edits.toml",
+        &results,
+    );
+    assert!(
+        e.contains("tests/fixtures/history/broken_edits.toml:3"),
+        "{e}"
+    );
+
+    // An edit naming a call one session lacks: the edit and that session.
+    let e = fails(
+        Path::new(SMALL),
+        "tests/fixtures/history/unknown_call.toml",
+        &results,
+    );
+    assert!(e.contains("[[edit]] \"drop a2\": drop.call"), "{e}");
+    assert!(e.contains("(in session b.toml)"), "{e}");
+    assert!(!results.exists());
+
+    // Two files holding the same session.
+    fs::copy(
+        Path::new(SMALL).join("a.toml"),
+        mixed.path().join("copy.toml"),
+    )
+    .unwrap();
+    fs::remove_file(mixed.path().join("broken.toml")).unwrap();
+    let e = fails(mixed.path(), EDITS, &results);
+    assert!(e.contains("scenario name `a` is also the name of"), "{e}");
+
+    // An output root that cannot be a directory.
+    let file = out.path().join("a-file");
+    fs::write(&file, "").unwrap();
+    let e = fails(Path::new(SMALL), EDITS, &file.join("sub"));
+    assert!(e.contains("cannot write results here"), "{e}");
+
+    let e = fails(
+        Path::new("tests/fixtures/history/small/a.toml"),
+        EDITS,
+        &results,
+    );
+    assert!(e.contains("is a file, not a directory"), "{e}");
+}
+
+#[test]
+fn bad_factors_are_refused_on_the_command_line() {
+    let output = simulate()
+        .args([
+            "history",
+            SMALL,
+            "--edits",
+            EDITS,
+            "--no-write",
+            "--bpt-factors",
+            "0,1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--bpt-factors"));
+    // c's base of 50, halved, cannot lose 30 tokens: an error naming the edit and c.
+    let output = simulate()
+        .args([
+            "history",
+            SMALL,
+            "--edits",
+            EDITS,
+            "--no-write",
+            "--base-factors",
+            "0.5,1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        e.contains("[[edit]] \"base -30\": base: takes the base tokens below zero"),
+        "{e}"
+    );
+    assert!(e.contains("(in session c.toml)"), "{e}");
+    let output = simulate()
+        .args([
+            "history",
+            SMALL,
+            "--edits",
+            EDITS,
+            "--no-write",
+            "--base-factors",
+            "0.75:1.25:3",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["across_assumptions"]["factors"]["base_tokens"],
+        serde_json::json!([0.75, 1.0, 1.25])
+    );
+    assert_eq!(
+        report["across_assumptions"]["points"]
+            .as_array()
+            .unwrap()
+            .len(),
+        9
+    );
+}
+
+/// Regenerate with `cargo run --release -- history scenarios/history --edits
+/// scenarios/history/edits.toml --out docs/examples`.
+#[test]
+fn the_checked_in_history_example_is_what_the_code_draws_now() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args([
+            "history",
+            "scenarios/history",
+            "--edits",
+            "scenarios/history/edits.toml",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let fresh = files(&out.path().join("history"));
+    let checked_in = files(Path::new("docs/examples/history"));
+    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&fresh), names(&checked_in));
+    for ((name, now), (_, then)) in fresh.iter().zip(&checked_in) {
+        assert!(
+            now == then,
+            "docs/examples/history/{name} differs from what the code draws now; regenerate: cargo run --release -- history scenarios/history --edits scenarios/history/edits.toml --out docs/examples"
+        );
+    }
+}
+
+/// Whether rsvg-convert is installed; where `SIMULATE_REQUIRE_RENDERER` is set (CI), a
+/// missing renderer fails the test, elsewhere the check is skipped with a reason.
+fn renderer() -> bool {
+    let found = std::process::Command::new("rsvg-convert")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("SIMULATE_REQUIRE_RENDERER").is_none(),
+            "rsvg-convert is missing: install it with `apt-get install -y librsvg2-bin`"
+        );
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: rsvg-convert is missing, SVG rendering not checked"
+        );
+    }
+    found
+}
+
+/// Renders `svg` to a PNG in `dir` and checks the renderer accepted it.
+fn renders(svg: &str, name: &str, dir: &Path) {
+    let path = dir.join(name);
+    fs::write(&path, svg).unwrap();
+    let png = path.with_extension("png");
+    let out = std::process::Command::new("rsvg-convert")
+        .arg("--format=png")
+        .arg("--output")
+        .arg(&png)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        fs::metadata(&png).unwrap().len() > 10_000,
+        "{name}: an empty picture?"
+    );
+}
+
+#[test]
+fn the_charts_render_with_few_sessions_and_with_many() {
+    use simulate::chart::history::{EditSpread, HistoryChartInput, draw_all};
+    if !renderer() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["sessions.svg", "aggregate.svg"] {
+        let svg = fs::read_to_string(Path::new("docs/examples/history").join(name)).unwrap();
+        renders(&svg, name, dir.path());
+    }
+    // Five thousand sessions: density strips instead of dots, and a small file.
+    let pcts: Vec<f64> = (0..5000)
+        .map(|i| f64::from((i * 37) % 400) / 10.0 - 3.0)
+        .collect();
+    let input = HistoryChartInput {
+        name: "many".into(),
+        sessions: pcts.len(),
+        edits: vec!["cap".into(), "clear".into()],
+        rows: vec![
+            EditSpread {
+                edit: 1,
+                total_pct: 21.0,
+                equivalent_calls: 3.0,
+                p10: 1.0,
+                median: 17.0,
+                p90: 33.0,
+                session_pcts: pcts.clone(),
+                sessions_first: 4000,
+            },
+            EditSpread {
+                edit: 0,
+                total_pct: 9.0,
+                equivalent_calls: 1.5,
+                p10: 0.0,
+                median: 8.0,
+                p90: 15.0,
+                session_pcts: pcts.iter().map(|p| p / 2.0).collect(),
+                sessions_first: 1000,
+            },
+        ],
+    };
+    for (name, svg) in draw_all(&input).unwrap() {
+        assert!(svg.len() < 200_000, "{name} is {} bytes", svg.len());
+        renders(&svg, &format!("many-{name}"), dir.path());
+    }
+}
