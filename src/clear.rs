@@ -1,4 +1,4 @@
-//! Clearing stale tool results (MODEL.md §3): when a policy fires, and what it clears.
+//! Clearing stale tool results (docs/model.md §3): when a policy fires, and what it clears.
 //!
 //! Replaying a run under a policy gives its clearing events. A cleared result is replaced
 //! by a placeholder from the event on; calls before it read the original. Every keep rule
@@ -27,7 +27,7 @@ pub struct Event {
     pub cleared_bytes: f64,
     /// Tokens freed: the cleared results' sizes less their placeholders, in est. tokens.
     pub freed_tokens: f64,
-    /// The triggers that fired, in MODEL.md's order.
+    /// The triggers that fired, in docs/model.md's order.
     pub triggers: Vec<&'static str>,
 }
 

@@ -237,7 +237,7 @@ pub struct Outcome {
     pub calls: usize,
     /// Reread total, in est. tokens.
     pub total_tokens: f64,
-    /// Cost in input-token equivalents (MODEL.md §4).
+    /// Cost in input-token equivalents (docs/model.md §4).
     pub cost: f64,
     /// Dollars, with `[price]`; None when a price it needs is missing.
     pub dollars: Option<f64>,

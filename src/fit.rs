@@ -1,4 +1,4 @@
-//! Fitting `B` and `ρ` to measured usage (MODEL §6.2, "Fit").
+//! Fitting `B` and `ρ` to measured usage (docs/model.md §6.2, "Fit").
 //!
 //! For a call with measured total input `m_i`, the model says
 //! `m_i − Σ_{j<i} (output_tokens_j + tokens_j) = B + b_i / ρ`, where `b_i` is the bytes that

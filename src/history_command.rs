@@ -1,5 +1,5 @@
 //! `simulate history DIR --edits EDITS.toml`: the same edits on every session of a
-//! directory, summed, with their spread and whether the ranking holds (MODEL §7).
+//! directory, summed, with their spread and whether the ranking holds (docs/model.md §7).
 //!
 //! Order matters as for one scenario: the edits file and the file list are checked first,
 //! the output directory is prepared before the long work (a bad path fails at once; if a

@@ -1,4 +1,4 @@
-//! The reread ledger's terms (MODEL.md §1): the assumptions, the closed form, savings.
+//! The reread ledger's terms (docs/model.md §1): the assumptions, the closed form, savings.
 //!
 //! Call i reads the context *before* its own result joins it: `ctx_i = B + Σ_{j<i} s_j`.
 //! Adding first and reading after would count every call's own output once too often.

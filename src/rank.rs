@@ -1,4 +1,4 @@
-//! Ranking edits by saving, with ties (MODEL.md §5).
+//! Ranking edits by saving, with ties (docs/model.md §5).
 //!
 //! Two savings within `1e-9 ×` the baseline total of each other are a tie: floating-point
 //! noise must not decide a ranking, and a tie is never reported as a flip.

@@ -1,5 +1,5 @@
 //! `simulate telemetry FILE.jsonl --unit NAME`: per-metric means of the token counts a
-//! memory system logs, each over the rows that carry it (MODEL.md §6.3).
+//! memory system logs, each over the rows that carry it (docs/model.md §6.3).
 //!
 //! Three counts answer three different questions (what a row-selection budget counted,
 //! what the first evidence pack held channel by channel, what the reader's prompts held),

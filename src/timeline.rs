@@ -1,4 +1,4 @@
-//! Walking a run call by call, with its clearings and the prompt cache (MODEL.md §1, §3, §4).
+//! Walking a run call by call, with its clearings and the prompt cache (docs/model.md §1, §3, §4).
 //!
 //! The walk is generic over the number type: with `f64` it gives the figures at one point
 //! of the assumptions; with [`Affine`] it gives their closed form in `B` and `1/ρ`, so a
@@ -110,7 +110,7 @@ pub struct CallFigures<Q> {
     /// Of it, tokens written to the cache (zero without `[cache]`).
     pub written: Q,
     /// Of it, tokens billed at the plain input price because the whole request is shorter
-    /// than the minimum cacheable length (zero without `[cache]`; MODEL.md §4).
+    /// than the minimum cacheable length (zero without `[cache]`; docs/model.md §4).
     pub uncached: Q,
 }
 
@@ -143,7 +143,7 @@ impl<Q: Quantity> RunSums<Q> {
 }
 
 impl RunSums<f64> {
-    /// Cost in input-token equivalents (MODEL.md §4): with a cache,
+    /// Cost in input-token equivalents (docs/model.md §4): with a cache,
     /// `read·cached + write·written + 1·uncached`, plus retries re-sending each request
     /// (`retry·read` per cacheable token, `retry·1` per uncacheable one); without a cache,
     /// `context·(1 + retry)`.
@@ -174,7 +174,7 @@ pub fn call_cost(f: &CallFigures<f64>, cache: Option<(f64, f64)>, retry_rate: f6
 
 /// The ledger's state between calls: feed it a run's calls in order with [`Walker::step`].
 ///
-/// This is the one implementation of MODEL.md §1, §3 (placeholders) and §4 (the cache): the
+/// This is the one implementation of docs/model.md §1, §3 (placeholders) and §4 (the cache): the
 /// batch [`walk`], the sweep's closed forms, every output and the streaming `ledger`
 /// command all go through it. Without a cache it keeps constant memory, so a trace of any
 /// length can be streamed through it.

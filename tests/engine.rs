@@ -1,4 +1,4 @@
-//! Exact figures from the library: hand-computed examples of MODEL.md §1–§4.
+//! Exact figures from the library: hand-computed examples of docs/model.md §1–§4.
 #![allow(clippy::unwrap_used)]
 
 use simulate::evaluate::{Evaluation, Study, evaluate};
@@ -334,7 +334,7 @@ fn ttl_expiry_and_min_tokens_zero_the_cached_prefix() {
     // Call 2's prefix (1000) is under 1,050 tokens; call 5 comes after the TTL.
     assert_eq!(cached, vec![0.0, 0.0, 1100.0, 1300.0, 0.0, 2000.0]);
     // Call 1's whole request (1000) is under the minimum: nothing is written, it is billed
-    // at the plain input price (MODEL §4).
+    // at the plain input price (docs/model.md §4).
     let written: Vec<f64> = f.iter().map(|x| x.2).collect();
     assert_eq!(written, vec![0.0, 1100.0, 200.0, 300.0, 2000.0, 500.0]);
     // Cost: 0.1 · (1100 + 1300 + 2000) + 1.25 · (1100 + 200 + 300 + 2000 + 500) + 1 · 1000.

@@ -1,4 +1,4 @@
-//! `simulate history`: many sessions with the same edits (MODEL §7), on three tiny sessions
+//! `simulate history`: many sessions with the same edits (docs/model.md §7), on three tiny sessions
 //! whose savings are computed by hand, on the shipped example, and on bad input.
 #![allow(clippy::unwrap_used)]
 

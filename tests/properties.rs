@@ -1,4 +1,4 @@
-//! Invariants of MODEL.md §1, §3–§5 on random scenarios.
+//! Invariants of docs/model.md §1, §3–§5 on random scenarios.
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
@@ -287,7 +287,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------
-// Invariants of MODEL.md §1, §3 and §4, each checked against the page before it was
+// Invariants of docs/model.md §1, §3 and §4, each checked against the page before it was
 // written: the closed form `T = n·B + Σ_j s_j·(n − j)` (§1), placeholders replacing
 // cleared results from the event on (§3), and the cache's block prefixes (§4).
 
@@ -321,7 +321,7 @@ fn calls_scenario(calls: &[CallSpec], b: u32, rho: f64, cache: &str, edit: &str)
     load(&t)
 }
 
-/// `s_j` of MODEL.md §1.
+/// `s_j` of docs/model.md §1.
 fn size(c: &CallSpec, rho: f64) -> f64 {
     c.1 as f64 + c.0 as f64 / rho + c.2 as f64
 }

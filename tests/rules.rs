@@ -1,4 +1,4 @@
-//! Rule edits and the base edit (MODEL §7), on a hand-computed trace: each rule's saving,
+//! Rule edits and the base edit (docs/model.md §7), on a hand-computed trace: each rule's saving,
 //! the id-based edit it stands for, and a rule that selects nothing.
 #![allow(clippy::unwrap_used)]
 

@@ -1,5 +1,5 @@
 //! The prompt cache and prices: provider presets, and per-model prices and cache terms
-//! (MODEL.md §4), both kept as data with their sources.
+//! (docs/model.md §4), both kept as data with their sources.
 
 pub mod models;
 pub mod presets;

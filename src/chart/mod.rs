@@ -174,7 +174,7 @@ pub struct CostBar {
     pub saved_dollars: Option<f64>,
 }
 
-/// Why a call writes to the prompt cache what it writes (MODEL.md §4).
+/// Why a call writes to the prompt cache what it writes (docs/model.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum WriteCause {
     /// Only what joined since the previous call: the usual small write.

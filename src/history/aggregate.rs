@@ -1,4 +1,4 @@
-//! The arithmetic over many sessions (MODEL §7), as pure functions of their figures.
+//! The arithmetic over many sessions (docs/model.md §7), as pure functions of their figures.
 //!
 //! An edit's aggregate saving is the sum of its per-session savings, its percentage is of
 //! the summed baseline totals, and beside it goes the distribution of the per-session

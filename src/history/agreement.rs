@@ -1,7 +1,7 @@
 //! Whether a set of rankings keeps a reference order: the sessions against the aggregate,
 //! or the factor grid's points against the nominal aggregate.
 //!
-//! The same rule as the single-scenario sweep (MODEL §5): a pair of edits the reference
+//! The same rule as the single-scenario sweep (docs/model.md §5): a pair of edits the reference
 //! orders strictly *flips* where the other edit saves strictly more (beyond a tie of 1e-9
 //! of that item's baseline total); a tie is not a flip.
 

@@ -19,7 +19,7 @@ pub struct Factors {
     pub base_tokens: Vec<f64>,
     /// Ascending factors on each session's ρ; default 0.75, 1, 1.25.
     pub bytes_per_token: Vec<f64>,
-    /// Whether these are MODEL.md §5's default proportions.
+    /// Whether these are docs/model.md §5's default proportions.
     pub default: bool,
 }
 

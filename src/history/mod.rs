@@ -1,4 +1,4 @@
-//! Many sessions (MODEL.md §7): the same edits evaluated on every scenario of a set, and
+//! Many sessions (docs/model.md §7): the same edits evaluated on every scenario of a set, and
 //! whether their ranking holds across the sessions and across the assumptions.
 //!
 //! One set of agent sessions answers the question better than one run: a rule that saves a

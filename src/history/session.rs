@@ -34,7 +34,7 @@ pub struct SessionEdit {
     pub cost_saved_pct: f64,
     /// USD, when the session has a `[price]`.
     pub dollars_saved: Option<f64>,
-    /// 1-based rank among the edits in this session (ties share a rank, MODEL §5).
+    /// 1-based rank among the edits in this session (ties share a rank, docs/model.md §5).
     pub rank: usize,
     /// Rules of the edit that selected no call in this session (not an error: the edit
     /// changes nothing there).

@@ -1,5 +1,5 @@
 //! Labels and input hashes of imported calls: what a person reads in a ledger row, and what
-//! lets identical re-reads be found (MODEL.md §7 `dedupe`).
+//! lets identical re-reads be found (docs/model.md §7 `dedupe`).
 
 use super::assemble::IMAGE_TOKENS_ESTIMATE;
 use super::event::{ToolUse, UserText};

@@ -46,7 +46,7 @@ impl Format {
     }
 }
 
-/// Whose usage convention a log's token counts follow (MODEL.md §6.1): the scenario's own.
+/// Whose usage convention a log's token counts follow (docs/model.md §6.1): the scenario's own.
 pub use crate::scenario::Convention;
 
 /// One log format's reader: which files it reads, and what each becomes.

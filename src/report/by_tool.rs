@@ -1,7 +1,7 @@
 //! Where the reread total goes: the share each tool's results cause.
 //!
 //! A result of size `s_j` joining after call j is re-read by every later call, so it adds
-//! `s_j·(n − j)` to the reread total (MODEL §1's closed form, term by term). Summed per
+//! `s_j·(n − j)` to the reread total (docs/model.md §1's closed form, term by term). Summed per
 //! tool (or per kind where a call names no tool), with the base and the model's own output
 //! as rows of their own, the shares add up to the whole total: "which tool's output costs
 //! me the most", and so which edit to try first.

@@ -1,4 +1,4 @@
-//! Measured beside simulated (MODEL §6): for a scenario made from an agent log, what the
+//! Measured beside simulated (docs/model.md §6): for a scenario made from an agent log, what the
 //! provider reported next to what the model computes, each with its denominator.
 //!
 //! A call's measured context is its total input under the provider's convention (for

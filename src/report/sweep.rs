@@ -45,7 +45,7 @@ pub struct GridReport {
     /// Null without `[cache]`.
     pub cache_read: Option<Vec<f64>>,
     pub retry_rate: Vec<f64>,
-    /// Whether the grid is MODEL.md's default (⅔B, B, 4⁄3B × 0.75ρ, ρ, 1.25ρ).
+    /// Whether the grid is docs/model.md's default (⅔B, B, 4⁄3B × 0.75ρ, ρ, 1.25ρ).
     pub default: bool,
 }
 

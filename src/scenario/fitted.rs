@@ -24,7 +24,7 @@ pub struct FittedChanges {
 
 /// `text` (the scenario at `file`) with `fitted` as its nominal point: `base_tokens`,
 /// `bytes_per_token` and their `*_source` keys set, and the swept base-token and
-/// bytes-per-token axes removed so the sweep centres on the new values (MODEL §5's default
+/// bytes-per-token axes removed so the sweep centres on the new values (docs/model.md §5's default
 /// grid). Errors when the text is not a TOML document.
 pub fn write_fitted(
     text: &str,

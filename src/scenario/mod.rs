@@ -79,7 +79,7 @@ pub struct CallDetail {
     pub measured: Option<MeasuredUsage>,
 }
 
-/// How a provider counts input tokens (MODEL.md §6.1).
+/// How a provider counts input tokens (docs/model.md §6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Convention {
@@ -113,7 +113,7 @@ impl Convention {
 }
 
 /// A request's usage as the provider reported it, in tokens. A field the log did not give
-/// is None, never 0 (MODEL.md §6.1).
+/// is None, never 0 (docs/model.md §6.1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasuredUsage {
     pub input_tokens: Option<f64>,
@@ -130,7 +130,7 @@ pub struct MeasuredUsage {
 }
 
 impl MeasuredUsage {
-    /// The request's total input in tokens: what the model read (MODEL.md §6.2, measured
+    /// The request's total input in tokens: what the model read (docs/model.md §6.2, measured
     /// ledger). None when a field the convention needs is missing.
     pub fn total_input(&self) -> Option<f64> {
         match self.convention {
@@ -150,7 +150,7 @@ impl MeasuredUsage {
     }
 }
 
-/// Prompt-cache pricing, as multiples of the base input price (MODEL.md §4).
+/// Prompt-cache pricing, as multiples of the base input price (docs/model.md §4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheSpec {
     /// Price of a cached input token (0.1 for Anthropic).
@@ -180,7 +180,7 @@ pub struct Price {
 pub struct Axis(pub Vec<f64>);
 
 /// The `[sweep]` table: which values each assumption takes. Missing axes take the default
-/// grid of MODEL.md §5 (base tokens and bytes per token) or only the nominal value.
+/// grid of docs/model.md §5 (base tokens and bytes per token) or only the nominal value.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SweepSpec {
     pub base_tokens: Option<Axis>,
@@ -211,7 +211,7 @@ pub enum Place {
     After(String),
 }
 
-/// A clearing policy (MODEL.md §3). Counts are whole numbers; thresholds positive.
+/// A clearing policy (docs/model.md §3). Counts are whole numbers; thresholds positive.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClearPolicy {
     pub every_segments: Option<u64>,
@@ -248,7 +248,7 @@ impl ClearPolicy {
     }
 }
 
-/// A change to the base tokens every call reads (MODEL §7): `B' = (B if kept) + tokens +
+/// A change to the base tokens every call reads (docs/model.md §7): `B' = (B if kept) + tokens +
 /// bytes / ρ`. `by_tokens = N` is `{ keep, tokens: −N }`, `by_bytes = N` is `{ keep,
 /// bytes: −N }`, `to_tokens = N` is `{ tokens: N }`; steps compose.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -294,7 +294,7 @@ impl BaseChange {
     }
 }
 
-/// Which calls a rule applies to: every key given must match (MODEL §7).
+/// Which calls a rule applies to: every key given must match (docs/model.md §7).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Selector {
     /// The call's tool is one of these.

@@ -1,4 +1,4 @@
-//! Exact break-even: the base tokens at which two edits save the same (MODEL.md §5).
+//! Exact break-even: the base tokens at which two edits save the same (docs/model.md §5).
 //!
 //! An edit whose events do not move with the assumptions has a reread total affine in
 //! `B` and `1/ρ`, so the difference of two savings is, at fixed `ρ`, a line in `B`:

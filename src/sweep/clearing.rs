@@ -397,7 +397,7 @@ fn walk_tile<const CACHE: bool, const N: usize>(
             if CACHE {
                 let cached = if flags & EXPIRED != 0 { 0.0 } else { prefix };
                 let cached = if cached < min_tokens { 0.0 } else { cached };
-                // A request shorter than the minimum is not cached at all (MODEL.md §4).
+                // A request shorter than the minimum is not cached at all (docs/model.md §4).
                 let short = now < min_tokens;
                 l.sums.cached += if short { 0.0 } else { cached };
                 l.sums.written += if short { 0.0 } else { now - cached };

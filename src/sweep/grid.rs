@@ -1,4 +1,4 @@
-//! The sweep grid: every combination of the swept assumptions (MODEL.md §5).
+//! The sweep grid: every combination of the swept assumptions (docs/model.md §5).
 
 use crate::error::Located;
 use crate::ledger::Assumptions;
@@ -121,7 +121,7 @@ pub struct Grid {
 
 impl Grid {
     /// The grid for `scenario` around `nominal`: the `[sweep]` table, overridden by the
-    /// command line, with MODEL.md §5's defaults for missing base and bytes-per-token axes.
+    /// command line, with docs/model.md §5's defaults for missing base and bytes-per-token axes.
     /// Errors name the flag or the `[sweep]` key that gave the offending axis.
     pub fn new(
         scenario: &Scenario,

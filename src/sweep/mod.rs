@@ -1,4 +1,4 @@
-//! The sweep (MODEL.md §5): every edit at every point of a grid of assumptions, in
+//! The sweep (docs/model.md §5): every edit at every point of a grid of assumptions, in
 //! parallel, and whether the nominal ranking holds.
 //!
 //! Points are evaluated in chunks with rayon and consumed in grid order, so `sweep.csv`

@@ -60,7 +60,7 @@ pub fn sums(
                     let fresh = expired[i];
                     for k in 0..LANES {
                         let now = context[k];
-                        // A request shorter than the minimum is not cached at all (MODEL §4).
+                        // A request shorter than the minimum is not cached at all (docs/model.md §4).
                         let short = now < min;
                         let hit = if fresh || short || previous[k] < min {
                             0.0

@@ -4,7 +4,7 @@
 //! The three required columns come first and in that order, so every trace written for
 //! the plain format stays valid and its header needs no change; the optional columns
 //! follow in any order. Each optional column lets a TSV trace carry what a `[[call]]`
-//! table can (MODEL.md §2), so clearing and cache scenarios can come from a trace.
+//! table can (docs/model.md §2), so clearing and cache scenarios can come from a trace.
 
 /// One column of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -147,7 +147,7 @@ impl Group {
     }
 }
 
-/// Gives calls their segments in call order (MODEL.md §2: the previous call's when not
+/// Gives calls their segments in call order (docs/model.md §2: the previous call's when not
 /// given, the first is 1) and checks that each segment's calls are contiguous. Keeps the
 /// numbers of the segments already finished.
 #[derive(Debug, Default)]

@@ -1,4 +1,4 @@
-//! `clear` policies (MODEL.md §3): triggers, keep rules, what may be cleared.
+//! `clear` policies (docs/model.md §3): triggers, keep rules, what may be cleared.
 
 use super::Checker;
 use crate::error::Located;

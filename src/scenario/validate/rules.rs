@@ -1,4 +1,4 @@
-//! Rule edits (MODEL §7): actions that select calls by what they are instead of naming
+//! Rule edits (docs/model.md §7): actions that select calls by what they are instead of naming
 //! them, so one edit applies to any trace; and the edit of the base tokens.
 
 use super::Checker;
