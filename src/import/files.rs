@@ -43,6 +43,42 @@ pub struct Line<'a> {
     pub too_long: bool,
 }
 
+/// What a reader does with the lines of a JSON-lines log.
+pub trait JsonLines {
+    /// The file's log, where malformed lines are recorded.
+    fn log(&mut self) -> &mut super::FileLog;
+    /// Parses and takes line `number` (not blank, not too long); a parse error makes it a
+    /// malformed line.
+    fn line(&mut self, number: u64, bytes: &[u8]) -> Result<(), serde_json::Error>;
+}
+
+/// Reads `file` line by line into `sink`: a line too long, or one that does not parse, is
+/// recorded as malformed with its number and why; blank lines are skipped. Lines that
+/// cannot be read are events, never errors: only a file that cannot be read at all is.
+pub fn read_json_lines(file: &SourceFile, sink: &mut impl JsonLines) -> Result<(), Error> {
+    for_each_line(&file.path, |line| {
+        sink.log().lines = line.number;
+        if line.too_long {
+            sink.log().malformed(
+                line.number,
+                format!("line longer than {} MiB, skipped", MAX_LINE_BYTES >> 20),
+            );
+            return;
+        }
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        if let Err(e) = sink.line(line.number, line.bytes) {
+            sink.log()
+                .malformed(line.number, super::parse_failure(&e, line.unterminated));
+        }
+    })
+    .map_err(|source| Error::Unreadable {
+        path: file.path.clone(),
+        source,
+    })
+}
+
 /// Calls `each` on every line of `path` in order, holding at most one line in memory.
 pub fn for_each_line(path: &Path, each: impl FnMut(Line<'_>)) -> io::Result<()> {
     for_each_line_capped(path, MAX_LINE_BYTES, each)

@@ -63,33 +63,20 @@ impl Reader for Codex {
             agent_id: None,
             session_id: None,
         });
-        files::for_each_line(&file.path, |line| {
-            reading.log.lines = line.number;
-            if line.too_long {
-                reading.log.malformed(
-                    line.number,
-                    format!(
-                        "line longer than {} MiB, skipped",
-                        files::MAX_LINE_BYTES >> 20
-                    ),
-                );
-                return;
-            }
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                return;
-            }
-            match serde_json::from_slice::<Line>(line.bytes) {
-                Ok(parsed) => reading.line(line.number, parsed),
-                Err(e) => reading
-                    .log
-                    .malformed(line.number, super::parse_failure(&e, line.unterminated)),
-            }
-        })
-        .map_err(|source| Error::Unreadable {
-            path: file.path.clone(),
-            source,
-        })?;
+        files::read_json_lines(file, &mut reading)?;
         Ok(reading.log)
+    }
+}
+
+impl files::JsonLines for Reading {
+    fn log(&mut self) -> &mut FileLog {
+        &mut self.log
+    }
+
+    fn line(&mut self, number: u64, bytes: &[u8]) -> Result<(), serde_json::Error> {
+        let parsed = serde_json::from_slice::<Line>(bytes)?;
+        Reading::line(self, number, parsed);
+        Ok(())
     }
 }
 
