@@ -3,7 +3,7 @@
 
 use super::HistoryReport;
 use super::report::AgreementReport;
-use crate::output::html::{STYLE, escape, inline_svg};
+use crate::output::html::{STYLE, escape, figures};
 use crate::output::number::{decimal, grouped, percent, plural};
 use std::io::{self, Write};
 
@@ -31,18 +31,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     edits(out, r)?;
     agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
     assumptions(out, r)?;
-    if !charts.is_empty() {
-        writeln!(out, "<h2>Charts</h2>")?;
-        for (name, svg) in charts {
-            writeln!(
-                out,
-                "<figure id=\"{}\">\n{}\n<figcaption class=\"note\">{}</figcaption>\n</figure>",
-                escape(name),
-                inline_svg(svg),
-                escape(name)
-            )?;
-        }
-    }
+    figures(out, charts)?;
     sessions(out, r)?;
     writeln!(
         out,

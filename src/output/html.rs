@@ -26,7 +26,7 @@ pub(crate) fn escape(text: &str) -> String {
 }
 
 /// An SVG document as an inline element: without its XML declaration.
-pub(crate) fn inline_svg(svg: &str) -> &str {
+fn inline_svg(svg: &str) -> &str {
     match svg.find("<svg") {
         Some(start) => &svg[start..],
         None => svg,
@@ -96,23 +96,30 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
         measured(out, m)?;
     }
     clearings(out, r)?;
-    if !charts.is_empty() {
-        writeln!(out, "<h2>Charts</h2>")?;
-        for (name, svg) in charts {
-            writeln!(
-                out,
-                "<figure id=\"{}\">\n{}\n<figcaption class=\"note\">{}</figcaption>\n</figure>",
-                escape(name),
-                inline_svg(svg),
-                escape(name)
-            )?;
-        }
-    }
+    figures(out, charts)?;
     writeln!(
         out,
         "<p class=\"note\">Made by simulate from {}. A reread total is a relative yardstick for comparing edits, not a bill; dollar figures count logical calls only (no HTTP retries).</p>\n</body>\n</html>",
         escape(&r.source)
     )
+}
+
+/// The charts section: every chart inline, captioned with its file name.
+pub(crate) fn figures(out: &mut dyn Write, charts: &[(&str, String)]) -> io::Result<()> {
+    if charts.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h2>Charts</h2>")?;
+    for (name, svg) in charts {
+        writeln!(
+            out,
+            "<figure id=\"{}\">\n{}\n<figcaption class=\"note\">{}</figcaption>\n</figure>",
+            escape(name),
+            inline_svg(svg),
+            escape(name)
+        )?;
+    }
+    Ok(())
 }
 
 fn assumptions(out: &mut dyn Write, r: &Report) -> io::Result<()> {
