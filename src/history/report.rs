@@ -251,11 +251,7 @@ fn answer(
         .take_while(|e| e.rank == best.rank)
         .map(|e| e.name.as_str())
         .collect();
-    let who = if tied.len() > 1 {
-        format!("{} tie for the largest saving", tied.join(" and "))
-    } else {
-        format!("{} saves the most", best.name)
-    };
+    let who = crate::report::who_saves_most(&tied);
     let d = &best.per_session_pct;
     let mut text = format!(
         "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {} of {}.",

@@ -290,11 +290,7 @@ fn answer(edits: &[EditReport], cached: bool, sweep: Option<&SweepReport>) -> St
         .filter(|e| e.rank == 1)
         .map(|e| e.name.as_str())
         .collect();
-    let who = if tied.len() > 1 {
-        format!("{} tie for the largest saving", tied.join(" and "))
-    } else {
-        format!("{} saves the most", best.name)
-    };
+    let who = who_saves_most(&tied);
     let mut text = format!(
         "{who}: {} est. tokens, {} of the reread total ({} average calls).",
         grouped(best.saved_tokens, 0),
@@ -332,6 +328,15 @@ fn answer(edits: &[EditReport], cached: bool, sweep: Option<&SweepReport>) -> St
         }
     }
     text
+}
+
+/// `a saves the most`, or `a and b tie for the largest saving`, for the edits ranked first.
+pub fn who_saves_most(first: &[&str]) -> String {
+    if first.len() > 1 {
+        format!("{} tie for the largest saving", first.join(" and "))
+    } else {
+        format!("{} saves the most", first.first().copied().unwrap_or("no edit"))
+    }
 }
 
 /// A plain sentence when ranking by cost differs from ranking by reread tokens: the
