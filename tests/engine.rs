@@ -637,3 +637,35 @@ fn a_non_finite_total_stops_the_sweep_before_any_sink_sees_it() {
     assert_eq!(simulate::Error::from(bad).exit_code(), 1);
     assert!(finite::check_evaluation(&study, &evaluate(&study, nominal)).is_ok());
 }
+
+#[test]
+fn trim_by_percent_scales_the_whole_result_bytes_and_measured_tokens() {
+    // a: 100 bytes and 50 measured tokens; b: measured tokens only. B = 1000, ρ = 1.
+    let s = scenario(
+        r#"
+name = "t"
+base_tokens = 1000
+bytes_per_token = 1.0
+[[call]]
+id = "a"
+bytes = 100
+tokens = 50
+[[call]]
+id = "b"
+tokens = 400
+[[call]]
+id = "c"
+bytes = 10
+[[edit]]
+name = "half of a"
+trim = { call = "a", by_percent = 50 }
+[[edit]]
+name = "half of b"
+trim = { call = "b", by_percent = 50 }
+"#,
+    );
+    let e = nominal(&s);
+    // a (150 in all, re-read twice) loses 75: 150; b (400, re-read once) loses 200.
+    close(e.edits[0].saving.saved, 150.0);
+    close(e.edits[1].saving.saved, 200.0);
+}
