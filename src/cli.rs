@@ -242,6 +242,11 @@ struct ImportArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
 
+    /// Replace scenarios in DIR that differ from what this import writes (a fitted or
+    /// edited scenario of the same trace, say); without it the import refuses.
+    #[arg(long)]
+    force: bool,
+
     /// What to print: a table for people, or JSON.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
@@ -414,6 +419,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 paths: i.paths,
                 out: i.out,
                 output: i.format.into(),
+                force: i.force,
             }));
         }
         Some(Sub::Ledger(l)) => {

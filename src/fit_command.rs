@@ -75,7 +75,16 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         Format::Json => crate::output::json::write(out, &report),
         Format::Table => table(out, &report, c),
     }
-    .map_err(Error::Print)
+    .map_err(Error::Print)?;
+    // Asked to write and refused: a script must not go on as if the values were in.
+    match (&f.poor, c.write && !written) {
+        (Some(why), true) => Err(Located::new(
+            report.scenario,
+            format!("not written: the fit is poor ({why}); write it anyway with --write --force"),
+        )
+        .into()),
+        _ => Ok(()),
+    }
 }
 
 /// Writes `text` to a temporary file beside `path` and renames it over `path`.
@@ -118,7 +127,7 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     writeln!(out, "  R²                {:>10.4}", f.r_squared)?;
     writeln!(
         out,
-        "  residuals         median {} tokens ({:.1} %)",
+        "  residuals         measured − fitted: median {} tokens ({:.1} %)",
         grouped(f.median_residual_tokens, 0),
         f.median_residual_pct
     )?;
@@ -166,6 +175,12 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
         writeln!(
             out,
             "\nNot written: the fit is poor. Check the trace, or write it anyway with --force."
+        )?;
+    } else if f.poor.is_some() {
+        writeln!(
+            out,
+            "\nTo use these values anyway: simulate fit {} --write --force",
+            r.scenario
         )?;
     } else {
         writeln!(

@@ -290,6 +290,7 @@ fn realistic() -> ChartInput {
         scenario: "nightly-maintenance".into(),
         base_tokens: B,
         bytes_per_token: RHO,
+        sources: Default::default(),
         edits: EDITS.iter().map(|e| e.to_string()).collect(),
         savings: Some(savings()),
         ranking: Some(ranking()),
@@ -432,7 +433,7 @@ fn savings_has_one_line_per_edit_per_panel_and_the_break_even() {
     // The break-even is labelled with its pair's key, and the legend names the pair.
     assert!(has_text(text, "a 36.2k"), "the break-even is not labelled");
     assert!(all_text(text).contains("a: trim runbook = merge status checks"));
-    assert!(text.contains("base tokens B (assumed)"));
+    assert!(text.contains("base tokens B (nominal assumed)"));
     assert!(text.contains("% of baseline reread total saved"));
 }
 

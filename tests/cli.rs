@@ -470,15 +470,25 @@ fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
         ));
     }
     fs::write(&path, &text).unwrap();
+    // Asked to write and refused: exit 2, so `fit --write && simulate …` stops.
     simulate()
         .args(["fit", "--write"])
         .arg(&path)
         .assert()
-        .success()
+        .code(2)
         .stdout(
             predicate::str::contains("This is a poor fit: R² = ")
                 .and(predicate::str::contains("Not written: the fit is poor")),
-        );
+        )
+        .stderr(predicate::str::contains(
+            "write it anyway with --write --force",
+        ));
+    simulate()
+        .arg("fit")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--write --force"));
     assert_eq!(fs::read_to_string(&path).unwrap(), text);
     simulate()
         .args(["fit", "--write", "--force"])

@@ -347,6 +347,7 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "bytes_per_token_source",
         "import",
         "cache",
+        "price",
         "call",
     ];
     let import = [
@@ -920,4 +921,46 @@ fn regression_odd_logs_still_make_loadable_scenarios() {
         }
         assert!(written >= 1, "{file}");
     }
+}
+
+/// Importing again into a folder where a scenario of the same trace was fitted or edited
+/// refuses, naming the file, and replaces nothing; `--force` replaces it. An unchanged
+/// scenario is simply written again.
+#[test]
+fn a_reimport_never_silently_replaces_a_changed_scenario() {
+    let out = tempfile::tempdir().unwrap();
+    let import = |force: bool| {
+        let mut cmd = simulate();
+        cmd.args([
+            "import",
+            "claude-code",
+            "tests/fixtures/import/claude-code-fit",
+            "--out",
+        ])
+        .arg(out.path());
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.assert()
+    };
+    import(false).success();
+    // The same import again writes the same bytes: no refusal.
+    import(false).success();
+    let path = out.path().join("shop-5e55a0e1.toml");
+    let edited = format!(
+        "{}\n[[edit]]\nname = \"mine\"\nbase = {{ by_tokens = 100 }}\n",
+        fs::read_to_string(&path).unwrap()
+    );
+    fs::write(&path, &edited).unwrap();
+    import(false).code(2).stderr(
+        predicate::str::contains("shop-5e55a0e1.toml: already exists and differs")
+            .and(predicate::str::contains("--force")),
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), edited);
+    import(true).success();
+    assert!(
+        !fs::read_to_string(&path)
+            .unwrap()
+            .contains("name = \"mine\"")
+    );
 }

@@ -166,9 +166,11 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
         .any(|r| !r.baseline_position.is_empty());
     let cleared = runs.iter().any(|r| r.clearing_count > 0);
     let mut subtitle = format!(
-        "Nominal point: B = {} base tokens (assumed), ρ = {}. Area under a line = its reread total{}",
+        "Nominal point: B = {} base tokens ({}), ρ = {} ({}). Area under a line = its reread total{}",
         style::short(input.base_tokens),
+        input.sources.base_tokens,
         style::ratio(input.bytes_per_token),
+        input.sources.bytes_per_token,
         if reduced {
             "; min–max per pixel."
         } else {
@@ -387,6 +389,7 @@ mod tests {
             scenario: "s".into(),
             base_tokens: 30_000.0,
             bytes_per_token: 3.3,
+            sources: Default::default(),
             edits: vec!["trim".into()],
             savings: None,
             ranking: None,

@@ -163,10 +163,12 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
             style::clean(&input.scenario)
         ),
         subtitle: format!(
-            "Nominal point: B = {} (assumed), ρ = {}. Most calls write only what joined since \
+            "Nominal point: B = {} ({}), ρ = {} ({}). Most calls write only what joined since \
              the previous one; a marker over a tall bar says why the prefix was written again.{}",
             style::short(input.base_tokens),
+            input.sources.base_tokens,
             style::ratio(input.bytes_per_token),
+            input.sources.bytes_per_token,
             if own_scales {
                 "\nEach panel has its own vertical scale: the runs differ too much in size to share one."
             } else {
@@ -487,6 +489,7 @@ mod tests {
             scenario: "s".into(),
             base_tokens: 30_000.0,
             bytes_per_token: 3.3,
+            sources: Default::default(),
             edits: vec!["clear".into()],
             savings: None,
             ranking: None,

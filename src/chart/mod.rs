@@ -11,8 +11,10 @@ pub struct ChartInput {
     pub scenario: String,
     /// Nominal base tokens B (assumed).
     pub base_tokens: f64,
-    /// Nominal bytes per token ρ (assumed); token axes say `est. tokens (bytes ÷ ρ)`.
+    /// Nominal bytes per token ρ; token axes say `est. tokens (bytes ÷ ρ)`.
     pub bytes_per_token: f64,
+    /// Where B and ρ came from, in a word each, for labels.
+    pub sources: ChartSources,
     /// Edit names in scenario order. An edit's colour is fixed by its index here, so it
     /// is the same in every chart.
     pub edits: Vec<String>,
@@ -34,6 +36,23 @@ pub struct ChartInput {
     /// Per-call cached and written tokens (cost.svg): the baseline first, then each
     /// clearing edit. None: the scenario has no `[cache]`.
     pub cost: Option<Vec<CostSeries>>,
+}
+
+/// Where the nominal B and ρ came from, in one word each (`assumed`, `fitted`,
+/// `estimated`), for titles and axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartSources {
+    pub base_tokens: String,
+    pub bytes_per_token: String,
+}
+
+impl Default for ChartSources {
+    fn default() -> Self {
+        ChartSources {
+            base_tokens: "assumed".into(),
+            bytes_per_token: "assumed".into(),
+        }
+    }
 }
 
 /// Percent saved by each edit at each (ρ, B) point of the sweep.

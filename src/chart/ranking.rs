@@ -74,6 +74,9 @@ pub struct RankingChart {
     pub grid_top: i32,
     pub grid_bottom: i32,
     pub height_px: i32,
+    /// Axis descriptions, with where B and ρ came from.
+    pub x_desc: String,
+    pub y_desc: String,
 }
 
 /// One pair of edits over one (B, ρ) plane.
@@ -267,6 +270,14 @@ pub fn prepare(
         file,
         title,
         subtitle,
+        x_desc: format!(
+            "base tokens B (nominal {}), est. tokens",
+            input.sources.base_tokens
+        ),
+        y_desc: format!(
+            "bytes per token ρ (nominal {})",
+            input.sources.bytes_per_token
+        ),
         flips: !pairs.is_empty(),
         height_px: grid_bottom + BELOW_GRID_PX + MARGIN_PX,
         grid_top,
@@ -422,7 +433,7 @@ pub fn draw(chart: &RankingChart) -> Result<String, ChartError> {
         }
         layout::draw_label(
             &root,
-            "base tokens B (assumed), est. tokens",
+            &chart.x_desc,
             (
                 (GRID_LEFT_PX + GRID_RIGHT_PX) / 2,
                 chart.grid_bottom + BELOW_GRID_PX / 2 - 6,
@@ -431,7 +442,7 @@ pub fn draw(chart: &RankingChart) -> Result<String, ChartError> {
         )?;
         layout::draw_vertical_label(
             &root,
-            "bytes per token ρ (assumed)",
+            &chart.y_desc,
             (MARGIN_PX + 8, (chart.grid_top + chart.grid_bottom) / 2),
             file,
         )?;
@@ -677,6 +688,7 @@ mod tests {
             scenario: "s".into(),
             base_tokens: 30_000.0,
             bytes_per_token: 3.3,
+            sources: Default::default(),
             edits: vec!["a".into(), "b".into(), "c".into()],
             savings: None,
             ranking: Some(plane.clone()),

@@ -43,6 +43,8 @@ const SAME_VALUE: f64 = 1e-9;
 pub struct SavingsChart {
     pub title: String,
     pub subtitle: String,
+    /// The x axis description, with where the nominal B came from.
+    pub x_desc: String,
     /// Edit names, by edit index (legend).
     pub edits: Vec<String>,
     /// One panel per bytes-per-token value, ascending.
@@ -229,8 +231,12 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         ));
     }
     Ok(SavingsChart {
+        x_desc: format!(
+            "base tokens B (nominal {}), est. tokens",
+            input.sources.base_tokens
+        ),
         title: format!(
-            "{}: % saved by each edit, across assumed base tokens",
+            "{}: % saved by each edit, across base tokens B",
             style::clean(&input.scenario)
         ),
         subtitle,
@@ -384,7 +390,7 @@ pub fn draw(chart: &SavingsChart) -> Result<String, ChartError> {
         )?;
         layout::draw_label(
             &root,
-            "base tokens B (assumed), est. tokens",
+            &chart.x_desc,
             ((left + right) / 2, plot_top + panels_height + 18),
             FILE,
         )?;
@@ -576,6 +582,7 @@ mod tests {
             scenario: "s".into(),
             base_tokens: 30_000.0,
             bytes_per_token: 3.3,
+            sources: Default::default(),
             edits: vec!["a".into(), "b".into()],
             savings: Some(grid.clone()),
             ranking: None,

@@ -89,10 +89,12 @@ pub fn prepare(input: &ChartInput) -> Result<TotalsChart, ChartError> {
             style::clean(&input.scenario)
         ),
         format!(
-            "At the nominal point: B = {} base tokens (assumed), ρ = {}. \
+            "At the nominal point: B = {} base tokens ({}), ρ = {} ({}). \
              calls = the saving in average baseline calls.",
             style::short(input.base_tokens),
-            style::ratio(input.bytes_per_token)
+            input.sources.base_tokens,
+            style::ratio(input.bytes_per_token),
+            input.sources.bytes_per_token
         ),
         "% of baseline reread total saved (left of 0: the edit adds rereads)",
         bars,
@@ -122,10 +124,12 @@ pub fn prepare_cost(input: &ChartInput, totals: &CostTotals) -> Result<TotalsCha
             style::clean(&input.scenario)
         ),
         format!(
-            "At the nominal point: B = {} (assumed), ρ = {}. Cost counts cache reads and \
+            "At the nominal point: B = {} ({}), ρ = {} ({}). Cost counts cache reads and \
              writes at their prices; it can rank edits differently from the reread total.{}",
             style::short(input.base_tokens),
+            input.sources.base_tokens,
             style::ratio(input.bytes_per_token),
+            input.sources.bytes_per_token,
             totals
                 .price_source
                 .as_ref()
@@ -295,6 +299,7 @@ mod tests {
             scenario: "s".into(),
             base_tokens: 30_000.0,
             bytes_per_token: 3.3,
+            sources: Default::default(),
             edits: vec!["trim".into(), "merge".into(), "clear".into()],
             savings: None,
             ranking: None,

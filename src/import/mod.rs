@@ -76,6 +76,8 @@ pub struct ImportConfig {
     pub out: PathBuf,
     /// What to print on stdout.
     pub output: app::Format,
+    /// Replace scenarios in `out` that differ from what this import writes.
+    pub force: bool,
 }
 
 /// Runs an import: find the logs, refuse a bad `--out` before anything is written, parse
@@ -89,7 +91,7 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     if assembled.traces.is_empty() {
         return Err(nothing_imported(c, reader, &assembled).into());
     }
-    let written = write::write_all(&c.out, &assembled.traces, reader)?;
+    let written = write::write_all(&c.out, &assembled.traces, reader, c.force)?;
     summary::print(out, c.output, reader, &assembled, &written).map_err(Error::Print)
 }
 

@@ -7,7 +7,7 @@
 use super::Reader;
 use super::json::hex;
 use super::trace::{Trace, TraceRole};
-use crate::cache::presets;
+use crate::cache::{models, presets};
 use crate::error::Error;
 use crate::output::file_set::FileSet;
 use std::fmt::Write as _;
@@ -17,13 +17,45 @@ use std::path::{Path, PathBuf};
 pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 
 /// Writes every trace to `out/<name>.toml`, all or none; returns the paths, in trace order.
-pub fn write_all(out: &Path, traces: &[Trace], reader: &dyn Reader) -> Result<Vec<PathBuf>, Error> {
+///
+/// A scenario already there that differs from what this import writes (fitted, given
+/// edits, or from another log) is not replaced unless `force`: the whole import is refused
+/// first, naming the files (exit 2), so a re-import never silently undoes a user's work.
+pub fn write_all(
+    out: &Path,
+    traces: &[Trace],
+    reader: &dyn Reader,
+    force: bool,
+) -> Result<Vec<PathBuf>, Error> {
+    let texts: Vec<(String, String)> = traces
+        .iter()
+        .map(|t| (format!("{}.toml", t.name), render(t, reader)))
+        .collect();
+    if !force {
+        let changed: Vec<String> = texts
+            .iter()
+            .filter(|(name, text)| {
+                std::fs::read(out.join(name)).is_ok_and(|old| old != text.as_bytes())
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        if let Some(first) = changed.first() {
+            let more = match changed.len() {
+                1 => String::new(),
+                n => format!(" and {} more ({})", n - 1, changed[1..].join(", ")),
+            };
+            return Err(crate::error::Located::new(
+                out.join(first).display().to_string(),
+                format!(
+                    "already exists and differs from what this import would write{more} (fitted, edited, or imported from another log?): nothing was written; import into another --out, or pass --force to replace them"
+                ),
+            )
+            .into());
+        }
+    }
     let mut dir = FileSet::prepare(out)?;
-    for t in traces {
-        let text = render(t, reader);
-        dir.write(&format!("{}.toml", t.name), |w| {
-            w.write_all(text.as_bytes())
-        })?;
+    for (name, text) in &texts {
+        dir.write(name, |w| w.write_all(text.as_bytes()))?;
     }
     dir.commit()
 }
@@ -106,7 +138,7 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
     let _ = writeln!(s, "description = {}", string(&description(t, reader)));
     let base_source = if first > 0 {
         format!(
-            "measured: first request's total input ({} import); run `simulate fit` for B and ρ",
+            "estimated: the first request's measured total input, which includes the first prompt ({} import); run `simulate fit` for B and ρ",
             reader.format()
         )
     } else {
@@ -151,6 +183,10 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
 
     if let Some(preset) = model.and_then(|m| presets::for_model(m, t.mostly_one_hour_cache())) {
         let _ = writeln!(s, "\n[cache]\npreset = {}", string(preset));
+    }
+    // Dollar prices from the price data, so every edit's $ saved can be shown.
+    if let Some(m) = model.and_then(models::find) {
+        let _ = writeln!(s, "\n[price]\nmodel = {}", string(&m.name));
     }
 
     // Ids must be unique in a scenario; two requests of one log can share one (the same

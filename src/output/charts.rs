@@ -139,6 +139,15 @@ fn position(axis: &[f64], value: f64) -> Option<usize> {
     axis.iter().position(|&x| x == value)
 }
 
+/// The first word of a source (`fitted (simulate fit …)` → `fitted`), for chart labels.
+fn source_word(source: &str) -> String {
+    source
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or("assumed")
+        .to_string()
+}
+
 /// The charts' input for `study` at `nominal`, with its sweep and the slices collected by
 /// a [`SliceCollector`].
 pub fn input(
@@ -200,6 +209,10 @@ pub fn input(
         scenario: s.name.clone(),
         base_tokens: at.base_tokens,
         bytes_per_token: at.bytes_per_token,
+        sources: chart::ChartSources {
+            base_tokens: source_word(&report.sources.base_tokens),
+            bytes_per_token: source_word(&report.sources.bytes_per_token),
+        },
         edits,
         savings,
         ranking,

@@ -139,16 +139,7 @@ fn assumptions(out: &mut dyn Write, r: &Report) -> io::Result<()> {
                 r.sources.bytes_per_token
             ),
         ),
-        (
-            "Unit",
-            format!(
-                "{} (bytes ÷ {}; measured tokens on {} of {} calls used as given)",
-                r.unit,
-                decimal(r.bytes_per_token),
-                grouped(r.measured_calls as f64, 0),
-                grouped(r.baseline.calls as f64, 0)
-            ),
-        ),
+        ("Unit", unit_line(r)),
         ("Cost", r.cost_model.clone()),
     ];
     if r.retry_rate > 0.0 {
@@ -201,6 +192,27 @@ fn assumptions(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         )?;
     }
     writeln!(out, ".</p>")
+}
+
+/// What a token figure is: est. tokens, and where results gave measured tokens (used as
+/// given) or where the provider's usage sits beside the simulation.
+fn unit_line(r: &Report) -> String {
+    let mut line = format!("{} (bytes ÷ {}", r.unit, decimal(r.bytes_per_token));
+    if r.measured_calls > 0 {
+        line.push_str(&format!(
+            "; measured result tokens on {} of {} calls used as given",
+            grouped(r.measured_calls as f64, 0),
+            grouped(r.baseline.calls as f64, 0)
+        ));
+    }
+    line.push(')');
+    if let Some(m) = &r.measured {
+        line.push_str(&format!(
+            "; the provider's usage is set beside it below ({})",
+            m.denominator
+        ));
+    }
+    line
 }
 
 fn dollars(x: Option<f64>) -> String {

@@ -317,7 +317,15 @@ fn answer(edits: &[EditReport], cached: bool, sweep: Option<&SweepReport>) -> St
         let m = &sw.tokens;
         let points = plural(sw.points, "swept point", "swept points");
         if m.ranking_holds {
-            text.push_str(&format!(" The ranking holds at all {points}."));
+            text.push_str(&format!(" The ranking holds at all {points}"));
+            match sw.cost.as_ref() {
+                Some(c) if !c.ranking_holds => text.push_str(&format!(
+                    "; ranked by cost it holds at {} of them.",
+                    grouped(c.points_matching_nominal_order as f64, 0)
+                )),
+                Some(_) => text.push_str(", by reread tokens and by cost."),
+                None => text.push('.'),
+            }
         } else {
             text.push_str(&format!(
                 " The ranking does not hold everywhere: {} of {points} keep it, and {} wins at {} of them.",
@@ -335,7 +343,10 @@ pub fn who_saves_most(first: &[&str]) -> String {
     if first.len() > 1 {
         format!("{} tie for the largest saving", first.join(" and "))
     } else {
-        format!("{} saves the most", first.first().copied().unwrap_or("no edit"))
+        format!(
+            "{} saves the most",
+            first.first().copied().unwrap_or("no edit")
+        )
     }
 }
 
@@ -347,8 +358,9 @@ fn disagreement(edits: &[EditReport]) -> Option<String> {
     if token_winner.cost_rank != 1 {
         let why = match &token_winner.events {
             Some(ev) if !ev.is_empty() => format!(
-                ": its {} rewrite the cache from the first cleared result on",
-                plural(ev.len(), "clearing", "clearings")
+                ": the {} of {} rewrite the cache from the first cleared result on",
+                plural(ev.len(), "clearing", "clearings"),
+                token_winner.name
             ),
             _ => String::new(),
         };

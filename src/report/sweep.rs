@@ -53,7 +53,8 @@ pub struct GridReport {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SweepReport {
     pub grid: GridReport,
-    /// `closed form` or `replay`.
+    /// `closed form`, `replay`, or `closed form; replayed where …` when some runs' events
+    /// move with the assumptions.
     pub method: &'static str,
     pub points: usize,
     pub nominal_on_grid: bool,
@@ -272,7 +273,11 @@ impl SweepReport {
                 retry_rate: g.retry_rate.clone(),
                 default: g.default_axes,
             },
-            method: if closed_form { "closed form" } else { "replay" },
+            method: match (closed_form, sweep.sampled_only.is_empty()) {
+                (false, _) => "replay",
+                (true, true) => "closed form",
+                (true, false) => "closed form; replayed where a clearing moves with B or ρ",
+            },
             points: g.len(),
             nominal_on_grid: sweep.nominal_on_grid,
             tokens: MeasureReport::new(&sweep.tokens, &names, g),
