@@ -141,7 +141,13 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     let sweep_report = swept
         .as_ref()
         .map(|s| SweepReport::new(&study, s, c.closed_form));
-    let report = Report::new(&study, &nominal, sources, sweep_report);
+    let mut report = Report::new(&study, &nominal, sources, sweep_report);
+    report.warnings.extend(size_warnings(
+        &grid,
+        study.edited.len(),
+        c,
+        slice.is_empty(),
+    ));
     let files = match dir {
         Some(mut dir) => {
             dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
@@ -175,6 +181,36 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         RunFormat::Csv => output::csv::write_summary(out, &report),
     }
     .map_err(Error::Print)
+}
+
+/// What a very large sweep leaves out or makes large, said before the user finds out:
+/// `sweep.csv` of tens of millions of rows, and the charts of the (B, ρ) plane, which are
+/// not drawn beyond `output::charts::MAX_SLICE` points.
+fn size_warnings(grid: &Grid, edits: usize, c: &RunConfig, no_slice: bool) -> Vec<String> {
+    use output::number::grouped;
+    let mut warnings = Vec::new();
+    if c.out_root.is_none() {
+        return warnings;
+    }
+    let rows = grid.len().saturating_mul(edits.max(1));
+    if rows > 10_000_000 {
+        warnings.push(format!(
+            "sweep.csv holds {} rows ({} points × {} edits, roughly {} GB): sweep fewer values if you do not need every point",
+            grouped(rows as f64, 0),
+            grouped(grid.len() as f64, 0),
+            edits,
+            grouped(rows as f64 * 130.0 / 1e9, 1)
+        ));
+    }
+    let [nb, nr, ..] = grid.dims();
+    if c.charts && no_slice && edits > 0 {
+        warnings.push(format!(
+            "savings.svg and ranking.svg are not drawn: the B × ρ plane has {} points, more than the {} a chart draws; sweep fewer values of B or ρ to get them",
+            grouped(nb.saturating_mul(nr) as f64, 0),
+            grouped(output::charts::MAX_SLICE as f64, 0)
+        ));
+    }
+    warnings
 }
 
 /// The sweep's guard against non-finite figures reaches here as an I/O error of the sink

@@ -201,7 +201,12 @@ impl<'a> Study<'a> {
                         crate::output::number::grouped(subject.at(*at).base_tokens, 0)
                     ),
                 )
-                .at(e.line_column)
+                .at(e
+                    .key_line_columns
+                    .iter()
+                    .find(|(k, _)| k.ends_with("base"))
+                    .map(|(_, at)| *at)
+                    .or(e.line_column))
                 .place(format!("[[edit]] \"{}\": base", e.name))
                 .into());
             }

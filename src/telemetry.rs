@@ -239,6 +239,24 @@ impl Row<'_> {
                 ));
             }
         };
+        // Strict: a misspelt count would otherwise read as "not measured" on every row.
+        if let Some(unknown) = telemetry
+            .keys()
+            .find(|k| !["compact_total", "real_total", "reader_calls"].contains(&k.as_str()))
+        {
+            let near = ["compact_total", "real_total", "reader_calls"]
+                .into_iter()
+                .map(|k| (strsim::jaro_winkler(unknown, k), k))
+                .filter(|(score, _)| *score >= 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map_or_else(String::new, |(_, k)| format!("; did you mean `{k}`?"));
+            return Err(self.error(
+                &format!("telemetry.{unknown}"),
+                format!(
+                    "unknown count `{unknown}`: a telemetry object holds compact_total, real_total and reader_calls{near}"
+                ),
+            ));
+        }
         let [compact, real, reader] = tallies;
         for (key, tally) in [("compact_total", compact), ("real_total", real)] {
             if let Some(v) = telemetry.get(key) {
@@ -309,8 +327,12 @@ fn show_mean(mean: Option<f64>) -> String {
 fn table(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     writeln!(
         out,
-        "{}: {} rows, {} with telemetry; unit: {} ({})",
-        s.file, s.rows_total, s.rows_with_telemetry, s.unit, s.unit_source
+        "{}: {}, {} with telemetry; unit: {} ({})",
+        s.file,
+        crate::output::number::plural(s.rows_total, "row", "rows"),
+        s.rows_with_telemetry,
+        s.unit,
+        s.unit_source
     )?;
     let name_width = METRICS.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
     let means: Vec<String> = s.metrics.iter().map(|m| show_mean(m.mean)).collect();
@@ -327,10 +349,10 @@ fn table(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
         let unit = if m.mean.is_some() { &m.unit } else { "" };
         writeln!(
             out,
-            "  {:<name_width$}  {mean:>mean_width$}  {unit:<unit_width$}  on {} of {} rows",
+            "  {:<name_width$}  {mean:>mean_width$}  {unit:<unit_width$}  on {} of {}",
             m.name,
             m.rows_measured,
-            m.rows_total,
+            crate::output::number::plural(m.rows_total, "row", "rows"),
             unit_width = s.unit.chars().count()
         )?;
     }

@@ -592,3 +592,19 @@ fn sweep_flags_that_make_no_sense_are_refused_naming_the_flag() {
     ));
     assert_eq!(fs::read_dir(out.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn a_scenario_given_as_the_edits_file_is_named_as_such() {
+    simulate()
+        .args([
+            "scenarios/merge.toml",
+            "--no-write",
+            "--edits",
+            "scenarios/coding.toml",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "scenarios/coding.toml: this is a scenario file, but --edits takes a file of [[edit]] tables only",
+        ));
+}

@@ -145,3 +145,21 @@ fn blank_lines_are_skipped_and_an_empty_log_is_refused() {
         .code(2)
         .stderr(predicate::str::contains("t.jsonl: the log has no rows"));
 }
+
+/// Strict: a misspelt count is an error naming it, not a row silently "not measured".
+#[test]
+fn a_misspelt_count_is_refused_with_the_nearest_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, "{\"telemetry\":{\"compact_totl\":1}}\n").unwrap();
+    assert_cmd::Command::cargo_bin("simulate")
+        .unwrap()
+        .args(["telemetry", "--unit", "tokens"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "t.jsonl:1:15: telemetry.compact_totl: unknown count `compact_totl`",
+        ))
+        .stderr(predicates::str::contains("did you mean `compact_total`?"));
+}

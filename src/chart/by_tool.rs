@@ -100,8 +100,8 @@ pub fn prepare(
             style::ratio(bytes_per_token)
         ),
         bars,
-        // Room right of the longest bar for its label.
-        x_max: (top * 1.6).max(1.0),
+        // Room right of the longest bar for its label, and no further.
+        x_max: (top * 1.45).max(1.0),
     })
 }
 

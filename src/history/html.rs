@@ -180,7 +180,8 @@ fn assumptions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     for n in &names {
         write!(out, "<th>{}</th>", escape(n))?;
     }
-    writeln!(out, "<th class=\"text\">order</th></tr>")?;
+    // The whole order is in the percentages; the column names what saves the most.
+    writeln!(out, "<th class=\"name\">saves the most</th></tr>")?;
     for p in &a.points {
         write!(
             out,
@@ -191,20 +192,16 @@ fn assumptions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         for pct in &p.saved_pct {
             write!(out, "<td>{}</td>", percent(*pct))?;
         }
-        let order: Vec<&str> = p
+        let first: Vec<&str> = p
             .order
             .iter()
+            .filter(|&&i| p.ranks.get(i) == Some(&1))
             .filter_map(|&i| names.get(i).copied())
-            .collect();
-        let ranks: Vec<usize> = p
-            .order
-            .iter()
-            .filter_map(|&i| p.ranks.get(i).copied())
             .collect();
         writeln!(
             out,
-            "<td class=\"text\">{}</td></tr>",
-            escape(&crate::report::order_line(&order, &ranks))
+            "<td class=\"name\">{}</td></tr>",
+            escape(&first.join(" = "))
         )?;
     }
     writeln!(out, "</table></div>")

@@ -21,7 +21,7 @@ const MAX_PANELS: usize = 6;
 const MAX_MAP_AXIS: usize = 61;
 
 /// Largest number of (B, ρ) cells kept for the charts, over every kept slice.
-const MAX_SLICE: usize = 1_000_000;
+pub const MAX_SLICE: usize = 1_000_000;
 /// Most combinations of the other swept axes (cache read × retry rate) kept: the cost
 /// ranking draws one row of panels per combination.
 const MAX_SLICES: usize = 4;

@@ -34,7 +34,7 @@ fn inline_svg(svg: &str) -> &str {
 }
 
 pub(crate) const STYLE: &str = "
-body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: 1180px; margin: 2em auto; padding: 0 1.2em; color: #222; line-height: 1.45; }
+body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: 1360px; margin: 2em auto; padding: 0 1.2em; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; padding-bottom: 0.15em; }
 h3 { font-size: 1.05em; margin: 1.4em 0 0.4em; }
@@ -46,9 +46,10 @@ p.flips { border-left: 4px solid #d55e00; background: #fcf1ea; padding: 0.5em 0.
 table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; }
 th, td { padding: 0.3em 0.7em; text-align: right; border-bottom: 1px solid #e4e4e4; vertical-align: top; white-space: nowrap; }
 td.name, td.text, th.text { white-space: normal; }
-th { background: #f4f4f4; font-weight: 600; }
+th { background: #f4f4f4; font-weight: 600; white-space: normal; vertical-align: bottom; }
 td.name, th.name, td.text, th.text { text-align: left; }
-td.text { max-width: 36em; overflow-wrap: anywhere; }
+td.text { min-width: 16em; max-width: 40em; overflow-wrap: anywhere; }
+td.name { min-width: 9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1.2em; }
 dt { font-weight: 600; }
 dd { margin: 0; overflow-wrap: anywhere; }

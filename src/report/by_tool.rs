@@ -79,6 +79,8 @@ pub fn by_tool(study: &Study, at: Assumptions) -> Vec<ToolShare> {
     if let Some(base) = rows.last_mut() {
         base.calls = n;
     }
+    // A group that adds nothing (a final answer with no result) is no share at all.
+    rows.retain(|r| r.reread_tokens > 0.0 || r.result_tokens > 0.0);
     let total: f64 = rows.iter().map(|r| r.reread_tokens).sum();
     for r in &mut rows {
         r.share_pct = if total > 0.0 {

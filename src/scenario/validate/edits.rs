@@ -297,12 +297,15 @@ fn one_action(
         };
     }
     if let Some(c) = a.cap {
+        spans.add(format!("{prefix}cap"), c.span());
         return rules::cap(ck, &c, &at("cap"));
     }
     if let Some(d) = a.dedupe {
+        spans.add(format!("{prefix}dedupe"), d.span());
         return rules::dedupe(ck, &d, &at("dedupe"));
     }
     if let Some(b) = a.base {
+        spans.add(format!("{prefix}base"), b.span());
         return rules::base(ck, &b, &at("base"));
     }
     if let Some(m) = a.move_ {
