@@ -510,29 +510,65 @@ fn ranking_has_a_panel_for_exactly_the_flipping_pairs_and_the_exact_curve() {
     assert_eq!(checked, 2, "B* is on the plot at ρ = 3.3 and ρ = 4");
     // The curve spans the whole ρ range it crosses, not only the swept values.
     assert!(panel.curve.len() > 20);
-    // Shading: the flipped cell (B = 40k, ρ = 4) in merge's colour, the rest in trim's.
-    let shaded = |colour: plotters::prelude::RGBColor| -> Vec<(f64, f64)> {
+    // Shading comes from the closed forms: merge's colour exactly where merge saves more
+    // (B·ρ > 145,000, right of the curve), trim's everywhere else, up to one shading step.
+    let boxes = |colour: plotters::prelude::RGBColor| -> Vec<(f64, f64, f64, f64)> {
         let doc = roxmltree::Document::parse(text).expect("well-formed SVG");
         let (l, t, r, b) = panel.frame.px;
         let fill = hex(style::tint(colour, chart::ranking::SHADE_TINT));
         doc.descendants()
             .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(fill.as_str()))
-            .map(|n| (number(&n, "x"), number(&n, "y")))
-            .filter(|&(x, y)| {
+            .map(|n| {
+                (
+                    number(&n, "x"),
+                    number(&n, "y"),
+                    number(&n, "width"),
+                    number(&n, "height"),
+                )
+            })
+            .filter(|&(x, y, _, _)| {
                 x >= f64::from(l) && x < f64::from(r) && y >= f64::from(t) && y < f64::from(b)
             })
             .collect()
     };
-    // Its cell reaches from halfway between 30k and 40k, and the top of the ρ axis.
-    let (x, y) = panel.frame.to_px((35_000.0, panel.frame.y.1));
-    let merge_cells = shaded(style::edit_colour(1));
-    assert_eq!(
-        merge_cells,
-        vec![(f64::from(x), f64::from(y))],
-        "one flipped cell"
+    let (l, t, r, b) = panel.frame.px;
+    let (x0, x1) = panel.frame.x;
+    let (y0, y1) = panel.frame.y;
+    let data = |px: f64, py: f64| {
+        (
+            x0 + (px - f64::from(l)) / f64::from(r - l) * (x1 - x0),
+            y1 - (py - f64::from(t)) / f64::from(b - t) * (y1 - y0),
+        )
+    };
+    let step_b = (x1 - x0) / 90.0;
+    let merge = boxes(style::edit_colour(1));
+    let trim = boxes(style::edit_colour(0));
+    assert!(!merge.is_empty() && !trim.is_empty());
+    for &(x, y, w, h) in &merge {
+        // The box's left edge, at its middle height, lies right of the break-even.
+        let (b_left, rho) = data(x, y + h / 2.0);
+        assert!(
+            b_left * rho > 145_000.0 - step_b * rho,
+            "merge box at B {b_left}, ρ {rho}"
+        );
+        let _ = w;
+    }
+    for &(x, y, w, h) in &trim {
+        let (b_right, rho) = data(x + w, y + h / 2.0);
+        assert!(
+            b_right * rho < 145_000.0 + step_b * rho,
+            "trim box at B {b_right}, ρ {rho}"
+        );
+    }
+    // The flipped sampled point (B = 40k, ρ = 4) lies in merge's colour.
+    let (px, py) = panel.frame.to_px((40_000.0, 4.0));
+    let (px, py) = (f64::from(px), f64::from(py));
+    assert!(
+        merge
+            .iter()
+            .any(|&(x, y, w, h)| px >= x && px <= x + w && py >= y && py <= y + h),
+        "the flipped point is shaded for merge"
     );
-    // Trim's shade: one run per ρ row, the top row cut short by the flip.
-    assert_eq!(shaded(style::edit_colour(0)).len(), 3);
 }
 
 #[test]

@@ -157,6 +157,81 @@ pub fn shading(
     }
 }
 
+/// Rows and columns of the exact shading of an affine pair.
+const EXACT_STEPS: usize = 96;
+
+/// The plane shaded from the closed forms of the pair's reread totals `ta`, `tb`: which
+/// saves more at every spot of the plot, not only at the sampled points, so the shading
+/// meets the exact break-even curve instead of crossing it in steps. Boxes merge along
+/// each of [`EXACT_STEPS`] rows.
+pub fn exact_shading(ta: &Affine, tb: &Affine, frame: &Frame) -> Vec<((i32, i32, i32, i32), Side)> {
+    let (x0, x1) = frame.x;
+    let (y0, y1) = frame.y;
+    let at = |k: usize, lo: f64, hi: f64| lo + (hi - lo) * k as f64 / EXACT_STEPS as f64;
+    let side_at = |b: f64, rho: f64| {
+        let point = crate::ledger::Assumptions {
+            base_tokens: b,
+            bytes_per_token: rho,
+        };
+        let (a_total, b_total) = (ta.at(point), tb.at(point));
+        // A smaller total is a larger saving; within the tie tolerance it is a tie.
+        if rank::tied(a_total, b_total, a_total.abs().max(b_total.abs())) {
+            Side::Tie
+        } else if a_total < b_total {
+            Side::A
+        } else {
+            Side::B
+        }
+    };
+    let mut boxes: Vec<((i32, i32, i32, i32), Side)> = Vec::new();
+    // Boxes of the row below, by index: a box of the same columns and side grows upward
+    // instead of stacking, so no seam shows between rows.
+    let mut below: Vec<usize> = Vec::new();
+    for row in 0..EXACT_STEPS {
+        let (low, high) = (at(row, y0, y1), at(row + 1, y0, y1));
+        let rho = (low + high) / 2.0;
+        // One pixel of overlap with the row above: abutting boxes would let the
+        // background show through their anti-aliased edges as seams.
+        let (top, bottom) = ((frame.y_px(high) - 1).max(frame.px.1), frame.y_px(low));
+        let mut run: Option<(usize, Side)> = None;
+        let mut this_row: Vec<usize> = Vec::new();
+        let mut close = |start: usize, end: usize, side: Side, boxes: &mut Vec<_>| {
+            let (left, right) = (frame.x_px(at(start, x0, x1)), frame.x_px(at(end, x0, x1)));
+            let grown = below.iter().copied().find(|&i| {
+                let ((l, t, r, _), s): ((i32, i32, i32, i32), Side) = boxes[i];
+                l == left && r == right && s == side && t <= bottom
+            });
+            match grown {
+                Some(i) => {
+                    boxes[i].0.1 = top;
+                    this_row.push(i);
+                }
+                None => {
+                    boxes.push(((left, top, right, bottom), side));
+                    this_row.push(boxes.len() - 1);
+                }
+            }
+        };
+        for col in 0..EXACT_STEPS {
+            let b = (at(col, x0, x1) + at(col + 1, x0, x1)) / 2.0;
+            let here = side_at(b, rho);
+            match run {
+                Some((_, s)) if s == here => {}
+                Some((start, s)) => {
+                    close(start, col, s, &mut boxes);
+                    run = Some((col, here));
+                }
+                None => run = Some((col, here)),
+            }
+        }
+        if let Some((start, s)) = run {
+            close(start, EXACT_STEPS, s, &mut boxes);
+        }
+        below = this_row;
+    }
+    boxes
+}
+
 /// Pixel box of base-token cells `first..=last` between `top` and `bottom`.
 fn span(
     bs: &[f64],

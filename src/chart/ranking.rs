@@ -195,13 +195,18 @@ pub fn prepare(
                 y: y_range,
             };
             let plane::Shading {
-                boxes: shading,
+                boxes: sampled_shading,
                 flipped,
                 ties,
                 cells,
             } = plane::shading(plane, slice, a, b, &frame);
             let affine = |e: usize| plane.affine.get(e).copied().flatten();
             let exact = affine(a).zip(affine(b));
+            // With closed forms the whole plane is known, not only the sampled points.
+            let shading = match exact {
+                Some((ta, tb)) => plane::exact_shading(&ta, &tb, &frame),
+                None => sampled_shading,
+            };
             let curve = exact.map_or_else(Vec::new, |(ta, tb)| {
                 plane::break_even_curve(&ta, &tb, x_range, y_range, &plane.bytes_per_token)
             });
