@@ -301,3 +301,17 @@ fn ctrl_c_or_sigterm_mid_write_removes_what_is_staged() {
     assert_eq!(names(&out), ["big"]);
     assert_eq!(fs::read(out.join("big/summary.csv")).unwrap(), before);
 }
+
+#[test]
+fn an_out_that_is_a_file_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("afile");
+    std::fs::write(&file, "mine").unwrap();
+    simulate()
+        .args(["tests/fixtures/good/small.toml", "--out"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is a file, not a folder"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+}

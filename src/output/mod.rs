@@ -28,7 +28,7 @@ pub mod ledger_stream;
 pub mod number;
 pub mod table;
 
-use crate::error::Error;
+use crate::error::{Error, Located};
 use folder::Identity;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -72,6 +72,14 @@ impl OutputDir {
             move |source| Error::Unwritable { path, source }
         };
         let target = root.join(name);
+        // A file where the folder should be: say so, not "File exists (os error 17)".
+        if root.exists() && !root.is_dir() {
+            return Err(Located::new(
+                root.display().to_string(),
+                "is a file, not a folder: --out names the folder the results go in",
+            )
+            .into());
+        }
         fs::create_dir_all(root).map_err(unwritable(root))?;
         let _root_lock = lock_root(root)?;
         remove_stale(root);
