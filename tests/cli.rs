@@ -91,9 +91,10 @@ fn an_unwritable_output_directory_fails_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("file");
     fs::write(&blocker, "not a directory").unwrap();
+    // A folder under a file cannot be made.
     simulate()
         .args(["tests/fixtures/good/small.toml", "--out"])
-        .arg(&blocker)
+        .arg(blocker.join("results"))
         .assert()
         .code(2)
         .stderr(
