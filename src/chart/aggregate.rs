@@ -184,17 +184,13 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
             ))
             .map_err(&err)?;
             let (left, _) = plot.backend_coord(&(x_lo, middle));
-            root.draw(&Text::new(
-                bar.name.clone(),
-                (left - 30, y),
-                style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
-            ))
-            .map_err(&err)?;
-            root.draw(&Rectangle::new(
-                [(left - 22, y - 7), (left - 8, y + 7)],
-                colour.filled(),
-            ))
-            .map_err(&err)?;
+            layout::draw_bar_name(
+                &root,
+                (left, y),
+                std::slice::from_ref(&bar.name),
+                colour,
+                FILE,
+            )?;
         }
         plot.draw_series([PathElement::new(
             vec![(0.0, 0.0), (0.0, rows)],

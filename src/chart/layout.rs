@@ -356,3 +356,33 @@ pub(crate) fn marker(
     }
     .map_err(err)
 }
+
+/// Height of one line of a bar's name, px.
+pub(crate) const BAR_NAME_LINE_PX: i32 = 17;
+
+/// A bar chart's row label: the name's lines right-aligned left of the plot's edge `left`,
+/// centred on `y`, with a swatch of the bar's colour between them and the plot (the
+/// legend of a bar chart).
+pub(crate) fn draw_bar_name(
+    root: &Area,
+    (left, y): (i32, i32),
+    lines: &[String],
+    colour: RGBColor,
+    chart: &'static str,
+) -> Result<(), ChartError> {
+    let err = drawing(chart);
+    let first = y - BAR_NAME_LINE_PX * (lines.len() as i32 - 1) / 2;
+    for (k, line) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            line.clone(),
+            (left - 30, first + BAR_NAME_LINE_PX * k as i32),
+            style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
+        ))
+        .map_err(&err)?;
+    }
+    root.draw(&Rectangle::new(
+        [(left - 22, y - 7), (left - 8, y + 7)],
+        colour.filled(),
+    ))
+    .map_err(err)
+}

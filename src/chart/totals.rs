@@ -28,8 +28,6 @@ const BELOW_BARS_PX: i32 = 64;
 /// Widest edit name shown beside a bar, in px (longer names wrap to a second line, then
 /// end in `…`).
 const NAME_MAX_PX: i32 = 300;
-/// Height of a line of a wrapped name, in px.
-const NAME_LINE_PX: i32 = 17;
 /// Swatch, gap and padding beside the names, in px.
 const NAME_EXTRA_PX: i32 = 40;
 /// Plot width left after margins, names and tick labels, in px (for label room).
@@ -264,20 +262,7 @@ pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
             .map_err(&err)?;
             // The name, with a swatch of the edit's colour: the legend of this chart.
             let (left, _) = plot.backend_coord(&(x_lo, middle));
-            let first = y - NAME_LINE_PX * (bar.name.len() as i32 - 1) / 2;
-            for (k, line) in bar.name.iter().enumerate() {
-                root.draw(&Text::new(
-                    line.clone(),
-                    (left - 30, first + NAME_LINE_PX * k as i32),
-                    style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
-                ))
-                .map_err(&err)?;
-            }
-            root.draw(&Rectangle::new(
-                [(left - 22, y - 7), (left - 8, y + 7)],
-                colour.filled(),
-            ))
-            .map_err(&err)?;
+            layout::draw_bar_name(&root, (left, y), &bar.name, colour, file)?;
         }
         plot.draw_series([PathElement::new(
             vec![(0.0, 0.0), (0.0, rows)],
