@@ -388,7 +388,16 @@ fn bytes_per_token(s: &str) -> Result<f64, String> {
 
 /// Parses the process arguments; prints help or a usage error and exits (code 2) itself.
 pub fn parse() -> Result<Command, Located> {
-    from_args(Cli::parse())
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match Cli::try_parse_from(&args) {
+        Ok(cli) => from_args(cli),
+        // `simulate imprt claude-code …` fails in clap on its second word; the first
+        // is the mistake to name.
+        Err(e) => match args.get(1).and_then(|a| misspelt(std::path::Path::new(a))) {
+            Some(located) if e.use_stderr() => Err(located),
+            _ => e.exit(),
+        },
+    }
 }
 
 /// Parses an argument list (the first item is the program name).
@@ -453,6 +462,9 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         }
         None => {}
     }
+    if let Some(located) = cli.scenario.as_deref().and_then(misspelt) {
+        return Err(located);
+    }
     let r = cli.run;
     let axis = |flag: &str, v: &Option<String>, what| -> Result<Option<AxisOverride>, Located> {
         v.as_deref()
@@ -480,6 +492,31 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             retry_rate: axis("--sweep-retry", &r.sweep_retry, Assumption::RetryRate)?,
         },
     }))
+}
+
+/// The subcommand a missing scenario path was probably meant to be (`imprt` → `import`):
+/// clap reads any unknown word as the scenario, so its own suggestion never fires.
+fn misspelt_subcommand(scenario: &std::path::Path) -> Option<&'static str> {
+    let word = scenario.to_str()?;
+    if scenario.exists() || word.contains(['/', '.']) {
+        return None;
+    }
+    ["ledger", "fit", "import", "telemetry", "history"]
+        .into_iter()
+        .map(|sub| (strsim::jaro_winkler(&word.to_lowercase(), sub), sub))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, sub)| sub)
+}
+
+/// The error for a missing scenario path that looks like a misspelt subcommand.
+fn misspelt(scenario: &std::path::Path) -> Option<Located> {
+    misspelt_subcommand(scenario).map(|sub| {
+        Located::new(
+            scenario.display().to_string(),
+            format!("no such scenario file, and not a subcommand: did you mean `simulate {sub}`? (see `simulate --help`)"),
+        )
+    })
 }
 
 fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfig, Located> {
@@ -634,6 +671,12 @@ mod tests {
                 ..
             })
         ));
+        // A misspelt subcommand is not read as a missing scenario.
+        let e = parse_from(["simulate", "imprt"]).unwrap().unwrap_err();
+        assert!(e.to_string().contains("did you mean `simulate import`"), "{e}");
+        let e = parse_from(["simulate", "Histroy"]).unwrap().unwrap_err();
+        assert!(e.to_string().contains("`simulate history`"), "{e}");
+        assert!(parse_from(["simulate", "nosuch.toml"]).unwrap().is_ok());
         // A leading minus reaches the range check, which says what is valid.
         let e = parse_from(["simulate", "s.toml", "--base", "-1"]).unwrap_err();
         assert!(

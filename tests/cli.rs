@@ -129,6 +129,14 @@ fn bad_arguments_are_usage_errors() {
         .assert()
         .success()
         .stdout(predicate::str::contains("reread"));
+    // A misspelt subcommand, with the arguments the real one takes, is named as such.
+    simulate()
+        .args(["imprt", "claude-code", "logs/", "--out", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "imprt: no such scenario file, and not a subcommand: did you mean `simulate import`?",
+        ));
 }
 
 fn read(dir: &Path, name: &str) -> String {
