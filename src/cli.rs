@@ -673,7 +673,10 @@ mod tests {
         ));
         // A misspelt subcommand is not read as a missing scenario.
         let e = parse_from(["simulate", "imprt"]).unwrap().unwrap_err();
-        assert!(e.to_string().contains("did you mean `simulate import`"), "{e}");
+        assert!(
+            e.to_string().contains("did you mean `simulate import`"),
+            "{e}"
+        );
         let e = parse_from(["simulate", "Histroy"]).unwrap().unwrap_err();
         assert!(e.to_string().contains("`simulate history`"), "{e}");
         assert!(parse_from(["simulate", "nosuch.toml"]).unwrap().is_ok());

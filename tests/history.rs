@@ -151,6 +151,21 @@ fn the_aggregate_is_exactly_the_sum_of_the_sessions() {
         assert_eq!(number(edit, "baseline_total_tokens"), baseline);
         assert_eq!(number(edit, "cost_saved"), cost, "{name}");
     }
+    // cost_rank is the place by summed cost saved (no ties in this example); here the
+    // prompt cache swaps the third and fourth edits of the token ranking.
+    let mut by_cost: Vec<(f64, usize)> = summary
+        .iter()
+        .map(|e| (number(e, "cost_saved"), e["cost_rank"].parse().unwrap()))
+        .collect();
+    by_cost.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let ranks: Vec<usize> = by_cost.iter().map(|&(_, r)| r).collect();
+    assert_eq!(ranks, vec![1, 2, 3, 4, 5]);
+    let token_and_cost: Vec<(String, String)> = summary
+        .iter()
+        .map(|e| (e["rank"].clone(), e["cost_rank"].clone()))
+        .collect();
+    assert_eq!(token_and_cost[2], ("3".into(), "4".into()));
+    assert_eq!(token_and_cost[3], ("4".into(), "3".into()));
     // The sweep's nominal point is the same sum, from the closed forms.
     for row in rows(&dir.join("sweep.csv"))
         .iter()
@@ -178,6 +193,7 @@ fn session(name: &str, baseline: f64, saved: &[f64]) -> SessionFigures {
         },
         baseline_total_tokens: baseline,
         baseline_cost: baseline,
+        cached: false,
         edits: saved
             .iter()
             .map(|&s| SessionEdit {
@@ -232,6 +248,35 @@ fn the_pure_aggregate_sums_in_session_order_and_spreads_by_nearest_rank() {
         }
     );
     assert!(aggregate(&names, &[]).is_none());
+}
+
+#[test]
+fn the_cost_ranking_sums_cost_savings_and_may_differ_from_the_token_ranking() {
+    // x saves more tokens; under the prompt cache its clearing rewrites the prefix, so y
+    // saves more cost. Σ cost saved: x 2 + 3 = 5, y 4 + 4 = 8 of a baseline cost 50 + 30.
+    let names = vec!["x".to_string(), "y".to_string()];
+    let mut sessions = vec![
+        session("a", 100.0, &[20.0, 10.0]),
+        session("b", 100.0, &[30.0, 5.0]),
+    ];
+    for (s, (cost, saved)) in sessions
+        .iter_mut()
+        .zip([(50.0, [2.0, 4.0]), (30.0, [3.0, 4.0])])
+    {
+        s.cached = true;
+        s.baseline_cost = cost;
+        for (e, c) in s.edits.iter_mut().zip(saved) {
+            e.cost_saved = c;
+            e.cost_saved_pct = 100.0 * c / cost;
+        }
+    }
+    let a = aggregate(&names, &sessions).unwrap();
+    assert_eq!(a.cached_sessions, 2);
+    assert_eq!((a.edits[0].rank, a.edits[1].rank), (1, 2));
+    assert_eq!((a.edits[0].cost_rank, a.edits[1].cost_rank), (2, 1));
+    assert_eq!(a.cost_ranking.order, vec![1, 0]);
+    assert_eq!(a.edits[1].cost_saved, 8.0);
+    assert_eq!(a.edits[1].cost_saved_pct, 100.0 * 8.0 / 80.0);
 }
 
 /// Every file of a results directory, by name.

@@ -66,6 +66,9 @@ pub struct EditAggregate {
     pub cost_saved: f64,
     /// `100 · cost_saved / Σ baseline costs`.
     pub cost_saved_pct: f64,
+    /// 1-based rank by aggregate cost saving; ties share a rank. Differs from `rank` only
+    /// where a prompt cache prices the rereads unevenly (a clearing's rewrite, a pause).
+    pub cost_rank: usize,
     /// Σ of the per-session dollar savings over the sessions with a `[price]`; None when
     /// no session has one.
     pub dollars_saved: Option<f64>,
@@ -95,11 +98,16 @@ pub struct Aggregate {
     pub baseline_total_tokens: f64,
     /// Σ of the baseline costs, input-token equivalents.
     pub baseline_cost: f64,
+    /// Sessions with a `[cache]`; the others' cost is flat (their reread total).
+    pub cached_sessions: usize,
     /// By edit index.
     pub edits: Vec<EditAggregate>,
     /// Of the aggregate savings.
     #[serde(skip)]
     pub ranking: Ranking,
+    /// Of the aggregate cost savings.
+    #[serde(skip)]
+    pub cost_ranking: Ranking,
     /// Sessions against the aggregate order (item = session index, session order).
     pub across_sessions: Agreement,
 }
@@ -119,7 +127,9 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
     let mut calls = 0usize;
     let mut baseline_total = 0.0;
     let mut baseline_cost = 0.0;
+    let mut cached_sessions = 0;
     for s in sessions {
+        cached_sessions += usize::from(s.cached);
         calls += s.calls;
         baseline_total += s.baseline_total_tokens;
         baseline_cost += s.baseline_cost;
@@ -164,6 +174,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
             equivalent_calls: saved / average_call,
             cost_saved,
             cost_saved_pct: 100.0 * cost_saved / baseline_cost,
+            cost_rank: 0,
             dollars_saved: dollars,
             priced_sessions: priced,
             per_session_pct: Distribution::of(&percents)?,
@@ -176,8 +187,15 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
     }
     let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
     let ranking = rank::rank(&savings, baseline_total);
-    for (e, &r) in edits.iter_mut().zip(&ranking.ranks) {
+    let cost_savings: Vec<f64> = edits.iter().map(|e| e.cost_saved).collect();
+    let cost_ranking = rank::rank(&cost_savings, baseline_cost);
+    for ((e, &r), &c) in edits
+        .iter_mut()
+        .zip(&ranking.ranks)
+        .zip(&cost_ranking.ranks)
+    {
         e.rank = r;
+        e.cost_rank = c;
     }
     let per_session: Vec<Vec<f64>> = sessions.iter().map(SessionFigures::savings).collect();
     let across_sessions = agreement(
@@ -194,8 +212,10 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         calls,
         baseline_total_tokens: baseline_total,
         baseline_cost,
+        cached_sessions,
         edits,
         ranking,
+        cost_ranking,
         across_sessions,
     })
 }

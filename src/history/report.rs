@@ -25,6 +25,8 @@ pub struct HistoryBaseline {
     pub average_call_tokens: f64,
     /// Σ of the baseline costs, input-token equivalents.
     pub cost: f64,
+    /// Sessions with a `[cache]`; the others' cost is flat (their reread total).
+    pub cached_sessions: usize,
 }
 
 /// A pair of edits whose aggregate order some sessions or points reverse.
@@ -93,6 +95,8 @@ pub struct HistoryReport {
     pub edits: Vec<EditAggregate>,
     /// The aggregate ranking as a line, ties shown: `a > b = c`.
     pub order: String,
+    /// The ranking by summed cost saving, the same way.
+    pub cost_order: String,
     pub across_sessions: AgreementReport,
     pub across_assumptions: AssumptionsReport,
     /// Warnings other than rules that selected nothing (those are counted per edit).
@@ -171,6 +175,13 @@ impl HistoryReport {
             &ranked.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
             &ranked.iter().map(|e| e.rank).collect::<Vec<_>>(),
         );
+        let mut by_cost: Vec<&EditAggregate> = ranked.iter().collect();
+        // Stable: edits tied on cost keep their token order.
+        by_cost.sort_by_key(|e| e.cost_rank);
+        let cost_order = order_line(
+            &by_cost.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
+            &by_cost.iter().map(|e| e.cost_rank).collect::<Vec<_>>(),
+        );
         let across_sessions = agreement_report(
             &aggregate.across_sessions,
             &names,
@@ -209,8 +220,13 @@ impl HistoryReport {
             total_tokens: aggregate.baseline_total_tokens,
             average_call_tokens: aggregate.baseline_total_tokens / aggregate.calls as f64,
             cost: aggregate.baseline_cost,
+            cached_sessions: aggregate.cached_sessions,
         };
-        let answer = answer(&ranked, &baseline, &across_sessions, &across_assumptions);
+        let mut answer = answer(&ranked, &baseline, &across_sessions, &across_assumptions);
+        if let Some(cost) = cost_answer(&by_cost, &ranked, &baseline, &cost_order) {
+            answer.push(' ');
+            answer.push_str(&cost);
+        }
         HistoryReport {
             name: name.to_string(),
             directory: directory.to_string(),
@@ -222,6 +238,7 @@ impl HistoryReport {
             baseline,
             edits: ranked,
             order,
+            cost_order,
             across_sessions,
             across_assumptions,
             warnings: warnings
@@ -300,6 +317,48 @@ fn answer(
         " The aggregate order holds {in_sessions} and {at_points}; {winner}."
     ));
     text
+}
+
+/// What the prompt cache does to the answer, when some session has one: the same order,
+/// or the cost order and its winner. None when every session's cost is flat.
+fn cost_answer(
+    by_cost: &[&EditAggregate],
+    ranked: &[EditAggregate],
+    baseline: &HistoryBaseline,
+    cost_order: &str,
+) -> Option<String> {
+    let best = by_cost.first()?;
+    if baseline.cached_sessions == 0 || ranked.len() < 2 {
+        return None;
+    }
+    let with_cache = if baseline.cached_sessions == baseline.sessions {
+        "every session has a prompt cache".to_string()
+    } else {
+        format!(
+            "{} of {} sessions have a prompt cache; the others cost their reread total",
+            grouped(baseline.cached_sessions as f64, 0),
+            grouped(baseline.sessions as f64, 0)
+        )
+    };
+    let same = ranked.iter().all(|e| e.rank == e.cost_rank);
+    Some(if same {
+        format!(
+            "By cost ({with_cache}) the order is the same; {} saves {} of the summed cost.",
+            best.name,
+            percent(best.cost_saved_pct)
+        )
+    } else {
+        let tied: Vec<&str> = by_cost
+            .iter()
+            .take_while(|e| e.cost_rank == best.cost_rank)
+            .map(|e| e.name.as_str())
+            .collect();
+        format!(
+            "By cost ({with_cache}) the order differs: {cost_order}; {}: {} of the summed cost.",
+            crate::report::who_saves_most(&tied),
+            percent(best.cost_saved_pct)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -59,6 +59,9 @@ pub struct SessionFigures {
     pub baseline_total_tokens: f64,
     /// Baseline cost, input-token equivalents.
     pub baseline_cost: f64,
+    /// Whether the session has a `[cache]`: its costs are then the prompt cache's, else
+    /// flat (equal to its reread totals).
+    pub cached: bool,
     /// By edit index (the edits file's order).
     pub edits: Vec<SessionEdit>,
     /// Other things to know that are not errors (a setting overridden by pinning).
@@ -180,6 +183,7 @@ pub fn evaluate_session(
             sources: Sources::of(scenario, false, false),
             baseline_total_tokens,
             baseline_cost,
+            cached: scenario.cache.is_some(),
             edits,
             warnings,
         },

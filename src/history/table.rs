@@ -172,7 +172,39 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     writeln!(
         out,
         "  (saved: of the summed baseline; median, p10, p90: of each session's own percentage,\n   nearest-rank; first in: sessions where the edit ranks first, a tie counting for each)"
-    )
+    )?;
+    if r.baseline.cached_sessions > 0 {
+        writeln!(
+            out,
+            "\nBy cost (input-token equivalents under each session's prompt cache; {} of {} sessions\nhave a [cache]; summed baseline cost {}):",
+            grouped(r.baseline.cached_sessions as f64, 0),
+            grouped(n as f64, 0),
+            grouped(r.baseline.cost, 0),
+        )?;
+        writeln!(
+            out,
+            "  rank  {}  {:>18}  {:>7}  {:>10}",
+            pad("edit", columns),
+            "cost saved",
+            "saved",
+            "token rank"
+        )?;
+        let mut by_cost: Vec<&super::EditAggregate> = r.edits.iter().collect();
+        // Stable: ties keep the token ranking's order, as the cost order line does.
+        by_cost.sort_by_key(|e| e.cost_rank);
+        for e in by_cost {
+            writeln!(
+                out,
+                "  {:>4}  {}  {:>18}  {:>7}  {:>10}",
+                e.cost_rank,
+                pad(&e.name, columns),
+                grouped(e.cost_saved, 0),
+                percent(e.cost_saved_pct),
+                e.rank
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// `items` is how to say where: `("in", "sessions")` or `("at", "points")`.
