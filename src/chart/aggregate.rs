@@ -25,7 +25,7 @@ const BAR_SHARE: f64 = 0.5;
 /// Room below the bars for ticks and the axis description, in px.
 const BELOW_BARS_PX: i32 = 64;
 /// Longest edit name shown beside a bar, in characters.
-const NAME_CHARS: usize = 32;
+const NAME_CHARS: usize = 40;
 /// Swatch, gap and padding beside the names, in px.
 const NAME_EXTRA_PX: i32 = 40;
 /// Plot width left after margins, names and tick labels, in px (for label room).
@@ -156,8 +156,9 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
                 colour.mix(0.85).filled(),
             )])
             .map_err(&err)?;
-            // The whisker on a white halo, so it reads on any bar colour.
-            for (c, w) in [(BACKGROUND, 5), (INK, 2)] {
+            // The whisker on a thin white halo, so it reads on any bar colour; a wider
+            // halo looked like a gap splitting the bar in two.
+            for (c, w) in [(BACKGROUND, 4), (INK, 2)] {
                 plot.draw_series([PathElement::new(
                     vec![(bar.p10, middle), (bar.p90, middle)],
                     c.stroke_width(w),

@@ -26,7 +26,7 @@ const ROW_PX: i32 = 64;
 /// Room below the rows for ticks and the axis description, in px.
 const BELOW_ROWS_PX: i32 = 64;
 /// Longest edit name shown beside a row, in characters.
-const NAME_CHARS: usize = 32;
+const NAME_CHARS: usize = 40;
 /// Swatch, gap and padding beside the names, in px.
 const NAME_EXTRA_PX: i32 = 40;
 /// Dots up to this many sessions; a density strip beyond.

@@ -31,14 +31,15 @@ pub const TICK_SIZE: f64 = 16.0;
 pub const SMALL_SIZE: f64 = 15.0;
 
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies. Edit `i` is
-/// `PALETTE[i % 8]` in every chart.
+/// `PALETTE[i % 8]` in every chart. Vermillion comes after reddish purple so that with up
+/// to five edits no two are orange (a new user could not tell the fifth from the first).
 pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0xE6, 0x9F, 0x00),
     RGBColor(0x56, 0xB4, 0xE9),
     RGBColor(0x00, 0x9E, 0x73),
     RGBColor(0x00, 0x72, 0xB2),
-    RGBColor(0xD5, 0x5E, 0x00),
     RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0xD5, 0x5E, 0x00),
     RGBColor(0xF0, 0xE4, 0x42),
     RGBColor(0x00, 0x00, 0x00),
 ];
