@@ -456,9 +456,47 @@ pub fn draw(chart: &RankingChart) -> Result<String, ChartError> {
     Ok(svg)
 }
 
+/// Diagonal lines over the px rectangle `(x0, y0, x1, y1)`, on one 45° grid for the whole
+/// chart so that adjacent rectangles' lines join up.
+fn hatch(
+    root: &Area,
+    rect: (i32, i32, i32, i32),
+    colour: plotters::style::RGBColor,
+    file: &'static str,
+) -> Result<(), ChartError> {
+    for (from, to) in hatch_lines(rect) {
+        root.draw(&PathElement::new(vec![from, to], colour.stroke_width(1)))
+            .map_err(drawing(file))?;
+    }
+    Ok(())
+}
+
+/// The segments of the lines `x = y + c` (c a multiple of 7 px) inside the rectangle.
+fn hatch_lines((x0, y0, x1, y1): (i32, i32, i32, i32)) -> Vec<((i32, i32), (i32, i32))> {
+    const SPACING: i32 = 7;
+    let mut lines = Vec::new();
+    let mut c = (x0 - y1).div_euclid(SPACING) * SPACING;
+    while c <= x1 - y0 {
+        let lo = y0.max(x0 - c);
+        let hi = y1.min(x1 - c);
+        if lo < hi {
+            lines.push(((lo + c, lo), (hi + c, hi)));
+        }
+        c += SPACING;
+    }
+    lines
+}
+
 fn draw_panel(root: &Area, panel: &PairPanel, file: &'static str) -> Result<(), ChartError> {
     let err = drawing(file);
     let (x, mut y) = panel.caption_at;
+    // Two edits whose shades are too alike (orange and vermillion): the second's region,
+    // and its swatch, are hatched in its full colour.
+    let hatched = style::alike(
+        style::edit_colour(panel.a),
+        style::edit_colour(panel.b),
+        SHADE_TINT,
+    );
     for (edit, name) in [panel.a, panel.b].iter().zip(&panel.names) {
         let middle = y + CAPTION_LINE_PX / 2;
         root.draw(&Rectangle::new(
@@ -466,6 +504,14 @@ fn draw_panel(root: &Area, panel: &PairPanel, file: &'static str) -> Result<(), 
             style::tint(style::edit_colour(*edit), SHADE_TINT).filled(),
         ))
         .map_err(&err)?;
+        if hatched && *edit == panel.b {
+            hatch(
+                root,
+                (x, middle - 6, x + 12, middle + 6),
+                style::edit_colour(*edit),
+                file,
+            )?;
+        }
         root.draw(&Rectangle::new(
             [(x, middle - 6), (x + 12, middle + 6)],
             style::edit_colour(*edit).stroke_width(2),
@@ -498,6 +544,9 @@ fn draw_panel(root: &Area, panel: &PairPanel, file: &'static str) -> Result<(), 
         };
         root.draw(&Rectangle::new([(x0, y0), (x1, y1)], fill.filled()))
             .map_err(&err)?;
+        if hatched && side == Side::B {
+            hatch(root, (x0, y0, x1, y1), style::edit_colour(panel.b), file)?;
+        }
     }
     root.draw(&Rectangle::new([(l, t), (r, b)], GRID.stroke_width(1)))
         .map_err(&err)?;
@@ -614,6 +663,22 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hatch_lines_stay_inside_their_rectangle_on_one_grid() {
+        let rect = (10, 20, 40, 35);
+        let lines = super::hatch_lines(rect);
+        assert!(!lines.is_empty());
+        for ((ax, ay), (bx, by)) in lines {
+            for (x, y) in [(ax, ay), (bx, by)] {
+                assert!((10..=40).contains(&x) && (20..=35).contains(&y), "{x},{y}");
+                // On the chart-wide grid: x − y a multiple of 7.
+                assert_eq!((x - y).rem_euclid(7), 0);
+            }
+            assert_eq!(bx - ax, by - ay, "45°");
+        }
+        assert!(super::hatch_lines((5, 5, 5, 9)).is_empty());
+    }
+
     use super::*;
     use crate::chart::{PairFlip, PlaneSlice};
     use crate::ledger::Affine;

@@ -262,6 +262,40 @@ pub fn tint(colour: RGBColor, amount: f64) -> RGBColor {
     RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
 }
 
+/// Whether two colours, lightened by `amount` as shading is, are too alike to tell two
+/// regions apart: a CIE 1976 colour difference ΔE*ab under 30 (sky blue beside blue,
+/// orange beside yellow or vermillion; the other Okabe–Ito pairs are 39 or more apart).
+pub fn alike(a: RGBColor, b: RGBColor, amount: f64) -> bool {
+    let (a, b) = (lab(tint(a, amount)), lab(tint(b, amount)));
+    let d = (a.0 - b.0).powi(2) + (a.1 - b.1).powi(2) + (a.2 - b.2).powi(2);
+    d.sqrt() < 30.0
+}
+
+/// CIE L*a*b* of an sRGB colour (D65 white; IEC 61966-2-1 and CIE 15:2004 formulas).
+fn lab(RGBColor(r, g, b): RGBColor) -> (f64, f64, f64) {
+    let linear = |c: u8| {
+        let v = f64::from(c) / 255.0;
+        if v <= 0.04045 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let (r, g, b) = (linear(r), linear(g), linear(b));
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    let f = |t: f64| {
+        if t > 216.0 / 24389.0 {
+            t.cbrt()
+        } else {
+            (24389.0 / 27.0 * t + 16.0) / 116.0
+        }
+    };
+    let (fx, fy, fz) = (f(x), f(y), f(z));
+    (116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz))
+}
+
 /// Decimals that tell tick labels `step` apart: 0 for steps ≥ 1, 1 for 0.1 ≤ step < 1, ….
 pub fn decimals_for_step(step: f64) -> usize {
     if !step.is_finite() || step <= 0.0 || step >= 1.0 {
@@ -381,6 +415,15 @@ mod tests {
     #[test]
     fn ink_reads_on_dark_and_light() {
         assert_eq!(ink_on(PALETTE[7]), RGBColor(0xFF, 0xFF, 0xFF));
+        // Exactly three pairs of the palette need hatching.
+        let alike_pairs: Vec<(usize, usize)> = (0..8)
+            .flat_map(|i| (i + 1..8).map(move |j| (i, j)))
+            .filter(|&(i, j)| alike(PALETTE[i], PALETTE[j], 0.35))
+            .collect();
+        assert_eq!(alike_pairs, vec![(0, 5), (0, 6), (1, 3)]);
+        // White is L* 100, black 0.
+        assert!((lab(RGBColor(255, 255, 255)).0 - 100.0).abs() < 1e-3);
+        assert!(lab(RGBColor(0, 0, 0)).0.abs() < 1e-9);
         assert_eq!(ink_on(PALETTE[6]), RGBColor(0, 0, 0));
     }
 
