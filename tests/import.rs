@@ -580,6 +580,86 @@ fn a_copied_transcript_adds_nothing() {
 }
 
 #[test]
+fn a_slash_command_starts_a_segment_and_a_typed_prompt_labels_before_it() {
+    // go → request 1 (a text answer); /review (a custom command, expanded by an isMeta
+    // line) → request 2; /cost (local, its output injected) then a typed prompt →
+    // request 3. Each user turn starts a segment: 1, 2, 3. Labels come from the text that
+    // joined after each request: the command, then the typed prompt over /cost.
+    let user = |ts: &str, content: Value, meta: bool| {
+        let mut line = json!({"type": "user", "sessionId": "s", "timestamp": ts,
+            "message": {"role": "user", "content": content}});
+        if meta {
+            line["isMeta"] = json!(true);
+        }
+        line.to_string()
+    };
+    let answer = |i: u32, ts: &str| {
+        json!({"type": "assistant", "sessionId": "s", "timestamp": ts, "requestId": format!("req_{i}"),
+            "message": {"id": format!("msg_{i}"), "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "done"}],
+                "usage": {"input_tokens": 10, "cache_creation_input_tokens": 0,
+                          "cache_read_input_tokens": 0, "output_tokens": 5}}})
+        .to_string()
+    };
+    let lines = vec![
+        user("2025-10-01T10:00:00Z", json!("go"), false),
+        answer(1, "2025-10-01T10:00:01Z"),
+        user(
+            "2025-10-01T10:01:00Z",
+            json!(
+                "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/</command-args>"
+            ),
+            false,
+        ),
+        user(
+            "2025-10-01T10:01:00Z",
+            json!("Review the code under src/ for bugs."),
+            true,
+        ),
+        answer(2, "2025-10-01T10:01:05Z"),
+        user(
+            "2025-10-01T10:02:00Z",
+            json!(
+                "<command-name>/cost</command-name>\n<command-message>cost</command-message>\n<command-args></command-args>"
+            ),
+            false,
+        ),
+        user(
+            "2025-10-01T10:02:00Z",
+            json!("<local-command-stdout>Total cost: $0.01</local-command-stdout>"),
+            false,
+        ),
+        user(
+            "2025-10-01T10:03:00Z",
+            json!("Now fix the first bug"),
+            false,
+        ),
+        answer(3, "2025-10-01T10:03:05Z"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    write_lines(&dir.path().join("s.jsonl"), &lines);
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json("claude-code", &[dir.path().to_str().unwrap()], out.path());
+    let name = report["traces"][0]["name"].as_str().unwrap().to_string();
+    let s = scenario(out.path(), &name);
+    let col = |key: &str| -> Vec<String> {
+        calls(&s)
+            .iter()
+            .map(|c| c.get(key).map_or("-".into(), |v| v.to_string()))
+            .collect()
+    };
+    assert_eq!(col("segment"), ["1", "2", "3"]);
+    assert_eq!(
+        col("label"),
+        [
+            "\"prompt: /review src/\"",
+            "\"prompt: Now fix the first bug\"",
+            "\"answer\""
+        ]
+    );
+}
+
+#[test]
 fn an_empty_file_beside_good_ones_is_listed_not_fatal() {
     let out = tempfile::tempdir().unwrap();
     let report = import_json(

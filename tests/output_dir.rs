@@ -262,18 +262,20 @@ fn interrupt(scenario: &Path, out: &Path, signal: rustix::process::Signal) -> Op
         .spawn()
         .unwrap();
     let start = Instant::now();
-    let staged = || {
+    // Signal as soon as the first file is in the staging folder: the run is then writing
+    // (its ledger.csv alone takes longer than the signal needs to arrive). A fixed sleep
+    // instead let a fast machine finish and swap the folder in first.
+    let writing = || {
         fs::read_dir(out).is_ok_and(|entries| {
             entries
                 .flatten()
-                .any(|e| e.file_name().to_string_lossy().contains(".staging-"))
+                .filter(|e| e.file_name().to_string_lossy().contains(".staging-"))
+                .any(|e| fs::read_dir(e.path()).is_ok_and(|mut files| files.next().is_some()))
         })
     };
-    while !staged() && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(5));
+    while !writing() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(1));
     }
-    // Let it write part of its files.
-    std::thread::sleep(Duration::from_millis(100));
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(pid, signal).unwrap();
     child.wait().unwrap().code()

@@ -366,7 +366,7 @@ fn join(
     if let Some(u) = &j.user_text {
         let better = match &call.user_text {
             None => true,
-            Some(old) => u.real_prompt && !old.real_prompt,
+            Some(old) => u.label_rank() > old.label_rank(),
         };
         if better {
             call.user_text = Some(u.clone());

@@ -80,8 +80,23 @@ pub struct UserText {
     /// A prompt a person typed, which starts a new topic segment (see the README for what
     /// counts).
     pub real_prompt: bool,
+    /// A slash command the person typed (`/review src/`): a real prompt, but a typed
+    /// prompt makes the better label.
+    pub slash_command: bool,
     /// The start of the text, for labels.
     pub snippet: String,
+}
+
+impl UserText {
+    /// Which text labels a call when several join it: a typed prompt, then a slash
+    /// command, then any other text, the first of each kind.
+    pub fn label_rank(&self) -> u8 {
+        match (self.real_prompt, self.slash_command) {
+            (true, false) => 2,
+            (true, true) => 1,
+            (false, _) => 0,
+        }
+    }
 }
 
 /// Something that joined the context after the latest request of its route.

@@ -29,9 +29,10 @@ const KNOWN_SKIPPED: &[&str] = &[
     "system",
 ];
 
-/// User text that Claude Code writes itself, not a person: slash-command echoes and their
-/// output, hook and reminder injections, interruption notes, the summary that continues a
-/// compacted session.
+/// User text that Claude Code writes itself, not a person: slash-command output, hook and
+/// reminder injections, interruption notes, the summary that continues a compacted
+/// session. A slash command itself is the person's ([`slash_command`]); its echo is
+/// injected only when the command's name cannot be read from it.
 const INJECTED_PREFIXES: &[&str] = &[
     "<command-name>",
     "<command-message>",
@@ -256,7 +257,11 @@ impl Reading {
             return;
         }
         let snippet = text.snippet.unwrap_or_default();
-        let trimmed = snippet.trim_start();
+        let mut trimmed = snippet.trim_start();
+        let command = slash_command(trimmed);
+        if let Some(command) = &command {
+            trimmed = command;
+        }
         let real_prompt = !injected
             && !answered_tool
             && text.texts > 0
@@ -269,11 +274,35 @@ impl Reading {
             answers: None,
             user_text: (text.texts > 0).then(|| UserText {
                 real_prompt,
+                slash_command: command.is_some(),
                 snippet: trimmed.to_string(),
             }),
             line_id: line.uuid.as_deref().map(CompactString::from),
         }));
     }
+}
+
+/// `/review src/` from the echo Claude Code writes when a person types a slash command
+/// (`<command-name>/review</command-name> <command-message>…</command-message>
+/// <command-args>src/</command-args>`, tags in either order); None for other text, or
+/// when the name is cut off. The person typed it, so it starts a segment like a prompt: a
+/// custom command expands to one, and a local command (`/cost`) reaches no request before
+/// the next prompt, which would start the segment anyway.
+fn slash_command(text: &str) -> Option<String> {
+    if !(text.starts_with("<command-name>") || text.starts_with("<command-message>")) {
+        return None;
+    }
+    let inside = |tag: &str| {
+        let open = format!("<{tag}>");
+        let start = text.find(&open)? + open.len();
+        let len = text[start..].find(&format!("</{tag}>"))?;
+        Some(text[start..start + len].trim())
+    };
+    let name = inside("command-name").filter(|n| !n.is_empty())?;
+    Some(match inside("command-args").filter(|a| !a.is_empty()) {
+        Some(args) => format!("{name} {args}"),
+        None => name.to_string(),
+    })
 }
 
 /// The usage of an assistant message; None when input or output tokens are missing.
@@ -333,5 +362,32 @@ fn argument(name: &str, input: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slash_command;
+
+    #[test]
+    fn a_slash_command_is_read_from_its_echo() {
+        assert_eq!(
+            slash_command(
+                "<command-name>/cost</command-name>\n  <command-message>cost</command-message>\n  <command-args></command-args>"
+            ),
+            Some("/cost".to_string())
+        );
+        assert_eq!(
+            slash_command(
+                "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/ --strict</command-args>"
+            ),
+            Some("/review src/ --strict".to_string())
+        );
+        // Cut before the name closes, or not an echo at all.
+        assert_eq!(
+            slash_command("<command-message>x</command-message><command-name>/rev"),
+            None
+        );
+        assert_eq!(slash_command("please run /cost"), None);
     }
 }

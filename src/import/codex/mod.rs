@@ -158,6 +158,7 @@ impl Reading {
                         answers: None,
                         user_text: (role == Some("user")).then(|| UserText {
                             real_prompt: false,
+                            slash_command: false,
                             snippet: c.snippet.unwrap_or_default(),
                         }),
                         line_id: None,
@@ -222,6 +223,7 @@ impl Reading {
                     answers: None,
                     user_text: Some(UserText {
                         real_prompt: true,
+                        slash_command: false,
                         snippet: m.snippet.unwrap_or_default(),
                     }),
                     line_id: None,
