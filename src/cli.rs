@@ -498,10 +498,12 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
 /// clap reads any unknown word as the scenario, so its own suggestion never fires.
 fn misspelt_subcommand(scenario: &std::path::Path) -> Option<&'static str> {
     let word = scenario.to_str()?;
-    if scenario.exists() || word.contains(['/', '.']) {
+    const SUBCOMMANDS: [&str; 5] = ["ledger", "fit", "import", "telemetry", "history"];
+    // The exact name is the subcommand itself: its own usage error is the one to show.
+    if scenario.exists() || word.contains(['/', '.']) || SUBCOMMANDS.contains(&word) {
         return None;
     }
-    ["ledger", "fit", "import", "telemetry", "history"]
+    SUBCOMMANDS
         .into_iter()
         .map(|sub| (strsim::jaro_winkler(&word.to_lowercase(), sub), sub))
         .filter(|(score, _)| *score >= 0.8)
@@ -680,6 +682,7 @@ mod tests {
         let e = parse_from(["simulate", "Histroy"]).unwrap().unwrap_err();
         assert!(e.to_string().contains("`simulate history`"), "{e}");
         assert!(parse_from(["simulate", "nosuch.toml"]).unwrap().is_ok());
+        assert!(misspelt_subcommand(std::path::Path::new("telemetry")).is_none());
         // A leading minus reaches the range check, which says what is valid.
         let e = parse_from(["simulate", "s.toml", "--base", "-1"]).unwrap_err();
         assert!(

@@ -57,7 +57,17 @@ type Row = (&'static str, &'static str, u64, u64, u64, u64, [u64; 4]);
 fn claude_code_traces_have_exact_deduplicated_counts_and_sums() {
     let out = tempfile::tempdir().unwrap();
     let report = import_json("claude-code", &[CLAUDE], out.path());
+    // Files in order of their latest request: the older-style subagent file ends first.
     let expected: [Row; 6] = [
+        (
+            "shop-1a2b3c4d-agent-5e6f7a8b",
+            "subagent",
+            1,
+            2,
+            0,
+            0,
+            [8, 1_830, 1_800, 62],
+        ),
         (
             "shop-1a2b3c4d-agent-a7f3e2d9",
             "subagent",
@@ -95,15 +105,6 @@ fn claude_code_traces_have_exact_deduplicated_counts_and_sums() {
             [12, 7_600, 12_200, 210],
         ),
         ("shop-9f8e7d6c", "main", 1, 2, 4, 0, [8, 1_100, 32_900, 175]),
-        (
-            "shop-1a2b3c4d-agent-5e6f7a8b",
-            "subagent",
-            1,
-            2,
-            0,
-            0,
-            [8, 1_830, 1_800, 62],
-        ),
     ];
     let names: Vec<&str> = report["traces"]
         .as_array()
@@ -656,6 +657,50 @@ fn a_slash_command_starts_a_segment_and_a_typed_prompt_labels_before_it() {
             "\"prompt: Now fix the first bug\"",
             "\"answer\""
         ]
+    );
+}
+
+#[test]
+fn a_resumed_session_that_sorts_first_leaves_its_parent_its_calls() {
+    // The parent (3 requests) is in z.jsonl; the resumed session in a.jsonl replays those
+    // lines and goes on for 2 more. Path order would give a.jsonl all 5 and z.jsonl none.
+    let request = |usage: [u64; 4]| Gen {
+        usage,
+        early_copies: 0,
+        request_id: true,
+        result_bytes: 100,
+    };
+    let requests: Vec<Gen> = (0..5u64)
+        .map(|i| request([10 + i, 100, 1_000 * i, 20]))
+        .collect();
+    let child = transcript(&requests);
+    let parent = transcript(&requests[..3]);
+    let dir = tempfile::tempdir().unwrap();
+    write_lines(&dir.path().join("z.jsonl"), &parent);
+    write_lines(&dir.path().join("a.jsonl"), &child);
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json("claude-code", &[dir.path().to_str().unwrap()], out.path());
+    let traces: Vec<(String, u64, u64)> = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["file"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                t["requests"].as_u64().unwrap(),
+                t["duplicates_removed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        traces,
+        [("z.jsonl".to_string(), 3, 0), ("a.jsonl".to_string(), 2, 3)]
     );
 }
 

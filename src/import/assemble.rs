@@ -4,7 +4,8 @@
 //! - one call per API request: copies of a request within a file (one line per content
 //!   block, streaming snapshots) are merged, keeping the copy with the largest usage and
 //!   every tool use any copy holds;
-//! - a request already kept from an earlier file (in sorted path order) is dropped, and so
+//! - a request already kept from an earlier file (files ordered by their latest request's
+//!   time, then path) is dropped, and so
 //!   is what joined the context after it: a resumed session replays its parent's history;
 //! - what joins the context goes to the request whose tool use it answers, else to the
 //!   latest request of its conversation; before a trace's first request it is part of the
@@ -140,7 +141,7 @@ struct RouteState {
     prompt_pending: bool,
 }
 
-/// Builds the traces of `logs`, given in sorted path order.
+/// Builds the traces of `logs`, in the order given (see [`super::load`]).
 pub fn assemble(logs: Vec<FileLog>) -> Assembled {
     let mut out = Assembled::default();
     let mut earlier: KeyIndex<()> = KeyIndex::new();

@@ -174,6 +174,17 @@ pub struct FileLog {
 }
 
 impl FileLog {
+    /// The time of the file's latest request; None when no request has one.
+    pub fn latest_request(&self) -> Option<Timestamp> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Request(r) => r.timestamp,
+                _ => None,
+            })
+            .max()
+    }
+
     /// A log of `file` with no events yet.
     pub fn new(file: impl Into<String>) -> FileLog {
         FileLog {

@@ -95,13 +95,23 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     summary::print(out, c.output, reader, &assembled, &written).map_err(Error::Print)
 }
 
-/// Reads `files` (in parallel, one file per task) and assembles their traces, in the
-/// files' order whatever the number of threads. Writes nothing.
+/// Reads `files` (in parallel, one file per task) and assembles their traces, files in
+/// order of their latest request's time (then path), whatever the number of threads.
+/// Writes nothing.
 pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<assemble::Assembled, Error> {
-    let logs = files
+    let mut logs = files
         .par_iter()
         .map(|f| reader.read(f))
         .collect::<Result<Vec<FileLog>, Error>>()?;
+    // A resumed session replays its parent's requests and then goes on, so it ends later:
+    // assembled after the parent, the replay is what gets dropped as duplicates and each
+    // session keeps its own calls. (Session files are named by random UUIDs, so path order
+    // would hand the parent's calls to whichever file sorts first.) Files without a time
+    // come last; the sort is stable, so ties keep path order.
+    logs.sort_by_key(|log| {
+        let latest = log.latest_request();
+        (latest.is_none(), latest)
+    });
     Ok(assemble::assemble(logs))
 }
 
