@@ -210,7 +210,9 @@ pub fn prepare(
             let curve = exact.map_or_else(Vec::new, |(ta, tb)| {
                 plane::break_even_curve(&ta, &tb, x_range, y_range, &plane.bytes_per_token)
             });
-            let text_px = plot_w + 8;
+            // Captions start at the cell's left edge, over the tick labels, so that long
+            // edit names keep 40 px more before they are cut.
+            let text_px = cell_w - 14;
             let sampled = if plane.affine.is_empty() {
                 "sampled only: cost has no closed form here"
             } else {
@@ -248,7 +250,7 @@ pub fn prepare(
                     style::fit(&name(b), text_px - 18, LABEL_SIZE),
                 ],
                 notes,
-                caption_at: (plot_left, top),
+                caption_at: (left, top),
                 curve_px: curve.iter().map(|&p| frame.to_px(p)).collect(),
                 curve,
                 exact: exact.is_some(),
