@@ -75,8 +75,9 @@ pub struct Run {
     pub calls_gone: usize,
     /// The earlier run this one coincides with call for call, if any.
     pub same_as: Option<String>,
-    /// Stroke width, px: wider under a coinciding run so both colours show.
-    pub width_px: u32,
+    /// Stroke width of each segment of each line, px: wider where a later run has the
+    /// same segment, so both colours show (`same::segment_widths`).
+    pub widths_px: Vec<Vec<u32>>,
 }
 
 /// Series and axes of `context.svg`.
@@ -99,7 +100,6 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             Some(_) => LINE_PX,
         })
         .collect();
-    let widths = same::widths(&same_as, &own);
     let bucket_calls = axis_len as f64 / PLOT_WIDTH_PX as f64;
     let mut runs = Vec::with_capacity(input.context.len());
     for (k, series) in input.context.iter().enumerate() {
@@ -148,8 +148,13 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             clearing_count: series.clearings.len(),
             calls_gone: baseline.map_or(0, |b| b.context_tokens.len().saturating_sub(values.len())),
             same_as: same_as[k].and_then(|j| input.context.get(j).map(|r| style::clean(&r.name))),
-            width_px: widths[k],
+            widths_px: Vec::new(),
         });
+    }
+    let lines: Vec<&[Vec<(f64, f64)>]> = runs.iter().map(|r| r.lines.as_slice()).collect();
+    let widths = same::segment_widths(&lines, &own);
+    for (run, widths) in runs.iter_mut().zip(widths) {
+        run.widths_px = widths;
     }
     let x_range = (0.5, axis_len as f64 + 0.5);
     let highest = style::finite_range(
@@ -286,10 +291,23 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
         // Baseline first and wider, so edits that coincide with it for a while stay on top.
         for run in &chart.runs {
             let colour = style::run_colour(run.edit);
+            // Runs of segments of one width make one path each.
+            let mut paths: Vec<(Vec<(f64, f64)>, u32)> = Vec::new();
+            for (line, widths) in run.lines.iter().zip(&run.widths_px) {
+                let mut start = 0;
+                while start < widths.len() {
+                    let width = widths[start];
+                    let end = (start..widths.len())
+                        .find(|&i| widths[i] != width)
+                        .unwrap_or(widths.len());
+                    paths.push((line[start..=end].to_vec(), width));
+                    start = end;
+                }
+            }
             plot.draw_series(
-                run.lines
-                    .iter()
-                    .map(|line| PathElement::new(line.clone(), colour.stroke_width(run.width_px))),
+                paths
+                    .into_iter()
+                    .map(|(points, width)| PathElement::new(points, colour.stroke_width(width))),
             )
             .map_err(&err)?;
             let points: usize = run.lines.iter().map(Vec::len).sum();
@@ -467,7 +485,8 @@ mod tests {
         input.context.push(copy);
         let chart = prepare(&input).unwrap();
         assert_eq!(chart.runs[2].same_as.as_deref(), Some("trim"));
-        assert!(chart.runs[1].width_px > chart.runs[2].width_px);
+        let widest = |k: usize| chart.runs[k].widths_px.iter().flatten().copied().min();
+        assert!(widest(1) > widest(2));
     }
 
     #[test]
