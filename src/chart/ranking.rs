@@ -665,22 +665,6 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn hatch_lines_stay_inside_their_rectangle_on_one_grid() {
-        let rect = (10, 20, 40, 35);
-        let lines = super::hatch_lines(rect);
-        assert!(!lines.is_empty());
-        for ((ax, ay), (bx, by)) in lines {
-            for (x, y) in [(ax, ay), (bx, by)] {
-                assert!((10..=40).contains(&x) && (20..=35).contains(&y), "{x},{y}");
-                // On the chart-wide grid: x − y a multiple of 7.
-                assert_eq!((x - y).rem_euclid(7), 0);
-            }
-            assert_eq!(bx - ax, by - ay, "45°");
-        }
-        assert!(super::hatch_lines((5, 5, 5, 9)).is_empty());
-    }
-
     use super::*;
     use crate::chart::{PairFlip, PlaneSlice};
     use crate::ledger::Affine;
@@ -801,5 +785,21 @@ mod tests {
             "{}",
             chart.title
         );
+    }
+
+    #[test]
+    fn hatch_lines_stay_inside_their_rectangle_on_one_grid() {
+        let rect = (10, 20, 40, 35);
+        let lines = hatch_lines(rect);
+        assert!(!lines.is_empty());
+        for ((ax, ay), (bx, by)) in lines {
+            for (x, y) in [(ax, ay), (bx, by)] {
+                assert!((10..=40).contains(&x) && (20..=35).contains(&y), "{x},{y}");
+                // On the chart-wide grid: x − y a multiple of 7.
+                assert_eq!((x - y).rem_euclid(7), 0);
+            }
+            assert_eq!(bx - ax, by - ay, "45°");
+        }
+        assert!(hatch_lines((5, 5, 5, 9)).is_empty());
     }
 }

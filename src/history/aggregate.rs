@@ -105,9 +105,6 @@ pub struct Aggregate {
     /// Of the aggregate savings.
     #[serde(skip)]
     pub ranking: Ranking,
-    /// Of the aggregate cost savings.
-    #[serde(skip)]
-    pub cost_ranking: Ranking,
     /// Sessions against the aggregate order (item = session index, session order).
     pub across_sessions: Agreement,
 }
@@ -188,12 +185,8 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
     let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
     let ranking = rank::rank(&savings, baseline_total);
     let cost_savings: Vec<f64> = edits.iter().map(|e| e.cost_saved).collect();
-    let cost_ranking = rank::rank(&cost_savings, baseline_cost);
-    for ((e, &r), &c) in edits
-        .iter_mut()
-        .zip(&ranking.ranks)
-        .zip(&cost_ranking.ranks)
-    {
+    let cost_ranks = rank::rank(&cost_savings, baseline_cost).ranks;
+    for ((e, &r), &c) in edits.iter_mut().zip(&ranking.ranks).zip(&cost_ranks) {
         e.rank = r;
         e.cost_rank = c;
     }
@@ -215,7 +208,6 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         cached_sessions,
         edits,
         ranking,
-        cost_ranking,
         across_sessions,
     })
 }
