@@ -108,7 +108,7 @@ pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<assemble::Assem
     // session keeps its own calls. (Session files are named by random UUIDs, so path order
     // would hand the parent's calls to whichever file sorts first.) Files without a time
     // come last; the sort is stable, so ties keep path order.
-    logs.sort_by_key(|log| {
+    logs.sort_by_cached_key(|log| {
         let latest = log.latest_request();
         (latest.is_none(), latest)
     });
