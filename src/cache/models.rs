@@ -92,7 +92,8 @@ mod tests {
                 m.cache_read > 0.0 && m.cache_write_5m >= m.cache_read,
                 "{m:?}"
             );
-            assert!((1024.0..=4096.0).contains(&m.min_tokens), "{m:?}");
+            // 512 (Claude Fable 5.1) to 4,096 (Claude Haiku 4.5) in Anthropic's table.
+            assert!((512.0..=4096.0).contains(&m.min_tokens), "{m:?}");
             assert!(
                 m.source.contains("read 2026-"),
                 "{}: source needs a date",
@@ -116,5 +117,8 @@ mod tests {
         assert_eq!(name("gpt-5-mini"), Some("gpt-5-mini"));
         assert_eq!(name("llama-3"), None);
         assert_eq!(find("claude-haiku-4-5").map(|m| m.min_tokens), Some(4096.0));
+        // A model that reads its cache at a fortieth of the input price.
+        let fable = find("claude-fable-5-1").map(|m| (m.cache_read, m.min_tokens));
+        assert_eq!(fable, Some((0.025, 512.0)));
     }
 }
