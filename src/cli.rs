@@ -525,7 +525,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfi
     let err = |flag: &str, m: String| Located::new("command line", m).place(flag.to_string());
     let factors = |flag: &str, text: &Option<String>| -> Result<Option<Vec<f64>>, Located> {
         let Some(text) = text else { return Ok(None) };
-        let values = number_list(flag, text)?;
+        let values = number_list(flag, text, "0.5:1.5:11")?;
         crate::history::factors::checked(values, flag)
             .map(Some)
             .map_err(|m| err(flag, m))
@@ -561,7 +561,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfi
 }
 
 /// `a,b,c` or `from:to:steps`, unchecked.
-fn number_list(flag: &str, text: &str) -> Result<Vec<f64>, Located> {
+fn number_list(flag: &str, text: &str, example: &str) -> Result<Vec<f64>, Located> {
     let err = |m: String| Located::new("command line", m).place(flag.to_string());
     let number = |s: &str| -> Result<f64, Located> {
         s.trim()
@@ -572,7 +572,7 @@ fn number_list(flag: &str, text: &str) -> Result<Vec<f64>, Located> {
         let parts: Vec<&str> = text.split(':').collect();
         let [from, to, steps] = parts[..] else {
             return Err(err(format!(
-                "`{text}`: a range is FROM:TO:STEPS, e.g. 0.5:1.5:11"
+                "`{text}`: a range is FROM:TO:STEPS, e.g. {example}"
             )));
         };
         let steps = steps
@@ -581,39 +581,20 @@ fn number_list(flag: &str, text: &str) -> Result<Vec<f64>, Located> {
             .map_err(|_| err(format!("steps `{steps}` is not a whole number")))?;
         crate::scenario::range(number(from)?, number(to)?, steps).map_err(err)
     } else {
-        text.split(',')
-            .filter(|s| !s.trim().is_empty())
-            .map(number)
-            .collect()
+        // An empty item (`2.5,,4`) is a typo that would change the grid without a word.
+        if text.split(',').any(|s| s.trim().is_empty()) {
+            return Err(err(format!(
+                "`{text}` has an empty item: give the values separated by commas, e.g. 2.5,3.3,4"
+            )));
+        }
+        text.split(',').map(number).collect()
     }
 }
 
 /// `a,b,c` or `from:to:steps`.
 fn sweep_values(flag: &str, text: &str, what: Assumption) -> Result<Axis, Located> {
     let err = |m: String| Located::new("command line", m).place(flag.to_string());
-    let number = |s: &str| -> Result<f64, Located> {
-        s.trim()
-            .parse::<f64>()
-            .map_err(|_| err(format!("`{s}` is not a number")))
-    };
-    let values = if text.contains(':') {
-        let parts: Vec<&str> = text.split(':').collect();
-        let [from, to, steps] = parts[..] else {
-            return Err(err(format!(
-                "`{text}`: a range is FROM:TO:STEPS, e.g. 2.5:4.0:16"
-            )));
-        };
-        let steps = steps
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| err(format!("steps `{steps}` is not a whole number")))?;
-        crate::scenario::range(number(from)?, number(to)?, steps).map_err(err)?
-    } else {
-        text.split(',')
-            .filter(|s| !s.trim().is_empty())
-            .map(number)
-            .collect::<Result<Vec<_>, _>>()?
-    };
+    let values = number_list(flag, text, "2.5:4.0:16")?;
     crate::scenario::checked_axis(values, what).map_err(err)
 }
 
@@ -624,6 +605,8 @@ mod tests {
     #[test]
     fn sweep_values_take_lists_and_ranges() {
         let base = Assumption::BaseTokens;
+        let e = sweep_values("--x", "2.5,,4", Assumption::BytesPerToken).unwrap_err();
+        assert!(e.to_string().contains("has an empty item"), "{e}");
         assert_eq!(
             sweep_values("--x", "3,1,2,2", base).unwrap(),
             Axis(vec![1.0, 2.0, 3.0])

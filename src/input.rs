@@ -74,6 +74,10 @@ pub fn open(path: &Path, kind: Kind) -> Result<(File, u64), Error> {
     let file_type = meta.file_type();
     let what = if file_type.is_file() {
         None
+    } else if file_type.is_dir() && kind == Kind::Scenario {
+        Some(
+            "is a directory, not a file: for every scenario in it, run `simulate history DIR --edits EDITS.toml`",
+        )
     } else if file_type.is_dir() {
         Some("is a directory, not a file")
     } else if file_type.is_fifo() {

@@ -383,7 +383,15 @@ fn a_directory_is_not_a_scenario() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "tests/fixtures: is a directory, not a file",
+            "tests/fixtures: is a directory, not a file: for every scenario in it, run `simulate history DIR",
+        ));
+    // An edits file given where the scenario goes is named as such.
+    simulate()
+        .arg("scenarios/history/edits.toml")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "this is an edits file ([[edit]] tables only), not a scenario: pass it with --edits",
         ));
 }
 

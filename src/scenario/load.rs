@@ -29,6 +29,17 @@ pub fn load(path: &Path) -> Result<Scenario, Error> {
 pub fn load_str(text: &str, path: &Path) -> Result<Scenario, Error> {
     let file_name = path.display().to_string();
     let raw: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(&file_name, text, &e))?;
+    // An edits file given as the scenario: say so rather than "missing key `name`".
+    if raw.name.is_none() && raw.call.is_empty() && raw.calls_tsv.is_none() && !raw.edit.is_empty()
+    {
+        return Err(Located::new(
+            &file_name,
+            format!(
+                "this is an edits file ([[edit]] tables only), not a scenario: pass it with --edits, e.g. simulate SCENARIO.toml --edits {file_name}"
+            ),
+        )
+        .into());
+    }
     validate::scenario(raw, text, path)
 }
 
