@@ -1,7 +1,7 @@
 //! The frame every chart shares: the title band on top and the legend column on the right,
 //! both outside the plot so they never cover data.
 
-use plotters::prelude::{Circle, Color, FontTransform, Polygon, Rectangle, Text};
+use plotters::prelude::{Circle, Color, FontTransform, PathElement, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::style::{
@@ -26,6 +26,8 @@ pub(crate) enum Key {
     Dot,
     /// A square, left half in one colour and right half in another.
     TwoTone(RGBColor, RGBColor),
+    /// A filled square hatched with diagonal lines (fill, lines).
+    Hatched(RGBColor, RGBColor),
     /// A marker shape in ink (what caused a cache write).
     Marker(Marker),
     /// An outlined square (a total drawn as an outline beside filled dots).
@@ -232,6 +234,21 @@ pub(crate) fn draw_legend(
     Ok(())
 }
 
+/// Diagonal 1 px lines in `colour` over the px rectangle `(x0, y0, x1, y1)`
+/// ([`style::hatch_lines`]).
+pub(crate) fn draw_hatch(
+    root: &Area,
+    rect: (i32, i32, i32, i32),
+    colour: RGBColor,
+    chart: &'static str,
+) -> Result<(), ChartError> {
+    for (from, to) in style::hatch_lines(rect) {
+        root.draw(&PathElement::new(vec![from, to], colour.stroke_width(1)))
+            .map_err(drawing(chart))?;
+    }
+    Ok(())
+}
+
 fn draw_key(
     root: &Area,
     key: Key,
@@ -245,6 +262,15 @@ fn draw_key(
             [(left, top), (right, bottom)],
             colour.mix(opacity).filled(),
         )),
+        Key::Hatched(fill, lines) => {
+            root.draw(&Rectangle::new(
+                [(left, top), (right, bottom)],
+                fill.filled(),
+            ))
+            .map_err(&err)?;
+            draw_hatch(root, (left, top, right, bottom), lines, chart)?;
+            Ok(())
+        }
         Key::Line(colour, width) => root.draw(&Rectangle::new(
             [
                 (left, y - width as i32 / 2),

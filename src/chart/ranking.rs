@@ -66,6 +66,9 @@ pub struct RankingChart {
     pub panels: Vec<PairPanel>,
     /// Edit names by index, for the legend (full, where captions may cut them).
     pub edits: Vec<String>,
+    /// Edits drawn hatched wherever they appear: those whose shade is too alike an
+    /// earlier drawn edit's (`style::alike`), so every panel and the legend agree.
+    pub hatched: Vec<usize>,
     /// Headings of the rows when each row is a slice of the other swept axes: (top px, text).
     pub row_headings: Vec<(i32, String)>,
     /// Whether any pair flips (else the panels show the closest pair).
@@ -273,6 +276,7 @@ pub fn prepare(
         }
     }
     let grid_bottom = grid_top + row_h * rows as i32;
+    let hatched = hatched_edits(&panels);
     Ok(RankingChart {
         file,
         title,
@@ -291,8 +295,36 @@ pub fn prepare(
         grid_bottom,
         panels,
         edits: names,
+        hatched,
         row_headings,
     })
+}
+
+/// The edits drawn in `panels`, in index order.
+fn drawn_edits(panels: &[PairPanel]) -> Vec<usize> {
+    let mut drawn: Vec<usize> = panels.iter().flat_map(|p| [p.a, p.b]).collect();
+    drawn.sort_unstable();
+    drawn.dedup();
+    drawn
+}
+
+/// Each drawn edit whose shade is too alike that of a drawn edit with a lower index.
+fn hatched_edits(panels: &[PairPanel]) -> Vec<usize> {
+    let drawn = drawn_edits(panels);
+    drawn
+        .iter()
+        .enumerate()
+        .filter(|&(k, &e)| {
+            drawn[..k].iter().any(|&earlier| {
+                style::alike(
+                    style::edit_colour(earlier),
+                    style::edit_colour(e),
+                    SHADE_TINT,
+                )
+            })
+        })
+        .map(|(_, &e)| e)
+        .collect()
 }
 
 /// Lines above each panel: the two names, the status and the break-even.
@@ -436,7 +468,7 @@ pub fn draw(chart: &RankingChart) -> Result<String, ChartError> {
             .map_err(&err)?;
         }
         for panel in &chart.panels {
-            draw_panel(&root, panel, file)?;
+            draw_panel(&root, panel, &chart.hatched, file)?;
         }
         layout::draw_label(
             &root,
@@ -458,47 +490,17 @@ pub fn draw(chart: &RankingChart) -> Result<String, ChartError> {
     Ok(svg)
 }
 
-/// Diagonal lines over the px rectangle `(x0, y0, x1, y1)`, on one 45° grid for the whole
-/// chart so that adjacent rectangles' lines join up.
-fn hatch(
+fn draw_panel(
     root: &Area,
-    rect: (i32, i32, i32, i32),
-    colour: plotters::style::RGBColor,
+    panel: &PairPanel,
+    hatched: &[usize],
     file: &'static str,
 ) -> Result<(), ChartError> {
-    for (from, to) in hatch_lines(rect) {
-        root.draw(&PathElement::new(vec![from, to], colour.stroke_width(1)))
-            .map_err(drawing(file))?;
-    }
-    Ok(())
-}
-
-/// The segments of the lines `x = y + c` (c a multiple of 7 px) inside the rectangle.
-fn hatch_lines((x0, y0, x1, y1): (i32, i32, i32, i32)) -> Vec<((i32, i32), (i32, i32))> {
-    const SPACING: i32 = 7;
-    let mut lines = Vec::new();
-    let mut c = (x0 - y1).div_euclid(SPACING) * SPACING;
-    while c <= x1 - y0 {
-        let lo = y0.max(x0 - c);
-        let hi = y1.min(x1 - c);
-        if lo < hi {
-            lines.push(((lo + c, lo), (hi + c, hi)));
-        }
-        c += SPACING;
-    }
-    lines
-}
-
-fn draw_panel(root: &Area, panel: &PairPanel, file: &'static str) -> Result<(), ChartError> {
     let err = drawing(file);
     let (x, mut y) = panel.caption_at;
-    // Two edits whose shades are too alike (orange and vermillion): the second's region,
-    // and its swatch, are hatched in its full colour.
-    let hatched = style::alike(
-        style::edit_colour(panel.a),
-        style::edit_colour(panel.b),
-        SHADE_TINT,
-    );
+    // An edit whose shade is too alike another's (orange and vermillion) has its region
+    // and its swatch hatched in its full colour, in every panel.
+    let hatch = |edit: usize| hatched.contains(&edit);
     for (edit, name) in [panel.a, panel.b].iter().zip(&panel.names) {
         let middle = y + CAPTION_LINE_PX / 2;
         root.draw(&Rectangle::new(
@@ -506,8 +508,8 @@ fn draw_panel(root: &Area, panel: &PairPanel, file: &'static str) -> Result<(), 
             style::tint(style::edit_colour(*edit), SHADE_TINT).filled(),
         ))
         .map_err(&err)?;
-        if hatched && *edit == panel.b {
-            hatch(
+        if hatch(*edit) {
+            layout::draw_hatch(
                 root,
                 (x, middle - 6, x + 12, middle + 6),
                 style::edit_colour(*edit),
@@ -546,8 +548,13 @@ fn draw_panel(root: &Area, panel: &PairPanel, file: &'static str) -> Result<(), 
         };
         root.draw(&Rectangle::new([(x0, y0), (x1, y1)], fill.filled()))
             .map_err(&err)?;
-        if hatched && side == Side::B {
-            hatch(root, (x0, y0, x1, y1), style::edit_colour(panel.b), file)?;
+        let edit = match side {
+            Side::A => Some(panel.a),
+            Side::B => Some(panel.b),
+            Side::Tie => None,
+        };
+        if let Some(edit) = edit.filter(|&e| hatch(e)) {
+            layout::draw_hatch(root, (x0, y0, x1, y1), style::edit_colour(edit), file)?;
         }
     }
     root.draw(&Rectangle::new([(l, t), (r, b)], GRID.stroke_width(1)))
@@ -649,16 +656,25 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
         entries.push(Entry::new(Key::Ring, "nominal point"));
     }
     // The full names, which small panels may have cut short.
-    let mut drawn: Vec<usize> = chart.panels.iter().flat_map(|p| [p.a, p.b]).collect();
-    drawn.sort_unstable();
-    drawn.dedup();
     entries.push(Entry::new(Key::Heading, ""));
     entries.push(Entry::new(Key::Heading, "edits"));
-    for e in drawn {
+    for e in drawn_edits(&chart.panels) {
+        let shade = style::tint(style::edit_colour(e), SHADE_TINT);
+        let key = if chart.hatched.contains(&e) {
+            Key::Hatched(shade, style::edit_colour(e))
+        } else {
+            Key::Swatch(shade, 1.0)
+        };
         entries.push(Entry::new(
-            Key::Swatch(style::tint(style::edit_colour(e), SHADE_TINT), 1.0),
+            key,
             chart.edits.get(e).cloned().unwrap_or_default(),
         ));
+    }
+    if !chart.hatched.is_empty() {
+        entries.push(
+            Entry::new(Key::Indent, "")
+                .with_note("hatched: a colour close to another edit's, told apart in every panel"),
+        );
     }
     entries
 }
@@ -785,21 +801,5 @@ mod tests {
             "{}",
             chart.title
         );
-    }
-
-    #[test]
-    fn hatch_lines_stay_inside_their_rectangle_on_one_grid() {
-        let rect = (10, 20, 40, 35);
-        let lines = hatch_lines(rect);
-        assert!(!lines.is_empty());
-        for ((ax, ay), (bx, by)) in lines {
-            for (x, y) in [(ax, ay), (bx, by)] {
-                assert!((10..=40).contains(&x) && (20..=35).contains(&y), "{x},{y}");
-                // On the chart-wide grid: x − y a multiple of 7.
-                assert_eq!((x - y).rem_euclid(7), 0);
-            }
-            assert_eq!(bx - ax, by - ay, "45°");
-        }
-        assert!(hatch_lines((5, 5, 5, 9)).is_empty());
     }
 }

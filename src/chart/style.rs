@@ -296,6 +296,23 @@ fn lab(RGBColor(r, g, b): RGBColor) -> (f64, f64, f64) {
     (116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz))
 }
 
+/// The segments of the lines `x = y + c` (c a multiple of 7 px) inside the px rectangle
+/// `(x0, y0, x1, y1)`: one 45° grid for a whole chart, so adjacent rectangles' lines join.
+pub fn hatch_lines((x0, y0, x1, y1): (i32, i32, i32, i32)) -> Vec<((i32, i32), (i32, i32))> {
+    const SPACING: i32 = 7;
+    let mut lines = Vec::new();
+    let mut c = (x0 - y1).div_euclid(SPACING) * SPACING;
+    while c <= x1 - y0 {
+        let lo = y0.max(x0 - c);
+        let hi = y1.min(x1 - c);
+        if lo < hi {
+            lines.push(((lo + c, lo), (hi + c, hi)));
+        }
+        c += SPACING;
+    }
+    lines
+}
+
 /// Decimals that tell tick labels `step` apart: 0 for steps ≥ 1, 1 for 0.1 ≤ step < 1, ….
 pub fn decimals_for_step(step: f64) -> usize {
     if !step.is_finite() || step <= 0.0 || step >= 1.0 {
@@ -416,6 +433,22 @@ mod tests {
     fn ink_reads_on_dark_and_light() {
         assert_eq!(ink_on(PALETTE[7]), RGBColor(0xFF, 0xFF, 0xFF));
         assert_eq!(ink_on(PALETTE[6]), RGBColor(0, 0, 0));
+    }
+
+    #[test]
+    fn hatch_lines_stay_inside_their_rectangle_on_one_grid() {
+        let rect = (10, 20, 40, 35);
+        let lines = hatch_lines(rect);
+        assert!(!lines.is_empty());
+        for ((ax, ay), (bx, by)) in lines {
+            for (x, y) in [(ax, ay), (bx, by)] {
+                assert!((10..=40).contains(&x) && (20..=35).contains(&y), "{x},{y}");
+                // On the chart-wide grid: x − y a multiple of 7.
+                assert_eq!((x - y).rem_euclid(7), 0);
+            }
+            assert_eq!(bx - ax, by - ay, "45°");
+        }
+        assert!(hatch_lines((5, 5, 5, 9)).is_empty());
     }
 
     #[test]
