@@ -548,6 +548,47 @@ fn measured_beside_simulated_on_a_hand_computed_trace() {
 }
 
 #[test]
+fn reads_the_cache_model_cannot_have_are_named_beside_the_cost() {
+    use simulate::report::MeasuredReport;
+    // The first request reads 500 tokens (a cache warm before the trace); the third comes
+    // after 600 s, past the 300 s TTL, and still reads 1,100.
+    let text = MEASURED
+        .replace(
+            "input_tokens = 5\ncache_creation_input_tokens = 995\ncache_creation_1h_input_tokens = 0\ncache_read_input_tokens = 0",
+            "input_tokens = 5\ncache_creation_input_tokens = 495\ncache_creation_1h_input_tokens = 0\ncache_read_input_tokens = 500",
+        )
+        .replace("id = \"c\"\n", "id = \"c\"\ngap_s = 600\n")
+        + "[cache]\npreset = \"claude-sonnet-4-5\"\n";
+    let s = scenario(&text);
+    let study = Study::new(&s).unwrap();
+    let m = MeasuredReport::new(&study, &nominal(&s)).unwrap();
+    let (measured, simulated) = (m.measured_cost.unwrap(), m.simulated_cost);
+    close(
+        m.cost_difference_pct.unwrap(),
+        100.0 * (simulated - measured) / measured,
+    );
+    assert_eq!(
+        m.cost_differs_because.len(),
+        2,
+        "{:?}",
+        m.cost_differs_because
+    );
+    assert!(m.cost_differs_because[0].contains("first request already read 500 tokens"));
+    assert!(
+        m.cost_differs_because[1].contains(
+            "1 request read 1,100 tokens from the cache after a pause longer than the simulated TTL (300 s)"
+        ),
+        "{}",
+        m.cost_differs_because[1]
+    );
+    assert!(m.cost_differs_because[1].contains("preset = \"claude-sonnet-4-5-1h\""));
+    // Without those reads there is nothing to name.
+    let plain = scenario(MEASURED);
+    let m = MeasuredReport::new(&Study::new(&plain).unwrap(), &nominal(&plain)).unwrap();
+    assert!(m.cost_differs_because.is_empty());
+}
+
+#[test]
 fn by_tool_shares_add_up_to_the_reread_total() {
     use simulate::report::by_tool;
     let s = scenario(MEASURED);

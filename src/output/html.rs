@@ -454,7 +454,10 @@ fn measured(out: &mut dyn Write, m: &MeasuredReport) -> io::Result<()> {
             "cost, input-token equivalents",
             m.measured_cost
                 .map_or_else(|| "—".to_string(), |c| grouped(c, 0)),
-            grouped(m.simulated_cost, 0),
+            match m.cost_difference_pct {
+                Some(d) => format!("{} ({d:+.1} %)", grouped(m.simulated_cost, 0)),
+                None => grouped(m.simulated_cost, 0),
+            },
         ),
         (
             "dollars",
@@ -477,6 +480,13 @@ fn measured(out: &mut dyn Write, m: &MeasuredReport) -> io::Result<()> {
         )?;
     }
     writeln!(out, "</table></div>")?;
+    if !m.cost_differs_because.is_empty() {
+        writeln!(out, "<p>What the simulation does not reproduce:</p>\n<ul>")?;
+        for reason in &m.cost_differs_because {
+            writeln!(out, "<li>{}</li>", escape(reason))?;
+        }
+        writeln!(out, "</ul>")?;
+    }
     writeln!(
         out,
         "<p class=\"note\">Dollars: {}. {}</p>",

@@ -271,11 +271,16 @@ fn measured(out: &mut dyn Write, m: &crate::report::MeasuredReport) -> io::Resul
     )?;
     writeln!(
         out,
-        "  cost        measured {} input-token equivalents; simulated {}",
+        "  cost        measured {} input-token equivalents; simulated {}{}",
         m.measured_cost
             .map_or_else(|| "—".to_string(), |c| grouped(c, 0)),
-        grouped(m.simulated_cost, 0)
+        grouped(m.simulated_cost, 0),
+        m.cost_difference_pct
+            .map_or_else(String::new, |d| format!(" ({})", signed_percent(d)))
     )?;
+    for reason in &m.cost_differs_because {
+        writeln!(out, "              not simulated: {reason}")?;
+    }
     if let Some(d) = m.measured_dollars {
         writeln!(
             out,

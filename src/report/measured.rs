@@ -8,7 +8,7 @@
 
 use crate::cache::models::{self, ModelPrice};
 use crate::evaluate::{Evaluation, Study};
-use crate::output::number::plural;
+use crate::output::number::{grouped, plural};
 use crate::scenario::{Call, Convention, MeasuredUsage};
 use crate::timeline::{self, CallFigures};
 use serde::Serialize;
@@ -58,6 +58,11 @@ pub struct MeasuredReport {
     pub measured_cost: Option<f64>,
     /// The cache model's cost over the same calls, input-token equivalents.
     pub simulated_cost: f64,
+    /// `100 · (simulated − measured) / measured` cost; None without a measured cost.
+    pub cost_difference_pct: Option<f64>,
+    /// What in the log the cache model does not reproduce, each a sentence with its count:
+    /// a cache already warm at the first request, reads after pauses longer than the TTL.
+    pub cost_differs_because: Vec<String>,
     /// Measured dollars at each call's model prices (long-context tier included); None
     /// when a measured call's model has no price data.
     pub measured_dollars: Option<f64>,
@@ -155,11 +160,27 @@ impl MeasuredReport {
         let mut unknown_models: Vec<String> = Vec::new();
         let mut conventions: Vec<Convention> = Vec::new();
         let mut differences: Vec<CallDifference> = Vec::new();
+        // Reads the cache model cannot have: at the first measured request, and after a
+        // pause longer than the TTL.
+        let mut warm_start: Option<f64> = None;
+        let (mut late_reads, mut late_read_tokens) = (0usize, 0.0);
         for (i, (call, f)) in calls.iter().zip(&figures).enumerate() {
             let Some(u) = call.usage() else { continue };
             let Some(total) = u.total_input() else {
                 continue;
             };
+            let read = u.cache_read_input_tokens.unwrap_or(0.0);
+            if measured_calls == 0 && read > 0.0 {
+                warm_start = Some(read);
+            }
+            if let Some(cache) = &s.cache
+                && measured_calls > 0
+                && call.gap_s > cache.ttl_s
+                && read > 0.0
+            {
+                late_reads += 1;
+                late_read_tokens += read;
+            }
             measured_calls += 1;
             measured += total;
             simulated += f.context;
@@ -222,6 +243,29 @@ impl MeasuredReport {
         if !unknown_models.is_empty() {
             dollars = None;
         }
+        let mut cost_differs_because = Vec::new();
+        if let Some(read) = warm_start {
+            cost_differs_because.push(format!(
+                "the log's first request already read {} tokens from the prompt cache (written before this trace began, by an earlier session or a subagent with the same prefix); the simulation starts with an empty cache and writes them",
+                grouped(read, 0)
+            ));
+        }
+        if let Some(cache) = s.cache.as_ref().filter(|_| late_reads > 0) {
+            // `preset` reads "claude-sonnet-4-5 (its source)".
+            let preset = cache.preset.as_deref().and_then(|p| p.split(" (").next());
+            let hint = match preset {
+                Some(p) if !p.ends_with("-1h") && models::find(p).is_some() => {
+                    format!(" Try [cache] preset = \"{p}-1h\"")
+                }
+                _ => String::new(),
+            };
+            cost_differs_because.push(format!(
+                "{} read {} tokens from the cache after a pause longer than the simulated TTL ({} s), where the simulation writes the prefix again: the provider's cache lived longer (a 1-hour cache?{hint})",
+                plural(late_reads, "request", "requests"),
+                grouped(late_read_tokens, 0),
+                grouped(cache.ttl_s, 0)
+            ));
+        }
         Some(MeasuredReport {
             calls_measured: measured_calls,
             calls: calls.len(),
@@ -243,6 +287,10 @@ impl MeasuredReport {
                 .then(|| sim_cached / sim_context),
             measured_cost: cost,
             simulated_cost,
+            cost_difference_pct: cost
+                .filter(|&c| c > 0.0)
+                .map(|c| 100.0 * (simulated_cost - c) / c),
+            cost_differs_because,
             measured_dollars: dollars,
             measured_price_source,
             largest_differences: differences,
