@@ -179,7 +179,7 @@ fn assumptions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         "<div class=\"scroll\"><table>\n<tr><th>B ×</th><th>ρ ×</th>"
     )?;
     for n in &names {
-        write!(out, "<th>{}</th>", escape(n))?;
+        write!(out, "<th class=\"edit\">{}</th>", escape(n))?;
     }
     // The whole order is in the percentages; the column names what saves the most.
     writeln!(out, "<th class=\"name\">saves the most</th></tr>")?;
@@ -217,7 +217,7 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"text\">B from</th><th>ρ</th><th class=\"text\">ρ from</th><th>baseline est. tokens</th>"
+        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>"
     )?;
     for n in &names {
         write!(out, "<th>{}</th>", escape(n))?;
@@ -226,7 +226,7 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     for s in r.sessions.iter().take(MAX_SESSION_ROWS) {
         write!(
             out,
-            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td>{}</td><td class=\"text\">{}</td><td>{}</td>",
+            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"word\">{}</td><td>{}</td><td class=\"word\">{}</td><td>{}</td>",
             escape(&s.name),
             s.calls,
             grouped(s.base_tokens, 0),

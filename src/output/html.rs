@@ -47,7 +47,8 @@ table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabula
 th, td { padding: 0.3em 0.7em; text-align: right; border-bottom: 1px solid #e4e4e4; vertical-align: top; white-space: nowrap; }
 td.name, td.text, th.text { white-space: normal; }
 th { background: #f4f4f4; font-weight: 600; white-space: normal; vertical-align: bottom; }
-td.name, th.name, td.text, th.text { text-align: left; }
+td.name, th.name, td.text, th.text, td.word, th.word { text-align: left; }
+th.edit { min-width: 7em; }
 td.text { min-width: 16em; max-width: 40em; overflow-wrap: anywhere; }
 td.name { min-width: 9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1.2em; }
