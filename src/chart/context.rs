@@ -371,6 +371,19 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         }
         entries.push(Entry::new(Key::Line(colour, width), run.name.clone()).with_note(note));
     }
+    let nested = chart.runs.iter().any(|r| {
+        let own = if r.edit.is_none() {
+            BASELINE_LINE_PX
+        } else {
+            LINE_PX
+        };
+        r.widths_px.iter().flatten().any(|&w| w > own)
+    });
+    if nested {
+        entries.push(Entry::new(Key::Heading, "").with_note(
+            "where runs agree, each is drawn inside the one listed before it: a rim per run",
+        ));
+    }
     if chart.runs.iter().any(|r| !r.merged.is_empty()) {
         entries.push(Entry::new(Key::Heading, ""));
         entries.push(
