@@ -164,7 +164,7 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
         ),
         subtitle: format!(
             "Nominal point: B = {} ({}), ρ = {} ({}). Most calls write only what joined since \
-             the previous one; a marker over a tall bar says why the prefix was written again.{}",
+             the previous one; a marker over a tall bar says why the prefix was written again.{}{}",
             style::short(input.base_tokens),
             input.sources.base_tokens,
             style::ratio(input.bytes_per_token),
@@ -173,7 +173,8 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
                 "\nEach panel has its own vertical scale: the runs differ too much in size to share one."
             } else {
                 ""
-            }
+            },
+            left_out(input, series)
         ),
         y_desc: format!(
             "est. tokens (bytes ÷ {}) per call",
@@ -286,6 +287,25 @@ fn counts(panel: &CostPanel) -> String {
     text
 }
 
+/// A sentence naming the edits without a panel (those that clear nothing rewrite the
+/// cache only where the baseline does), or nothing when every edit has one.
+fn left_out(input: &ChartInput, series: &[CostSeries]) -> String {
+    let names: Vec<String> = input
+        .edits
+        .iter()
+        .enumerate()
+        .filter(|&(e, _)| !series.iter().any(|s| s.edit == Some(e)))
+        .map(|(_, name)| style::clean(name))
+        .collect();
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nEdits that clear nothing write where the baseline does and have no panel: {}.",
+        names.join(", ")
+    )
+}
+
 /// Renders the chart as SVG text.
 pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
@@ -293,7 +313,9 @@ pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
     let legend = legend(chart);
     let n = chart.panels.len().max(1) as i32;
     let plot_top = band + 4;
-    let panels_px = n * PANEL_PX;
+    // Tall enough for the vertical axis label, which is centred on the panels: one short
+    // panel under a long label would push it up into the subtitle.
+    let panels_px = (n * PANEL_PX).max(style::text_width_px(&chart.y_desc, style::LABEL_SIZE) + 24);
     let height = (plot_top + panels_px + BELOW_PANELS_PX + MARGIN_PX)
         .max(plot_top + 10 + layout::legend_height(&legend) + MARGIN_PX);
     let mut svg = String::new();
@@ -340,7 +362,7 @@ fn draw_panel(
     let (x_lo, x_hi) = chart.x_range;
     let (y_lo, y_hi) = panel.y_range;
     let figures = format!(
-        ": {} written, {} read from cache (est. tokens)",
+        ": {} written, {} read (est. tokens)",
         style::short(panel.written_total),
         style::short(panel.cached_total)
     );
