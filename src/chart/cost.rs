@@ -549,6 +549,26 @@ mod tests {
     }
 
     #[test]
+    fn edits_without_a_panel_are_named() {
+        let (mut input, series) = input(22);
+        assert!(
+            !prepare(&input, &series)
+                .unwrap()
+                .subtitle
+                .contains("no panel")
+        );
+        input.edits.push("read once".into());
+        let chart = prepare(&input, &series).unwrap();
+        assert!(
+            chart
+                .subtitle
+                .contains("Edits that clear nothing write where the baseline does and have no panel: read once."),
+            "{}",
+            chart.subtitle
+        );
+    }
+
+    #[test]
     fn long_runs_are_reduced_and_keep_the_spike() {
         let (input, series) = input(200_000);
         let chart = prepare(&input, &series).unwrap();
