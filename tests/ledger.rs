@@ -105,9 +105,13 @@ fn json_rows_stream_with_the_documented_fields() {
             "call",
             "context_tokens",
             "cumulative_tokens",
-            "label"
+            "label",
+            "output_tokens",
+            "tokens"
         ]
     );
+    // A trace without those columns gives none: null, not 0.
+    assert!(rows[0]["tokens"].is_null() && rows[0]["output_tokens"].is_null());
 }
 
 #[test]
@@ -132,6 +136,26 @@ fn measured_tokens_from_a_tokens_column_join_the_context() {
     .unwrap();
     // Call 2 reads 1000 + 100 + 50 + 10.
     assert_eq!(v["rows"][1]["context_tokens"], 1160.0);
+    assert_eq!(v["rows"][0]["tokens"], 50.0);
+    assert_eq!(v["rows"][0]["output_tokens"], 10.0);
+    assert!(v["rows"][1]["output_tokens"].is_null());
+    // The table shows the given tokens beside the bytes, blank where a call gives none.
+    let table = stdout(&[
+        "ledger",
+        trace.to_str().unwrap(),
+        "--base",
+        "1000",
+        "--bpt",
+        "1",
+    ]);
+    assert!(
+        table.contains("call  label  bytes  tokens  output  context  cumulative"),
+        "{table}"
+    );
+    assert!(
+        table.contains("   2  b          0       7            1,160       2,160"),
+        "{table}"
+    );
 }
 
 #[test]

@@ -43,16 +43,31 @@ pub struct Widths {
     call: usize,
     label: usize,
     bytes: usize,
+    /// 0 when no call gives tokens (the column is left out).
+    tokens: usize,
+    /// 0 when no call gives output tokens (the column is left out).
+    output: usize,
     context: usize,
     cumulative: usize,
 }
 
 impl Widths {
-    /// Widens the call and label columns to fit `call`.
+    /// Widens the call and label columns, and the optional tokens and output columns, to
+    /// fit `call`.
     pub fn fit(&mut self, call: &Call) {
         self.call = self.call.max(call.id.len());
         if self.label < MAX_LABEL_COLUMNS {
             self.label = self.label.max(columns(&call.label).min(MAX_LABEL_COLUMNS));
+        }
+        if call.tokens > 0.0 {
+            self.tokens = self
+                .tokens
+                .max(with_grouped(call.tokens, <[u8]>::len).max("tokens".len()));
+        }
+        if call.output_tokens > 0.0 {
+            self.output = self
+                .output
+                .max(with_grouped(call.output_tokens, <[u8]>::len).max("output".len()));
         }
     }
 
@@ -63,6 +78,8 @@ impl Widths {
             call: self.call.max("call".len()),
             label: self.label.clamp("label".len(), MAX_LABEL_COLUMNS),
             bytes: number(bytes, "bytes"),
+            tokens: self.tokens,
+            output: self.output,
             context: number(context, "context"),
             cumulative: number(total, "cumulative"),
         }
@@ -104,17 +121,26 @@ impl<'a> Sink<'a> {
                     h.at.bytes_per_token, h.sources.bytes_per_token
                 )?;
                 writeln!(b, "  unit           {}", h.unit)?;
-                writeln!(
+                write!(
                     b,
-                    "{:>cw$}  {:<lw$}  {:>bw$}  {:>xw$}  {:>tw$}",
+                    "{:>cw$}  {:<lw$}  {:>bw$}",
                     "call",
                     "label",
                     "bytes",
-                    "context",
-                    "cumulative",
                     cw = w.call,
                     lw = w.label,
                     bw = w.bytes,
+                )?;
+                for (name, width) in [("tokens", w.tokens), ("output", w.output)] {
+                    if width > 0 {
+                        write!(b, "  {name:>width$}")?;
+                    }
+                }
+                writeln!(
+                    b,
+                    "  {:>xw$}  {:>tw$}",
+                    "context",
+                    "cumulative",
                     xw = w.context,
                     tw = w.cumulative
                 )?;
@@ -154,16 +180,29 @@ impl<'a> Sink<'a> {
                 b.extend_from_slice(call.id.as_bytes());
                 b.extend_from_slice(b"  ");
                 push_label(b, &call.label, w.label);
+                // Tokens and output only where the trace gives them: a blank, not 0, for
+                // a call that gives none.
                 for (x, width) in [
-                    (call.bytes, w.bytes),
-                    (context, w.context),
-                    (cumulative, w.cumulative),
+                    (Some(call.bytes), w.bytes),
+                    ((call.tokens > 0.0).then_some(call.tokens), w.tokens),
+                    (
+                        (call.output_tokens > 0.0).then_some(call.output_tokens),
+                        w.output,
+                    ),
+                    (Some(context), w.context),
+                    (Some(cumulative), w.cumulative),
                 ] {
+                    if width == 0 {
+                        continue;
+                    }
                     b.extend_from_slice(b"  ");
-                    with_grouped(x, |digits| {
-                        pad(b, width.saturating_sub(digits.len()));
-                        b.extend_from_slice(digits);
-                    });
+                    match x {
+                        Some(x) => with_grouped(x, |digits| {
+                            pad(b, width.saturating_sub(digits.len()));
+                            b.extend_from_slice(digits);
+                        }),
+                        None => pad(b, width),
+                    }
                 }
                 b.push(b'\n');
             }
@@ -177,6 +216,18 @@ impl<'a> Sink<'a> {
                 json_string(b, &call.label)?;
                 b.extend_from_slice(b",\n      \"bytes\": ");
                 json_number(b, call.bytes);
+                // null, not 0, where the trace gives none.
+                for (key, x) in [
+                    (&b",\n      \"tokens\": "[..], call.tokens),
+                    (&b",\n      \"output_tokens\": "[..], call.output_tokens),
+                ] {
+                    b.extend_from_slice(key);
+                    if x > 0.0 {
+                        json_number(b, x);
+                    } else {
+                        b.extend_from_slice(b"null");
+                    }
+                }
                 b.extend_from_slice(b",\n      \"context_tokens\": ");
                 json_number(b, context);
                 b.extend_from_slice(b",\n      \"cumulative_tokens\": ");
