@@ -9,6 +9,9 @@
 use crate::scenario::Scenario;
 use serde::Serialize;
 
+/// Under this many calls a fit is flagged as resting on few points (not refused).
+pub const FEW_CALLS: usize = 10;
+
 /// Below this R² the fit is said to be poor and is not written without `--force`.
 pub const MIN_R_SQUARED: f64 = 0.9;
 /// Outside this range of ρ (bytes per token) the fit is said to be poor.
@@ -51,6 +54,8 @@ pub struct Fit {
     pub worst_residual: Option<Residual>,
     /// Why the fit is poor, in words; None for a good fit.
     pub poor: Option<String>,
+    /// A caution that does not stop `--write`: too few calls for R² to mean much.
+    pub caution: Option<String>,
     /// The measured counts' unit: the provider's usage fields and their convention.
     pub unit: String,
 }
@@ -179,6 +184,12 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
         median_residual_pct: median(residuals.iter().map(|r| r.2.abs()).collect()),
         worst_residual: worst,
         poor: (!poor.is_empty()).then(|| poor.join("; ")),
+        caution: (points.len() < FEW_CALLS).then(|| {
+            format!(
+                "fitted on only {} calls: two values from so few points leave little to check them against, so a high R² says little; take B and ρ as rough, or fit a longer session",
+                points.len()
+            )
+        }),
         unit: format!(
             "tokens, measured (provider usage fields; convention {})",
             conventions.join(", ")
@@ -220,6 +231,11 @@ mod tests {
         assert!((f.r_squared - 1.0).abs() < 1e-12);
         assert_eq!((f.calls_used, f.calls_left_out), (12, 0));
         assert!(f.poor.is_none());
+        assert!(f.caution.is_none());
+        // Nine calls fit as exactly, but so few points earn a caution (not a refusal).
+        let f = fit(&load_str(&exact(9), Path::new("f.toml")).unwrap()).unwrap();
+        assert!(f.poor.is_none());
+        assert!(f.caution.unwrap().starts_with("fitted on only 9 calls"));
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     writeln!(out, "  R²                {:>10.4}", f.r_squared)?;
     writeln!(
         out,
-        "  residuals         measured − fitted: median {} tokens ({:.1} %)",
+        "  residuals         measured − fitted: median of the absolute values {} tokens ({:.1} %)",
         grouped(f.median_residual_tokens, 0),
         f.median_residual_pct
     )?;
@@ -158,6 +158,9 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     }
     if let Some(p) = &f.poor {
         writeln!(out, "\nThis is a poor fit: {p}.")?;
+    }
+    if let Some(caution) = &f.caution {
+        writeln!(out, "\nCaution: {caution}.")?;
     }
     if r.written {
         writeln!(
