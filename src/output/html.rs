@@ -218,7 +218,7 @@ fn unit_line(r: &Report) -> String {
 }
 
 fn dollars(x: Option<f64>) -> String {
-    x.map_or_else(|| "—".into(), |d| format!("${}", grouped(d, 2)))
+    x.map_or_else(|| "—".into(), crate::output::number::dollars)
 }
 
 fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -463,7 +463,7 @@ fn measured(out: &mut dyn Write, m: &MeasuredReport) -> io::Result<()> {
         (
             "dollars",
             m.measured_dollars
-                .map_or_else(|| "—".to_string(), |d| format!("${}", grouped(d, 2))),
+                .map_or_else(|| "—".to_string(), crate::output::number::dollars),
             String::new(),
         ),
     ];

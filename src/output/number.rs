@@ -28,6 +28,17 @@ pub fn grouped(x: f64, decimals: usize) -> String {
     out
 }
 
+/// `$1,234.50`; a non-zero amount under a cent keeps two significant digits (`$0.0042`),
+/// so a saving never reads as `$0.00`.
+pub fn dollars(x: f64) -> String {
+    let decimals = if x != 0.0 && x.abs() < 0.01 {
+        ((-x.abs().log10()).floor() as usize + 2).min(8)
+    } else {
+        2
+    };
+    format!("${}", grouped(x, decimals))
+}
+
 /// A number at the precision a person needs: at most 4 significant digits below 1,000
 /// (`2.4749999999999996` → `2.475`, `3.3` → `3.3`), grouped whole numbers above, and never
 /// `-0`. For values that are not counts: ρ, multipliers, rates.
@@ -103,6 +114,15 @@ pub fn short(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dollars_under_a_cent_keep_two_significant_digits() {
+        assert_eq!(dollars(1234.5), "$1,234.50");
+        assert_eq!(dollars(0.0), "$0.00");
+        assert_eq!(dollars(0.0042), "$0.0042");
+        assert_eq!(dollars(0.04), "$0.04");
+        assert_eq!(dollars(-0.00051), "$-0.00051");
+    }
 
     #[test]
     fn groups_thousands() {

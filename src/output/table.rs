@@ -32,7 +32,7 @@ pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Res
 }
 
 fn dollars(x: Option<f64>) -> String {
-    x.map_or_else(|| "—".into(), |d| format!("${}", grouped(d, 2)))
+    x.map_or_else(|| "—".into(), crate::output::number::dollars)
 }
 
 fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -284,8 +284,8 @@ fn measured(out: &mut dyn Write, m: &crate::report::MeasuredReport) -> io::Resul
     if let Some(d) = m.measured_dollars {
         writeln!(
             out,
-            "  dollars     measured ${} ({})",
-            grouped(d, 2),
+            "  dollars     measured {} ({})",
+            crate::output::number::dollars(d),
             m.measured_price_source
         )?;
     } else {
