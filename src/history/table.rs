@@ -181,9 +181,11 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             grouped(n as f64, 0),
             grouped(r.baseline.cost, 0),
         )?;
+        let priced = r.edits.iter().map(|e| e.priced_sessions).max().unwrap_or(0);
+        let dollars_header = if priced > 0 { "  $ saved" } else { "" };
         writeln!(
             out,
-            "  rank  {}  {:>18}  {:>7}  {:>10}",
+            "  rank  {}  {:>18}  {:>7}  {:>10}{dollars_header}",
             pad("edit", columns),
             "cost saved",
             "saved",
@@ -193,14 +195,26 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         // Stable: ties keep the token ranking's order, as the cost order line does.
         by_cost.sort_by_key(|e| e.cost_rank);
         for e in by_cost {
+            let dollars = match (priced, e.dollars_saved) {
+                (0, _) => String::new(),
+                (_, Some(d)) => format!("  {:>7}", crate::output::number::dollars(d)),
+                (_, None) => format!("  {:>7}", "—"),
+            };
             writeln!(
                 out,
-                "  {:>4}  {}  {:>18}  {:>7}  {:>10}",
+                "  {:>4}  {}  {:>18}  {:>7}  {:>10}{dollars}",
                 e.cost_rank,
                 pad(&e.name, columns),
                 grouped(e.cost_saved, 0),
                 percent(e.cost_saved_pct),
                 e.rank
+            )?;
+        }
+        if priced > 0 {
+            writeln!(
+                out,
+                "  ($ saved: at each session's list price ([price]), summed over the {} priced)",
+                plural(priced, "session", "sessions")
             )?;
         }
     }
