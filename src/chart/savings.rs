@@ -205,9 +205,14 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
     let same_as = same::coinciding(whole.iter().map(Vec::as_slice));
     let widths = same::widths(&same_as, &vec![LINE_PX; edits.len()]);
 
-    let mut subtitle = if edits.len() > 1 {
+    let ringed = panels.iter().any(|p| !p.break_evens.is_empty());
+    let mut subtitle = if edits.len() > 1 && ringed {
         "One panel per assumed bytes per token ρ. Where two lines cross, the ranking flips \
          (ringed: exact break-even, keyed to its pair)."
+    } else if edits.len() > 1 {
+        // No ring to explain: the pairs never tie in range, or their savings have no
+        // closed form (a clearing that moves with B or ρ), so crossings are sampled.
+        "One panel per assumed bytes per token ρ. Where two lines cross, the ranking flips."
     } else {
         "One panel per assumed bytes per token ρ."
     }

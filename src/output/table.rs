@@ -299,7 +299,7 @@ fn measured(out: &mut dyn Write, m: &crate::report::MeasuredReport) -> io::Resul
         for d in &m.largest_differences {
             writeln!(
                 out,
-                "    call {} {}: measured {}, simulated {} ({})",
+                "    call {} {}: measured {} tokens, simulated {} est. tokens ({})",
                 d.call,
                 d.label,
                 grouped(d.measured_tokens, 0),
