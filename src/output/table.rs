@@ -394,7 +394,23 @@ fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result
     if s.break_even_by_pair.is_empty() {
         writeln!(out, "    none computable")?;
     }
-    for pair in &s.break_even_by_pair {
+    // Pairs where one always saves more, on one line: a list of "no break-even" sentences
+    // buries the few pairs that do swap.
+    let never: Vec<String> = s
+        .break_even_by_pair
+        .iter()
+        .filter(|p| p.kind == "never")
+        .filter_map(|p| {
+            let winner = p.above.as_deref()?;
+            let other = if winner == p.a { &p.b } else { &p.a };
+            Some(format!("{winner} > {other}"))
+        })
+        .collect();
+    for pair in s
+        .break_even_by_pair
+        .iter()
+        .filter(|p| p.kind != "never" || p.above.is_none())
+    {
         if pair.of <= 4 && pair.kind != "never" && pair.kind != "same" {
             for x in s
                 .break_even
@@ -406,6 +422,19 @@ fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result
         } else {
             writeln!(out, "    {}", pair.sentence)?;
         }
+    }
+    if !never.is_empty() {
+        let of = s.break_even_by_pair.first().map_or(0, |p| p.of);
+        writeln!(
+            out,
+            "    no break-even for any B > 0 at {} (one always saves more): {}",
+            if of == 1 {
+                "the swept ρ".to_string()
+            } else {
+                format!("all {of} swept ρ values")
+            },
+            never.join("; ")
+        )?;
     }
     for p in &s.sampled_only {
         writeln!(
