@@ -90,15 +90,17 @@ fn what_was_summed(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let n = grouped(r.baseline.sessions as f64, 0);
     let count = |x: usize| grouped(x as f64, 0);
+    let priced = r.edits.iter().map(|e| e.priced_sessions).max().unwrap_or(0);
     writeln!(
         out,
-        "<h2>Edits, ranked by their saving summed over all sessions</h2>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved</th><th>cost rank</th></tr>"
+        "<h2>Edits, ranked by their saving summed over all sessions</h2>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved</th><th>cost rank</th>{}</tr>",
+        if priced > 0 { "<th>$ saved</th>" } else { "" }
     )?;
     for e in &r.edits {
         let d = &e.per_session_pct;
         writeln!(
             out,
-            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
             e.rank,
             escape(&e.name),
             grouped(e.saved_tokens, 0),
@@ -113,11 +115,24 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             count(e.sessions_selected_nothing),
             percent(e.cost_saved_pct),
             e.cost_rank,
+            match (priced, e.dollars_saved) {
+                (0, _) => String::new(),
+                (_, Some(d)) => format!("<td>{}</td>", crate::output::number::dollars(d)),
+                (_, None) => "<td>—</td>".to_string(),
+            },
         )?;
     }
     writeln!(
         out,
-        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit); selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved.</p>"
+        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit); selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved{}.</p>",
+        if priced > 0 {
+            format!(
+                "; $ saved: at each session's list price ([price]), summed over the {} priced",
+                crate::output::number::plural(priced, "session", "sessions")
+            )
+        } else {
+            String::new()
+        }
     )
 }
 
