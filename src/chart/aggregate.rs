@@ -9,9 +9,7 @@ use plotters::prelude::{
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::history::{HistoryChartInput, edit_name};
-use super::style::{
-    self, BACKGROUND, INK, LABEL_SIZE, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX,
-};
+use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX};
 use super::{ChartError, drawing, layout};
 use crate::output::number::grouped;
 
@@ -26,8 +24,6 @@ const BAR_SHARE: f64 = 0.5;
 const BELOW_BARS_PX: i32 = 64;
 /// Longest edit name shown beside a bar, in characters.
 const NAME_CHARS: usize = 40;
-/// Swatch, gap and padding beside the names, in px.
-const NAME_EXTRA_PX: i32 = 40;
 /// Plot width left after margins, names and tick labels, in px (for label room).
 const PLOT_SLACK_PX: i32 = 60;
 
@@ -79,12 +75,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
             ),
         });
     }
-    let names_width_px = bars
-        .iter()
-        .map(|b| style::text_width_px(&b.name, LABEL_SIZE))
-        .max()
-        .unwrap_or(0)
-        + NAME_EXTRA_PX;
+    let names_width_px = layout::bar_names_px(bars.iter().map(|b| &b.name));
     let plot_px = f64::from(WIDTH_PX as i32 - 2 * MARGIN_PX - names_width_px - PLOT_SLACK_PX);
     let label_px = bars
         .iter()

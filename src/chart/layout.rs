@@ -386,6 +386,20 @@ pub(crate) fn marker(
 /// Height of one line of a bar's name, px.
 pub(crate) const BAR_NAME_LINE_PX: i32 = 17;
 
+/// What [`draw_bar_name`] puts between a name and the plot: gap, swatch and padding, px.
+const BAR_NAME_EXTRA_PX: i32 = 40;
+
+/// Width of the name column that [`draw_bar_name`] needs for `lines` (every line of every
+/// name), px.
+pub(crate) fn bar_names_px<'a>(lines: impl IntoIterator<Item = &'a String>) -> i32 {
+    lines
+        .into_iter()
+        .map(|l| style::text_width_px(l, LABEL_SIZE))
+        .max()
+        .unwrap_or(0)
+        + BAR_NAME_EXTRA_PX
+}
+
 /// A bar chart's row label: the name's lines right-aligned left of the plot's edge `left`,
 /// centred on `y`, with a swatch of the bar's colour between them and the plot (the
 /// legend of a bar chart).

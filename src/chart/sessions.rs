@@ -7,16 +7,13 @@
 use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
 };
-use plotters::style::text_anchor::{HPos, VPos};
 
 use super::history::{HistoryChartInput, edit_name};
 use super::layout::{self, Entry, Key};
 use super::style::{
-    self, BACKGROUND, DOT_PX, INK, LABEL_SIZE, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, TITLE_BAND_PX,
-    WIDTH_PX,
+    self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, TITLE_BAND_PX, WIDTH_PX,
 };
 use super::{ChartError, drawing};
-use plotters::prelude::Text;
 
 /// File name of this chart.
 pub const FILE: &str = "sessions.svg";
@@ -27,8 +24,6 @@ const ROW_PX: i32 = 64;
 const BELOW_ROWS_PX: i32 = 64;
 /// Longest edit name shown beside a row, in characters.
 const NAME_CHARS: usize = 40;
-/// Swatch, gap and padding beside the names, in px.
-const NAME_EXTRA_PX: i32 = 40;
 /// Dots up to this many sessions; a density strip beyond.
 pub const MAX_DOTS: usize = 400;
 /// Bins of the density strip across the axis.
@@ -117,12 +112,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
             total: finite(r.total_pct),
         });
     }
-    let names_width_px = rows
-        .iter()
-        .map(|r| style::text_width_px(&r.name, LABEL_SIZE))
-        .max()
-        .unwrap_or(0)
-        + NAME_EXTRA_PX;
+    let names_width_px = layout::bar_names_px(rows.iter().map(|r| &r.name));
     let what = if binned {
         "strip height: how many sessions save that much"
     } else {
@@ -273,17 +263,13 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
             ))
             .map_err(&err)?;
             let (left, _) = plot.backend_coord(&(x_lo, middle));
-            root.draw(&Text::new(
-                row.name.clone(),
-                (left - 30, y),
-                style::text(LABEL_SIZE, INK, HPos::Right, VPos::Center),
-            ))
-            .map_err(&err)?;
-            root.draw(&Rectangle::new(
-                [(left - 22, y - 7), (left - 8, y + 7)],
-                colour.filled(),
-            ))
-            .map_err(&err)?;
+            layout::draw_bar_name(
+                &root,
+                (left, y),
+                std::slice::from_ref(&row.name),
+                colour,
+                FILE,
+            )?;
         }
         root.present().map_err(&err)?;
     }

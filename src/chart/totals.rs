@@ -28,8 +28,6 @@ const BELOW_BARS_PX: i32 = 64;
 /// Widest edit name shown beside a bar, in px (longer names wrap to a second line, then
 /// end in `…`).
 const NAME_MAX_PX: i32 = 300;
-/// Swatch, gap and padding beside the names, in px.
-const NAME_EXTRA_PX: i32 = 40;
 /// Plot width left after margins, names and tick labels, in px (for label room).
 const PLOT_SLACK_PX: i32 = 60;
 
@@ -169,12 +167,7 @@ fn chart(
             label,
         });
     }
-    let names_width_px = bars
-        .iter()
-        .flat_map(|b| b.name.iter().map(|l| style::text_width_px(l, LABEL_SIZE)))
-        .max()
-        .unwrap_or(0)
-        + NAME_EXTRA_PX;
+    let names_width_px = layout::bar_names_px(bars.iter().flat_map(|b| &b.name));
     let plot_px = f64::from(WIDTH_PX as i32 - 2 * MARGIN_PX - names_width_px - PLOT_SLACK_PX);
     let label_px = |sign: f64| {
         bars.iter()
