@@ -5,7 +5,9 @@
 //! `crate::clear`), so it is handed back beside the run.
 
 use crate::run::{Run, Slot};
-use crate::scenario::{Action, BaseChange, Call, ClearPolicy, MergeAt, Place, Selector, TrimBy};
+use crate::scenario::{
+    Action, BaseChange, Call, ClearPolicy, MergeAt, Place, Selector, Terms, TrimBy,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Call ids to baseline indices, built once per study.
@@ -44,14 +46,17 @@ pub struct EditError {
     pub message: String,
 }
 
-/// Applies `action` to `baseline`, the run of `calls` (whose ids `ids` indexes).
+/// Applies `action` to `baseline`, the run of `calls` (whose ids `ids` indexes); `terms`
+/// are the scenario's named terms (a merge leaves one call's framing, not one per call).
 pub fn apply(
     calls: &[Call],
     ids: &Ids,
     baseline: &Run,
     action: &Action,
+    terms: &Terms,
 ) -> Result<Edited, EditError> {
     let mut editor = Editor {
+        per_call_tokens: terms.per_call(),
         calls,
         ids,
         run: baseline.clone(),
@@ -79,6 +84,8 @@ pub fn apply(
 }
 
 struct Editor<'a> {
+    /// Tokens every call adds (`[terms] tokens_per_call`).
+    per_call_tokens: f64,
     calls: &'a [Call],
     ids: &'a Ids<'a>,
     run: Run,
@@ -313,6 +320,10 @@ impl Editor<'_> {
             bytes: parts.iter().map(|s| s.bytes).sum::<f64>() + overhead_bytes,
             tokens: parts.iter().map(|s| s.tokens).sum(),
             output_tokens: parts.iter().map(|s| s.output_tokens).sum(),
+            // One call now answers for all: one message's framing, not one per call.
+            own_tokens: parts.iter().map(|s| s.own_tokens).sum::<f64>()
+                - (parts.len() - 1) as f64 * self.per_call_tokens,
+            own_bytes: parts.iter().map(|s| s.own_bytes).sum(),
             ..kept
         };
         self.run.insert(at_index, merged);
@@ -396,8 +407,9 @@ mod tests {
         super::apply(
             calls,
             &super::ids(calls, &action.call_ids()),
-            &Run::baseline(calls),
+            &Run::baseline(calls, &Terms::default()),
             action,
+            &Terms::default(),
         )
     }
 

@@ -119,7 +119,7 @@ impl<'a> Study<'a> {
             .flat_map(|e| e.action.call_ids())
             .collect();
         let ids = edit::ids(calls, &named);
-        let baseline = Run::baseline(calls);
+        let baseline = Run::baseline(calls, &scenario.terms);
         let edited = scenario
             .edits
             .iter()
@@ -129,7 +129,7 @@ impl<'a> Study<'a> {
                     clear,
                     base,
                     notes,
-                } = edit::apply(calls, &ids, &baseline, &e.action).map_err(|bad| {
+                } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms).map_err(|bad| {
                     Error::from(
                         Located::new(scenario.edits_source(), bad.message)
                             .at(e.locate(&bad.key))
@@ -222,7 +222,10 @@ impl<'a> Study<'a> {
     /// `(read, write)` cache multipliers at `point`, if the scenario has a cache.
     pub fn cache_prices(&self, point: &Point) -> Option<(f64, f64)> {
         let cache = self.scenario.cache.as_ref()?;
-        Some((point.cache_read.unwrap_or(cache.read), cache.write))
+        let read = point.cache_read.unwrap_or(cache.read);
+        // With a fitted miss share, a prefix the cache would read is partly written again:
+        // its expected price per token (affine, so the sweep stays exact).
+        Some((cache.expected_read(read), cache.write))
     }
 
     /// The nominal point: the scenario's values, with `B` and `ρ` as given.

@@ -30,6 +30,8 @@ struct FitReport<'a> {
     written: bool,
     /// `[sweep]` axes removed so the default grid centres on the fitted values.
     removed_sweep_axes: Vec<String>,
+    /// Whether `[cache] miss_share` was written.
+    wrote_miss_share: bool,
     /// What the fitted values are labelled with in the file.
     source: String,
 }
@@ -43,32 +45,25 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
     let date = jiff::tz::Offset::UTC
         .to_datetime(jiff::Timestamp::now())
         .date();
-    let source = format!(
-        "fitted (simulate fit: R² = {:.3} on {} of {}, {date})",
-        f.r_squared,
-        f.calls_used,
-        plural(s.calls.len(), "call", "calls")
-    );
+    let source = format!("fitted ({}, {date})", summary(&f, s.calls.len()));
     let mut written = false;
     let mut removed = Vec::new();
-    if c.write && (f.poor.is_none() || c.force) {
-        let fitted = Fitted {
-            base_tokens: f.base_tokens,
-            bytes_per_token: f.bytes_per_token,
-            source: source.clone(),
-        };
-        let (new_text, changes) = scenario::write_fitted(&text, &file, &fitted)?;
+    let mut wrote_miss_share = false;
+    if c.write && f.refused.is_none() && (f.poor.is_none() || c.force) {
+        let new_text = fitted_text(&text, &file, &f, &source)?;
         // The new file must still be a valid scenario before it replaces the old one.
-        scenario::load_str(&new_text, &c.scenario)?;
-        replace(&c.scenario, &new_text)?;
+        scenario::load_str(&new_text.0, &c.scenario)?;
+        replace(&c.scenario, &new_text.0)?;
         written = true;
-        removed = changes.removed_sweep_axes;
+        removed = new_text.1.removed_sweep_axes;
+        wrote_miss_share = new_text.1.wrote_miss_share;
     }
     let report = FitReport {
         scenario: file,
         fit: &f,
         written,
         removed_sweep_axes: removed,
+        wrote_miss_share,
         source,
     };
     match c.format {
@@ -77,14 +72,59 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
     }
     .map_err(Error::Print)?;
     // Asked to write and refused: a script must not go on as if the values were in.
-    match (&f.poor, c.write && !written) {
-        (Some(why), true) => Err(Located::new(
-            report.scenario,
-            format!("not written: the fit is poor ({why}); write it anyway with --write --force"),
-        )
-        .into()),
-        _ => Ok(()),
+    if c.write && !written {
+        let why = match (&f.refused, &f.poor) {
+            (Some(refused), _) => format!(
+                "not written: the fitted values cannot be used ({refused}); check the trace, or keep the assumed values"
+            ),
+            (None, Some(poor)) => format!(
+                "not written: the fit is poor ({poor}); write it anyway with --write --force"
+            ),
+            (None, None) => "not written".to_string(),
+        };
+        return Err(Located::new(report.scenario, why).into());
     }
+    Ok(())
+}
+
+/// `simulate fit: R² = 0.998 on 41 of 44 calls`: what a fitted value's source says.
+pub fn summary(f: &Fit, calls: usize) -> String {
+    format!(
+        "simulate fit: R² = {:.3} on {} of {}",
+        f.r_squared,
+        f.calls_used,
+        plural(calls, "call", "calls")
+    )
+}
+
+/// `text` with the fit's values written in, labelled `source` (see
+/// [`scenario::write_fitted`]).
+pub fn fitted_text(
+    text: &str,
+    file: &str,
+    f: &Fit,
+    source: &str,
+) -> Result<(String, scenario::FittedChanges), Error> {
+    let fitted = Fitted {
+        base_tokens: f.base_tokens,
+        bytes_per_token: f.bytes_per_token,
+        source: source.to_string(),
+        terms: f.terms.iter().map(|t| (t.key, t.tokens)).collect(),
+        miss_share: f.cache.as_ref().map(|c| {
+            (
+                c.miss_share,
+                format!(
+                    "{}: {} of {} prefix tokens written again over {} within the {} s TTL",
+                    source.trim_end_matches(')'),
+                    grouped(c.missed_tokens, 0),
+                    grouped(c.prefix_tokens, 0),
+                    plural(c.requests_compared, "request", "requests"),
+                    grouped(c.ttl_s, 0)
+                ) + ")",
+            )
+        }),
+    };
+    Ok(scenario::write_fitted(text, file, &fitted)?)
 }
 
 /// Writes `text` to a temporary file beside `path` and renames it over `path`.
@@ -111,30 +151,52 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     let f = r.fit;
     writeln!(
         out,
-        "{}: least-squares fit of measured total input against the bytes in the context",
+        "{}: least-squares fit of measured total input against what joined the context",
         r.scenario
     )?;
     writeln!(
         out,
-        "  base tokens B     {:>10}   (intercept)",
-        grouped(f.base_tokens, 0)
+        "  base tokens B       {:>10} ± {:<8} (intercept)",
+        grouped(f.base_tokens, 0),
+        grouped(f.base_tokens_standard_error, 0)
     )?;
     writeln!(
         out,
-        "  bytes/token ρ     {:>10}   (1 / slope)",
-        decimal(f.bytes_per_token)
+        "  bytes/token ρ       {:>10} ± {:<8} (1 / slope)",
+        decimal(f.bytes_per_token),
+        decimal(f.bytes_per_token_standard_error)
     )?;
-    writeln!(out, "  R²                {:>10.4}", f.r_squared)?;
+    for t in &f.terms {
+        writeln!(
+            out,
+            "  {:<19} {:>10} ± {:<8} ({} over {})",
+            t.key,
+            grouped(t.tokens, 0),
+            grouped(t.standard_error, 0),
+            t.term.describe(),
+            grouped(t.units, 0)
+        )?;
+    }
+    for t in &f.terms_not_fitted {
+        writeln!(
+            out,
+            "  {:<19} not fitted: {}; {} used",
+            t.key,
+            t.reason,
+            grouped(t.tokens_used, 0)
+        )?;
+    }
+    writeln!(out, "  R²                  {:>10.4}", f.r_squared)?;
     writeln!(
         out,
-        "  residuals         measured − fitted: median of the absolute values {} tokens ({:.1} %)",
+        "  residuals           measured − fitted: median of the absolute values {} tokens ({:.1} %)",
         grouped(f.median_residual_tokens, 0),
         f.median_residual_pct
     )?;
     if let Some(w) = &f.worst_residual {
         writeln!(
             out,
-            "                    worst {} tokens ({:+.1} %) at call {} ({})",
+            "                      worst {} tokens ({:+.1} %) at call {} ({})",
             grouped(w.tokens, 0),
             w.percent,
             w.call,
@@ -143,7 +205,7 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     }
     writeln!(
         out,
-        "  calls             {} used, {} left out; unit: {}",
+        "  calls               {} used, {} left out; unit: {}",
         f.calls_used, f.calls_left_out, f.unit
     )?;
     for l in f.left_out.iter().take(10) {
@@ -155,6 +217,27 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     }
     if f.left_out.len() > 10 {
         writeln!(out, "    … and {} more", f.left_out.len() - 10)?;
+    }
+    if let Some(cache) = &f.cache {
+        writeln!(
+            out,
+            "  cache miss share μ  {:>10.3}   ({} of {} prefix tokens a perfect cache would read were written again)",
+            cache.miss_share,
+            grouped(cache.missed_tokens, 0),
+            grouped(cache.prefix_tokens, 0)
+        )?;
+        writeln!(
+            out,
+            "                      of {} within the {} s TTL: {} read less than half of the previous input ({} nothing), {} only part of it",
+            plural(cache.requests_compared, "request", "requests"),
+            grouped(cache.ttl_s, 0),
+            cache.missed_requests,
+            cache.read_nothing,
+            cache.partial_requests
+        )?;
+    }
+    if let Some(p) = &f.refused {
+        writeln!(out, "\nThese values cannot be used: {p}.")?;
     }
     if let Some(p) = &f.poor {
         writeln!(out, "\nThis is a poor fit: {p}.")?;
@@ -168,12 +251,34 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
             "\nWritten into {} as the nominal point, labelled \"{}\".",
             r.scenario, r.source
         )?;
+        if !f.terms.is_empty() {
+            let keys: Vec<&str> = f.terms.iter().map(|t| t.key).collect();
+            writeln!(out, "Written into [terms]: {}.", keys.join(", "))?;
+        }
+        if r.wrote_miss_share {
+            writeln!(out, "Written into [cache]: miss_share.")?;
+        } else if f.cache.is_some() {
+            writeln!(
+                out,
+                "The miss share is not written: the scenario has no [cache] table to hold it."
+            )?;
+        }
         for axis in &r.removed_sweep_axes {
             writeln!(
                 out,
                 "Removed {axis} so the default sweep centres on the fitted values."
             )?;
         }
+    } else if f.refused.is_some() && c.write {
+        writeln!(
+            out,
+            "\nNot written, and --force does not change that: the scenario keeps its assumed values."
+        )?;
+    } else if f.refused.is_some() {
+        writeln!(
+            out,
+            "\n--write refuses these values: the scenario keeps its assumed ones."
+        )?;
     } else if c.write {
         writeln!(
             out,

@@ -37,8 +37,8 @@ impl Affine {
         let mut bytes = 0.0;
         for (j, s) in run.iter().enumerate() {
             let rereads = (n - 1 - j) as f64;
-            tokens += (s.tokens + s.output_tokens) * rereads;
-            bytes += s.bytes * rereads;
+            tokens += s.joined_tokens() * rereads;
+            bytes += s.joined_bytes() * rereads;
         }
         Affine {
             calls: n as f64,
@@ -109,6 +109,8 @@ mod tests {
                     bytes: b,
                     tokens: 0.0,
                     output_tokens: 0.0,
+                    own_tokens: 0.0,
+                    own_bytes: 0.0,
                 })
                 .collect(),
         )

@@ -15,7 +15,7 @@ use crate::ledger::Assumptions;
 use crate::output::ledger_stream::{self, Head, Widths};
 use crate::report::{self, Sources};
 use crate::run::Slot;
-use crate::scenario::{Call, Trace, blank_call};
+use crate::scenario::{Call, Terms, Trace, blank_call};
 use crate::timeline::Walker;
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,13 +84,7 @@ impl Survey<'_> {
 
 /// The walker's view of a call: its result and output.
 fn slot(call: &Call) -> Slot {
-    Slot {
-        origin: 0,
-        label: 0,
-        bytes: call.bytes,
-        tokens: call.tokens,
-        output_tokens: call.output_tokens,
-    }
+    Slot::of(0, call, &Terms::default())
 }
 
 /// Prints the ledger of `c.trace` to `out`, as a table or JSON.

@@ -6,7 +6,7 @@
 //! edit costs the number of pieces, not the number of calls, and every run of a study
 //! shares the baseline's slots.
 
-use crate::scenario::Call;
+use crate::scenario::{Call, Terms};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -20,17 +20,49 @@ pub struct Slot {
     pub label: u32,
     /// Bytes of result, converted with ρ.
     pub bytes: f64,
-    /// Measured tokens of result.
+    /// Tokens of result not converted with ρ: measured, or the named terms' images and
+    /// loaded tool definitions.
     pub tokens: f64,
-    /// Tokens the model wrote at this call.
+    /// Tokens the model wrote at this call, priced as output.
     pub output_tokens: f64,
+    /// The model's own content that joins the context as tokens: its output tokens (where
+    /// the log gives no bytes for it) and the tokens every call adds.
+    pub own_tokens: f64,
+    /// The model's own message that joins the context as bytes, converted with ρ.
+    pub own_bytes: f64,
 }
 
 impl Slot {
+    /// Call `c` at position `origin` of the baseline.
+    pub fn of(origin: u32, c: &Call, terms: &Terms) -> Slot {
+        let (own_tokens, own_bytes) = c.own_content(terms);
+        Slot {
+            origin,
+            label: origin,
+            bytes: c.bytes,
+            tokens: c.result_tokens(terms),
+            output_tokens: c.output_tokens,
+            own_tokens,
+            own_bytes,
+        }
+    }
+
     /// What joins the context after this call, in est. tokens at `bytes_per_token`.
     #[inline]
     pub fn size(&self, bytes_per_token: f64) -> f64 {
-        self.tokens + self.bytes / bytes_per_token + self.output_tokens
+        self.joined_tokens() + self.joined_bytes() / bytes_per_token
+    }
+
+    /// Tokens (not converted with ρ) that join after the call: result and own content.
+    #[inline]
+    pub fn joined_tokens(&self) -> f64 {
+        self.tokens + self.own_tokens
+    }
+
+    /// Bytes (converted with ρ) that join after the call: result and own message.
+    #[inline]
+    pub fn joined_bytes(&self) -> f64 {
+        self.bytes + self.own_bytes
     }
 }
 
@@ -63,18 +95,12 @@ pub struct Run {
 }
 
 impl Run {
-    /// The baseline run: every call as given.
-    pub fn baseline(calls: &[Call]) -> Run {
+    /// The baseline run: every call as given, its named terms in tokens.
+    pub fn baseline(calls: &[Call], terms: &Terms) -> Run {
         let baseline: Arc<[Slot]> = calls
             .iter()
             .enumerate()
-            .map(|(i, c)| Slot {
-                origin: i as u32,
-                label: i as u32,
-                bytes: c.bytes,
-                tokens: c.tokens,
-                output_tokens: c.output_tokens,
-            })
+            .map(|(i, c)| Slot::of(i as u32, c, terms))
             .collect();
         Run::from_slots(baseline)
     }
@@ -375,6 +401,8 @@ mod tests {
             bytes: i as f64,
             tokens: 0.0,
             output_tokens: 0.0,
+            own_tokens: 0.0,
+            own_bytes: 0.0,
         }
     }
 

@@ -271,7 +271,7 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         };
         self.sums.add(&figures);
         self.previous_context = context;
-        let size = Q::tokens(slot.tokens + slot.output_tokens) + Q::bytes(slot.bytes, at);
+        let size = Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), at);
         if let Some(&last) = self.full.last() {
             self.full.push(last + size);
         }

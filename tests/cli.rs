@@ -471,7 +471,7 @@ fn fit_refuses_a_trace_without_measured_usage() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "0 of 6 calls carry measured usage; a fit needs at least 3",
+            "0 of 6 calls carry a measured total input; a fit needs at least 3",
         ));
 }
 
@@ -480,8 +480,8 @@ fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("poor.toml");
     let mut text = String::from("name = \"poor\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n");
-    // The measured input shrinks while bytes join: no line through it makes sense.
-    for (i, m) in [9000, 7000, 8000, 3000, 5000].iter().enumerate() {
+    // The measured input zigzags while bytes join steadily: ρ = 4.31, R² = 0.576.
+    for (i, m) in [10000, 13000, 11000, 15000, 12500, 16000].iter().enumerate() {
         text.push_str(&format!(
             "[[call]]\nlabel = \"c{i}\"\nbytes = 4000\n[call.measured]\ninput_tokens = {m}\nconvention = \"openai\"\n"
         ));
@@ -494,7 +494,7 @@ fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
         .assert()
         .code(2)
         .stdout(
-            predicate::str::contains("This is a poor fit: R² = ")
+            predicate::str::contains("This is a poor fit: R² = 0.576")
                 .and(predicate::str::contains("Not written: the fit is poor")),
         )
         .stderr(predicate::str::contains(
@@ -511,8 +511,44 @@ fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
         .args(["fit", "--write", "--force"])
         .arg(&path)
         .assert()
+        .success();
+    let written = fs::read_to_string(&path).unwrap();
+    assert!(written.contains("bytes_per_token = 4.308\n"), "{written}");
+    assert!(written.contains("base_tokens = 10595\n"), "{written}");
+}
+
+#[test]
+fn an_implausible_fit_is_refused_before_writing_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shrinks.toml");
+    let mut text = String::from("name = \"shrinks\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n");
+    // The measured input shrinks while bytes join: ρ = -3.333, which no text has.
+    for (i, m) in [9000, 7000, 8000, 3000, 5000].iter().enumerate() {
+        text.push_str(&format!(
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 4000\n[call.measured]\ninput_tokens = {m}\nconvention = \"openai\"\n"
+        ));
+    }
+    fs::write(&path, &text).unwrap();
+    simulate()
+        .arg("fit")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains(
+                "These values cannot be used: ρ = -3.333 bytes per token is outside the physical 1 to 8",
+            )
+            .and(predicate::str::contains("--force").not()),
+        );
+    simulate()
+        .args(["fit", "--write", "--force"])
+        .arg(&path)
+        .assert()
         .code(2)
-        .stderr(predicate::str::contains("out of range for bytes per token"));
+        .stdout(predicate::str::contains("--force does not change that"))
+        .stderr(predicate::str::contains(
+            "not written: the fitted values cannot be used (ρ = -3.333 bytes per token is outside the physical 1 to 8",
+        ));
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
         text,

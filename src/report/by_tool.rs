@@ -66,8 +66,9 @@ pub fn by_tool(study: &Study, at: Assumptions) -> Vec<ToolShare> {
             }
         };
         add(group, result, rereads, true);
-        if slot.output_tokens > 0.0 {
-            add("model output", slot.output_tokens, rereads, true);
+        let own = slot.own_tokens + slot.own_bytes / at.bytes_per_token;
+        if own > 0.0 {
+            add("model output", own, rereads, true);
         }
     }
     add(

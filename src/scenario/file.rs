@@ -24,6 +24,7 @@ pub struct ScenarioFile {
     pub sweep: Option<SweepFile>,
     pub cache: Option<Spanned<CacheFile>>,
     pub price: Option<Spanned<PriceFile>>,
+    pub terms: Option<Spanned<TermsFile>>,
     #[serde(default)]
     pub call: Vec<Spanned<CallFile>>,
     pub calls_tsv: Option<Spanned<String>>,
@@ -44,9 +45,24 @@ pub struct CallFile {
     pub segment: Option<Spanned<i64>>,
     pub gap_s: Option<Spanned<f64>>,
     pub output_tokens: Option<Spanned<f64>>,
+    pub output_bytes: Option<Spanned<f64>>,
+    pub images: Option<Spanned<i64>>,
+    pub loaded_tools: Option<Spanned<i64>>,
     pub tool: Option<Spanned<String>>,
     pub input_hash: Option<Spanned<String>>,
     pub measured: Option<Spanned<MeasuredFile>>,
+}
+
+/// `[terms]`: tokens per unit of what a log counts but cannot size, each with its source.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermsFile {
+    pub tokens_per_call: Option<Spanned<f64>>,
+    pub tokens_per_call_source: Option<Spanned<String>>,
+    pub tokens_per_image: Option<Spanned<f64>>,
+    pub tokens_per_image_source: Option<Spanned<String>>,
+    pub tokens_per_loaded_tool: Option<Spanned<f64>>,
+    pub tokens_per_loaded_tool_source: Option<Spanned<String>>,
 }
 
 /// `[call.measured]`: a request's usage as the provider reported it.
@@ -263,6 +279,8 @@ pub struct CacheFile {
     pub write: Option<Spanned<f64>>,
     pub ttl_s: Option<Spanned<f64>>,
     pub min_tokens: Option<Spanned<f64>>,
+    pub miss_share: Option<Spanned<f64>>,
+    pub miss_share_source: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

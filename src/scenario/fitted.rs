@@ -13,6 +13,12 @@ pub struct Fitted {
     pub bytes_per_token: f64,
     /// e.g. `fitted (simulate fit: R² = 0.998 on 41 of 44 calls, 2026-11-29)`.
     pub source: String,
+    /// Named terms fitted: `[terms]` key and tokens per unit (written rounded to whole
+    /// tokens), labelled with `source`.
+    pub terms: Vec<(&'static str, f64)>,
+    /// The cache miss share and its source, written into `[cache]` when the scenario has
+    /// one.
+    pub miss_share: Option<(f64, String)>,
 }
 
 /// What [`write_fitted`] changed besides the two values.
@@ -20,6 +26,8 @@ pub struct Fitted {
 pub struct FittedChanges {
     /// `[sweep]` axes removed so the default grid centres on the fitted values.
     pub removed_sweep_axes: Vec<String>,
+    /// Whether the miss share was written (the scenario has a `[cache]`).
+    pub wrote_miss_share: bool,
 }
 
 /// `text` (the scenario at `file`) with `fitted` as its nominal point: `base_tokens`,
@@ -41,6 +49,22 @@ pub fn write_fitted(
     doc["bytes_per_token"] = value(rho);
     doc["bytes_per_token_source"] = value(fitted.source.as_str());
     let mut changes = FittedChanges::default();
+    if !fitted.terms.is_empty() {
+        if doc.get("terms").is_none() {
+            doc["terms"] = toml_edit::table();
+        }
+        for (key, tokens) in &fitted.terms {
+            doc["terms"][*key] = value(tokens.round() as i64);
+            doc["terms"][format!("{key}_source").as_str()] = value(fitted.source.as_str());
+        }
+    }
+    if let Some((share, source)) = &fitted.miss_share
+        && let Some(cache) = doc.get_mut("cache").and_then(|c| c.as_table_like_mut())
+    {
+        cache.insert("miss_share", value(round_significant(*share, 3)));
+        cache.insert("miss_share_source", value(source.as_str()));
+        changes.wrote_miss_share = true;
+    }
     if let Some(sweep) = doc.get_mut("sweep").and_then(|s| s.as_table_like_mut()) {
         for key in ["base_tokens", "bytes_per_token"] {
             if sweep.remove(key).is_some() {
@@ -70,6 +94,8 @@ mod tests {
             base_tokens: 18_234.4,
             bytes_per_token: 3.412_345,
             source: "fitted (test)".into(),
+            terms: vec![("tokens_per_call", 181.6)],
+            miss_share: Some((0.23456, "fitted (test)".into())),
         };
         let (out, changes) = write_fitted(text, "x.toml", &fitted).unwrap();
         assert!(out.starts_with("# my run\n"), "{out}");
@@ -81,5 +107,11 @@ mod tests {
         );
         assert!(out.contains("retry_rate = [0.0, 0.1]"), "{out}");
         assert_eq!(changes.removed_sweep_axes, vec!["[sweep] base_tokens"]);
+        assert!(out.contains("[terms]\ntokens_per_call = 182\ntokens_per_call_source = \"fitted (test)\"\n"), "{out}");
+        // No [cache] table: the miss share is not invented into one.
+        assert!(!changes.wrote_miss_share && !out.contains("miss_share"));
+        let (out, changes) = write_fitted(&format!("{text}[cache]\npreset = \"x\"\n"), "x.toml", &fitted).unwrap();
+        assert!(changes.wrote_miss_share);
+        assert!(out.contains("miss_share = 0.235\nmiss_share_source = \"fitted (test)\""), "{out}");
     }
 }

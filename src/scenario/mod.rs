@@ -36,7 +36,9 @@ pub struct Call {
     pub bytes: f64,
     /// Measured tokens of result that join the context (not divided by ρ).
     pub tokens: f64,
-    /// Tokens the model wrote at this call: priced as output, and they join the context.
+    /// Tokens the model wrote at this call: priced as output. They also join the context,
+    /// unless the call gives the model's own message as bytes
+    /// ([`CallDetail::output_bytes`]), which then joins in their place.
     pub output_tokens: f64,
     /// Never cleared (default true for kind `web_search`).
     pub pinned: bool,
@@ -77,6 +79,91 @@ pub struct CallDetail {
     pub input_hash: Option<CompactString>,
     /// `[call.measured]`: the provider's usage fields for this request.
     pub measured: Option<MeasuredUsage>,
+    /// The model's own message as the next request sends it back (text, tool-use names
+    /// and inputs as JSON, thinking text), UTF-8 bytes: when given, it joins the context
+    /// (÷ ρ) in place of `output_tokens`, which are then priced only (docs/model.md §6.2:
+    /// logged output counts are placeholders in some versions and include thinking that is
+    /// never sent back in others).
+    pub output_bytes: Option<f64>,
+    /// Images in what joined after the call, each counted as [`Terms::tokens_per_image`].
+    pub images: u64,
+    /// Tool definitions that joined after the call (a `tool_reference` result of tool
+    /// search), each counted as [`Terms::tokens_per_loaded_tool`].
+    pub loaded_tools: u64,
+}
+
+/// One named term: tokens per unit of something the log counts but cannot size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Term {
+    /// Tokens per unit.
+    pub tokens: f64,
+    /// Where the value came from (`estimated: …`, `fitted (simulate fit: …)`); None for
+    /// a value the user wrote without saying.
+    pub source: Option<String>,
+}
+
+/// The named terms of `[terms]` (docs/model.md §6.2, "Fit"): what the log counts but cannot
+/// size, in tokens per unit, each with its source.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Terms {
+    /// Tokens every call adds to the context besides its result and the model's content:
+    /// message framing, tool-use ids, reminders the client injects unlogged. Default none.
+    pub tokens_per_call: Option<Term>,
+    /// Tokens per image. Default [`IMAGE_TOKENS_ESTIMATE`], estimated.
+    pub tokens_per_image: Option<Term>,
+    /// Tokens per tool definition loaded mid-session. Required when a call loads one.
+    pub tokens_per_loaded_tool: Option<Term>,
+}
+
+/// Tokens one image is counted as without a fitted value: Anthropic's figure for an image
+/// of about 1.15 megapixels, the largest sent without downscaling (`tokens ≈ width ×
+/// height / 750`, Anthropic's vision docs). Logs do not say an image's size cheaply.
+pub const IMAGE_TOKENS_ESTIMATE: f64 = 1_600.0;
+
+impl Terms {
+    /// Tokens per call (0 when not given).
+    pub fn per_call(&self) -> f64 {
+        self.tokens_per_call.as_ref().map_or(0.0, |t| t.tokens)
+    }
+
+    /// Tokens per image (the estimate when not given).
+    pub fn per_image(&self) -> f64 {
+        self.tokens_per_image
+            .as_ref()
+            .map_or(IMAGE_TOKENS_ESTIMATE, |t| t.tokens)
+    }
+
+    /// Tokens per loaded tool definition (0 when not given: validation refuses a scenario
+    /// that loads tools without it).
+    pub fn per_loaded_tool(&self) -> f64 {
+        self.tokens_per_loaded_tool.as_ref().map_or(0.0, |t| t.tokens)
+    }
+}
+
+impl Call {
+    /// Tokens of the call's result that join the context: the given `tokens` and the
+    /// named terms' images and loaded tool definitions.
+    pub fn result_tokens(&self, terms: &Terms) -> f64 {
+        match &self.detail {
+            Some(d) if d.images > 0 || d.loaded_tools > 0 => {
+                self.tokens
+                    + d.images as f64 * terms.per_image()
+                    + d.loaded_tools as f64 * terms.per_loaded_tool()
+            }
+            _ => self.tokens,
+        }
+    }
+
+    /// The model's own content that joins the context, as (tokens, bytes): the logged
+    /// output tokens, or the bytes of its message where the log gives them; plus the
+    /// tokens every call adds.
+    pub fn own_content(&self, terms: &Terms) -> (f64, f64) {
+        let per_call = terms.per_call();
+        match self.detail.as_ref().and_then(|d| d.output_bytes) {
+            Some(bytes) => (per_call, bytes),
+            None => (self.output_tokens + per_call, 0.0),
+        }
+    }
 }
 
 /// How a provider counts input tokens (docs/model.md §6.1).
@@ -143,6 +230,19 @@ impl MeasuredUsage {
         }
     }
 
+    /// The first field the convention needs for the total input that the log left out.
+    pub fn missing_field(&self) -> Option<&'static str> {
+        let fields: &[(&'static str, Option<f64>)] = match self.convention {
+            Convention::Anthropic => &[
+                ("input_tokens", self.input_tokens),
+                ("cache_creation_input_tokens", self.cache_creation_input_tokens),
+                ("cache_read_input_tokens", self.cache_read_input_tokens),
+            ],
+            Convention::OpenAi => &[("input_tokens", self.input_tokens)],
+        };
+        fields.iter().find(|(_, v)| v.is_none()).map(|(f, _)| *f)
+    }
+
     /// Tokens written to the cache with the 5-minute TTL: creation less its 1-hour part.
     pub fn cache_creation_5m_input_tokens(&self) -> Option<f64> {
         let all = self.cache_creation_input_tokens?;
@@ -163,6 +263,20 @@ pub struct CacheSpec {
     pub min_tokens: f64,
     /// The preset the values came from, if any, with its source.
     pub preset: Option<String>,
+    /// μ: the share of prefix tokens the cache would read that the provider writes again
+    /// (docs/model.md §4, cache misses): a prefix that would be read costs `(1 − μ)·read +
+    /// μ·write` per token. 0 unless given or fitted.
+    pub miss_share: f64,
+    /// Where `miss_share` came from, when given.
+    pub miss_share_source: Option<String>,
+}
+
+impl CacheSpec {
+    /// The price of a token the cache would read, with the miss share: `(1 − μ)·read +
+    /// μ·write`, for a cached-read price `read` (the spec's own, or a swept one).
+    pub fn expected_read(&self, read: f64) -> f64 {
+        (1.0 - self.miss_share) * read + self.miss_share * self.write
+    }
 }
 
 /// Dollar prices, USD per million tokens.
@@ -492,6 +606,8 @@ pub struct Scenario {
     pub price: Option<Price>,
     /// Where B and ρ came from, when the file says.
     pub sources: AssumptionSources,
+    /// `[terms]`: tokens per unit of what the log counts but cannot size.
+    pub terms: Terms,
     /// The `[import]` table, for a scenario made from an agent log.
     pub import: Option<ImportInfo>,
     /// The edits file the edits came from (`--edits FILE`), instead of the scenario.

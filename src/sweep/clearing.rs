@@ -251,9 +251,9 @@ pub fn sums(
         tile.completed.clear();
         for slot in slots.by_ref().take(TILE) {
             let bytes_tokens = slot.bytes / rho;
-            tile.replay_size
-                .push(slot.tokens + bytes_tokens + slot.output_tokens);
-            let size = (slot.tokens + slot.output_tokens) + bytes_tokens;
+            let own = slot.own_tokens + slot.own_bytes / rho;
+            tile.replay_size.push(slot.tokens + bytes_tokens + own);
+            let size = (slot.tokens + own) + bytes_tokens;
             tile.size.push(size);
             let avail = sum_tokens.len() - 1;
             let i = start + tile.size.len() - 1;
@@ -455,8 +455,10 @@ mod tests {
     #[test]
     fn lanes_equal_the_two_pass_replay_to_the_bit() {
         let c = calls(300);
-        let run = Run::baseline(&c);
+        let run = Run::baseline(&c, &crate::scenario::Terms::default());
         let cache = CacheSpec {
+            miss_share: 0.0,
+            miss_share_source: None,
             read: 0.1,
             write: 1.25,
             ttl_s: 300.0,

@@ -42,10 +42,10 @@ pub fn sums(
         None => {
             for stretch in run.stretches() {
                 for s in stretch {
-                    let t = s.tokens + s.output_tokens;
+                    let (t, b) = (s.joined_tokens(), s.joined_bytes());
                     for k in 0..LANES {
                         total[k] += context[k];
-                        context[k] += t + s.bytes * inv[k];
+                        context[k] += t + b * inv[k];
                     }
                 }
             }
@@ -56,7 +56,7 @@ pub fn sums(
             let mut i = 0;
             for stretch in run.stretches() {
                 for s in stretch {
-                    let t = s.tokens + s.output_tokens;
+                    let (t, b) = (s.joined_tokens(), s.joined_bytes());
                     let fresh = expired[i];
                     for k in 0..LANES {
                         let now = context[k];
@@ -71,7 +71,7 @@ pub fn sums(
                         uncached[k] += if short { now } else { 0.0 };
                         total[k] += now;
                         previous[k] = now;
-                        context[k] = now + t + s.bytes * inv[k];
+                        context[k] = now + t + b * inv[k];
                     }
                     i += 1;
                 }

@@ -18,7 +18,7 @@
 
 mod syntax;
 
-use super::validate::{MAX_CALL_TABLES, MAX_LABEL_CHARS, MAX_NUMBER};
+use super::validate::{MAX_CALL_TABLES, MAX_LABEL_CHARS, MAX_NUMBER, MAX_UNITS};
 use super::{Call, CallDetail, Convention, MeasuredUsage, Scenario, load_str};
 use crate::error::Error;
 use compact_str::CompactString;
@@ -59,6 +59,14 @@ fn quick(text: &str, path: &Path) -> Option<Scenario> {
     let head = load_str(&text[..prefix_end], path).ok()?;
     let calls = finish(calls, &segments)?;
     if head.calls.len() != 1 || head.calls.first() != calls.first() {
+        return None;
+    }
+    // A call that loads tool definitions needs their size: the general path says so.
+    if head.terms.tokens_per_loaded_tool.is_none()
+        && calls
+            .iter()
+            .any(|c| c.detail.as_ref().is_some_and(|d| d.loaded_tools > 0))
+    {
         return None;
     }
     Some(Scenario { calls, ..head })
@@ -124,10 +132,10 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
         (None, Some(label)) => (label.clone(), label),
         (None, None) => return None,
     };
-    if c.bytes.is_none() && c.tokens.is_none() {
+    if c.bytes.is_none() && c.tokens.is_none() && c.images.is_none() {
         return None;
     }
-    let sizes = [c.bytes, c.tokens, c.output_tokens, c.gap_s];
+    let sizes = [c.bytes, c.tokens, c.output_tokens, c.output_bytes, c.gap_s];
     if !sizes.iter().flatten().all(|&x| size_ok(x)) {
         return None;
     }
@@ -138,13 +146,29 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
     };
     let tool = c.tool.as_deref().map(|t| interned.get(t));
     let input_hash = c.input_hash.as_deref().map(CompactString::from);
-    let detail = (tool.is_some() || input_hash.is_some() || measured.is_some()).then(|| {
-        Box::new(CallDetail {
-            tool,
-            input_hash,
-            measured,
-        })
-    });
+    let units = |n: Option<i64>| match n {
+        None => Some(0),
+        Some(n) if (0..=MAX_UNITS as i64).contains(&n) => Some(n as u64),
+        Some(_) => None,
+    };
+    let (images, loaded_tools) = (units(c.images)?, units(c.loaded_tools)?);
+    let output_bytes = c.output_bytes;
+    let detail = (tool.is_some()
+        || input_hash.is_some()
+        || measured.is_some()
+        || output_bytes.is_some()
+        || images > 0
+        || loaded_tools > 0)
+        .then(|| {
+            Box::new(CallDetail {
+                tool,
+                input_hash,
+                measured,
+                output_bytes,
+                images,
+                loaded_tools,
+            })
+        });
     Some(Call {
         id: CompactString::from(id.as_ref()),
         label: CompactString::from(label.as_ref()),

@@ -30,6 +30,9 @@ pub(super) struct RawCall<'a> {
     pub segment: Option<i64>,
     pub gap_s: Option<f64>,
     pub output_tokens: Option<f64>,
+    pub output_bytes: Option<f64>,
+    pub images: Option<i64>,
+    pub loaded_tools: Option<i64>,
     pub tool: Option<Cow<'a, str>>,
     pub input_hash: Option<Cow<'a, str>>,
     pub measured: Option<RawMeasured<'a>>,
@@ -205,6 +208,9 @@ fn key_bit(key: &str, measured: bool) -> Option<u32> {
             "output_tokens" => 8,
             "tool" => 9,
             "input_hash" => 10,
+            "output_bytes" => 11,
+            "images" => 12,
+            "loaded_tools" => 13,
             _ => return None,
         }
     };
@@ -224,6 +230,9 @@ fn set_call<'a>(c: &mut RawCall<'a>, key: &str, value: Value<'a>) -> Option<()> 
         ("tokens", v) => c.tokens = Some(number(v)?),
         ("gap_s", v) => c.gap_s = Some(number(v)?),
         ("output_tokens", v) => c.output_tokens = Some(number(v)?),
+        ("output_bytes", v) => c.output_bytes = Some(number(v)?),
+        ("images", Value::Int(n)) => c.images = Some(n),
+        ("loaded_tools", Value::Int(n)) => c.loaded_tools = Some(n),
         _ => return None,
     }
     Some(())

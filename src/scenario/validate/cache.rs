@@ -55,7 +55,28 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
         let at = c.write.as_ref().map(|w| w.span()).or(span);
         return Err(ck.err(at, "[cache] write", format!("write = {write} is below read = {read}: writing to the cache never costs less than reading from it")));
     }
+    let miss_share = match &c.miss_share {
+        Some(v) => {
+            let x = *v.get_ref();
+            if !(0.0..=1.0).contains(&x) {
+                return Err(ck.err(
+                    Some(v.span()),
+                    "[cache] miss_share",
+                    format!("{x} is not a share: give a number from 0 (the cache always reads what it holds) to 1 (every prefix is written again)"),
+                ));
+            }
+            x
+        }
+        None => 0.0,
+    };
+    let miss_share_source = c
+        .miss_share_source
+        .as_ref()
+        .map(|s| ck.label(s, "[cache] miss_share_source").map(str::to_string))
+        .transpose()?;
     Ok(CacheSpec {
+        miss_share,
+        miss_share_source,
         read,
         write,
         ttl_s: pick(&c.ttl_s, "ttl_s", preset.map(|p| p.ttl_s), false)?,

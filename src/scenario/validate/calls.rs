@@ -60,7 +60,7 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
         v.as_ref()
             .map_or(Ok(0.0), |v| ck.non_negative(v, &format!("{place}: {key}")))
     };
-    if c.bytes.is_none() && c.tokens.is_none() {
+    if c.bytes.is_none() && c.tokens.is_none() && c.images.is_none() {
         return Err(ck.err(
             span,
             &place,
@@ -94,13 +94,33 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
         .as_ref()
         .map(|m| measured(ck, m, &format!("{place}: measured")))
         .transpose()?;
-    let detail = (tool.is_some() || input_hash.is_some() || measured.is_some()).then(|| {
-        Box::new(CallDetail {
-            tool,
-            input_hash,
-            measured,
-        })
-    });
+    let output_bytes = c
+        .output_bytes
+        .as_ref()
+        .map(|v| ck.non_negative(v, &format!("{place}: output_bytes")))
+        .transpose()?;
+    let units = |v: &Option<Spanned<i64>>, key: &str| -> Result<u64, Located> {
+        v.as_ref()
+            .map_or(Ok(0), |v| ck.count(v, &format!("{place}: {key}"), 0))
+    };
+    let images = units(&c.images, "images")?;
+    let loaded_tools = units(&c.loaded_tools, "loaded_tools")?;
+    let detail = (tool.is_some()
+        || input_hash.is_some()
+        || measured.is_some()
+        || output_bytes.is_some()
+        || images > 0
+        || loaded_tools > 0)
+        .then(|| {
+            Box::new(CallDetail {
+                tool,
+                input_hash,
+                measured,
+                output_bytes,
+                images,
+                loaded_tools,
+            })
+        });
     Ok(Call {
         id: id.into(),
         label: label.into(),

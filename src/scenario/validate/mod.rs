@@ -11,8 +11,10 @@ mod clearing;
 mod edits;
 mod rules;
 mod sweep;
+mod terms;
 
 pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
+pub use terms::MAX_UNITS;
 
 use super::file::{EditsFile, ImportFile, ScenarioFile};
 use super::{Assumption, AssumptionSources, Convention, Edit, ImportInfo, Scenario};
@@ -259,6 +261,13 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         }
     };
     let calls = calls::finish_calls(&ck, calls, &raw.call)?;
+    let terms = raw
+        .terms
+        .as_ref()
+        .map(|t| terms::terms(&ck, t))
+        .transpose()?
+        .unwrap_or_default();
+    terms::check_units(&ck, &terms, &calls)?;
     let cache = raw
         .cache
         .as_ref()
@@ -306,6 +315,7 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         cache,
         price,
         sources,
+        terms,
         import,
         edits_file: None,
     })

@@ -1,0 +1,162 @@
+use super::*;
+use crate::scenario::load_str;
+use std::fmt::Write;
+use std::path::Path;
+
+/// A trace whose measured inputs follow B = 20,000 and ρ = 3.5 exactly, with the model's
+/// output joining as logged tokens.
+fn exact(n: usize) -> String {
+    let mut text = String::from("name = \"f\"\nbase_tokens = 1\nbytes_per_token = 1\n");
+    let (mut bytes, mut out) = (0.0, 0.0);
+    for i in 0..n {
+        let b = 1000.0 + 700.0 * (i % 5) as f64;
+        let o = 50.0 + i as f64;
+        let m = 20_000.0 + bytes / 3.5 + out;
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{i}\"\nbytes = {b}\noutput_tokens = {o}\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = 0\ncache_read_input_tokens = {m}\nconvention = \"anthropic\"\n"
+        );
+        bytes += b;
+        out += o;
+    }
+    text
+}
+
+fn load(text: &str) -> Scenario {
+    load_str(text, Path::new("f.toml")).unwrap()
+}
+
+#[test]
+fn an_exact_trace_gives_back_its_b_and_rho() {
+    let f = fit(&load(&exact(12))).unwrap();
+    assert!((f.base_tokens - 20_000.0).abs() < 1e-6, "{f:?}");
+    assert!((f.bytes_per_token - 3.5).abs() < 1e-9, "{f:?}");
+    assert!((f.r_squared - 1.0).abs() < 1e-12);
+    assert_eq!((f.calls_used, f.calls_left_out), (12, 0));
+    assert!(f.poor.is_none() && f.refused.is_none());
+    assert!(f.caution.is_none());
+    // The per-call term is fitted (12 calls) and comes out 0: nothing but bytes grew.
+    assert_eq!(f.terms.len(), 1);
+    assert_eq!(f.terms[0].key, "tokens_per_call");
+    assert!(f.terms[0].tokens.abs() < 1e-6, "{:?}", f.terms);
+    // Nine calls fit as exactly, but so few points earn a caution (not a refusal).
+    let f = fit(&load(&exact(9))).unwrap();
+    assert!(f.poor.is_none());
+    assert!(f.caution.unwrap().starts_with("fitted on only 9 calls"));
+}
+
+#[test]
+fn a_short_trace_is_named_short_and_missing_fields_are_named() {
+    assert_eq!(
+        fit(&load(&exact(2))).unwrap_err(),
+        FitError::ShortTrace { calls: 2 }
+    );
+    assert_eq!(
+        fit(&load(&exact(2))).unwrap_err().to_string(),
+        "the trace is short: it has 2 calls and a fit needs at least 3 calls with measured usage (fit a longer session)"
+    );
+    // Twelve calls whose usage lacks cache creation: they carry usage, not a total.
+    let text = exact(12).replace("cache_creation_input_tokens = 0\n", "");
+    assert_eq!(
+        fit(&load(&text)).unwrap_err().to_string(),
+        "0 of 12 calls carry a measured total input (12 lack cache_creation_input_tokens); a fit needs at least 3 (import the session with `simulate import`, or add [call.measured] tables)"
+    );
+}
+
+/// Calls of `bytes` and `output_bytes` (the model's message, joining in place of its
+/// output tokens), loading `tools[i]` definitions and `images[i]` images, measured as
+/// B = 15,000, ρ = 2.5, 180 tokens a call, 1,400 a definition and 1,100 an image.
+fn with_terms(n: usize, tools: &[u64], images: &[u64]) -> String {
+    let mut text = String::from(
+        "name = \"t\"\nbase_tokens = 1\nbytes_per_token = 1\n[terms]\ntokens_per_loaded_tool = 999\n",
+    );
+    let mut context = 15_000.0;
+    for i in 0..n {
+        let b = 300.0 + 410.0 * ((i * 7) % 11) as f64;
+        let own = 120.0 + 35.0 * (i % 4) as f64;
+        let k = tools.get(i).copied().unwrap_or(0);
+        let img = images.get(i).copied().unwrap_or(0);
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{i}\"\nbytes = {b}\noutput_tokens = 2\noutput_bytes = {own}\nloaded_tools = {k}\nimages = {img}\n[call.measured]\ninput_tokens = {context}\ncache_creation_input_tokens = 0\ncache_read_input_tokens = 0\nconvention = \"anthropic\"\n"
+        );
+        context += (b + own) / 2.5 + 180.0 + 1_400.0 * k as f64 + 1_100.0 * img as f64;
+    }
+    text
+}
+
+#[test]
+fn named_terms_are_fitted_with_their_values() {
+    let text = with_terms(20, &[0, 3, 0, 0, 1, 0, 0, 0, 2], &[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2]);
+    let f = fit(&load(&text)).unwrap();
+    assert!((f.base_tokens - 15_000.0).abs() < 1e-6, "{f:?}");
+    assert!((f.bytes_per_token - 2.5).abs() < 1e-9, "{f:?}");
+    let value = |key: &str| f.terms.iter().find(|t| t.key == key).map(|t| t.tokens);
+    assert!((value("tokens_per_call").unwrap() - 180.0).abs() < 1e-6);
+    assert!((value("tokens_per_loaded_tool").unwrap() - 1_400.0).abs() < 1e-6);
+    assert!((value("tokens_per_image").unwrap() - 1_100.0).abs() < 1e-6);
+    assert_eq!(
+        f.terms.iter().map(|t| t.units).collect::<Vec<_>>(),
+        [20.0, 3.0, 6.0]
+    );
+    assert!(f.terms_not_fitted.is_empty());
+}
+
+#[test]
+fn a_term_that_cannot_be_sized_keeps_the_scenario_value() {
+    // The only definitions load after the last call: nothing measured grows with them.
+    let mut tools = vec![0; 19];
+    tools.push(4);
+    let f = fit(&load(&with_terms(20, &tools, &[]))).unwrap();
+    assert_eq!(f.terms_not_fitted.len(), 1);
+    assert_eq!(f.terms_not_fitted[0].key, "tokens_per_loaded_tool");
+    assert_eq!(f.terms_not_fitted[0].tokens_used, 999.0);
+    assert_eq!(
+        f.terms_not_fitted[0].reason,
+        "its count does not change across the measured calls"
+    );
+}
+
+#[test]
+fn an_implausible_rho_is_refused_not_only_poor() {
+    // Measured input that shrinks as bytes join: a negative slope.
+    let mut text = String::from("name = \"f\"\nbase_tokens = 1\nbytes_per_token = 1\n");
+    for i in 0..6 {
+        let m = 50_000 - 1_000 * i;
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 4000\n[call.measured]\ninput_tokens = {m}\ncache_creation_input_tokens = 0\ncache_read_input_tokens = 0\nconvention = \"anthropic\"\n"
+        );
+    }
+    let f = fit(&load(&text)).unwrap();
+    let why = f.refused.unwrap();
+    assert!(why.starts_with("ρ = -4 bytes per token is outside the physical 1 to 8"), "{why}");
+}
+
+#[test]
+fn the_miss_share_counts_prefix_tokens_written_again() {
+    // Four requests 100 s apart (TTL 300): totals 10,000, 12,000, 14,000, 16,000; reads
+    // 0 (first), 10,000 (a hit), 3,000 (read < half of 12,000: a miss), 11,200 (80 %: a
+    // partial hit). A perfect cache reads 10,000 + 12,000 + 14,000 = 36,000; missed
+    // 0 + 9,000 + 2,800 = 11,800.
+    let mut text = String::from(
+        "name = \"c\"\nbase_tokens = 1\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n",
+    );
+    for (i, (total, read)) in [(10_000, 0), (12_000, 10_000), (14_000, 3_000), (16_000, 11_200)]
+        .into_iter()
+        .enumerate()
+    {
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 100\ngap_s = 100\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = {}\ncache_read_input_tokens = {read}\nconvention = \"anthropic\"\n",
+            total - read
+        );
+    }
+    let c = cache::fit(&load(&text)).unwrap();
+    assert_eq!(c.requests_compared, 3);
+    assert_eq!(c.prefix_tokens, 36_000.0);
+    assert_eq!(c.missed_tokens, 11_800.0);
+    assert!((c.miss_share - 11_800.0 / 36_000.0).abs() < 1e-15);
+    assert_eq!((c.missed_requests, c.read_nothing, c.partial_requests), (1, 0, 1));
+    assert_eq!((c.warm_first_tokens, c.late_reads), (None, 0));
+}
