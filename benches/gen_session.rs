@@ -5,8 +5,12 @@
 //! `cargo run --example gen_session -- OUT.jsonl [--base 21500] [--bpt 3.7] [--noise 0.01]
 //! [--requests 60] [--seed 7]`
 //!
-//! Each request's total input is `B + (bytes that joined before it)/ρ + (output tokens
-//! before it)`, times `1 + noise·g` with g a standard normal draw, split as Claude Code logs
+//! Each request's total input is `B + (bytes that joined before it)/ρ`, times
+//! `1 + noise·g` with g a standard normal draw: the bytes are the tool results and prompts
+//! and the model's own messages as the next request sends them back (thinking text,
+//! tool-use names and inputs as JSON, text), as on real logs (src/import/README.md, "What
+//! joins the context"); the logged output tokens are priced, not re-read. It is split as
+//! Claude Code logs
 //! it: a few uncached `input_tokens`, `cache_read_input_tokens` for the previous request's
 //! prefix (none after a pause over 5 minutes), and the rest as `cache_creation_input_tokens`.
 //! Every response is logged twice, a streaming snapshot with a placeholder `output_tokens`
@@ -214,7 +218,7 @@ fn main() -> std::io::Result<()> {
     ];
     let mut prompt = 0;
     let mut pending_text: Option<&str> = Some(prompts[0]);
-    let (mut bytes_before, mut out_before) = (0.0_f64, 0.0_f64);
+    let mut bytes_before = 0.0_f64;
     let mut previous_total = 0.0_f64;
     for i in 0..requests {
         let gap = if i > 0 && i % 17 == 0 {
@@ -229,8 +233,7 @@ fn main() -> std::io::Result<()> {
             lines.push(u.to_string());
             bytes_before += text.len() as f64;
         }
-        let total =
-            ((base + bytes_before / rho + out_before) * (1.0 + noise * rng.normal())).round();
+        let total = ((base + bytes_before / rho) * (1.0 + noise * rng.normal())).round();
         let input_tokens = 3.0 + rng.below(5) as f64;
         let read = if i == 0 || gap > 300.0 {
             0.0
@@ -279,7 +282,14 @@ fn main() -> std::io::Result<()> {
         });
         reply["requestId"] = json!(format!("req_011C{i:06}"));
         lines.push(reply.to_string());
-        out_before += output;
+        // The model's message joins the next request: its thinking, and the tool use's
+        // name and input (or the final text).
+        bytes_before += "Let me look.".len() as f64;
+        bytes_before += if last {
+            content[0]["text"].as_str().map_or(0, str::len) as f64
+        } else {
+            (tool.len() + input.to_string().len()) as f64
+        };
         if last {
             break;
         }

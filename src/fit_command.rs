@@ -123,6 +123,16 @@ pub fn fitted_text(
                 ) + ")",
             )
         }),
+        warm_share: f.cache.as_ref().filter(|c| c.warm_share > 0.0).map(|c| {
+            (
+                c.warm_share,
+                format!(
+                    "{}: the first request read {} tokens from a cache already warm)",
+                    source.trim_end_matches(')'),
+                    grouped(c.warm_first_tokens.unwrap_or(0.0), 0)
+                ),
+            )
+        }),
     };
     Ok(scenario::write_fitted(text, file, &fitted)?)
 }
@@ -235,6 +245,14 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
             cache.read_nothing,
             cache.partial_requests
         )?;
+        if let Some(warm) = cache.warm_first_tokens {
+            writeln!(
+                out,
+                "  cache warm share    {:>10.3}   (the first request read {} tokens already cached, of B)",
+                cache.warm_share,
+                grouped(warm, 0)
+            )?;
+        }
     }
     if let Some(p) = &f.refused {
         writeln!(out, "\nThese values cannot be used: {p}.")?;
@@ -256,7 +274,12 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
             writeln!(out, "Written into [terms]: {}.", keys.join(", "))?;
         }
         if r.wrote_miss_share {
-            writeln!(out, "Written into [cache]: miss_share.")?;
+            let warm = if f.cache.as_ref().is_some_and(|c| c.warm_share > 0.0) {
+                " and warm_share"
+            } else {
+                ""
+            };
+            writeln!(out, "Written into [cache]: miss_share{warm}.")?;
         } else if f.cache.is_some() {
             writeln!(
                 out,

@@ -23,6 +23,8 @@ pub trait Quantity: Copy + Add<Output = Self> + Sub<Output = Self> + AddAssign +
     /// Whether this is below `min` tokens. Affine forms answer `false`: they are only
     /// used where `B ≥ min`, and a cached prefix is never shorter than `B`.
     fn below(self, min: f64) -> bool;
+    /// `k` times this.
+    fn scale(self, k: f64) -> Self;
 }
 
 impl Quantity for f64 {
@@ -40,6 +42,9 @@ impl Quantity for f64 {
     }
     fn below(self, min: f64) -> bool {
         self < min
+    }
+    fn scale(self, k: f64) -> f64 {
+        self * k
     }
 }
 
@@ -97,6 +102,13 @@ impl Quantity for Affine {
     }
     fn below(self, _: f64) -> bool {
         false
+    }
+    fn scale(self, k: f64) -> Affine {
+        Affine {
+            calls: self.calls * k,
+            tokens: self.tokens * k,
+            bytes: self.bytes * k,
+        }
     }
 }
 
@@ -248,7 +260,10 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             // Too short to be cached at all: billed at the plain input price, no write fee.
             Some(c) if context.below(c.min_tokens) => (zero, zero, context),
             Some(c) => {
-                let cached = if self.index == 0 || gap_s > c.ttl_s {
+                let cached = if self.index == 0 {
+                    // What an earlier session left in the cache: part of the base.
+                    self.base.scale(c.warm_share)
+                } else if gap_s > c.ttl_s {
                     zero
                 } else if let Some(k) = first_changed {
                     self.base + self.full[k] - freed_before

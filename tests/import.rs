@@ -87,7 +87,7 @@ fn claude_code_traces_have_exact_deduplicated_counts_and_sums() {
             [1_546, 9_700, 120_600, 1_170],
         ),
         (
-            "shop-1a2b3c4d-sidechain",
+            "shop-1a2b3c4d-sidechain-1",
             "subagent",
             1,
             2,
@@ -253,7 +253,9 @@ fn calls_carry_bytes_kinds_segments_gaps_and_measured_usage() {
         col("bytes"),
         ["1708", "450", "189", "485", "179", "171", "0"]
     );
-    assert_eq!(col("tokens"), ["-", "-", "-", "-", "-", "1600", "-"]);
+    // The image counts in `images`, sized by [terms] tokens_per_image (1,600 estimated).
+    assert_eq!(col("tokens"), ["-", "-", "-", "-", "-", "-", "-"]);
+    assert_eq!(col("images"), ["-", "-", "-", "-", "-", "1", "-"]);
     assert_eq!(
         col("kind"),
         [
@@ -375,6 +377,9 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "segment",
         "gap_s",
         "output_tokens",
+        "output_bytes",
+        "images",
+        "loaded_tools",
         "input_hash",
         "measured",
     ];

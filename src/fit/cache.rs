@@ -39,6 +39,9 @@ pub struct CacheFit {
     pub partial_requests: usize,
     /// Tokens the first request read from a cache already warm (written before the trace).
     pub warm_first_tokens: Option<f64>,
+    /// Those tokens as a share of the fitted base tokens (at most 1): `[cache] warm_share`.
+    /// Set by the main fit, which knows B; 0 without a warm first request.
+    pub warm_share: f64,
     /// Requests that read from the cache after a gap longer than the TTL, and how much.
     pub late_reads: usize,
     pub late_read_tokens: f64,
@@ -62,6 +65,7 @@ pub fn fit(scenario: &Scenario) -> Option<CacheFit> {
         read_nothing: 0,
         partial_requests: 0,
         warm_first_tokens: None,
+        warm_share: 0.0,
         late_reads: 0,
         late_read_tokens: 0.0,
     };

@@ -379,7 +379,14 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             "tokens, measured (provider usage fields; convention {})",
             conventions.join(", ")
         ),
-        cache: cache::fit(scenario),
+        cache: cache::fit(scenario).map(|mut c| {
+            if let Some(warm) = c.warm_first_tokens
+                && intercept > 0.0
+            {
+                c.warm_share = (warm / intercept).min(1.0);
+            }
+            c
+        }),
     })
 }
 

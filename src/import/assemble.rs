@@ -25,10 +25,9 @@ use jiff::Timestamp;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
-/// Tokens one image is counted as: Anthropic's figure for an image of about 1.15
-/// megapixels, the largest sent without downscaling (`tokens ≈ width × height / 750`).
-/// Transcripts do not say an image's size cheaply, so every image is taken at this size.
-pub const IMAGE_TOKENS_ESTIMATE: u64 = 1_600;
+/// Tokens one image is counted as without a fitted value (see
+/// [`crate::scenario::IMAGE_TOKENS_ESTIMATE`]), for labels.
+pub const IMAGE_TOKENS_ESTIMATE: u64 = crate::scenario::IMAGE_TOKENS_ESTIMATE as u64;
 
 /// A file that gave no trace (no request of its own), with what it did have.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -49,6 +48,8 @@ pub struct Assembled {
     pub skipped: BTreeMap<String, Skipped>,
     /// Every malformed line, in file order.
     pub malformed: Vec<Malformed>,
+    /// `attachment` lines by type, over all files.
+    pub attachments: BTreeMap<String, super::event::Attachments>,
 }
 
 /// Looks a request up by (`message.id`, `requestId`), or by `message.id` alone where one
@@ -121,6 +122,11 @@ struct Building {
     tool_uses: Vec<ToolUse>,
     bytes: u64,
     images: u64,
+    loaded_tools: u64,
+    /// Something other than an attachment joined after the call.
+    joined_other: bool,
+    /// Something from an attachment line joined after the call.
+    joined_attachment: bool,
     user_text: Option<super::event::UserText>,
     segment: u64,
 }
@@ -150,6 +156,12 @@ pub fn assemble(logs: Vec<FileLog>) -> Assembled {
             let e = out.skipped.entry(kind.clone()).or_default();
             e.lines += s.lines;
             e.known = s.known;
+        }
+        for (kind, a) in &log.attachments {
+            let e = out.attachments.entry(kind.clone()).or_default();
+            e.lines += a.lines;
+            e.bytes += a.bytes;
+            e.joins = a.joins;
         }
         for key in assemble_file(log, &earlier, &mut out) {
             earlier.insert(key, ());
@@ -202,6 +214,7 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
                 part: state.parts,
                 parent_session: if subagent { session } else { None },
                 agent_id: info.and_then(|r| r.agent_id.clone()),
+                sidechain: info.and_then(|r| r.sidechain),
                 project: project.clone(),
                 calls: Vec::new(),
                 duplicates_removed: 0,
@@ -255,6 +268,9 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
                     request: *r,
                     bytes: 0,
                     images: 0,
+                    loaded_tools: 0,
+                    joined_other: false,
+                    joined_attachment: false,
                     user_text: None,
                     segment,
                 });
@@ -329,6 +345,13 @@ fn merge(call: &mut Building, copy: &Request) {
             call.tool_uses.push(u.clone());
         }
     }
+    // One response is written one block a line (and some copies repeat blocks): each
+    // block of the model's message counts once.
+    for b in &copy.own_blocks {
+        if !call.request.own_blocks.iter().any(|k| k.key == b.key) {
+            call.request.own_blocks.push(*b);
+        }
+    }
     call.request.result_bytes = call.request.result_bytes.max(copy.result_bytes);
     call.request.web |= copy.web;
     if call.request.timestamp.is_none() {
@@ -364,6 +387,12 @@ fn join(
     let call = &mut opened[t].calls[c];
     call.bytes += j.bytes;
     call.images += j.images;
+    call.loaded_tools += j.tool_references;
+    if j.attachment {
+        call.joined_attachment = true;
+    } else {
+        call.joined_other = true;
+    }
     if let Some(u) = &j.user_text {
         let better = match &call.user_text {
             None => true,
@@ -400,17 +429,25 @@ fn finish_calls(built: Vec<Building>) -> Vec<ImportedCall> {
             "web_search"
         } else if b.tool_uses.is_empty() && b.user_text.is_some() {
             "prompt"
+        } else if b.tool_uses.is_empty() && b.joined_attachment && !b.joined_other {
+            "attachment"
         } else {
             "tool"
         };
+        let redacted = r.own_blocks.iter().any(|o| o.redacted);
+        let output_bytes = (r.own_sized && !redacted).then(|| {
+            r.own_blocks.iter().map(|o| o.bytes).sum::<u64>()
+                + b.tool_uses.iter().map(|u| u.input_bytes).sum::<u64>()
+        });
         calls.push(ImportedCall {
             id,
             label: label::label(&b.tool_uses, b.user_text.as_ref(), b.images),
             tool: b.tool_uses.first().map(|u| u.name.clone()),
             kind,
             bytes: b.bytes + r.result_bytes,
-            image_tokens: b.images * IMAGE_TOKENS_ESTIMATE,
             images: b.images,
+            loaded_tools: b.loaded_tools,
+            output_bytes,
             segment: b.segment,
             gap_s,
             input_hash: label::combined_hash(&b.tool_uses),

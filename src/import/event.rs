@@ -48,6 +48,21 @@ pub struct ToolUse {
     pub input_hash: u64,
     /// A web search or fetch: its result is pinned (sent back as received).
     pub web: bool,
+    /// UTF-8 bytes of the tool name and its input as compact JSON: what the model's
+    /// message puts back into the next request for this use.
+    pub input_bytes: u64,
+}
+
+/// A text or thinking block of the model's own message, measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnBlock {
+    /// Tells copies of one block apart from other blocks (kind, length and start).
+    pub key: u64,
+    /// UTF-8 bytes of its text.
+    pub bytes: u64,
+    /// A thinking block logged without its text (only a signature): what it puts back
+    /// cannot be sized from the log.
+    pub redacted: bool,
 }
 
 /// One line that asked the model something (one copy of an API request's response).
@@ -70,6 +85,12 @@ pub struct Request {
     pub tool_uses: Vec<ToolUse>,
     /// Bytes of server-side results carried in the response itself (web search results).
     pub result_bytes: u64,
+    /// Text and thinking blocks of the model's message in this copy.
+    pub own_blocks: Vec<OwnBlock>,
+    /// Whether the format's log holds the model's message in full, so that it joins the
+    /// next request as bytes rather than as its logged output tokens (docs/model.md §6.2;
+    /// which formats do, with the evidence: `src/import/README.md`).
+    pub own_sized: bool,
     /// The request used a server-side web search or fetch.
     pub web: bool,
 }
@@ -107,6 +128,11 @@ pub struct Joined {
     pub bytes: u64,
     /// Images, counted by a token estimate rather than bytes.
     pub images: u64,
+    /// Tool definitions loaded (`tool_reference` blocks of tool search).
+    pub tool_references: u64,
+    /// It came from an `attachment` line (hook output, reminders) rather than a result or
+    /// a user message.
+    pub attachment: bool,
     /// The tool use this answers (Claude `tool_use_id`, Codex `call_id`), when it is one.
     pub answers: Option<CompactString>,
     /// User text, when it is that.
@@ -147,6 +173,9 @@ pub struct Route {
     pub agent_id: Option<CompactString>,
     /// The first session id its lines carry (for a subagent: its parent session).
     pub session_id: Option<CompactString>,
+    /// For a subagent written into its parent's file without an agent id (Claude Code
+    /// 1.0.x): which one, 1, 2, … in the order their first lines appear.
+    pub sidechain: Option<u32>,
 }
 
 /// How many lines of one type were skipped, and whether the type is one the reader knows.
@@ -171,6 +200,19 @@ pub struct FileLog {
     pub project: Option<String>,
     /// Lines read, blank lines included.
     pub lines: u64,
+    /// `attachment` lines by their type: how many, their text bytes, and whether that
+    /// type reaches the model (its bytes join the context).
+    pub attachments: BTreeMap<String, Attachments>,
+}
+
+/// `attachment` lines of one type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Attachments {
+    pub lines: u64,
+    /// UTF-8 bytes of their text.
+    pub bytes: u64,
+    /// Whether this type reaches the model, so its bytes join the context.
+    pub joins: bool,
 }
 
 impl FileLog {
@@ -196,10 +238,11 @@ impl FileLog {
     /// The index of the route of a line: routes are told apart by subagent and agent id
     /// only, and take the first session id their lines carry.
     pub fn route(&mut self, route: Route) -> usize {
-        let found = self
-            .routes
-            .iter()
-            .position(|r| r.subagent == route.subagent && r.agent_id == route.agent_id);
+        let found = self.routes.iter().position(|r| {
+            r.subagent == route.subagent
+                && r.agent_id == route.agent_id
+                && r.sidechain == route.sidechain
+        });
         match found {
             Some(i) => {
                 if let Some(r) = self.routes.get_mut(i)

@@ -36,6 +36,9 @@ pub struct ContentBytes {
     pub snippet: Option<String>,
     /// How many text pieces there were (0: none at all).
     pub texts: u64,
+    /// `tool_reference` blocks (tool search naming deferred tools): each loads a tool's
+    /// full definition, which the log does not size; their names are not counted as bytes.
+    pub tool_references: u64,
 }
 
 impl<'de> Deserialize<'de> for ContentBytes {
@@ -59,6 +62,7 @@ impl<'de> Visitor<'de> for ContentVisitor {
             images: 0,
             snippet: Some(snippet(v)),
             texts: 1,
+            tool_references: 0,
         })
     }
 
@@ -67,6 +71,8 @@ impl<'de> Visitor<'de> for ContentVisitor {
         while let Some(block) = seq.next_element::<Block>()? {
             if block.image {
                 out.images += 1;
+            } else if block.tool_reference {
+                out.tool_references += 1;
             } else if block.text.is_some() || block.typed_text {
                 out.bytes += block.text_bytes;
                 out.texts += 1;
@@ -109,6 +115,8 @@ impl<'de> Visitor<'de> for ContentVisitor {
 #[derive(Default)]
 struct Block {
     image: bool,
+    /// A `tool_reference`: it loads a definition; its strings are a name, not content.
+    tool_reference: bool,
     /// The block's `type` says it is text.
     typed_text: bool,
     text: Option<String>,
@@ -139,6 +147,7 @@ impl<'de> Visitor<'de> for BlockVisitor {
                     let kind = map.next_value::<StrOrNot>()?.0;
                     match kind.as_deref() {
                         Some("image" | "input_image") => block.image = true,
+                        Some("tool_reference") => block.tool_reference = true,
                         Some("text" | "input_text" | "output_text") => block.typed_text = true,
                         _ => {}
                     }
@@ -397,6 +406,12 @@ mod tests {
         assert_eq!(c.bytes, 1 + 9);
         let c: ContentBytes = serde_json::from_str("null").unwrap();
         assert_eq!(c, ContentBytes::default());
+        // Tool search's answer: two definitions loaded, their names not counted as text.
+        let c: ContentBytes = serde_json::from_str(
+            r#"[{"type":"tool_reference","tool_name":"mcp__github__create_issue"},{"tool_name":"WebFetch","type":"tool_reference"},{"type":"text","text":"ok"}]"#,
+        )
+        .unwrap();
+        assert_eq!((c.bytes, c.tool_references, c.texts), (2, 2, 1));
     }
 
     #[test]

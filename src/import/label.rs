@@ -104,6 +104,7 @@ mod tests {
             label: tool_label("Read", Some(&"x".repeat(200))),
             input_hash: 1,
             web: false,
+            input_bytes: 0,
         };
         let l = label(&[read("a"), read("b")], None, 2);
         assert!(

@@ -38,14 +38,21 @@ pub struct ImportedCall {
     pub label: String,
     /// The first tool the request used, if any.
     pub tool: Option<CompactString>,
-    /// `web_search`, `tool` or `prompt`.
+    /// `web_search`, `tool`, `prompt`, or `attachment` (only hook output or reminders
+    /// joined after it).
     pub kind: &'static str,
-    /// UTF-8 bytes that joined the context after the call: tool results, user text.
+    /// UTF-8 bytes that joined the context after the call: tool results, user text, and
+    /// attachments that reach the model.
     pub bytes: u64,
-    /// Estimated tokens of images that joined after the call (not measured).
-    pub image_tokens: u64,
-    /// How many images those are.
+    /// Images that joined after the call (sized by `[terms] tokens_per_image`).
     pub images: u64,
+    /// Tool definitions that joined after the call (`tool_reference` results).
+    pub loaded_tools: u64,
+    /// The model's own message as the next request sends it back, UTF-8 bytes: text,
+    /// tool-use names and inputs as JSON, thinking text. None where the log cannot size
+    /// it (a thinking block logged without its text; a format whose output joins as its
+    /// logged tokens).
+    pub output_bytes: Option<u64>,
     /// Topic segment, from 1.
     pub segment: u64,
     /// Seconds since the previous request; None when a timestamp is missing.
@@ -70,6 +77,8 @@ pub struct Trace {
     /// For subagent traces: the session they belong to.
     pub parent_session: Option<CompactString>,
     pub agent_id: Option<CompactString>,
+    /// A subagent written into its parent's file without an agent id: which one (1, 2, …).
+    pub sidechain: Option<u32>,
     /// The project the session worked in, for the scenario name.
     pub project: Option<String>,
     pub calls: Vec<ImportedCall>,
@@ -150,8 +159,22 @@ pub const MAX_NAME_CHARS: usize = 100;
 /// after a compaction; `-2`, `-3`, … where two traces would still share a name.
 pub fn assign_names(traces: &mut [Trace]) {
     let mut taken: HashSet<String> = HashSet::new();
+    // A subagent may work in another directory (a worktree) than its session: it is named
+    // after the session's project, so a session's traces sort together.
+    let session_projects: BTreeMap<CompactString, String> = traces
+        .iter()
+        .filter(|t| t.role != TraceRole::Subagent)
+        .filter_map(|t| Some((t.session_id.clone()?, t.project.clone()?)))
+        .collect();
     for t in traces.iter_mut() {
-        let mut name = slug(t.project.as_deref().unwrap_or("session"), 40);
+        let project = match (&t.role, &t.parent_session) {
+            (TraceRole::Subagent, Some(parent)) => session_projects
+                .get(parent)
+                .or(t.project.as_ref())
+                .map(String::as_str),
+            _ => t.project.as_deref(),
+        };
+        let mut name = slug(project.unwrap_or("session"), 40);
         if name.is_empty() {
             name = "session".into();
         }
@@ -159,9 +182,10 @@ pub fn assign_names(traces: &mut [Trace]) {
             push_part(&mut name, &slug(s, 8));
         }
         if t.role == TraceRole::Subagent {
-            match &t.agent_id {
-                Some(a) => push_part(&mut name, &format!("agent-{}", slug(a, 8))),
-                None => push_part(&mut name, "sidechain"),
+            match (&t.agent_id, t.sidechain) {
+                (Some(a), _) => push_part(&mut name, &format!("agent-{}", slug(a, 8))),
+                (None, Some(n)) => push_part(&mut name, &format!("sidechain-{n}")),
+                (None, None) => push_part(&mut name, "sidechain"),
             }
         }
         if t.part > 1 {
@@ -215,6 +239,7 @@ mod tests {
             part,
             parent_session: None,
             agent_id: None,
+            sidechain: None,
             project: Some(project.into()),
             calls: Vec::new(),
             duplicates_removed: 0,

@@ -16,6 +16,12 @@ use std::path::{Path, PathBuf};
 /// The bytes per token written into every scenario: the project's default, an assumption.
 pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 
+/// Tokens per tool definition loaded mid-session, until `simulate fit` sizes them on the
+/// trace itself: the middle of what the fit found on the four Claude Code 2.1.114 traces of
+/// the shared real logs that load deferred tools (1,131 to 1,519; docs/model.md §6.2).
+pub const LOADED_TOOL_TOKENS_ESTIMATE: u64 = 1_400;
+const LOADED_TOOL_TOKENS_SOURCE: &str = "estimated: fitted on four Claude Code 2.1.114 sessions that load deferred tools (1,131 to 1,519 tokens); run `simulate fit` for this trace's own";
+
 /// Writes every trace to `out/<name>.toml`, all or none; returns the paths, in trace order.
 ///
 /// A scenario already there that differs from what this import writes (fitted, given
@@ -118,10 +124,13 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
          #\n\
          # [call.measured] holds the provider's own usage counts of each request\n\
          # ({}).\n\
-         # `bytes` is what joined the context after the call: tool results and user text, in\n\
-         # UTF-8 bytes; `output_tokens` is the model's measured output, which joins the context\n\
-         # too. Images count by an estimate in `tokens` (labelled). base_tokens is the first\n\
-         # request's measured total input, a starting point; bytes_per_token is assumed.\n\
+         # `bytes` is what joined the context after the call: tool results, user text and\n\
+         # attachments that reach the model, in UTF-8 bytes. `output_bytes` is the model's own\n\
+         # message as the next request sends it back (text, tool-use inputs, thinking): it\n\
+         # joins in place of `output_tokens`, which are priced only; a call without it joins\n\
+         # its `output_tokens`. `images` and `loaded_tools` count what [terms] sizes. base_tokens\n\
+         # is the first request's measured total input, a starting point; bytes_per_token is\n\
+         # assumed.\n\
          #\n\
          # To go on:\n\
          #   simulate fit <this file>   fit B and ρ to the measured usage\n\
@@ -188,6 +197,14 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
     if let Some(m) = model.and_then(models::find) {
         let _ = writeln!(s, "\n[price]\nmodel = {}", string(&m.name));
     }
+    // A loaded tool definition has no size in the log: an estimate until `simulate fit`.
+    if t.calls.iter().any(|c| c.loaded_tools > 0) {
+        let _ = writeln!(
+            s,
+            "\n[terms]\ntokens_per_loaded_tool = {LOADED_TOOL_TOKENS_ESTIMATE}\ntokens_per_loaded_tool_source = {}",
+            string(LOADED_TOOL_TOKENS_SOURCE)
+        );
+    }
 
     // Ids must be unique in a scenario; two requests of one log can share one (the same
     // requestId with two message ids), so a repeat gets a suffix.
@@ -213,17 +230,21 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
             );
         }
         let _ = writeln!(s, "kind = {}", string(c.kind));
-        if c.bytes > 0 || c.image_tokens == 0 {
-            let _ = writeln!(s, "bytes = {}", c.bytes);
+        let _ = writeln!(s, "bytes = {}", c.bytes);
+        if c.images > 0 {
+            let _ = writeln!(s, "images = {}", c.images);
         }
-        if c.image_tokens > 0 {
-            let _ = writeln!(s, "tokens = {}", c.image_tokens);
+        if c.loaded_tools > 0 {
+            let _ = writeln!(s, "loaded_tools = {}", c.loaded_tools);
         }
         let _ = writeln!(s, "segment = {}", c.segment);
         if let Some(gap) = c.gap_s {
             let _ = writeln!(s, "gap_s = {}", seconds(gap));
         }
         let _ = writeln!(s, "output_tokens = {}", c.measured.output_tokens);
+        if let Some(b) = c.output_bytes {
+            let _ = writeln!(s, "output_bytes = {b}");
+        }
         if let Some(h) = c.input_hash {
             let _ = writeln!(s, "input_hash = {}", string(&hex(h)));
         }

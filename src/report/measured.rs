@@ -245,9 +245,40 @@ impl MeasuredReport {
         }
         let mut cost_differs_because = Vec::new();
         if let Some(read) = warm_start {
+            let simulated = match s.cache.as_ref().filter(|c| c.warm_share > 0.0) {
+                Some(c) => format!(
+                    "the simulation reads {} of them ([cache] warm_share = {})",
+                    grouped(c.warm_share * nominal.at().base_tokens, 0),
+                    c.warm_share
+                ),
+                None => "the simulation starts with an empty cache and writes them (`simulate fit --write` sets [cache] warm_share)".to_string(),
+            };
             cost_differs_because.push(format!(
-                "the log's first request already read {} tokens from the prompt cache (written before this trace began, by an earlier session or a subagent with the same prefix); the simulation starts with an empty cache and writes them",
+                "the log's first request already read {} tokens from the prompt cache (written before this trace began, by an earlier session or a subagent with the same prefix); {simulated}",
                 grouped(read, 0)
+            ));
+        }
+        if let (Some(spec), Some(c)) = (&s.cache, crate::fit::cache::fit(s))
+            && c.missed_requests + c.partial_requests > 0
+        {
+            let priced = if spec.miss_share > 0.0 {
+                format!(
+                    "the cost model prices a share of {} as written again ([cache] miss_share)",
+                    spec.miss_share
+                )
+            } else {
+                "the cost model, with [cache] miss_share = 0, reads them all (`simulate fit --write` sets it)".to_string()
+            };
+            cost_differs_because.push(format!(
+                "of {} within the {} s TTL, {} read less than half of the previous request's input from the cache ({} nothing at all) and {} only part of it: {} of {} prefix tokens a perfect cache would read were written again (μ = {:.3}); {priced}",
+                plural(c.requests_compared, "request", "requests"),
+                grouped(c.ttl_s, 0),
+                c.missed_requests,
+                c.read_nothing,
+                c.partial_requests,
+                grouped(c.missed_tokens, 0),
+                grouped(c.prefix_tokens, 0),
+                c.miss_share
             ));
         }
         if let Some(cache) = s.cache.as_ref().filter(|_| late_reads > 0) {

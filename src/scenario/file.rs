@@ -281,6 +281,8 @@ pub struct CacheFile {
     pub min_tokens: Option<Spanned<f64>>,
     pub miss_share: Option<Spanned<f64>>,
     pub miss_share_source: Option<Spanned<String>>,
+    pub warm_share: Option<Spanned<f64>>,
+    pub warm_share_source: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

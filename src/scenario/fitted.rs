@@ -19,6 +19,8 @@ pub struct Fitted {
     /// The cache miss share and its source, written into `[cache]` when the scenario has
     /// one.
     pub miss_share: Option<(f64, String)>,
+    /// The share of the base cached at the first request, and its source (likewise).
+    pub warm_share: Option<(f64, String)>,
 }
 
 /// What [`write_fitted`] changed besides the two values.
@@ -65,6 +67,12 @@ pub fn write_fitted(
         cache.insert("miss_share_source", value(source.as_str()));
         changes.wrote_miss_share = true;
     }
+    if let Some((share, source)) = &fitted.warm_share
+        && let Some(cache) = doc.get_mut("cache").and_then(|c| c.as_table_like_mut())
+    {
+        cache.insert("warm_share", value(round_significant(*share, 3)));
+        cache.insert("warm_share_source", value(source.as_str()));
+    }
     if let Some(sweep) = doc.get_mut("sweep").and_then(|s| s.as_table_like_mut()) {
         for key in ["base_tokens", "bytes_per_token"] {
             if sweep.remove(key).is_some() {
@@ -96,6 +104,7 @@ mod tests {
             source: "fitted (test)".into(),
             terms: vec![("tokens_per_call", 181.6)],
             miss_share: Some((0.23456, "fitted (test)".into())),
+            warm_share: None,
         };
         let (out, changes) = write_fitted(text, "x.toml", &fitted).unwrap();
         assert!(out.starts_with("# my run\n"), "{out}");

@@ -269,6 +269,13 @@ pub struct CacheSpec {
     pub miss_share: f64,
     /// Where `miss_share` came from, when given.
     pub miss_share_source: Option<String>,
+    /// The share of the base tokens already in the cache at a run's first request
+    /// (written before the trace began: an earlier session with the same system prompt
+    /// and tools, within the TTL). The first request reads that much instead of writing
+    /// it. 0 unless given or fitted.
+    pub warm_share: f64,
+    /// Where `warm_share` came from, when given.
+    pub warm_share_source: Option<String>,
 }
 
 impl CacheSpec {

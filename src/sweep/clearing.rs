@@ -309,15 +309,16 @@ struct Shared<'a> {
 /// [`walk_tile`] for 4 points or 1, with or without the cache.
 fn walk_tile_n(lanes: &mut [Lane], at: &Shared, cache: Option<&CacheSpec>) {
     let min = cache.map_or(0.0, |c| c.min_tokens);
+    let warm = cache.map_or(0.0, |c| c.warm_share);
     match (lanes, cache.is_some()) {
-        ([a, b, c, d], true) => walk_tile::<true, 4>([a, b, c, d], at, min),
-        ([a, b, c, d], false) => walk_tile::<false, 4>([a, b, c, d], at, min),
+        ([a, b, c, d], true) => walk_tile::<true, 4>([a, b, c, d], at, min, warm),
+        ([a, b, c, d], false) => walk_tile::<false, 4>([a, b, c, d], at, min, warm),
         (lanes, cached) => {
             for lane in lanes {
                 if cached {
-                    walk_tile::<true, 1>([lane], at, min);
+                    walk_tile::<true, 1>([lane], at, min, warm);
                 } else {
-                    walk_tile::<false, 1>([lane], at, min);
+                    walk_tile::<false, 1>([lane], at, min, warm);
                 }
             }
         }
@@ -332,6 +333,7 @@ fn walk_tile<const CACHE: bool, const N: usize>(
     lanes: [&mut Lane; N],
     at: &Shared,
     min_tokens: f64,
+    warm_share: f64,
 ) {
     // Local copies: the compiler may keep them in registers, which it may not do with
     // the lanes behind references.
@@ -395,7 +397,14 @@ fn walk_tile<const CACHE: bool, const N: usize>(
             }
             let now = l.context;
             if CACHE {
-                let cached = if flags & EXPIRED != 0 { 0.0 } else { prefix };
+                let cached = if i == 0 {
+                    // What an earlier session left in the cache: part of the base.
+                    l.base * warm_share
+                } else if flags & EXPIRED != 0 {
+                    0.0
+                } else {
+                    prefix
+                };
                 let cached = if cached < min_tokens { 0.0 } else { cached };
                 // A request shorter than the minimum is not cached at all (docs/model.md §4).
                 let short = now < min_tokens;
@@ -459,6 +468,8 @@ mod tests {
         let cache = CacheSpec {
             miss_share: 0.0,
             miss_share_source: None,
+            warm_share: 0.0,
+            warm_share_source: None,
             read: 0.1,
             write: 1.25,
             ttl_s: 300.0,

@@ -52,7 +52,8 @@ pub fn sums(
         }
         Some((spec, expired)) => {
             let min = spec.min_tokens;
-            let mut previous = [0.0; LANES];
+            // The first request reads what an earlier session left of the base.
+            let mut previous = context.map(|base| base * spec.warm_share);
             let mut i = 0;
             for stretch in run.stretches() {
                 for s in stretch {
@@ -62,7 +63,7 @@ pub fn sums(
                         let now = context[k];
                         // A request shorter than the minimum is not cached at all (docs/model.md §4).
                         let short = now < min;
-                        let hit = if fresh || short || previous[k] < min {
+                        let hit = if (fresh && i > 0) || short || previous[k] < min {
                             0.0
                         } else {
                             previous[k]

@@ -4,7 +4,7 @@
 //! them (notably `toolUseResult`, which repeats a tool's whole output). Tool results are
 //! measured, not kept ([`ContentBytes`]).
 
-use crate::import::json::{ContentBytes, StrOrNot};
+use crate::import::json::{ContentBytes, StrOrNot, StringBytes};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
@@ -38,8 +38,42 @@ pub struct Line<'a> {
     pub cwd: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub uuid: Option<Cow<'a, str>>,
+    /// The line this one follows: `Some(None)` for an explicit null, the root of a
+    /// conversation (a session's first line, or a subagent's first line in 1.0.x, which
+    /// writes subagents into the parent's file); None when the key is absent.
+    #[serde(
+        rename = "parentUuid",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    pub parent_uuid: Option<Option<Cow<'a, str>>>,
     #[serde(borrow, default)]
     pub message: Option<Message<'a>>,
+    #[serde(borrow, default)]
+    pub attachment: Option<Attachment<'a>>,
+}
+
+/// `attachment` (Claude Code 2.1.x): something the client adds beside the conversation —
+/// hook output, the skill listing, task reminders, deferred tool names.
+#[derive(Debug, Deserialize)]
+pub struct Attachment<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<Cow<'a, str>>,
+    #[serde(rename = "hookEvent", borrow, default)]
+    pub hook_event: Option<Cow<'a, str>>,
+    /// The text it adds (a string, or a list of strings or objects): measured only.
+    #[serde(default)]
+    pub content: Option<StringBytes>,
+    /// `deferred_tools_delta`: the tool names it announces.
+    #[serde(rename = "addedLines", default)]
+    pub added_lines: Option<StringBytes>,
+}
+
+/// A key that is present: its value, null included (`Some(None)`); an absent key is
+/// None through `default`.
+fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Cow<'a, str>>>, D::Error> {
+    Option::<Cow<'a, str>>::deserialize(d).map(Some)
 }
 
 /// `message`: the API message of a user or assistant line.
@@ -122,6 +156,9 @@ pub struct Block<'a> {
     pub kind: Option<Cow<'a, str>>,
     #[serde(default)]
     pub text: Option<ContentBytes>,
+    /// A `thinking` block's text: empty where the log keeps only its signature.
+    #[serde(default)]
+    pub thinking: Option<ContentBytes>,
     #[serde(borrow, default)]
     pub id: Option<Cow<'a, str>>,
     #[serde(default)]

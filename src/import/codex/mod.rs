@@ -62,6 +62,7 @@ impl Reader for Codex {
             subagent: false,
             agent_id: None,
             session_id: None,
+            sidechain: None,
         });
         files::read_json_lines(file, &mut reading)?;
         Ok(reading.log)
@@ -155,6 +156,8 @@ impl Reading {
                         route: self.route,
                         bytes: c.bytes,
                         images: c.images,
+                        tool_references: c.tool_references,
+                        attachment: false,
                         answers: None,
                         user_text: (role == Some("user")).then(|| UserText {
                             real_prompt: false,
@@ -172,6 +175,7 @@ impl Reading {
                 });
                 let (text, argument) = tool_input(&item, &name, &p);
                 self.pending.push(ToolUse {
+                    input_bytes: (name.len() + text.len()) as u64,
                     id: p.call_id.0.as_deref().unwrap_or("").into(),
                     label: tool_label(&name, argument.as_deref()),
                     input_hash: text_input_hash(&name, &text),
@@ -187,6 +191,7 @@ impl Reading {
                     .and_then(Value::as_str);
                 self.web_calls += 1;
                 self.pending.push(ToolUse {
+                    input_bytes: 0,
                     id: format_compact!("web_search_call-{}", self.web_calls),
                     name: "web_search".into(),
                     label: tool_label("web_search", query),
@@ -201,6 +206,8 @@ impl Reading {
                     route: self.route,
                     bytes: c.bytes,
                     images: c.images,
+                    tool_references: c.tool_references,
+                    attachment: false,
                     answers: p.call_id.0.as_deref().map(CompactString::from),
                     user_text: None,
                     line_id: None,
@@ -220,6 +227,8 @@ impl Reading {
                     route: self.route,
                     bytes: 0,
                     images: 0,
+                    tool_references: 0,
+                    attachment: false,
                     answers: None,
                     user_text: Some(UserText {
                         real_prompt: true,
@@ -298,6 +307,9 @@ impl Reading {
             model: self.model.clone(),
             tool_uses: std::mem::take(&mut self.pending),
             result_bytes: 0,
+            // Codex's own content joins as its output tokens (see the README).
+            own_blocks: Vec::new(),
+            own_sized: false,
             web: std::mem::take(&mut self.pending_web),
         })));
     }

@@ -55,28 +55,45 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
         let at = c.write.as_ref().map(|w| w.span()).or(span);
         return Err(ck.err(at, "[cache] write", format!("write = {write} is below read = {read}: writing to the cache never costs less than reading from it")));
     }
-    let miss_share = match &c.miss_share {
-        Some(v) => {
-            let x = *v.get_ref();
-            if !(0.0..=1.0).contains(&x) {
-                return Err(ck.err(
-                    Some(v.span()),
-                    "[cache] miss_share",
-                    format!("{x} is not a share: give a number from 0 (the cache always reads what it holds) to 1 (every prefix is written again)"),
-                ));
+    let share = |v: &Option<Spanned<f64>>, key: &str, what: &str| -> Result<f64, Located> {
+        match v {
+            Some(v) => {
+                let x = *v.get_ref();
+                if (0.0..=1.0).contains(&x) {
+                    Ok(x)
+                } else {
+                    Err(ck.err(
+                        Some(v.span()),
+                        &format!("[cache] {key}"),
+                        format!("{x} is not a share: give a number from 0 to 1 ({what})"),
+                    ))
+                }
             }
-            x
+            None => Ok(0.0),
         }
-        None => 0.0,
     };
-    let miss_share_source = c
-        .miss_share_source
-        .as_ref()
-        .map(|s| ck.label(s, "[cache] miss_share_source").map(str::to_string))
-        .transpose()?;
+    let source = |v: &Option<Spanned<String>>, key: &str| {
+        v.as_ref()
+            .map(|s| ck.label(s, &format!("[cache] {key}")).map(str::to_string))
+            .transpose()
+    };
+    let miss_share = share(
+        &c.miss_share,
+        "miss_share",
+        "0: the cache always reads what it holds; 1: every prefix is written again",
+    )?;
+    let miss_share_source = source(&c.miss_share_source, "miss_share_source")?;
+    let warm_share = share(
+        &c.warm_share,
+        "warm_share",
+        "the share of the base tokens already cached at the first request",
+    )?;
+    let warm_share_source = source(&c.warm_share_source, "warm_share_source")?;
     Ok(CacheSpec {
         miss_share,
         miss_share_source,
+        warm_share,
+        warm_share_source,
         read,
         write,
         ttl_s: pick(&c.ttl_s, "ttl_s", preset.map(|p| p.ttl_s), false)?,
