@@ -6,7 +6,8 @@
 //! includes cached tokens). The measured total is summed over the calls that report it,
 //! and every comparison is made on those same calls: "measured on 41 of 44 calls".
 
-use crate::cache::models::{self, ModelPrice};
+use crate::cache::models::{self, ModelTerms};
+use crate::cache::presets;
 use crate::evaluate::{Evaluation, Study};
 use crate::output::number::{grouped, plural};
 use crate::scenario::{Call, Convention, MeasuredUsage};
@@ -82,16 +83,22 @@ struct CallCost {
 
 fn call_cost(
     u: &MeasuredUsage,
-    model: Option<&ModelPrice>,
+    model: Option<&ModelTerms>,
     fallback: Option<(f64, f64)>,
 ) -> CallCost {
     let read_tokens = u.cache_read_input_tokens.unwrap_or(0.0);
-    let (read, write_5m, write_1h) = match (model, fallback) {
-        (Some(m), _) => (
-            m.cache_read,
-            m.cache_write_5m,
-            m.cache_write_1h.unwrap_or(m.cache_write_5m),
-        ),
+    // The model's own multipliers where the price data has them.
+    let multiples = model.and_then(|m| {
+        let (read, write) = m.cache_read.zip(m.cache_write_5m)?;
+        let write_1h = m.cache_write_1h.unwrap_or(write);
+        Some((
+            m.times_input(read),
+            m.times_input(write),
+            m.times_input(write_1h),
+        ))
+    });
+    let (read, write_5m, write_1h) = match (multiples, fallback) {
+        (Some(m), _) => m,
         (None, Some((read, write))) => (read, write, write),
         (None, None) => {
             return CallCost {
@@ -231,8 +238,9 @@ impl MeasuredReport {
             names.sort_unstable();
             names.dedup();
             format!(
-                "each call at its model's list price ({}), from the price data (src/cache/models.toml)",
-                names.join(", ")
+                "each call at its model's list price ({}), from the {}",
+                names.join(", "),
+                models::described()
             )
         } else {
             format!(
@@ -254,7 +262,7 @@ impl MeasuredReport {
             // `preset` reads "claude-sonnet-4-5 (its source)".
             let preset = cache.preset.as_deref().and_then(|p| p.split(" (").next());
             let hint = match preset {
-                Some(p) if !p.ends_with("-1h") && models::find(p).is_some() => {
+                Some(p) if !p.ends_with("-1h") && presets::find(&format!("{p}-1h")).is_some() => {
                     format!(" Try [cache] preset = \"{p}-1h\"")
                 }
                 _ => String::new(),
