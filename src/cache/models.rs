@@ -52,8 +52,12 @@ pub struct ModelTerms {
     /// The shortest prompt the provider caches, in tokens.
     pub min_tokens: Option<f64>,
     pub long_context: Option<LongContext>,
-    /// Where every figure comes from: the snapshot's entry, then each overlay entry used.
+    /// Where the prices come from: the snapshot's entry (or the overlay's, for a model it
+    /// adds), then each overlay entry that changed a price.
     pub source: String,
+    /// Where the cache terms come from: `source`, then each overlay entry that gave or
+    /// changed a term (the TTL, a minimum).
+    pub cache_source: String,
 }
 
 /// A prompt cache's terms as the cost model takes them (docs/model.md §4): prices × the
@@ -116,15 +120,22 @@ impl ModelTerms {
 
     /// The same prices and terms, whatever the name and source.
     fn priced_like(&self, other: &ModelTerms) -> bool {
-        ModelTerms {
+        let bare = |m: &ModelTerms| ModelTerms {
             name: String::new(),
             source: String::new(),
-            ..self.clone()
-        } == ModelTerms {
-            name: String::new(),
-            source: String::new(),
-            ..other.clone()
-        }
+            cache_source: String::new(),
+            ..m.clone()
+        };
+        bare(self) == bare(other)
+    }
+}
+
+/// A list in words, for messages: "a", "a and b", "a, b and c".
+pub fn in_words(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -238,11 +249,14 @@ fn from_snapshot(h: &Header, key: &str, e: &Entry, o: &Overlay) -> Result<ModelT
             None => None,
         },
         source: String::new(),
+        cache_source: String::new(),
     };
+    let mut cache_source = source.clone();
     if let Some(p) = provider {
-        source.push_str(&format!("; {}", p.source));
+        cache_source.push_str(&format!("; {}", p.source));
     }
     for a in amendments(o, key, &e.litellm_provider) {
+        let note = format!("; {}", a.source);
         if let Some(x) = a.cache_write_1h {
             terms.cache_write_1h = Some(x);
         }
@@ -251,18 +265,21 @@ fn from_snapshot(h: &Header, key: &str, e: &Entry, o: &Overlay) -> Result<ModelT
         }
         if let Some(l) = &a.long_context {
             terms.long_context = Some(long_context(l));
+            source.push_str(&note);
         }
-        source.push_str(&format!("; {}", a.source));
+        cache_source.push_str(&note);
     }
     terms.source = source;
+    terms.cache_source = cache_source;
     Ok(terms)
 }
 
 fn added(a: &Add, providers: &[ProviderTerms]) -> ModelTerms {
     let provider = provider_terms(providers, &a.provider);
-    let mut source = format!("overlay: {}", a.source);
+    let source = format!("overlay: {}", a.source);
+    let mut cache_source = source.clone();
     if let Some(p) = provider {
-        source.push_str(&format!("; {}", p.source));
+        cache_source.push_str(&format!("; {}", p.source));
     }
     ModelTerms {
         name: a.key.clone(),
@@ -276,6 +293,7 @@ fn added(a: &Add, providers: &[ProviderTerms]) -> ModelTerms {
         min_tokens: a.min_tokens.or_else(|| provider.and_then(|p| p.min_tokens)),
         long_context: a.long_context.as_ref().map(long_context),
         source,
+        cache_source,
     }
 }
 
@@ -291,11 +309,11 @@ pub fn all() -> impl Iterator<Item = &'static ModelTerms> {
     data().models.values()
 }
 
-/// Where the price data comes from, for messages: "LiteLLM 1.110.2 price data with the
-/// overlay (src/cache/)".
+/// The price data, for messages: "price data (LiteLLM 1.110.2 and its overlay in
+/// src/cache/)".
 pub fn described() -> String {
     format!(
-        "LiteLLM {} price data with the overlay (src/cache/litellm.json, src/cache/overlay.toml)",
+        "price data (LiteLLM {} and its overlay in src/cache/)",
         data().header.version
     )
 }

@@ -690,3 +690,35 @@ fn the_model_edit_is_one_lookup() {
     );
     assert!(to.source.contains("\"claude-sonnet-4-6\""), "{}", to.source);
 }
+
+#[test]
+fn prices_cite_their_entry_and_cache_terms_the_overlay_too() {
+    let sonnet = find("claude-sonnet-4-5-20250929").expect("sonnet");
+    let entry = "LiteLLM 1.110.2 price data, entry \"claude-sonnet-4-5\" (citing https://platform.claude.com/docs/en/about-claude/pricing)";
+    let tier = "long-context tier: Anthropic pricing (docs.anthropic.com long-context table; unverified for 4.5) and LiteLLM's own Bedrock and Vertex AI entries for the model; read 2026-11-29";
+    let ttl = "TTL: Anthropic prompt caching, github.com/anthropics/skills prompt-caching.md (5-minute TTL by default); read 2026-12-01";
+    assert_eq!(sonnet.source, format!("{entry}; {tier}"));
+    assert_eq!(sonnet.cache_source, format!("{entry}; {ttl}; {tier}"));
+    // An overlay minimum is a cache term: it is not cited for the prices.
+    let mythos = find("claude-mythos-preview").expect("mythos");
+    assert!(!mythos.source.contains("minimum"), "{}", mythos.source);
+    assert!(
+        mythos.cache_source.ends_with(
+            "Mythos Preview 2,048 tokens on every platform; LiteLLM says 512); read 2026-12-01"
+        ),
+        "{}",
+        mythos.cache_source
+    );
+    assert_eq!(mythos.min_tokens, Some(2048.0));
+    let added = find("claude-opus-4").expect("opus 4");
+    assert_eq!(
+        added.source,
+        "overlay: Anthropic: platform.claude.com pricing and github.com/anthropics/skills prompt-caching.md; read 2026-11-29"
+    );
+    assert_eq!(in_words(&["a", "b", "c"]), "a, b and c");
+    assert_eq!(in_words(&["a"]), "a");
+    assert_eq!(
+        described(),
+        "price data (LiteLLM 1.110.2 and its overlay in src/cache/)"
+    );
+}

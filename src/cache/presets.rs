@@ -53,7 +53,7 @@ fn presets() -> &'static Presets {
                         write: c.write,
                         ttl_s: c.ttl_s,
                         min_tokens: c.min_tokens,
-                        source: m.source.clone(),
+                        source: m.cache_source.clone(),
                     });
                 }
             }
