@@ -1,6 +1,7 @@
-//! Prices at import: a log's model id finds its entry in the price data (a Bedrock
-//! regional profile, a Vertex AI id); a model the data lacks, or lacks cache terms of, is
-//! a warning naming it and what is missing.
+//! Prices at import and run: a log's model id finds its entry in the price data (a
+//! Bedrock regional profile, a Vertex AI id); a model the data lacks, or lacks cache terms
+//! of, is a warning naming it and what is missing, and a run of its scenario says why its
+//! cost is flat.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use assert_cmd::Command;
@@ -38,6 +39,18 @@ fn priced(s: &toml::Table) -> (Option<&str>, Option<&str>) {
         s.get("cache").and_then(|c| c["preset"].as_str()),
         s.get("price").and_then(|p| p["model"].as_str()),
     )
+}
+
+fn run(path: &Path) -> String {
+    let assert = simulate().arg(path).arg("--no-write").assert().success();
+    String::from_utf8(assert.get_output().stdout.clone()).unwrap()
+}
+
+fn line<'a>(text: &'a str, starts: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.trim_start().starts_with(starts))
+        .unwrap_or_else(|| panic!("no line starting {starts:?} in {text}"))
+        .trim_start()
 }
 
 const DATA: &str = "the price data (LiteLLM 1.110.2 and its overlay in src/cache/)";
@@ -131,5 +144,51 @@ fn import_names_every_model_it_cannot_price_and_what_is_missing() {
     assert_eq!(
         priced(&scenario(o, "shop-d4d4d4d4")),
         (Some(apac), Some(apac))
+    );
+}
+
+#[test]
+fn a_run_says_why_its_cost_is_flat_and_prices_a_regional_profile_at_its_own_price() {
+    let out = tempfile::tempdir().unwrap();
+    import(out.path());
+    let o = out.path();
+
+    let unknown = run(&o.join("shop-a1a1a1a1.toml"));
+    assert_eq!(
+        line(&unknown, "cost  "),
+        format!(
+            "cost             flat, because the log's model \"claude-fable-9\" is unknown to {DATA}: every input token costs 1 (no [cache]); cost in input-token equivalents"
+        )
+    );
+    assert_eq!(
+        line(&unknown, "dollars"),
+        "dollars     — (no price data for claude-fable-9: dollars not computed)"
+    );
+
+    let vertex = run(&o.join("shop-c3c3c3c3.toml"));
+    assert_eq!(
+        line(&vertex, "cost  "),
+        format!(
+            "cost             flat, because {DATA} has no cache read price, cache write price and minimum cacheable tokens for the log's model \"claude-3-haiku@20240307\" (\"vertex_ai/claude-3-haiku\"): every input token costs 1 (no [cache]); cost in input-token equivalents"
+        )
+    );
+    assert_eq!(
+        line(&vertex, "dollars"),
+        format!(
+            "dollars     — (no cache prices for vertex_ai/claude-3-haiku in {DATA}: dollars not computed)"
+        )
+    );
+
+    // The Japan profile: 10 % above the list price, the 1-hour cache, Haiku 4.5's minimum.
+    let jp = run(&o.join("shop-b2b2b2b2.toml"));
+    assert!(
+        line(&jp, "cost  ").starts_with(
+            "cost             prompt cache: read 0.1×, write 2×, TTL 3,600 s, min 4,096 tokens (shorter requests are billed as plain input); preset jp.anthropic.claude-haiku-4-5-20251001-v1:0-1h (LiteLLM 1.110.2 price data, entry \"jp.anthropic.claude-haiku-4-5-20251001-v1:0\""
+        ),
+        "{jp}"
+    );
+    assert!(
+        line(&jp, "price  ").starts_with("price            $1.1/M input tokens, $5.5/M output tokens (jp.anthropic.claude-haiku-4-5-20251001-v1:0 list price: LiteLLM 1.110.2 price data"),
+        "{jp}"
     );
 }

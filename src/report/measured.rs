@@ -165,6 +165,8 @@ impl MeasuredReport {
         let mut dollars = Some(0.0);
         let mut simulated_cost = 0.0;
         let mut unknown_models: Vec<String> = Vec::new();
+        // Known models whose cache prices the price data lacks (and no [cache] to stand in).
+        let mut no_cache_prices: Vec<String> = Vec::new();
         let mut conventions: Vec<Convention> = Vec::new();
         let mut differences: Vec<CallDifference> = Vec::new();
         // Reads the cache model cannot have: at the first measured request, and after a
@@ -209,6 +211,13 @@ impl MeasuredReport {
                 }
             }
             let c = call_cost(u, model, s.cache.as_ref().map(|c| (c.read, c.write)));
+            if let Some(m) = model
+                && c.equivalents.is_none()
+                && (m.cache_read.is_none() || m.cache_write_5m.is_none())
+                && !no_cache_prices.contains(&m.name)
+            {
+                no_cache_prices.push(m.name.clone());
+            }
             cost = cost.zip(c.equivalents).map(|(a, b)| a + b);
             dollars = dollars.zip(c.dollars).map(|(a, b)| a + b);
             if total > 0.0 {
@@ -229,7 +238,18 @@ impl MeasuredReport {
                 .then(a.call.cmp(&b.call))
         });
         differences.truncate(WORST_CALLS);
-        let measured_price_source = if unknown_models.is_empty() {
+        let measured_price_source = if !unknown_models.is_empty() {
+            format!(
+                "no price data for {}: dollars not computed",
+                unknown_models.join(", ")
+            )
+        } else if !no_cache_prices.is_empty() {
+            format!(
+                "no cache prices for {} in the {}: dollars not computed",
+                no_cache_prices.join(", "),
+                models::described()
+            )
+        } else {
             let mut names: Vec<&str> = calls
                 .iter()
                 .filter_map(|c| c.usage()?.model.as_deref())
@@ -241,11 +261,6 @@ impl MeasuredReport {
                 "each call at its model's list price ({}), from the {}",
                 names.join(", "),
                 models::described()
-            )
-        } else {
-            format!(
-                "no price data for {}: dollars not computed",
-                unknown_models.join(", ")
             )
         };
         if !unknown_models.is_empty() {
