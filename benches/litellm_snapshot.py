@@ -6,7 +6,9 @@ PyPI. This keeps the entries of the models `simulate import` meets (Anthropic di
 Bedrock and Bedrock converse Anthropic models with their region prefixes, Vertex AI
 Anthropic models, OpenAI's GPT-5 and later families, codex and o-series models) and, of
 each, only the fields the cost model reads. The output is sorted and indented, so the same
-wheel gives the same bytes. Refresh (README, "Cache presets and prices"):
+version gives the same bytes, whichever platform's wheel pip picks (the header records
+the version and the sha256 of the file read, not of the wheel). Refresh (README, "Cache
+presets and prices"):
 
     pip download litellm==VERSION --no-deps -d /tmp/litellm
     python3 benches/litellm_snapshot.py /tmp/litellm/litellm-VERSION-*.whl > src/cache/litellm.json
@@ -60,8 +62,6 @@ def kept(key, entry):
 
 
 def main(wheel_path):
-    with open(wheel_path, "rb") as f:
-        wheel_bytes = f.read()
     with zipfile.ZipFile(wheel_path) as wheel:
         raw = wheel.read(PRICES)
         metadata = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
@@ -81,8 +81,6 @@ def main(wheel_path):
             "package": "litellm",
             "version": version,
             "license": "MIT",
-            "wheel": wheel_path.rsplit("/", 1)[-1],
-            "wheel_sha256": hashlib.sha256(wheel_bytes).hexdigest(),
             "file": PRICES,
             "file_sha256": hashlib.sha256(raw).hexdigest(),
             "regenerate": "python3 benches/litellm_snapshot.py WHEEL > src/cache/litellm.json",

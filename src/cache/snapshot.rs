@@ -25,8 +25,6 @@ pub struct Header {
     pub package: String,
     pub version: String,
     pub license: String,
-    pub wheel: String,
-    pub wheel_sha256: String,
     /// The file inside the wheel.
     pub file: String,
     pub file_sha256: String,
