@@ -7,3 +7,4 @@ pub mod models;
 pub mod overlay;
 pub mod presets;
 pub mod snapshot;
+pub mod warnings;
