@@ -470,7 +470,9 @@ fn codex_rollouts_have_exact_counts_and_the_openai_convention() {
 
     let s = scenario(out.path(), "shop-0199a3b4");
     assert_eq!(s["base_tokens"].as_integer(), Some(5_000));
-    assert_eq!(s["cache"]["preset"].as_str(), Some("gpt-5"));
+    // The price data has an entry for the Codex model (at GPT-5's prices).
+    assert_eq!(s["cache"]["preset"].as_str(), Some("gpt-5-codex"));
+    assert_eq!(s["price"]["model"].as_str(), Some("gpt-5-codex"));
     assert_eq!(s["import"]["model"].as_str(), Some("gpt-5-codex"));
     let c = calls(&s);
     let labels: Vec<&str> = c.iter().map(|c| c["label"].as_str().unwrap()).collect();

@@ -1,124 +1,340 @@
-//! Prices and prompt-cache terms per model, kept as data in `models.toml` with their
-//! sources and dates, so an imported session is priced by the model its log names.
+//! Prices and prompt-cache terms per model, so an imported session is priced by the model
+//! its log names (and, one call away, a run priced as another model): LiteLLM's price data,
+//! pinned and filtered (`litellm.json`, [`super::snapshot`]), with an overlay of what it
+//! lacks or gets wrong (`overlay.toml`, [`super::overlay`]), every figure with its source.
+//! [`find`] maps a log's model id to its terms ([`super::model_id`] says how).
 
-use serde::Deserialize;
+use super::model_id;
+use super::overlay::{Add, Amend, LongContextFile, Overlay, ProviderTerms};
+use super::snapshot::{Entry, Header, Snapshot};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// A higher price tier billed when a request's input exceeds a length.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+const SNAPSHOT: &str = include_str!("litellm.json");
+const OVERLAY: &str = include_str!("overlay.toml");
+
+/// Seconds the 1-hour cache lives.
+pub const ONE_HOUR_S: f64 = 3600.0;
+
+/// A higher price tier billed for the whole request when its input exceeds a length. USD
+/// per million tokens.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LongContext {
     /// The tier applies to requests with more input tokens than this.
     pub above_input_tokens: f64,
-    /// USD per million input tokens in the tier.
     pub input: f64,
-    /// USD per million output tokens in the tier.
     pub output: f64,
-}
-
-/// One model's published prices.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelPrice {
-    /// Short name, also the name of its cache preset (`claude-sonnet-4-5`).
-    pub name: String,
-    /// Prefixes of the model ids logs carry; the longest matching prefix wins.
-    #[serde(rename = "match")]
-    pub prefixes: Vec<String>,
-    /// `anthropic` or `openai`.
-    pub provider: String,
-    /// USD per million input tokens.
-    pub input: f64,
-    /// USD per million output tokens.
-    pub output: f64,
-    /// Price of a cached input token, × `input`.
-    pub cache_read: f64,
-    /// Price of a token written with the 5-minute cache, × `input` (1.0: no write fee).
-    pub cache_write_5m: f64,
-    /// Price of a token written with the 1-hour cache, × `input`, where offered.
+    pub cache_read: Option<f64>,
+    pub cache_write_5m: Option<f64>,
     pub cache_write_1h: Option<f64>,
-    /// Seconds an unread cached prefix lives (the 5-minute cache).
-    pub ttl_s: f64,
-    /// Shortest prompt the provider caches, in tokens.
-    pub min_tokens: f64,
+}
+
+/// One model's prices and prompt-cache terms. Prices are USD per million tokens; a term
+/// the price data lacks is None, never a guess.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelTerms {
+    /// The name scenarios use (`[price] model`, `[cache] preset`): the price data's key
+    /// (`claude-sonnet-4-5`, `us.anthropic.claude-sonnet-4-5-20250929-v1:0`).
+    pub name: String,
+    /// LiteLLM's provider: `anthropic`, `bedrock`, `bedrock_converse`,
+    /// `vertex_ai-anthropic_models` or `openai`.
+    pub provider: String,
+    pub input: f64,
+    pub output: f64,
+    /// A cached input token.
+    pub cache_read: Option<f64>,
+    /// An input token written to the 5-minute cache.
+    pub cache_write_5m: Option<f64>,
+    /// An input token written to the 1-hour cache, where offered.
+    pub cache_write_1h: Option<f64>,
+    /// Seconds an unread prefix lives in the 5-minute cache.
+    pub ttl_s: Option<f64>,
+    /// The shortest prompt the provider caches, in tokens.
+    pub min_tokens: Option<f64>,
     pub long_context: Option<LongContext>,
-    /// Where the figures come from, and when they were read.
+    /// Where the prices come from: the snapshot's entry (or the overlay's, for a model it
+    /// adds), then each overlay entry that changed a price.
     pub source: String,
+    /// Where the cache terms come from: `source`, then each overlay entry that gave or
+    /// changed a term (the TTL, a minimum).
+    pub cache_source: String,
 }
 
-#[derive(Deserialize)]
-struct ModelFile {
-    model: Vec<ModelPrice>,
+/// A prompt cache's terms as the cost model takes them (docs/model.md §4): prices × the
+/// input price.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CacheTerms {
+    pub read: f64,
+    pub write: f64,
+    pub ttl_s: f64,
+    pub min_tokens: f64,
 }
 
-const MODELS: &str = include_str!("models.toml");
+impl ModelTerms {
+    /// `usd` as a multiple of the input price, to 9 decimals (prices have a few
+    /// significant digits; the rounding makes 0.30 / 3.00 exactly 0.1).
+    pub fn times_input(&self, usd: f64) -> f64 {
+        round9(usd / self.input)
+    }
 
-/// Every model, in file order. The file is checked by a unit test, so an empty list here
-/// would mean a broken build, not bad user input.
-pub fn all() -> &'static [ModelPrice] {
-    static ALL: OnceLock<Vec<ModelPrice>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        toml::from_str::<ModelFile>(MODELS)
-            .map(|f| f.model)
-            .unwrap_or_default()
+    /// The cache terms of the 5-minute cache, or of the 1-hour cache (TTL 3,600 s); None
+    /// when one is missing ([`ModelTerms::missing`] names it).
+    pub fn cache(&self, one_hour: bool) -> Option<CacheTerms> {
+        let (write, ttl_s) = if one_hour {
+            (self.cache_write_1h?, ONE_HOUR_S)
+        } else {
+            (self.cache_write_5m?, self.ttl_s?)
+        };
+        Some(CacheTerms {
+            read: self.times_input(self.cache_read?),
+            write: self.times_input(write),
+            ttl_s,
+            min_tokens: self.min_tokens?,
+        })
+    }
+
+    /// What the price data lacks for a cache model of this model (the 1-hour one when
+    /// `one_hour`), in words: empty when [`ModelTerms::cache`] gives one.
+    pub fn missing(&self, one_hour: bool) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.cache_read.is_none() {
+            missing.push("cache read price");
+        }
+        if one_hour {
+            if self.cache_write_1h.is_none() {
+                missing.push("1-hour cache write price");
+            }
+        } else {
+            if self.cache_write_5m.is_none() {
+                missing.push("cache write price");
+            }
+            if self.ttl_s.is_none() {
+                missing.push("cache TTL");
+            }
+        }
+        if self.min_tokens.is_none() {
+            missing.push("minimum cacheable tokens");
+        }
+        missing
+    }
+
+    /// The same prices and terms, whatever the name and source.
+    fn priced_like(&self, other: &ModelTerms) -> bool {
+        let bare = |m: &ModelTerms| ModelTerms {
+            name: String::new(),
+            source: String::new(),
+            cache_source: String::new(),
+            ..m.clone()
+        };
+        bare(self) == bare(other)
+    }
+}
+
+/// A list in words, for messages: "a", "a and b", "a, b and c".
+pub fn in_words(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// USD per token → USD per million tokens, to 9 decimals (as [`ModelTerms::times_input`]).
+fn per_million(usd_per_token: f64) -> f64 {
+    round9(usd_per_token * 1e6)
+}
+
+fn round9(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
+}
+
+/// The price data: every model by key, the aliases, and the snapshot's header.
+#[derive(Debug, Default)]
+pub struct PriceData {
+    pub header: Header,
+    pub models: BTreeMap<String, ModelTerms>,
+    /// Other ids of an added model, to its key.
+    pub aliases: BTreeMap<String, String>,
+}
+
+/// The snapshot with the overlay applied; an error names the entry that does not parse.
+pub fn build(snapshot: &str, overlay: &str) -> Result<PriceData, String> {
+    let s: Snapshot = serde_json::from_str(snapshot).map_err(|e| format!("litellm.json: {e}"))?;
+    let o: Overlay = toml::from_str(overlay).map_err(|e| format!("overlay.toml: {e}"))?;
+    let mut models = BTreeMap::new();
+    for (key, e) in &s.models {
+        let terms = from_snapshot(&s.litellm, key, e, &o).map_err(|e| format!("{key}: {e}"))?;
+        models.insert(key.clone(), terms);
+    }
+    let mut aliases = BTreeMap::new();
+    for a in &o.add {
+        if models.contains_key(&a.key) {
+            return Err(format!("overlay.toml: [[add]] {}: in the snapshot", a.key));
+        }
+        models.insert(a.key.clone(), added(a, &o.provider));
+        for alias in &a.aliases {
+            aliases.insert(alias.clone(), a.key.clone());
+        }
+    }
+    Ok(PriceData {
+        header: s.litellm,
+        models,
+        aliases,
     })
 }
 
-/// The model whose name is `name` exactly, or whose prefix is the longest one `name`
-/// starts with (a log's model id such as `claude-sonnet-4-5-20250929`); case-insensitive.
-pub fn find(name: &str) -> Option<&'static ModelPrice> {
-    let id = name.to_ascii_lowercase();
-    if let Some(m) = all().iter().find(|m| m.name == id) {
-        return Some(m);
-    }
-    all()
+fn provider_terms<'a>(all: &'a [ProviderTerms], provider: &str) -> Option<&'a ProviderTerms> {
+    all.iter()
+        .find(|p| p.providers.iter().any(|x| x == provider))
+}
+
+/// The overlay amendments of a snapshot entry, in file order.
+pub fn amendments<'a>(o: &'a Overlay, key: &str, provider: &str) -> Vec<&'a Amend> {
+    let model = model_id::base(key);
+    o.amend
         .iter()
-        .flat_map(|m| m.prefixes.iter().map(move |p| (p, m)))
-        .filter(|(p, _)| id.starts_with(p.as_str()))
-        .max_by_key(|(p, _)| p.len())
-        .map(|(_, m)| m)
+        .filter(|a| a.model == model && a.providers.iter().any(|p| p == provider))
+        .collect()
+}
+
+fn long_context(l: &LongContextFile) -> LongContext {
+    LongContext {
+        above_input_tokens: l.above_input_tokens,
+        input: l.input,
+        output: l.output,
+        cache_read: l.cache_read,
+        cache_write_5m: l.cache_write_5m,
+        cache_write_1h: l.cache_write_1h,
+    }
+}
+
+fn from_snapshot(h: &Header, key: &str, e: &Entry, o: &Overlay) -> Result<ModelTerms, String> {
+    let provider = provider_terms(&o.provider, &e.litellm_provider);
+    let input = per_million(e.input_cost_per_token);
+    let tier = e.tier()?;
+    let mut source = format!("LiteLLM {} price data, entry \"{key}\"", h.version);
+    if let Some(url) = &e.source {
+        source.push_str(&format!(" (citing {url})"));
+    }
+    let mut terms = ModelTerms {
+        name: key.to_string(),
+        provider: e.litellm_provider.clone(),
+        input,
+        output: per_million(e.output_cost_per_token),
+        cache_read: e.cache_read_input_token_cost.map(per_million),
+        cache_write_5m: e
+            .cache_creation_input_token_cost
+            .map(per_million)
+            .or_else(|| provider.filter(|p| p.no_write_fee(key)).map(|_| input)),
+        cache_write_1h: e.cache_creation_input_token_cost_above_1hr.map(per_million),
+        ttl_s: provider.and_then(|p| p.ttl_s),
+        min_tokens: e
+            .prompt_cache_min_tokens
+            .or_else(|| provider.and_then(|p| p.min_tokens)),
+        long_context: match tier {
+            Some(t) => Some(LongContext {
+                above_input_tokens: t.above_input_tokens,
+                input: t
+                    .input
+                    .map(per_million)
+                    .ok_or("a long-context tier without an input price")?,
+                output: t
+                    .output
+                    .map(per_million)
+                    .ok_or("a long-context tier without an output price")?,
+                cache_read: t.cache_read.map(per_million),
+                cache_write_5m: t.cache_write_5m.map(per_million),
+                cache_write_1h: t.cache_write_1h.map(per_million),
+            }),
+            None => None,
+        },
+        source: String::new(),
+        cache_source: String::new(),
+    };
+    let mut cache_source = source.clone();
+    if let Some(p) = provider {
+        cache_source.push_str(&format!("; {}", p.source));
+    }
+    for a in amendments(o, key, &e.litellm_provider) {
+        let note = format!("; {}", a.source);
+        if let Some(x) = a.cache_write_1h {
+            terms.cache_write_1h = Some(x);
+        }
+        if let Some(x) = a.min_tokens {
+            terms.min_tokens = Some(x);
+        }
+        if let Some(l) = &a.long_context {
+            terms.long_context = Some(long_context(l));
+            source.push_str(&note);
+        }
+        cache_source.push_str(&note);
+    }
+    terms.source = source;
+    terms.cache_source = cache_source;
+    Ok(terms)
+}
+
+fn added(a: &Add, providers: &[ProviderTerms]) -> ModelTerms {
+    let provider = provider_terms(providers, &a.provider);
+    let source = format!("overlay: {}", a.source);
+    let mut cache_source = source.clone();
+    if let Some(p) = provider {
+        cache_source.push_str(&format!("; {}", p.source));
+    }
+    ModelTerms {
+        name: a.key.clone(),
+        provider: a.provider.clone(),
+        input: a.input,
+        output: a.output,
+        cache_read: a.cache_read,
+        cache_write_5m: a.cache_write_5m,
+        cache_write_1h: a.cache_write_1h,
+        ttl_s: provider.and_then(|p| p.ttl_s),
+        min_tokens: a.min_tokens.or_else(|| provider.and_then(|p| p.min_tokens)),
+        long_context: a.long_context.as_ref().map(long_context),
+        source,
+        cache_source,
+    }
+}
+
+/// The price data. Both files are checked by unit tests, so empty data here would mean a
+/// broken build, not bad user input.
+pub fn data() -> &'static PriceData {
+    static DATA: OnceLock<PriceData> = OnceLock::new();
+    DATA.get_or_init(|| build(SNAPSHOT, OVERLAY).unwrap_or_default())
+}
+
+/// Every model, by key.
+pub fn all() -> impl Iterator<Item = &'static ModelTerms> {
+    data().models.values()
+}
+
+/// The price data, for messages: "price data (LiteLLM 1.110.2 and its overlay in
+/// src/cache/)".
+pub fn described() -> String {
+    format!(
+        "price data (LiteLLM {} and its overlay in src/cache/)",
+        data().header.version
+    )
+}
+
+/// The terms of the model a log's id names: the first of [`model_id::candidates`] the
+/// price data has (so a Bedrock regional id keeps its regional price), and a dated key
+/// under its undated alias when the two are priced alike (`claude-sonnet-4-5-20250929` is
+/// `claude-sonnet-4-5`). None for a model the price data does not know.
+pub fn find(id: &str) -> Option<&'static ModelTerms> {
+    let d = data();
+    let m = model_id::candidates(id).into_iter().find_map(|c| {
+        d.models
+            .get(&c)
+            .or_else(|| d.aliases.get(&c).and_then(|k| d.models.get(k)))
+    })?;
+    match model_id::undated(&m.name).and_then(|a| d.models.get(a)) {
+        Some(alias) if alias.priced_like(m) => Some(alias),
+        _ => Some(m),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn models_parse_and_are_sane() {
-        assert!(all().len() >= 10);
-        for m in all() {
-            assert!(m.input > 0.0 && m.output > 0.0, "{m:?}");
-            assert!(
-                m.cache_read > 0.0 && m.cache_write_5m >= m.cache_read,
-                "{m:?}"
-            );
-            // 512 (Claude Fable 5.1) to 4,096 (Claude Haiku 4.5) in Anthropic's table.
-            assert!((512.0..=4096.0).contains(&m.min_tokens), "{m:?}");
-            assert!(
-                m.source.contains("read 2026-"),
-                "{}: source needs a date",
-                m.name
-            );
-        }
-    }
-
-    #[test]
-    fn log_model_ids_find_their_model_by_the_longest_prefix() {
-        let name = |id| find(id).map(|m| m.name.as_str());
-        assert_eq!(
-            name("claude-sonnet-4-5-20250929"),
-            Some("claude-sonnet-4-5")
-        );
-        assert_eq!(name("claude-sonnet-4-20250514"), Some("claude-sonnet-4"));
-        assert_eq!(name("claude-opus-4-1-20250805"), Some("claude-opus-4-1"));
-        assert_eq!(name("claude-haiku-4-5-20251001"), Some("claude-haiku-4-5"));
-        assert_eq!(name("gpt-5-codex"), Some("gpt-5"));
-        assert_eq!(name("gpt-5.1-codex-max"), Some("gpt-5.1-codex-max"));
-        assert_eq!(name("gpt-5-mini"), Some("gpt-5-mini"));
-        assert_eq!(name("llama-3"), None);
-        assert_eq!(find("claude-haiku-4-5").map(|m| m.min_tokens), Some(4096.0));
-        // A model that reads its cache at a fortieth of the input price.
-        let fable = find("claude-fable-5-1").map(|m| (m.cache_read, m.min_tokens));
-        assert_eq!(fable, Some((0.025, 512.0)));
-    }
-}
+#[path = "models_tests.rs"]
+mod tests;

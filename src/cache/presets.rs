@@ -1,6 +1,7 @@
 //! Cache presets for `[cache] preset = "..."`: the generic provider presets in
-//! `presets.toml`, and one per model from `models.toml` (`claude-sonnet-4-5` for its
-//! 5-minute cache, `claude-sonnet-4-5-1h` for its 1-hour cache).
+//! `presets.toml`, and two per model of the price data ([`super::models`]) whose cache
+//! terms are all known: `claude-sonnet-4-5` for its 5-minute cache, `claude-sonnet-4-5-1h`
+//! for its 1-hour cache.
 
 use super::models;
 use serde::Deserialize;
@@ -30,40 +31,42 @@ struct PresetFile {
 
 const PRESETS: &str = include_str!("presets.toml");
 
-/// Seconds the 1-hour cache lives.
-const ONE_HOUR_S: f64 = 3600.0;
+struct Presets {
+    /// The generic presets, then the per-model ones.
+    all: Vec<Preset>,
+    generic: usize,
+}
 
-/// Every preset: the generic ones in file order, then two per model (5-minute, 1-hour).
-/// The files are checked by unit tests, so an empty list here would mean a broken build,
-/// not bad user input.
-pub fn all() -> &'static [Preset] {
-    static ALL: OnceLock<Vec<Preset>> = OnceLock::new();
+fn presets() -> &'static Presets {
+    static ALL: OnceLock<Presets> = OnceLock::new();
     ALL.get_or_init(|| {
         let mut all = toml::from_str::<PresetFile>(PRESETS)
             .map(|f| f.preset)
             .unwrap_or_default();
+        let generic = all.len();
         for m in models::all() {
-            all.push(Preset {
-                name: m.name.clone(),
-                read: m.cache_read,
-                write: m.cache_write_5m,
-                ttl_s: m.ttl_s,
-                min_tokens: m.min_tokens,
-                source: m.source.clone(),
-            });
-            if let Some(write) = m.cache_write_1h {
-                all.push(Preset {
-                    name: format!("{}-1h", m.name),
-                    read: m.cache_read,
-                    write,
-                    ttl_s: ONE_HOUR_S,
-                    min_tokens: m.min_tokens,
-                    source: m.source.clone(),
-                });
+            for (one_hour, suffix) in [(false, ""), (true, "-1h")] {
+                if let Some(c) = m.cache(one_hour) {
+                    all.push(Preset {
+                        name: format!("{}{suffix}", m.name),
+                        read: c.read,
+                        write: c.write,
+                        ttl_s: c.ttl_s,
+                        min_tokens: c.min_tokens,
+                        source: m.cache_source.clone(),
+                    });
+                }
             }
         }
-        all
+        Presets { all, generic }
     })
+}
+
+/// Every preset: the generic ones in file order, then per model (5-minute, 1-hour). The
+/// files are checked by unit tests, so an empty list here would mean a broken build, not
+/// bad user input.
+pub fn all() -> &'static [Preset] {
+    &presets().all
 }
 
 /// The preset called `name`.
@@ -72,19 +75,17 @@ pub fn find(name: &str) -> Option<&'static Preset> {
 }
 
 /// The preset for a model id as a log names it (`claude-sonnet-4-5-20250929`,
-/// `gpt-5-codex`), with the 1-hour cache when `one_hour` and the model offers it; None
-/// for a model with no data.
+/// `gpt-5-codex`, `us.anthropic.claude-…-v1:0`), with the 1-hour cache when `one_hour`
+/// and the model offers it (else the 5-minute one); None for a model whose cache terms
+/// the price data lacks (`models::find(id)?.missing(…)` says which).
 pub fn for_model(model: &str, one_hour: bool) -> Option<&'static str> {
     let m = models::find(model)?;
-    let name = if one_hour && m.cache_write_1h.is_some() {
+    let name = if one_hour && m.cache(true).is_some() {
         format!("{}-1h", m.name)
     } else {
         m.name.clone()
     };
-    all()
-        .iter()
-        .find(|p| p.name == name)
-        .map(|p| p.name.as_str())
+    find(&name).map(|p| p.name.as_str())
 }
 
 /// The names of all presets.
@@ -94,16 +95,10 @@ pub fn names() -> Vec<&'static str> {
 
 /// The generic presets' names (the per-model ones follow the model names).
 pub fn generic_names() -> Vec<&'static str> {
-    let models = models::all().len();
-    let names = names();
-    let generic = names.len().saturating_sub(
-        models
-            + models::all()
-                .iter()
-                .filter(|m| m.cache_write_1h.is_some())
-                .count(),
-    );
-    names[..generic].to_vec()
+    all()[..presets().generic]
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect()
 }
 
 #[cfg(test)]
@@ -144,7 +139,19 @@ mod tests {
             (2.0, 3600.0, 4096.0)
         );
         // OpenAI has no 1-hour write price: the 5-minute preset stands.
-        assert_eq!(for_model("gpt-5-codex", true), Some("gpt-5"));
+        assert_eq!(for_model("gpt-5-codex", true), Some("gpt-5-codex"));
+        let codex = find("gpt-5-codex").expect("codex preset");
+        assert_eq!(
+            (codex.read, codex.write, codex.ttl_s, codex.min_tokens),
+            (0.1, 1.0, 300.0, 1024.0)
+        );
+        // A Bedrock regional profile has its own presets.
+        assert_eq!(
+            for_model("converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0", true),
+            Some("jp.anthropic.claude-haiku-4-5-20251001-v1:0-1h")
+        );
+        // Known prices without cache terms, and an unknown model: no preset.
+        assert_eq!(for_model("claude-3-haiku@20240307", false), None);
         assert_eq!(for_model("mystery-model", false), None);
     }
 }

@@ -1,6 +1,7 @@
 //! What an import printed: per trace the file, the scenario written, its request count and
 //! its measured token sums; then skipped and malformed lines. A table for people, JSON for
-//! tools.
+//! tools. A model the price data cannot price is a warning on stderr (and in the JSON),
+//! never a silent flat cost.
 //!
 //! Token sums carry the provider's own field names and convention: they are measured
 //! counts, summed after deduplication, not estimates (and not a bill: retries are not in
@@ -8,9 +9,10 @@
 
 use super::assemble::{Assembled, Leftover};
 use super::event::Malformed;
-use super::trace::UsageSums;
+use super::trace::{Trace, UsageSums};
 use super::{Convention, Reader};
 use crate::app::Format;
+use crate::cache::warnings::{self, ModelUse, ModelWarning};
 use crate::output::{json, number::grouped};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -33,6 +35,25 @@ pub struct Summary<'a> {
     pub skipped: BTreeMap<&'a str, SkippedSummary>,
     /// Every malformed line of every file.
     pub malformed: &'a [Malformed],
+    /// Models the price data cannot price in full, and what that does to the scenarios.
+    pub model_warnings: Vec<ModelWarning>,
+}
+
+/// Which models a trace's calls used.
+fn model_use(t: &Trace) -> ModelUse<'_> {
+    let model = t.model();
+    let mut others: Vec<&str> = Vec::new();
+    for m in t.calls.iter().filter_map(|c| c.model.as_deref()) {
+        if Some(m) != model && !others.contains(&m) {
+            others.push(m);
+        }
+    }
+    ModelUse {
+        scenario: &t.name,
+        model,
+        one_hour: t.mostly_one_hour_cache(),
+        others,
+    }
 }
 
 /// One trace in the JSON report.
@@ -115,11 +136,18 @@ pub fn print(
             })
             .collect(),
         malformed: &a.malformed,
+        model_warnings: warnings::of(&a.traces.iter().map(model_use).collect::<Vec<_>>()),
     };
     match format {
-        Format::Json => json::write(out, &summary),
-        Format::Table => table(out, reader, &summary),
+        Format::Json => json::write(out, &summary)?,
+        Format::Table => table(out, reader, &summary)?,
     }
+    // On stderr, so they show beside a table and never break the JSON.
+    let mut err = io::stderr().lock();
+    for w in &summary.model_warnings {
+        writeln!(err, "warning: {}", w.message)?;
+    }
+    Ok(())
 }
 
 fn usage_note(c: Convention) -> String {

@@ -6,7 +6,8 @@
 //! includes cached tokens). The measured total is summed over the calls that report it,
 //! and every comparison is made on those same calls: "measured on 41 of 44 calls".
 
-use crate::cache::models::{self, ModelPrice};
+use crate::cache::models::{self, ModelTerms};
+use crate::cache::presets;
 use crate::evaluate::{Evaluation, Study};
 use crate::output::number::{grouped, plural};
 use crate::scenario::{Call, Convention, MeasuredUsage};
@@ -82,16 +83,22 @@ struct CallCost {
 
 fn call_cost(
     u: &MeasuredUsage,
-    model: Option<&ModelPrice>,
+    model: Option<&ModelTerms>,
     fallback: Option<(f64, f64)>,
 ) -> CallCost {
     let read_tokens = u.cache_read_input_tokens.unwrap_or(0.0);
-    let (read, write_5m, write_1h) = match (model, fallback) {
-        (Some(m), _) => (
-            m.cache_read,
-            m.cache_write_5m,
-            m.cache_write_1h.unwrap_or(m.cache_write_5m),
-        ),
+    // The model's own multipliers where the price data has them.
+    let multiples = model.and_then(|m| {
+        let (read, write) = m.cache_read.zip(m.cache_write_5m)?;
+        let write_1h = m.cache_write_1h.unwrap_or(write);
+        Some((
+            m.times_input(read),
+            m.times_input(write),
+            m.times_input(write_1h),
+        ))
+    });
+    let (read, write_5m, write_1h) = match (multiples, fallback) {
+        (Some(m), _) => m,
         (None, Some((read, write))) => (read, write, write),
         (None, None) => {
             return CallCost {
@@ -158,6 +165,8 @@ impl MeasuredReport {
         let mut dollars = Some(0.0);
         let mut simulated_cost = 0.0;
         let mut unknown_models: Vec<String> = Vec::new();
+        // Known models whose cache prices the price data lacks (and no [cache] to stand in).
+        let mut no_cache_prices: Vec<String> = Vec::new();
         let mut conventions: Vec<Convention> = Vec::new();
         let mut differences: Vec<CallDifference> = Vec::new();
         // Reads the cache model cannot have: at the first measured request, and after a
@@ -202,6 +211,13 @@ impl MeasuredReport {
                 }
             }
             let c = call_cost(u, model, s.cache.as_ref().map(|c| (c.read, c.write)));
+            if let Some(m) = model
+                && c.equivalents.is_none()
+                && (m.cache_read.is_none() || m.cache_write_5m.is_none())
+                && !no_cache_prices.contains(&m.name)
+            {
+                no_cache_prices.push(m.name.clone());
+            }
             cost = cost.zip(c.equivalents).map(|(a, b)| a + b);
             dollars = dollars.zip(c.dollars).map(|(a, b)| a + b);
             if total > 0.0 {
@@ -222,7 +238,18 @@ impl MeasuredReport {
                 .then(a.call.cmp(&b.call))
         });
         differences.truncate(WORST_CALLS);
-        let measured_price_source = if unknown_models.is_empty() {
+        let measured_price_source = if !unknown_models.is_empty() {
+            format!(
+                "no price data for {}: dollars not computed",
+                unknown_models.join(", ")
+            )
+        } else if !no_cache_prices.is_empty() {
+            format!(
+                "no cache prices for {} in the {}: dollars not computed",
+                no_cache_prices.join(", "),
+                models::described()
+            )
+        } else {
             let mut names: Vec<&str> = calls
                 .iter()
                 .filter_map(|c| c.usage()?.model.as_deref())
@@ -231,13 +258,9 @@ impl MeasuredReport {
             names.sort_unstable();
             names.dedup();
             format!(
-                "each call at its model's list price ({}), from the price data (src/cache/models.toml)",
-                names.join(", ")
-            )
-        } else {
-            format!(
-                "no price data for {}: dollars not computed",
-                unknown_models.join(", ")
+                "each call at its model's list price ({}), from the {}",
+                names.join(", "),
+                models::described()
             )
         };
         if !unknown_models.is_empty() {
@@ -285,7 +308,7 @@ impl MeasuredReport {
             // `preset` reads "claude-sonnet-4-5 (its source)".
             let preset = cache.preset.as_deref().and_then(|p| p.split(" (").next());
             let hint = match preset {
-                Some(p) if !p.ends_with("-1h") && models::find(p).is_some() => {
+                Some(p) if !p.ends_with("-1h") && presets::find(&format!("{p}-1h")).is_some() => {
                     format!(" Try [cache] preset = \"{p}-1h\"")
                 }
                 _ => String::new(),

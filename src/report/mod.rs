@@ -13,6 +13,7 @@ pub use by_tool::{ToolShare, by_tool};
 pub use measured::{CallDifference, MeasuredReport};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 
+use crate::cache::models;
 use crate::clear::Event;
 use crate::evaluate::{Evaluation, Outcome, Study};
 use crate::output::number::{decimal, grouped, percent, plural};
@@ -169,8 +170,40 @@ fn cost_model(study: &Study) -> String {
                 .as_ref()
                 .map_or_else(String::new, |p| format!("; preset {p}"))
         ),
-        None => {
-            "flat: every input token costs 1 (no [cache]); cost in input-token equivalents".into()
+        None => match study
+            .scenario
+            .import
+            .as_ref()
+            .and_then(|i| i.model.as_deref())
+            .and_then(flat_because)
+        {
+            Some(why) => format!(
+                "flat, because {why}: every input token costs 1 (no [cache]); cost in input-token equivalents"
+            ),
+            None => "flat: every input token costs 1 (no [cache]); cost in input-token equivalents"
+                .into(),
+        },
+    }
+}
+
+/// Why an imported scenario has no cache model: its log's model is unknown to the price
+/// data, or the data lacks its cache terms. None when the data has them (the `[cache]`
+/// table was removed, or never wanted).
+fn flat_because(model: &str) -> Option<String> {
+    let data = models::described();
+    match models::find(model) {
+        None => Some(format!(
+            "the log's model \"{model}\" is unknown to the {data}"
+        )),
+        Some(m) => {
+            let missing = m.missing(false);
+            (!missing.is_empty()).then(|| {
+                format!(
+                    "the {data} has no {} for the log's model \"{model}\" (\"{}\")",
+                    models::in_words(&missing),
+                    m.name
+                )
+            })
         }
     }
 }

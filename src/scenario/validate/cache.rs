@@ -26,10 +26,10 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
                         Some(p.span()),
                         "[cache] preset",
                         format!(
-                            "unknown preset \"{}\"; {nearest}give one of {}, or a model name ({}; add -1h for the 1-hour cache)",
+                            "unknown preset \"{}\"; {nearest}give one of {}, or a model name or a log's model id from the {} (claude-sonnet-4-5, gpt-5-codex, …; add -1h for the 1-hour cache)",
                             super::shown(p.get_ref()),
                             presets::generic_names().join(", "),
-                            models::all().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")
+                            models::described()
                         ),
                     )
                 })?,
@@ -114,13 +114,18 @@ pub(super) fn price(ck: &Checker, p: &Spanned<PriceFile>) -> Result<Price, Locat
     // keys given beside it override.
     let model = match &p.model {
         Some(m) => Some(models::find(m.get_ref()).ok_or_else(|| {
+            let nearest = models::all()
+                .map(|known| (strsim::jaro_winkler(m.get_ref(), &known.name), known.name.as_str()))
+                .filter(|(score, _)| *score >= 0.85)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map_or_else(String::new, |(_, n)| format!("did you mean \"{n}\"? "));
             ck.err(
                 Some(m.span()),
                 "[price] model",
                 format!(
-                    "no prices for model \"{}\"; known models: {} (or give input, output and source yourself)",
+                    "no prices for model \"{}\" in the {}; {nearest}name a model or a log's model id (claude-sonnet-4-5, gpt-5-codex, …), or give input, output and source yourself",
                     super::shown(m.get_ref()),
-                    models::all().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")
+                    models::described()
                 ),
             )
         })?),
