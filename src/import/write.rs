@@ -9,7 +9,7 @@ use super::json::hex;
 use super::trace::{Trace, TraceRole};
 use crate::cache::{models, presets};
 use crate::error::Error;
-use crate::output::file_set::FileSet;
+use crate::output::FileSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
