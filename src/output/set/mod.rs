@@ -23,5 +23,5 @@ pub mod interrupt;
 pub mod output_dir;
 pub mod staging;
 
-pub use file_set::FileSet;
+pub use file_set::{FileSet, replace_file};
 pub use output_dir::OutputDir;

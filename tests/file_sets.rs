@@ -1,0 +1,265 @@
+//! Files written into a folder shared with other files (`simulate import --out DIR`, the
+//! scenario `simulate fit --write` rewrites): all of them or none, never two imports mixed,
+//! cleaned after a killed run, nothing written outside the target, a rewritten file keeping
+//! its mode and its symbolic link.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use assert_cmd::Command;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn simulate() -> Command {
+    Command::cargo_bin("simulate").unwrap()
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every file of `dir` by name, with its bytes (a folder as `<folder>`).
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    names(dir)
+        .into_iter()
+        .map(|n| {
+            let path = dir.join(&n);
+            let bytes = if path.is_dir() {
+                b"<folder>".to_vec()
+            } else {
+                fs::read(&path).unwrap()
+            };
+            (n, bytes)
+        })
+        .collect()
+}
+
+/// Writes `sessions` Claude Code transcripts of `requests` requests each into `dir`, session
+/// k ending after session k − 1, so scenario `p-<k:08>` is the (k + 1)-th written. `salt`
+/// changes every usage count: two salts give different scenarios of the same names.
+fn write_sessions(dir: &Path, sessions: usize, requests: usize, salt: u64) {
+    fs::create_dir_all(dir).unwrap();
+    for k in 0..sessions {
+        let session = format!("{k:08}-0000-4000-8000-000000000000");
+        let at = |i: usize| {
+            let s = k * 1000 + i;
+            format!(
+                "2025-10-01T{:02}:{:02}:{:02}Z",
+                s / 3600,
+                s / 60 % 60,
+                s % 60
+            )
+        };
+        let mut lines = vec![
+            json!({"type": "user", "sessionId": session, "cwd": "/w/p", "timestamp": at(0),
+                   "message": {"role": "user", "content": "go"}})
+            .to_string(),
+        ];
+        for i in 0..requests {
+            let u = (i as u64 + 1) * 10 + salt;
+            lines.push(
+                json!({"type": "assistant", "sessionId": session, "timestamp": at(i + 1),
+                       "requestId": format!("req_{k}_{i}"),
+                       "message": {"id": format!("msg_{k}_{i}"), "model": "claude-sonnet-4-5",
+                           "content": [{"type": "tool_use", "id": format!("toolu_{k}_{i}"),
+                                        "name": "Bash", "input": {"command": format!("step {i}")}}],
+                           "usage": {"input_tokens": 3, "cache_creation_input_tokens": u,
+                                     "cache_read_input_tokens": u * 20, "output_tokens": u / 2}}})
+                .to_string(),
+            );
+            lines.push(
+                json!({"type": "user", "sessionId": session, "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("toolu_{k}_{i}"),
+                     "content": "x".repeat(100 + i % 50)}]}})
+                .to_string(),
+            );
+        }
+        fs::write(
+            dir.join(format!("{session}.jsonl")),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+    }
+}
+
+fn import(logs: &Path, out: &Path) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("simulate"))
+        .args(["import", "claude-code"])
+        .arg(logs)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Found by a hostile round: two imports into one `--out` at once both exited 0, and one
+/// silently replaced or mixed the other's scenarios (20 of 20 rounds). The second now waits
+/// for the first, then finds its scenarios: exit 2, naming them, and the folder holds
+/// exactly one import's files.
+#[test]
+fn regression_two_imports_into_one_folder_at_once_never_mix() {
+    let work = tempfile::tempdir().unwrap();
+    let (a, b) = (work.path().join("a"), work.path().join("b"));
+    write_sessions(&a, 20, 30, 0);
+    write_sessions(&b, 20, 30, 7);
+    let alone = |logs: &Path, name: &str| {
+        let out = work.path().join(name);
+        assert!(
+            import(logs, &out)
+                .wait_with_output()
+                .unwrap()
+                .status
+                .success()
+        );
+        contents(&out)
+    };
+    let (only_a, only_b) = (alone(&a, "only-a"), alone(&b, "only-b"));
+    assert_eq!(only_a.len(), 20);
+    assert_ne!(only_a, only_b);
+    for round in 0..20 {
+        let out = work.path().join(format!("out-{round}"));
+        let (first, second) = (import(&a, &out), import(&b, &out));
+        let (first, second) = (
+            first.wait_with_output().unwrap(),
+            second.wait_with_output().unwrap(),
+        );
+        let got = contents(&out);
+        let (won, lost) = match (first.status.code(), second.status.code()) {
+            (Some(0), Some(2)) => ((&only_a, "a"), &second),
+            (Some(2), Some(0)) => ((&only_b, "b"), &first),
+            codes => panic!(
+                "round {round}: exit codes {codes:?}, {} of 20 files as import a wrote them, {} as b\n{}{}",
+                got.iter()
+                    .filter(|(n, v)| only_a.get(*n) == Some(v))
+                    .count(),
+                got.iter()
+                    .filter(|(n, v)| only_b.get(*n) == Some(v))
+                    .count(),
+                stderr(&first),
+                stderr(&second)
+            ),
+        };
+        assert_eq!(
+            &got, won.0,
+            "round {round}: not exactly import {}'s files",
+            won.1
+        );
+        assert!(
+            stderr(lost).contains(
+                "already exists and differs from what this import would write and 19 more"
+            ),
+            "round {round}: {}",
+            stderr(lost)
+        );
+    }
+}
+
+/// Found by a hostile round: a rename that failed half-way left part of the set (exit 1
+/// with 145 of 200 scenarios in place). A folder where a scenario goes now refuses the
+/// whole import before any file is in place, and what was there stays as it was.
+#[test]
+fn regression_a_folder_in_the_way_leaves_every_scenario_as_it_was() {
+    let work = tempfile::tempdir().unwrap();
+    let (a, b) = (work.path().join("a"), work.path().join("b"));
+    write_sessions(&a, 200, 2, 0);
+    write_sessions(&b, 200, 2, 7);
+    let out = work.path().join("out");
+    assert!(
+        import(&a, &out)
+            .wait_with_output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let in_the_way = out.join("p-00000145.toml");
+    fs::remove_file(&in_the_way).unwrap();
+    fs::create_dir(&in_the_way).unwrap();
+    fs::write(in_the_way.join("mine.txt"), "keep").unwrap();
+    let before = contents(&out);
+    assert_eq!(before.len(), 200);
+    simulate()
+        .args(["import", "claude-code", "--force", "--out"])
+        .arg(&out)
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "error: {}: is a folder, where this file would go: nothing was written; move the folder or choose another --out\n",
+            in_the_way.display()
+        ));
+    assert_eq!(contents(&out), before, "a scenario was replaced");
+    assert_eq!(
+        fs::read_to_string(in_the_way.join("mine.txt")).unwrap(),
+        "keep"
+    );
+}
+
+/// Found by a hostile round: after SIGKILL an import's staging folder stayed, and no later
+/// import removed it. The next import into the folder now does, once its own files are in.
+#[test]
+fn regression_a_killed_imports_staging_folder_is_removed_by_the_next_import() {
+    let work = tempfile::tempdir().unwrap();
+    let logs = work.path().join("logs");
+    write_sessions(&logs, 100, 300, 0);
+    let out = work.path().join("out");
+    let staging = |out: &Path| -> Vec<String> {
+        fs::read_dir(out).map_or_else(
+            |_| Vec::new(),
+            |entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.contains("staging"))
+                    .collect()
+            },
+        )
+    };
+    // Kill it as soon as a scenario is staged; a fast machine may finish first, so try again.
+    let mut killed = false;
+    for _ in 0..20 {
+        let _ = fs::remove_dir_all(&out);
+        let mut child = import(&logs, &out);
+        let start = Instant::now();
+        let writing = || {
+            staging(&out).iter().any(|s| {
+                fs::read_dir(out.join(s)).is_ok_and(|files| {
+                    files
+                        .flatten()
+                        .any(|f| f.file_name().to_string_lossy().ends_with(".toml"))
+                })
+            })
+        };
+        while !writing() && start.elapsed() < Duration::from_secs(60) {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        if child.wait().unwrap().code().is_none() && !staging(&out).is_empty() {
+            killed = true;
+            break;
+        }
+    }
+    assert!(killed, "never caught the import while it wrote");
+    assert_eq!(staging(&out).len(), 1);
+    let again = import(&logs, &out).wait_with_output().unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    let expected: Vec<String> = (0..100).map(|k| format!("p-{k:08}.toml")).collect();
+    assert_eq!(names(&out), expected);
+}
