@@ -5,12 +5,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use assert_cmd::Command;
+use predicates::prelude::*;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 fn simulate() -> Command {
     Command::cargo_bin("simulate").unwrap()
@@ -262,4 +263,54 @@ fn regression_a_killed_imports_staging_folder_is_removed_by_the_next_import() {
     assert!(again.status.success(), "{}", stderr(&again));
     let expected: Vec<String> = (0..100).map(|k| format!("p-{k:08}.toml")).collect();
     assert_eq!(names(&out), expected);
+}
+
+/// Found by a hostile round: checking that `--out` could be written created a probe file
+/// in its nearest existing ancestor, outside it. Now nothing is written there: its
+/// modification time stays as it was, by a refused import and by a good one alike.
+#[test]
+fn regression_import_writes_nothing_outside_its_out() {
+    let work = tempfile::tempdir().unwrap();
+    let ancestor = work.path().join("ancestor");
+    fs::create_dir(&ancestor).unwrap();
+    let long_ago = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    let dir = fs::File::open(&ancestor).unwrap();
+    dir.set_modified(long_ago).unwrap();
+    simulate()
+        .args([
+            "import",
+            "claude-code",
+            "tests/fixtures/import/bad/empty.jsonl",
+            "--out",
+        ])
+        .arg(ancestor.join("new/deeper"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing written"));
+    assert!(names(&ancestor).is_empty());
+    assert_eq!(
+        fs::metadata(&ancestor).unwrap().modified().unwrap(),
+        long_ago
+    );
+
+    // Into an existing folder: only the scenarios appear, and the folder above is untouched.
+    let out = ancestor.join("out");
+    fs::create_dir(&out).unwrap();
+    dir.set_modified(long_ago).unwrap();
+    simulate()
+        .args([
+            "import",
+            "claude-code",
+            "tests/fixtures/import/claude-code-fit",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(names(&out), ["shop-5e55a0e1.toml"]);
+    assert_eq!(names(&ancestor), ["out"]);
+    assert_eq!(
+        fs::metadata(&ancestor).unwrap().modified().unwrap(),
+        long_ago
+    );
 }
