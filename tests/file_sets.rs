@@ -9,6 +9,7 @@ use predicates::prelude::*;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -313,4 +314,51 @@ fn regression_import_writes_nothing_outside_its_out() {
         fs::metadata(&ancestor).unwrap().modified().unwrap(),
         long_ago
     );
+}
+
+/// Found by a new user's round: `fit --write` turned a 0600 scenario into a 0644 one.
+#[test]
+fn regression_fit_write_keeps_the_files_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    fs::copy("tests/fixtures/good/fit_synthetic.toml", &path).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    simulate()
+        .args(["fit", "--write"])
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o7777,
+        0o600
+    );
+    assert!(
+        fs::read_to_string(&path)
+            .unwrap()
+            .contains("fitted (simulate fit")
+    );
+    assert_eq!(names(dir.path()), ["s.toml"]);
+}
+
+/// Found by a new user's round: `fit --write` on a symbolic link replaced the link with a
+/// regular file and left the file it pointed to unfitted.
+#[test]
+fn regression_fit_write_through_a_symlink_fits_the_file_it_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.toml");
+    fs::copy("tests/fixtures/good/fit_synthetic.toml", &real).unwrap();
+    let link = dir.path().join("link.toml");
+    std::os::unix::fs::symlink("real.toml", &link).unwrap();
+    simulate()
+        .args(["fit", "--write"])
+        .arg(&link)
+        .assert()
+        .success();
+    assert_eq!(fs::read_link(&link).unwrap(), Path::new("real.toml"));
+    assert!(
+        fs::read_to_string(&real)
+            .unwrap()
+            .contains("fitted (simulate fit")
+    );
+    assert_eq!(names(dir.path()), ["link.toml", "real.toml"]);
 }
