@@ -4,44 +4,16 @@
 //! its mode and its symbolic link.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use assert_cmd::Command;
+mod support;
+
 use predicates::prelude::*;
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant, SystemTime};
-
-fn simulate() -> Command {
-    Command::cargo_bin("simulate").unwrap()
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
-}
-
-/// Every file of `dir` by name, with its bytes (a folder as `<folder>`).
-fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    names(dir)
-        .into_iter()
-        .map(|n| {
-            let path = dir.join(&n);
-            let bytes = if path.is_dir() {
-                b"<folder>".to_vec()
-            } else {
-                fs::read(&path).unwrap()
-            };
-            (n, bytes)
-        })
-        .collect()
-}
+use support::{contents, names, simulate};
 
 /// Writes `sessions` Claude Code transcripts of `requests` requests each into `dir`, session
 /// k ending after session k − 1, so scenario `p-<k:08>` is the (k + 1)-th written. `salt`
@@ -91,6 +63,14 @@ fn write_sessions(dir: &Path, sessions: usize, requests: usize, salt: u64) {
     }
 }
 
+/// Logs `work/a` and `work/b`: the same sessions and scenario names, other usage counts.
+fn two_logs(work: &Path, sessions: usize, requests: usize) -> (PathBuf, PathBuf) {
+    let (a, b) = (work.join("a"), work.join("b"));
+    write_sessions(&a, sessions, requests, 0);
+    write_sessions(&b, sessions, requests, 7);
+    (a, b)
+}
+
 fn import(logs: &Path, out: &Path) -> std::process::Child {
     std::process::Command::new(assert_cmd::cargo::cargo_bin("simulate"))
         .args(["import", "claude-code"])
@@ -114,9 +94,7 @@ fn stderr(o: &Output) -> String {
 #[test]
 fn regression_two_imports_into_one_folder_at_once_never_mix() {
     let work = tempfile::tempdir().unwrap();
-    let (a, b) = (work.path().join("a"), work.path().join("b"));
-    write_sessions(&a, 20, 30, 0);
-    write_sessions(&b, 20, 30, 7);
+    let (a, b) = two_logs(work.path(), 20, 30);
     let alone = |logs: &Path, name: &str| {
         let out = work.path().join(name);
         assert!(
@@ -175,9 +153,7 @@ fn regression_two_imports_into_one_folder_at_once_never_mix() {
 #[test]
 fn regression_a_folder_in_the_way_leaves_every_scenario_as_it_was() {
     let work = tempfile::tempdir().unwrap();
-    let (a, b) = (work.path().join("a"), work.path().join("b"));
-    write_sessions(&a, 200, 2, 0);
-    write_sessions(&b, 200, 2, 7);
+    let (a, b) = two_logs(work.path(), 200, 2);
     let out = work.path().join("out");
     assert!(
         import(&a, &out)
@@ -298,16 +274,14 @@ fn regression_import_writes_nothing_outside_its_out() {
     let out = ancestor.join("out");
     fs::create_dir(&out).unwrap();
     dir.set_modified(long_ago).unwrap();
-    simulate()
-        .args([
-            "import",
-            "claude-code",
-            "tests/fixtures/import/claude-code-fit",
-            "--out",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
+    let logs = Path::new("tests/fixtures/import/claude-code-fit");
+    assert!(
+        import(logs, &out)
+            .wait_with_output()
+            .unwrap()
+            .status
+            .success()
+    );
     assert_eq!(names(&out), ["shop-5e55a0e1.toml"]);
     assert_eq!(names(&ancestor), ["out"]);
     assert_eq!(

@@ -2,26 +2,15 @@
 //! input or a user's file, cleaned up after Ctrl-C, SIGTERM or a killed run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use assert_cmd::Command;
+mod support;
+
 use predicates::prelude::*;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-fn simulate() -> Command {
-    Command::cargo_bin("simulate").unwrap()
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
-}
+use support::{names, simulate};
 
 /// A scenario named `name` over a trace of `calls` calls, with two edits.
 fn big_scenario(dir: &Path, name: &str, calls: usize) -> PathBuf {
@@ -192,6 +181,21 @@ fn assert_look_alikes_kept(out: &Path, also: &[&str]) {
     }
 }
 
+/// Runs `simulate ARGS --no-charts --out OUT`, which must be refused for a user's
+/// `notes.txt` in its folder.
+fn refused_for_notes(args: &[&str], out: &Path) {
+    simulate()
+        .args(args)
+        .args(["--no-charts", "--out"])
+        .arg(out)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "holds a file simulate did not write (notes.txt)",
+        ));
+}
+
 /// Found by a hostile round: before any check, a run deleted every folder in `--out` whose
 /// name looked like its leftovers and that no process had locked, a user's
 /// `.photos.old-2024/` among them, even when the run was then refused. A run now removes
@@ -203,14 +207,7 @@ fn regression_a_users_look_alike_folders_survive_a_refused_and_a_good_run() {
     let dir = out.path().join("small");
     fs::create_dir(&dir).unwrap();
     fs::write(dir.join("notes.txt"), "mine").unwrap();
-    simulate()
-        .args(["tests/fixtures/good/small.toml", "--no-charts", "--out"])
-        .arg(out.path())
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "holds a file simulate did not write (notes.txt)",
-        ));
+    refused_for_notes(&["tests/fixtures/good/small.toml"], out.path());
     assert_look_alikes_kept(out.path(), &["small"]);
     fs::remove_dir_all(&dir).unwrap();
     simulate()
@@ -228,23 +225,15 @@ fn regression_a_refused_history_run_removes_nothing() {
     make_look_alikes(out.path());
     fs::create_dir(out.path().join("h")).unwrap();
     fs::write(out.path().join("h/notes.txt"), "mine").unwrap();
-    simulate()
-        .args([
-            "history",
-            "tests/fixtures/history/small",
-            "--edits",
-            "tests/fixtures/history/edits.toml",
-            "--name",
-            "h",
-            "--no-charts",
-            "--out",
-        ])
-        .arg(out.path())
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "holds a file simulate did not write (notes.txt)",
-        ));
+    let history = [
+        "history",
+        "tests/fixtures/history/small",
+        "--edits",
+        "tests/fixtures/history/edits.toml",
+        "--name",
+        "h",
+    ];
+    refused_for_notes(&history, out.path());
     assert_look_alikes_kept(out.path(), &["h"]);
     assert_eq!(
         fs::read_to_string(out.path().join("h/notes.txt")).unwrap(),

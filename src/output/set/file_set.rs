@@ -206,17 +206,9 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::names;
     use super::*;
     use std::os::unix::fs::PermissionsExt;
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        names.sort();
-        names
-    }
 
     #[test]
     fn a_commit_that_fails_half_way_puts_everything_back() {

@@ -25,3 +25,16 @@ pub mod staging;
 
 pub use file_set::{FileSet, replace_file};
 pub use output_dir::OutputDir;
+
+/// The names in `dir`, sorted: what the tests of a set compare.
+#[cfg(test)]
+pub(crate) fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

@@ -200,16 +200,8 @@ fn lock_root(root: &Path) -> Result<Option<File>, Error> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::names;
     use super::*;
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        names.sort();
-        names
-    }
 
     #[test]
     fn files_appear_only_on_commit_and_temporaries_vanish_on_drop() {

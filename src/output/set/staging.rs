@@ -6,7 +6,8 @@
 //! holds a marker file ([`MARKER`], with the exact text [`MARKER_TEXT`]) written right
 //! after the folder is made, and its run holds a lock (`flock`) on it for as long as the
 //! run lives. A folder is removed as stale only when all three hold: the name is one of
-//! this set's, the marker is there with its text, and the lock is free (its run is gone).
+//! this set's, the marker is there with its text (or, alone in the folder, the start of
+//! it: a run killed while writing it), and the lock is free (its run is gone).
 
 use super::interrupt;
 use std::fs::{self, DirBuilder, File};
@@ -238,13 +239,8 @@ mod tests {
             "a link is left alone"
         );
         drop(live);
-        let mut left: Vec<_> = fs::read_dir(parent.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
         assert_eq!(
-            left,
+            super::super::names(parent.path()),
             [
                 ".s.staging-1-2",
                 ".s.staging-3-4",
