@@ -4,7 +4,7 @@
 //! broke half-way), 2 bad usage or bad input (the user can fix it by changing what they
 //! gave us). A run that writes files and is interrupted removes what it staged and exits
 //! 130 on SIGINT (Ctrl-C) or 143 on SIGTERM, 128 + the signal as shells report it (see
-//! `output::interrupt`).
+//! `output::set::interrupt`).
 
 use std::fmt;
 use std::io;

@@ -137,24 +137,10 @@ pub fn fitted_text(
     Ok(scenario::write_fitted(text, file, &fitted)?)
 }
 
-/// Writes `text` to a temporary file beside `path` and renames it over `path`.
+/// Replaces the scenario with `text` through the output sets: whole or not at all, keeping
+/// the file's mode, and through a symbolic link into the file it points to.
 fn replace(path: &Path, text: &str) -> Result<(), Error> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let dir = dir.unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.fit-{}", std::process::id()));
-    let failed = |source| Error::Unwritable {
-        path: path.to_path_buf(),
-        source,
-    };
-    std::fs::write(&temp, text).map_err(failed)?;
-    std::fs::rename(&temp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        failed(e)
-    })
+    crate::output::set::replace_file(path, text.as_bytes())
 }
 
 fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<()> {

@@ -2,26 +2,15 @@
 //! input or a user's file, cleaned up after Ctrl-C, SIGTERM or a killed run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use assert_cmd::Command;
+mod support;
+
 use predicates::prelude::*;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-fn simulate() -> Command {
-    Command::cargo_bin("simulate").unwrap()
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
-}
+use support::{names, simulate};
 
 /// A scenario named `name` over a trace of `calls` calls, with two edits.
 fn big_scenario(dir: &Path, name: &str, calls: usize) -> PathBuf {
@@ -161,23 +150,130 @@ fn an_unwritable_out_is_bad_input() {
         .stderr(predicate::str::contains("cannot write results here"));
 }
 
+/// Folders a user keeps in `--out` whose names look like a run's leftovers
+/// (`.<anything>.old-<n>`, `.<name>.staging-<n>-<n>`), each with a file in it.
+const LOOK_ALIKES: [&str; 6] = [
+    ".emacs.d.old-5",
+    ".keep.old-7",
+    ".photos.old-2024",
+    ".small.old-7",
+    ".small.staging-12-3",
+    ".small.staging-999999-0",
+];
+
+fn make_look_alikes(out: &Path) {
+    for name in LOOK_ALIKES {
+        fs::create_dir_all(out.join(name)).unwrap();
+        fs::write(out.join(name).join("mine.txt"), name).unwrap();
+    }
+}
+
+fn assert_look_alikes_kept(out: &Path, also: &[&str]) {
+    let mut expected: Vec<String> = LOOK_ALIKES.iter().map(|s| s.to_string()).collect();
+    expected.extend(also.iter().map(|s| s.to_string()));
+    expected.sort();
+    assert_eq!(names(out), expected);
+    for name in LOOK_ALIKES {
+        assert_eq!(
+            fs::read_to_string(out.join(name).join("mine.txt")).unwrap(),
+            name
+        );
+    }
+}
+
+/// Runs `simulate ARGS --no-charts --out OUT`, which must be refused for a user's
+/// `notes.txt` in its folder.
+fn refused_for_notes(args: &[&str], out: &Path) {
+    simulate()
+        .args(args)
+        .args(["--no-charts", "--out"])
+        .arg(out)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "holds a file simulate did not write (notes.txt)",
+        ));
+}
+
+/// Found by a hostile round: before any check, a run deleted every folder in `--out` whose
+/// name looked like its leftovers and that no process had locked, a user's
+/// `.photos.old-2024/` among them, even when the run was then refused. A run now removes
+/// only staging folders it provably made (their marker file), once it has committed.
 #[test]
-fn stale_staging_folders_are_removed_only_when_their_run_is_gone() {
+fn regression_a_users_look_alike_folders_survive_a_refused_and_a_good_run() {
     let out = tempfile::tempdir().unwrap();
-    let dead = out.path().join(".small.staging-999999-0");
-    fs::create_dir(&dead).unwrap();
-    fs::write(dead.join("ledger.csv"), "half").unwrap();
-    let live = out.path().join(".other.staging-1-0");
-    fs::create_dir(&live).unwrap();
-    let held = fs::File::open(&live).unwrap();
-    held.lock().unwrap();
+    make_look_alikes(out.path());
+    let dir = out.path().join("small");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("notes.txt"), "mine").unwrap();
+    refused_for_notes(&["tests/fixtures/good/small.toml"], out.path());
+    assert_look_alikes_kept(out.path(), &["small"]);
+    fs::remove_dir_all(&dir).unwrap();
     simulate()
         .args(["tests/fixtures/good/small.toml", "--no-charts", "--out"])
         .arg(out.path())
         .assert()
         .success();
-    assert!(!dead.exists(), "a folder whose owner is gone is removed");
-    assert!(live.exists(), "a folder whose owner holds its lock is kept");
+    assert_look_alikes_kept(out.path(), &["small"]);
+}
+
+/// The same for `simulate history`, refused because its folder holds a user's file.
+#[test]
+fn regression_a_refused_history_run_removes_nothing() {
+    let out = tempfile::tempdir().unwrap();
+    make_look_alikes(out.path());
+    fs::create_dir(out.path().join("h")).unwrap();
+    fs::write(out.path().join("h/notes.txt"), "mine").unwrap();
+    let history = [
+        "history",
+        "tests/fixtures/history/small",
+        "--edits",
+        "tests/fixtures/history/edits.toml",
+        "--name",
+        "h",
+    ];
+    refused_for_notes(&history, out.path());
+    assert_look_alikes_kept(out.path(), &["h"]);
+    assert_eq!(
+        fs::read_to_string(out.path().join("h/notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+/// A run killed with SIGKILL cannot clean up: its staging folder stays, and the next run
+/// of the same name removes it once it has committed, while a live run's folder (marked,
+/// its lock held) stays.
+#[test]
+fn a_killed_runs_staging_folder_is_removed_by_the_next_run() {
+    use simulate::output::set::staging::{MARKER, MARKER_TEXT};
+    let work = tempfile::tempdir().unwrap();
+    let scenario = big_scenario(work.path(), "big", 200_000);
+    let out = work.path().join("out");
+    let code = interrupt(&scenario, &out, rustix::process::Signal::KILL);
+    assert_eq!(code, None, "killed by the signal");
+    let left = names(&out);
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].starts_with(".big.staging-"), "{left:?}");
+    assert_eq!(
+        fs::read_to_string(out.join(&left[0]).join(MARKER)).unwrap(),
+        MARKER_TEXT
+    );
+    let live = out.join(".big.staging-1-0");
+    fs::create_dir(&live).unwrap();
+    fs::write(live.join(MARKER), MARKER_TEXT).unwrap();
+    let held = fs::File::open(&live).unwrap();
+    held.lock().unwrap();
+
+    let small = tempfile::tempdir().unwrap();
+    let again = big_scenario(small.path(), "big", 50);
+    simulate()
+        .arg(&again)
+        .args(["--no-charts", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(names(&out), [".big.staging-1-0", "big"]);
     drop(held);
 }
 
@@ -262,15 +358,17 @@ fn interrupt(scenario: &Path, out: &Path, signal: rustix::process::Signal) -> Op
         .spawn()
         .unwrap();
     let start = Instant::now();
-    // Signal as soon as the first file is in the staging folder: the run is then writing
-    // (its ledger.csv alone takes longer than the signal needs to arrive). A fixed sleep
-    // instead let a fast machine finish and swap the folder in first.
+    // Signal as soon as the first file is in the staging folder's `set/`: the run is then
+    // writing (its ledger.csv alone takes longer than the signal needs to arrive). A fixed
+    // sleep instead let a fast machine finish and swap the folder in first.
     let writing = || {
         fs::read_dir(out).is_ok_and(|entries| {
             entries
                 .flatten()
                 .filter(|e| e.file_name().to_string_lossy().contains(".staging-"))
-                .any(|e| fs::read_dir(e.path()).is_ok_and(|mut files| files.next().is_some()))
+                .any(|e| {
+                    fs::read_dir(e.path().join("set")).is_ok_and(|mut files| files.next().is_some())
+                })
         })
     };
     while !writing() && start.elapsed() < Duration::from_secs(60) {

@@ -225,7 +225,8 @@ pub fn find(
 }
 
 /// Refuses an `--out` directory that is, or holds, one of the inputs, and one that cannot
-/// be written; creates nothing (the directory is made only when scenarios are written).
+/// be written; writes nothing anywhere (the directory is made only when scenarios are
+/// written).
 pub fn check_out(out: &Path, inputs: &[SourceFile]) -> Result<(), Error> {
     let (existing, rest) = nearest_existing(out);
     let unwritable = |source| Error::Unwritable {
@@ -256,11 +257,17 @@ pub fn check_out(out: &Path, inputs: &[SourceFile]) -> Result<(), Error> {
             existing.display()
         ))));
     }
-    // A probe file, removed at once: the only way to know a directory takes new files.
-    let probe = canonical_base.join(format!(".simulate-probe-{}", std::process::id()));
-    File::create(&probe).map_err(unwritable)?;
-    let _ = fs::remove_file(&probe);
-    Ok(())
+    // Asked of the kernel, not probed with a file: the nearest existing folder may lie
+    // outside --out, and nothing is written outside it. (A file system that refuses writes
+    // all the same is caught when the scenarios are staged, still before any is in place.)
+    let access = rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK;
+    rustix::fs::accessat(
+        rustix::fs::CWD,
+        &canonical_base,
+        access,
+        rustix::fs::AtFlags::EACCESS,
+    )
+    .map_err(|e| unwritable(e.into()))
 }
 
 /// The longest prefix of `path` that exists, and the components after it.

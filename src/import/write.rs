@@ -9,7 +9,7 @@ use super::json::hex;
 use super::trace::{Trace, TraceRole};
 use crate::cache::{models, presets};
 use crate::error::Error;
-use crate::output::file_set::FileSet;
+use crate::output::FileSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -37,6 +37,9 @@ pub fn write_all(
         .iter()
         .map(|t| (format!("{}.toml", t.name), render(t, reader)))
         .collect();
+    // Prepared first: the set holds the folder's lock from here, so a second import into it
+    // waits, then finds this one's scenarios in the check below; two never mix.
+    let mut dir = FileSet::prepare(out)?;
     if !force {
         let changed: Vec<String> = texts
             .iter()
@@ -59,7 +62,6 @@ pub fn write_all(
             .into());
         }
     }
-    let mut dir = FileSet::prepare(out)?;
     for (name, text) in &texts {
         dir.write(name, |w| w.write_all(text.as_bytes()))?;
     }

@@ -6,8 +6,8 @@
 //! signal number: 130 for SIGINT, 143 for SIGTERM, as shells report a process a signal
 //! ended. It keeps the lock until the process is gone, so nothing new is staged meanwhile.
 //!
-//! The watcher is installed by the first [`crate::output::OutputDir`]; commands that write
-//! no files keep the default behaviour (the signal ends them at once).
+//! The watcher is installed by the first staging folder ([`super::staging::Staging`]);
+//! commands that write no files keep the default behaviour (the signal ends them at once).
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ pub fn staged() -> MutexGuard<'static, Vec<PathBuf>> {
 }
 
 /// Installs the watcher once per process. Without it (signals unavailable), an interrupted
-/// run leaves its staging folder, which the next run removes (see `OutputDir::prepare`).
+/// run leaves its staging folder, which a later run removes ([`super::staging::remove_stale`]).
 pub fn install() {
     WATCHER.get_or_init(|| {
         let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
@@ -59,11 +59,24 @@ pub fn unregister(staged: &mut MutexGuard<'static, Vec<PathBuf>>, dir: &Path) {
     staged.retain(|d| d != dir);
 }
 
-/// Removes `dir` and everything in it. A run still writing into it can add a file between
-/// the listing and the removal of the folder, so this tries a few times; a folder that is
-/// already gone is fine.
+/// Removes `dir` and everything in it, the staging marker last: a removal cut short (a
+/// SIGKILL) leaves a folder a later run still knows as simulate's. A run still writing
+/// into it can add a file between the listing and the removal of the folder, so this tries
+/// a few times; a folder that is already gone is fine.
 pub fn remove_dir(dir: &Path) {
     for _ in 0..10 {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                if entry.file_name() == super::staging::MARKER {
+                    continue;
+                }
+                // `file_type` does not follow links: a link is removed, never its target.
+                let _ = match entry.file_type() {
+                    Ok(t) if t.is_dir() => std::fs::remove_dir_all(entry.path()),
+                    _ => std::fs::remove_file(entry.path()),
+                };
+            }
+        }
         match std::fs::remove_dir_all(dir) {
             Ok(()) => return,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,

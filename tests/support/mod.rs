@@ -1,0 +1,37 @@
+//! What the output tests share: the binary, and a folder's names and bytes.
+#![allow(clippy::unwrap_used, dead_code)]
+
+use assert_cmd::Command;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+pub fn simulate() -> Command {
+    Command::cargo_bin("simulate").unwrap()
+}
+
+/// The names in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every file of `dir` by name, with its bytes (a folder as `<folder>`).
+pub fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    names(dir)
+        .into_iter()
+        .map(|n| {
+            let path = dir.join(&n);
+            let bytes = if path.is_dir() {
+                b"<folder>".to_vec()
+            } else {
+                fs::read(&path).unwrap()
+            };
+            (n, bytes)
+        })
+        .collect()
+}
