@@ -6,6 +6,7 @@
 //! 130 on SIGINT (Ctrl-C) or 143 on SIGTERM, 128 + the signal as shells report it (see
 //! `output::set::interrupt`).
 
+use crate::printable::{self, printable};
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -17,13 +18,13 @@ pub enum Error {
     #[error("{0}")]
     Input(#[from] Located),
     /// A file the user named cannot be read.
-    #[error("{}: cannot read: {source}", path.display())]
+    #[error("{}: cannot read: {}", printable::path(path), printable(&source.to_string()))]
     Unreadable { path: PathBuf, source: io::Error },
     /// The output directory cannot be created or written to.
-    #[error("{}: cannot write results here: {source} (choose another root with --out DIR)", path.display())]
+    #[error("{}: cannot write results here: {} (choose another root with --out DIR)", printable::path(path), printable(&source.to_string()))]
     Unwritable { path: PathBuf, source: io::Error },
     /// Writing an output failed part-way (disk full, say); nothing half-written is left.
-    #[error("{}: writing failed: {source}", path.display())]
+    #[error("{}: writing failed: {}", printable::path(path), printable(&source.to_string()))]
     Write { path: PathBuf, source: io::Error },
     /// A chart could not be drawn (a bug, not bad input).
     #[error("cannot draw a chart: {0}")]
@@ -51,7 +52,9 @@ impl Error {
 
 /// A mistake in an input file or argument, with where it is.
 ///
-/// Displayed as `file:line:column: place: message`, leaving out what is not known.
+/// Displayed as `file:line:column: place: message`, leaving out what is not known, with
+/// every control character escaped ([`printable`]): a file name or a value quoted from a
+/// file reaches the terminal as text, never as an escape sequence or a forged line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Located {
     /// The file as the user named it, or `command line`.
@@ -90,14 +93,14 @@ impl Located {
 
 impl fmt::Display for Located {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
+        write!(f, "{}", printable(&self.file))?;
         if let Some((line, column)) = self.line_column {
             write!(f, ":{line}:{column}")?;
         }
         if let Some(place) = &self.place {
-            write!(f, ": {place}")?;
+            write!(f, ": {}", printable(place))?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", printable(&self.message))
     }
 }
 
@@ -133,5 +136,21 @@ mod tests {
             .place("base_tokens");
         assert_eq!(e.to_string(), "s.toml:3:7: base_tokens: bad");
         assert_eq!(Located::new("s.toml", "bad").to_string(), "s.toml: bad");
+    }
+
+    /// Issue 16 §3: a file name or value with ESC or a line break reaches the terminal
+    /// escaped, in every part of an error.
+    #[test]
+    fn errors_escape_what_files_control() {
+        let e = Located::new("a\u{1b}[2Jb\n.toml", "\"x\u{7}\" is bad").place("[[call]] \"\r\"");
+        assert_eq!(
+            e.to_string(),
+            "a\\u{1b}[2Jb\\n.toml: [[call]] \"\\r\": \"x\\u{7}\" is bad"
+        );
+        let e = Error::Unreadable {
+            path: "s\u{85}.jsonl".into(),
+            source: io::Error::other("gone"),
+        };
+        assert_eq!(e.to_string(), "s\\u{85}.jsonl: cannot read: gone");
     }
 }

@@ -22,6 +22,7 @@ pub mod input;
 pub mod ledger;
 pub mod ledger_command;
 pub mod output;
+pub mod printable;
 pub mod rank;
 pub mod report;
 pub mod run;

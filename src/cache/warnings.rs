@@ -110,7 +110,7 @@ fn shown(model: &str) -> String {
     if model.chars().nth(MAX).is_some() {
         s.push('…');
     }
-    format!("\"{}\"", s.escape_debug())
+    format!("\"{}\"", crate::printable::printable(&s))
 }
 
 fn message(w: &ModelWarning) -> String {
