@@ -12,8 +12,8 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-/// The largest trace (`calls_tsv`, `simulate ledger`) or log read, in bytes: 1 GiB, about
-/// 30 million TSV calls.
+/// The largest trace read (`calls_tsv`, `simulate ledger`, `simulate telemetry`), in bytes:
+/// 1 GiB, about 30 million TSV calls. Agent logs are streamed and have no cap.
 pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 
 /// The largest scenario file read, in bytes: 8 MiB. A scenario of `[[call]]` tables that
@@ -25,8 +25,10 @@ pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
 pub enum Kind {
     /// A scenario (TOML): capped at [`MAX_SCENARIO_BYTES`].
     Scenario,
-    /// A trace or log read line by line: capped at [`MAX_TRACE_BYTES`].
+    /// A trace read line by line into memory: capped at [`MAX_TRACE_BYTES`].
     Trace,
+    /// An agent log, streamed a line at a time and never held whole: any size.
+    Log,
 }
 
 impl Kind {
@@ -35,6 +37,7 @@ impl Kind {
         match self {
             Kind::Scenario => MAX_SCENARIO_BYTES,
             Kind::Trace => MAX_TRACE_BYTES,
+            Kind::Log => u64::MAX,
         }
     }
 
@@ -43,7 +46,9 @@ impl Kind {
             Kind::Scenario => {
                 "the limit for a scenario file is 8388608 bytes (8 MiB): put a long run in a trace and name it with calls_tsv = \"run.tsv\" (one call a line, up to 1 GiB)"
             }
-            Kind::Trace => "the limit is 1073741824 bytes (1 GiB): split the trace or sample it",
+            Kind::Trace | Kind::Log => {
+                "the limit is 1073741824 bytes (1 GiB): split the trace or sample it"
+            }
         };
         Located::new(
             path.display().to_string(),

@@ -886,7 +886,7 @@ fn transcript(requests: &[Gen]) -> Vec<String> {
 fn sums(dir: &Path) -> (usize, [u64; 4], u64) {
     let reader = Format::ClaudeCode.reader();
     let found = files::find(&[dir.to_path_buf()], |p| reader.is_log(p), "logs").unwrap();
-    let a = load(reader, &found).unwrap();
+    let a = load(reader, &found).unwrap().assembled;
     let mut requests = 0;
     let mut usage = [0; 4];
     let mut bytes = 0;
@@ -969,7 +969,7 @@ proptest! {
         for format in [Format::ClaudeCode, Format::Codex] {
             let reader = format.reader();
             let found = files::find(&[dir.path().join("x.jsonl")], |p| reader.is_log(p), "logs").unwrap();
-            let a = load(reader, &found).unwrap();
+            let a = load(reader, &found).unwrap().assembled;
             let lines = text.iter().filter(|b| **b == b'\n').count();
             prop_assert!(a.malformed.len() <= lines);
         }

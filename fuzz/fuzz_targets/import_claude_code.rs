@@ -21,10 +21,10 @@ fuzz_target!(|data: &[u8]| {
         path,
     };
     let reader = Format::ClaudeCode.reader();
-    let Ok(assembled) = simulate::import::load(reader, std::slice::from_ref(&source)) else {
+    let Ok(loaded) = simulate::import::load(reader, std::slice::from_ref(&source)) else {
         return;
     };
-    for trace in &assembled.traces {
+    for trace in &loaded.assembled.traces {
         let text = write::render(trace, reader);
         if let Err(e) = simulate::scenario::load_str(&text, Path::new("imported.toml")) {
             panic!("the importer wrote a scenario that does not load: {e}\n{text}");

@@ -31,6 +31,28 @@ impl SourceFile {
     }
 }
 
+/// A log file that could not be read at all, and why: listed, and the rest imported.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unreadable {
+    pub file: String,
+    pub reason: String,
+}
+
+impl Unreadable {
+    /// `file`, with the reason `e` gives (without the file's name, which it repeats).
+    pub fn new(file: &SourceFile, e: &Error) -> Self {
+        let reason = match e {
+            Error::Unreadable { source, .. } => source.to_string(),
+            Error::Input(located) => located.message.clone(),
+            other => other.to_string(),
+        };
+        Unreadable {
+            file: file.display(),
+            reason,
+        }
+    }
+}
+
 /// One line of a file, without its line ending.
 #[derive(Debug)]
 pub struct Line<'a> {
@@ -56,7 +78,10 @@ pub trait JsonLines {
 /// recorded as malformed with its number and why; blank lines are skipped. Lines that
 /// cannot be read are events, never errors: only a file that cannot be read at all is.
 pub fn read_json_lines(file: &SourceFile, sink: &mut impl JsonLines) -> Result<(), Error> {
-    for_each_line(&file.path, |line| {
+    // Through the one gate every input goes through: a named pipe or a device is refused
+    // before a byte is read (it would block, or never end).
+    let (opened, _) = crate::input::open(&file.path, crate::input::Kind::Log)?;
+    lines_of(opened, MAX_LINE_BYTES, |line| {
         sink.log().lines = line.number;
         if line.too_long {
             sink.log().malformed(
@@ -85,8 +110,13 @@ pub fn for_each_line(path: &Path, each: impl FnMut(Line<'_>)) -> io::Result<()> 
 }
 
 /// [`for_each_line`] with lines longer than `cap` bytes reported as too long.
-fn for_each_line_capped(path: &Path, cap: usize, mut each: impl FnMut(Line<'_>)) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(1 << 20, File::open(path)?);
+fn for_each_line_capped(path: &Path, cap: usize, each: impl FnMut(Line<'_>)) -> io::Result<()> {
+    lines_of(File::open(path)?, cap, each)
+}
+
+/// The lines of `file`, as [`for_each_line_capped`].
+fn lines_of(file: File, cap: usize, mut each: impl FnMut(Line<'_>)) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut held: Vec<u8> = Vec::new();
     let mut number = 0;
     loop {
@@ -198,7 +228,9 @@ pub fn find(
                     }),
                 }
             })?;
-            if entry.file_type().is_file() && is_log(entry.path()) {
+            // A named pipe or a device named like a log is kept, to be listed as
+            // unreadable when it is refused: a skipped entry is always listed.
+            if !entry.file_type().is_dir() && is_log(entry.path()) {
                 found.push(entry.into_path());
             }
         }

@@ -87,22 +87,38 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     let reader = c.format.reader();
     let files = files::find(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
     files::check_out(&c.out, &files)?;
-    let assembled = load(reader, &files)?;
-    if assembled.traces.is_empty() {
-        return Err(nothing_imported(c, reader, &assembled).into());
+    let loaded = load(reader, &files)?;
+    if loaded.assembled.traces.is_empty() {
+        return Err(nothing_imported(c, reader, &loaded).into());
     }
-    let written = write::write_all(&c.out, &assembled.traces, reader, c.force)?;
-    summary::print(out, c.output, reader, &assembled, &written).map_err(Error::Print)
+    let written = write::write_all(&c.out, &loaded.assembled.traces, reader, c.force)?;
+    summary::print(out, c.output, reader, &loaded, &written).map_err(Error::Print)
+}
+
+/// What an import read: the assembled traces, and the files that could not be read at all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Loaded {
+    pub assembled: assemble::Assembled,
+    /// Files that could not be read (a named pipe, a device, permission denied, an I/O
+    /// error), in path order: listed, and the rest imported. An import fails only when no
+    /// request was found.
+    pub unreadable: Vec<files::Unreadable>,
 }
 
 /// Reads `files` (in parallel, one file per task) and assembles their traces, files in
-/// order of their latest request's time (then path), whatever the number of threads.
-/// Writes nothing.
-pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<assemble::Assembled, Error> {
-    let mut logs = files
-        .par_iter()
-        .map(|f| reader.read(f))
-        .collect::<Result<Vec<FileLog>, Error>>()?;
+/// order of their latest request's time (then path), whatever the number of threads. A
+/// file that cannot be read is listed in [`Loaded::unreadable`], not an error. Writes
+/// nothing.
+pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<Loaded, Error> {
+    let read: Vec<Result<FileLog, Error>> = files.par_iter().map(|f| reader.read(f)).collect();
+    let mut logs = Vec::with_capacity(read.len());
+    let mut unreadable = Vec::new();
+    for (file, log) in files.iter().zip(read) {
+        match log {
+            Ok(log) => logs.push(log),
+            Err(e) => unreadable.push(files::Unreadable::new(file, &e)),
+        }
+    }
     // A resumed session replays its parent's requests and then goes on, so it ends later:
     // assembled after the parent, the replay is what gets dropped as duplicates and each
     // session keeps its own calls. (Session files are named by random UUIDs, so path order
@@ -112,40 +128,45 @@ pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<assemble::Assem
         let latest = log.latest_request();
         (latest.is_none(), latest)
     });
-    Ok(assemble::assemble(logs))
+    Ok(Loaded {
+        assembled: assemble::assemble(logs),
+        unreadable,
+    })
 }
 
 /// Why no scenario could be written, naming each file.
-fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, a: &assemble::Assembled) -> Located {
-    let mut reasons: Vec<String> = a
-        .leftovers
+fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, loaded: &Loaded) -> Located {
+    let a = &loaded.assembled;
+    let unreadable = loaded
+        .unreadable
         .iter()
-        .take(5)
-        .map(|l| {
-            let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
-            let why = if l.lines == 0 {
-                "empty".to_string()
-            } else if let Some(first) = malformed.first() {
-                format!(
-                    "{} of {} lines malformed; line {}: {}",
-                    malformed.len(),
-                    l.lines,
-                    first.line,
-                    first.reason
-                )
-            } else if l.duplicates_removed > 0 {
-                format!(
-                    "its {} requests are all in an earlier file",
-                    l.duplicates_removed
-                )
-            } else {
-                format!("{} lines, none a request", l.lines)
-            };
-            format!("{} ({why})", l.file)
-        })
-        .collect();
-    if a.leftovers.len() > 5 {
-        reasons.push(format!("… and {} more", a.leftovers.len() - 5));
+        .map(|u| format!("{} (cannot read: {})", u.file, u.reason));
+    let left = a.leftovers.iter().map(|l| {
+        let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
+        let why = if l.lines == 0 {
+            "empty".to_string()
+        } else if let Some(first) = malformed.first() {
+            format!(
+                "{} of {} lines malformed; line {}: {}",
+                malformed.len(),
+                l.lines,
+                first.line,
+                first.reason
+            )
+        } else if l.duplicates_removed > 0 {
+            format!(
+                "its {} requests are all in an earlier file",
+                l.duplicates_removed
+            )
+        } else {
+            format!("{} lines, none a request", l.lines)
+        };
+        format!("{} ({why})", l.file)
+    });
+    let files = loaded.unreadable.len() + a.leftovers.len();
+    let mut reasons: Vec<String> = unreadable.chain(left).take(5).collect();
+    if files > 5 {
+        reasons.push(format!("… and {} more", files - 5));
     }
     let place = match c.paths.as_slice() {
         [one] => one.display().to_string(),

@@ -7,13 +7,15 @@
 //! counts, summed after deduplication, not estimates (and not a bill: retries are not in
 //! the logs).
 
-use super::assemble::{Assembled, Leftover};
+use super::assemble::Leftover;
 use super::event::Malformed;
+use super::files::Unreadable;
 use super::trace::{Trace, UsageSums};
-use super::{Convention, Reader};
+use super::{Convention, Loaded, Reader};
 use crate::app::Format;
 use crate::cache::warnings::{self, ModelUse, ModelWarning};
 use crate::output::{json, number::grouped};
+use crate::printable::printable;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -31,6 +33,8 @@ pub struct Summary<'a> {
     pub usage_note: String,
     pub traces: Vec<TraceSummary<'a>>,
     pub files_without_requests: &'a [Leftover],
+    /// Files that could not be read at all, and why (the rest was imported).
+    pub unreadable_files: &'a [Unreadable],
     /// Skipped lines by type.
     pub skipped: BTreeMap<&'a str, SkippedSummary>,
     /// Every malformed line of every file.
@@ -91,9 +95,10 @@ pub fn print(
     out: &mut dyn Write,
     format: Format,
     reader: &dyn Reader,
-    a: &Assembled,
+    loaded: &Loaded,
     written: &[PathBuf],
 ) -> io::Result<()> {
+    let a = &loaded.assembled;
     let convention = reader.convention();
     let summary = Summary {
         format: reader.format(),
@@ -122,6 +127,7 @@ pub fn print(
             })
             .collect(),
         files_without_requests: &a.leftovers,
+        unreadable_files: &loaded.unreadable,
         skipped: a
             .skipped
             .iter()
@@ -145,7 +151,7 @@ pub fn print(
     // On stderr, so they show beside a table and never break the JSON.
     let mut err = io::stderr().lock();
     for w in &summary.model_warnings {
-        writeln!(err, "warning: {}", w.message)?;
+        writeln!(err, "warning: {}", printable(&w.message))?;
     }
     Ok(())
 }
@@ -238,7 +244,22 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             row.push_str(&format!("  {text:>w$}", w = c.len().max(13)));
         }
         writeln!(out, "{row}")?;
-        writeln!(out, "{:width$}  from {} → {}", "", t.file, t.scenario)?;
+        writeln!(
+            out,
+            "{:width$}  from {} → {}",
+            "",
+            printable(t.file),
+            printable(&t.scenario)
+        )?;
+    }
+    if !s.unreadable_files.is_empty() {
+        writeln!(
+            out,
+            "\nFiles that could not be read (no scenario; the rest was imported):"
+        )?;
+        for u in s.unreadable_files {
+            writeln!(out, "  {}: {}", printable(&u.file), printable(&u.reason))?;
+        }
     }
     if !s.files_without_requests.is_empty() {
         writeln!(out, "\nFiles with no request of their own (no scenario):")?;
@@ -248,7 +269,7 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
                 (n, 0) => format!("{n} lines"),
                 (n, d) => format!("{n} lines; {d} request copies already in an earlier file"),
             };
-            writeln!(out, "  {} ({why})", l.file)?;
+            writeln!(out, "  {} ({why})", printable(&l.file))?;
         }
     }
     if !s.skipped.is_empty() {
@@ -256,7 +277,7 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             s.skipped
                 .iter()
                 .filter(|(_, v)| v.known == known)
-                .map(|(k, v)| format!("{k} {}", v.lines))
+                .map(|(k, v)| format!("{} {}", printable(k), v.lines))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -277,7 +298,13 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             s.malformed.len()
         )?;
         for m in s.malformed.iter().take(MALFORMED_LISTED) {
-            writeln!(out, "  {}:{}: {}", m.file, m.line, m.reason)?;
+            writeln!(
+                out,
+                "  {}:{}: {}",
+                printable(&m.file),
+                m.line,
+                printable(&m.reason)
+            )?;
         }
         if s.malformed.len() > MALFORMED_LISTED {
             writeln!(
@@ -296,7 +323,7 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         writeln!(
             out,
             "\nNext: simulate fit {0}   (fit B and ρ to the measured usage)\n      simulate {0}       (the reread ledger; add [[edit]] tables to compare changes)",
-            first.scenario
+            printable(&first.scenario)
         )?;
     }
     Ok(())

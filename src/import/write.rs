@@ -37,6 +37,7 @@ pub fn write_all(
         .iter()
         .map(|t| (format!("{}.toml", t.name), render(t, reader)))
         .collect();
+    check_loadable(out, traces, &texts)?;
     // Prepared first: the set holds the folder's lock from here, so a second import into it
     // waits, then finds this one's scenarios in the check below; two never mix.
     let mut dir = FileSet::prepare(out)?;
@@ -66,6 +67,35 @@ pub fn write_all(
         dir.write(name, |w| w.write_all(text.as_bytes()))?;
     }
     dir.commit()
+}
+
+/// Refuses the import, before anything is written, if a scenario it would write is one
+/// the loader refuses: text from a log is cleaned ([`clean`]), but a log can still hold a
+/// value out of the scenario file's range (a count above 1e15). Such a file would break
+/// `simulate history` for the whole folder, so it is never written.
+fn check_loadable(out: &Path, traces: &[Trace], texts: &[(String, String)]) -> Result<(), Error> {
+    use rayon::prelude::*;
+    let refused = texts
+        .par_iter()
+        .zip(traces)
+        .find_map_first(|((name, text), t)| {
+            let path = out.join(name);
+            crate::scenario::load_quick(text, &path)
+                .err()
+                .map(|e| (t, e))
+        });
+    match refused {
+        None => Ok(()),
+        Some((t, e)) => Err(crate::error::Located::new(
+            &t.file,
+            format!(
+                "the scenario of this log's {} trace ({}.toml) would not load, so nothing was written: {e}",
+                t.role.as_str(),
+                t.name
+            ),
+        )
+        .into()),
+    }
 }
 
 /// A TOML string literal, escaped by the `toml` crate.
@@ -212,11 +242,11 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
     // requestId with two message ids), so a repeat gets a suffix.
     let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (i, c) in t.calls.iter().enumerate() {
-        let mut id = clean(&c.id, MAX_ID - 8, &format!("request-{}", i + 1));
-        if !ids.insert(id.clone()) {
-            id = format!("{id}#{}", i + 1);
-            ids.insert(id.clone());
-        }
+        let id = unique_id(
+            &mut ids,
+            clean(&c.id, MAX_ID - 16, &format!("request-{}", i + 1)),
+            i,
+        );
         let _ = writeln!(s, "\n[[call]]");
         let _ = writeln!(s, "id = {}", string(&id));
         let _ = writeln!(
@@ -269,12 +299,33 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
     s
 }
 
+/// `id`, or where an earlier call of the trace has it (two requests of one log can share an
+/// id, and two ids can clean to the same text) `id#<n>` for the n-th call, or `id#<n>-2`, …:
+/// never one already taken.
+fn unique_id(taken: &mut std::collections::HashSet<String>, id: String, index: usize) -> String {
+    let mut candidate = id.clone();
+    let mut k = 1;
+    while taken.contains(&candidate) {
+        candidate = match k {
+            1 => format!("{id}#{}", index + 1),
+            _ => format!("{id}#{}-{k}", index + 1),
+        };
+        k += 1;
+    }
+    taken.insert(candidate.clone());
+    candidate
+}
+
 /// `Claude Code session 1a2b3c4d… (main trace), 44 requests, 2026-11-20 14:02–15:40 UTC`.
+///
+/// Session and agent ids come from the log: cleaned like labels, since the description
+/// must load (no control characters) and is printed.
 fn description(t: &Trace, reader: &dyn Reader) -> String {
     let session = t
         .session_id
         .as_deref()
         .map(|id| {
+            let id = clean(id, MAX_ID, "?");
             let short: String = id.chars().take(8).collect();
             if short.len() < id.len() {
                 format!(" {short}…")
@@ -284,7 +335,7 @@ fn description(t: &Trace, reader: &dyn Reader) -> String {
         })
         .unwrap_or_default();
     let which = match (t.role, &t.agent_id) {
-        (TraceRole::Subagent, Some(a)) => format!("subagent {a} trace"),
+        (TraceRole::Subagent, Some(a)) => format!("subagent {} trace", clean(a, MAX_ID, "?")),
         (role, _) => format!("{} trace", role.as_str()),
     };
     let part = if t.part > 1 {
@@ -332,5 +383,144 @@ mod tests {
             parsed.get("x").and_then(|v| v.as_str()),
             Some("a \"quote\" \\ and\nnewline\u{1}")
         );
+    }
+
+    use crate::import::Format;
+    use crate::import::event::Usage;
+    use crate::import::trace::ImportedCall;
+    use proptest::prelude::*;
+
+    /// Text as logs may hold it: any characters, with the control characters of issue 16
+    /// (U+0000, U+0001, ESC, DEL, U+0085), line breaks, quotes and backslashes often.
+    fn log_text() -> impl Strategy<Value = String> {
+        let special = prop::sample::select(vec![
+            '\0', '\u{1}', '\u{1b}', '\u{7f}', '\u{85}', '\n', '\r', '\t', '"', '\\', ' ', '#',
+            '\u{2028}', '\u{feff}', '…',
+        ]);
+        proptest::collection::vec(prop_oneof![any::<char>(), special], 0..24)
+            .prop_map(String::from_iter)
+    }
+
+    fn call(
+        id: String,
+        label: String,
+        tool: Option<String>,
+        model: Option<String>,
+    ) -> ImportedCall {
+        ImportedCall {
+            id,
+            label,
+            tool: tool.map(Into::into),
+            kind: "tool",
+            bytes: 10,
+            images: 0,
+            loaded_tools: 0,
+            output_bytes: Some(3),
+            segment: 1,
+            gap_s: Some(1.5),
+            input_hash: Some(7),
+            measured: Usage {
+                input_tokens: 3,
+                cache_creation_input_tokens: Some(100),
+                cache_creation_1h_input_tokens: None,
+                cache_read_input_tokens: 50,
+                output_tokens: 4,
+            },
+            model: model.map(Into::into),
+            timestamp: None,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Issue 16 §3: whatever ids, session id, agent id, file name, labels, tools and
+        /// models a log holds, every scenario the importer writes loads, and its calls keep
+        /// distinct ids.
+        #[test]
+        fn any_id_string_makes_a_scenario_that_loads(
+            ids in proptest::collection::vec(prop_oneof![log_text(), Just("a".to_string()), Just("a#2".to_string())], 1..6),
+            session in proptest::option::of(log_text()),
+            agent in proptest::option::of(log_text()),
+            parent in proptest::option::of(log_text()),
+            file in log_text(),
+            label in log_text(),
+            tool in proptest::option::of(log_text()),
+            model in proptest::option::of(log_text()),
+            subagent in any::<bool>(),
+            codex in any::<bool>(),
+        ) {
+            let calls: Vec<ImportedCall> = ids
+                .iter()
+                .map(|id| call(id.clone(), label.clone(), tool.clone(), model.clone()))
+                .collect();
+            let n = calls.len();
+            let trace = Trace {
+                file,
+                session_id: session.map(Into::into),
+                role: if subagent { TraceRole::Subagent } else { TraceRole::Main },
+                part: 1,
+                parent_session: parent.map(Into::into),
+                agent_id: agent.map(Into::into),
+                sidechain: None,
+                project: None,
+                calls,
+                duplicates_removed: 0,
+                malformed: Vec::new(),
+                name: "session".into(),
+            };
+            let reader = if codex { Format::Codex } else { Format::ClaudeCode }.reader();
+            let text = render(&trace, reader);
+            let loaded = crate::scenario::load_str(&text, Path::new("imported.toml"));
+            prop_assert!(loaded.is_ok(), "{}\n{text}", loaded.err().map(|e| e.to_string()).unwrap_or_default());
+            let loaded = loaded.ok().map(|s| s.calls.len());
+            prop_assert_eq!(loaded, Some(n));
+        }
+    }
+
+    /// The same, for the strings of issue 16 themselves: before the fix, a session or agent
+    /// id with one of them went raw into the description, which the loader refuses.
+    #[test]
+    fn control_characters_in_session_and_agent_ids_are_cleaned_in_the_description() {
+        for c in ['\0', '\u{1}', '\u{1b}', '\u{7f}', '\u{85}'] {
+            let trace = Trace {
+                file: format!("a{c}b.jsonl"),
+                session_id: Some(format!("1a{c}2b-3c4d").into()),
+                role: TraceRole::Subagent,
+                part: 1,
+                parent_session: Some(format!("p{c}").into()),
+                agent_id: Some(format!("ag{c}x").into()),
+                sidechain: None,
+                project: None,
+                calls: vec![call(format!("req{c}"), "Read".into(), None, None)],
+                duplicates_removed: 0,
+                malformed: Vec::new(),
+                name: "session".into(),
+            };
+            let text = render(&trace, Format::ClaudeCode.reader());
+            let s = crate::scenario::load_str(&text, Path::new("imported.toml"))
+                .unwrap_or_else(|e| panic!("U+{:04X}: {e}", c as u32));
+            assert_eq!(
+                s.description.as_deref(),
+                Some("Claude Code session 1a 2b-3c… (subagent ag x trace), 1 request")
+            );
+            assert_eq!(s.calls[0].id, "req");
+            // Provenance stays exact: [import] is escaped by TOML, not cleaned.
+            let import = s.import.expect("[import]");
+            assert_eq!(import.session_id, Some(format!("1a{c}2b-3c4d")));
+            assert_eq!(import.agent_id, Some(format!("ag{c}x")));
+            assert_eq!(import.file, format!("a{c}b.jsonl"));
+        }
+    }
+
+    #[test]
+    fn ids_that_clean_alike_stay_distinct() {
+        let mut taken = std::collections::HashSet::new();
+        let got: Vec<String> = ["x", "x#3", "x", "x"]
+            .iter()
+            .enumerate()
+            .map(|(i, id)| unique_id(&mut taken, (*id).to_string(), i))
+            .collect();
+        assert_eq!(got, ["x", "x#3", "x#3-2", "x#4"]);
     }
 }
