@@ -89,7 +89,8 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         r.edits_file
     )?;
     for s in &r.skipped {
-        writeln!(out, "  skipped {}: {}", s.file, s.reason)?;
+        let file = crate::printable::printable(&s.file);
+        writeln!(out, "  skipped {file}: {}", s.reason)?;
     }
     writeln!(
         out,

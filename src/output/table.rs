@@ -2,6 +2,7 @@
 //! clearings, and whether the ranking holds across the sweep.
 
 use crate::output::number::{decimal, grouped, percent, plural};
+use crate::printable::{self, printable};
 use crate::report::{EditReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -25,7 +26,7 @@ pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Res
     if !files.is_empty() {
         writeln!(out, "\nWritten:")?;
         for f in files {
-            writeln!(out, "  {}", f.display())?;
+            writeln!(out, "  {}", printable::path(f))?;
         }
     }
     Ok(())
@@ -37,7 +38,8 @@ fn dollars(x: Option<f64>) -> String {
 
 fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     match &r.description {
-        Some(d) => writeln!(out, "{}: {d}", r.scenario)?,
+        // The only free text of a scenario (line breaks and tabs allowed): escaped.
+        Some(d) => writeln!(out, "{}: {}", r.scenario, printable(d))?,
         None => writeln!(out, "{}", r.scenario)?,
     }
     let measured = if r.measured_calls > 0 {
@@ -52,7 +54,7 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         out,
         "  {}, from {}",
         plural(r.baseline.calls, "call", "calls"),
-        r.source
+        printable(&r.source)
     )?;
     writeln!(
         out,
@@ -89,7 +91,7 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             out,
             "  price            ${}/M input tokens, {output} ({})",
             decimal(p.input),
-            p.source
+            printable(&p.source)
         )?;
     }
     writeln!(out)?;
@@ -112,7 +114,7 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             out,
             "          {} at {} — a yardstick, not a bill: logical calls only, no HTTP retries",
             dollars(r.baseline.dollars),
-            p.source
+            printable(&p.source)
         )?;
     }
     Ok(())

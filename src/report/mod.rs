@@ -191,7 +191,9 @@ fn cost_model(study: &Study) -> String {
 /// table was removed, or never wanted).
 fn flat_because(model: &str) -> Option<String> {
     let data = models::described();
-    match models::find(model) {
+    // `[import] model` is not checked by the loader: what the log said, escaped.
+    let model = crate::printable::printable(model);
+    match models::find(&model) {
         None => Some(format!(
             "the log's model \"{model}\" is unknown to the {data}"
         )),

@@ -36,21 +36,14 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// Most `[[call]]` tables in a scenario; longer traces belong in a `calls_tsv` file.
 pub const MAX_CALL_TABLES: usize = 200_000;
 
-/// User text for a message: control characters escaped, cut to 60 characters.
+/// User text for a message: cut to 60 characters, control characters escaped
+/// ([`crate::printable`]).
 pub(super) fn shown(s: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i == 60 {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
+    let mut cut: String = s.chars().take(60).collect();
+    if s.chars().nth(60).is_some() {
+        cut.push('…');
     }
-    out
+    crate::printable::printable(&cut).into_owned()
 }
 
 /// Where errors point: the file's name and text.
