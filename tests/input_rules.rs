@@ -223,3 +223,188 @@ fn file_names_with_escapes_and_line_breaks_are_printed_escaped() {
         "{stdout}"
     );
 }
+
+const HEAD: &str = "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 3.3\n";
+const CALL: &str = "\n[[call]]\nlabel = \"a\"\nbytes = 100\n";
+
+/// The scenario `HEAD + body + CALL` as loaded, or its error as printed.
+fn load(body: &str) -> Result<simulate::scenario::Scenario, String> {
+    simulate::scenario::load_str(&format!("{HEAD}{body}{CALL}"), Path::new("s.toml"))
+        .map_err(|e| e.to_string())
+}
+
+const DATA: &str = "price data (LiteLLM 1.110.2 and its overlay in src/cache/)";
+
+/// Issue 16 §4: an unknown preset is an error with did-you-mean, and the advice names only
+/// presets that exist. (Before, the advice said "add -1h for the 1-hour cache", and
+/// `gpt-5-1h`, which does not exist, was the name it led to.)
+#[test]
+fn unknown_presets_are_errors_whose_advice_names_only_presets_that_exist() {
+    let generic = "anthropic-5m, anthropic-1h, openai-gpt-4o, openai-gpt-4.1, openai-gpt-5";
+    let examples =
+        "(e.g. claude-sonnet-4-5, claude-sonnet-4-5-1h for its 1-hour cache, gpt-5-codex)";
+    assert_eq!(
+        load("[cache]\npreset = \"gpt-5-1h\"\n").unwrap_err(),
+        format!(
+            "s.toml:5:10: [cache] preset: \"gpt-5-1h\" is not a preset: the {DATA} has no 1-hour cache terms for gpt-5; use preset = \"gpt-5\" (its 5-minute cache), or give read, write, ttl_s and min_tokens yourself"
+        )
+    );
+    assert_eq!(
+        load("[cache]\npreset = \"claude-haiku-4-5-2h\"\n").unwrap_err(),
+        format!(
+            "s.toml:5:10: [cache] preset: unknown preset \"claude-haiku-4-5-2h\"; did you mean \"claude-haiku-4-5-1h\"? give one of {generic}, or a model name or a log's model id from the {DATA} {examples}"
+        )
+    );
+    assert_eq!(
+        load("[cache]\npreset = \"-anything\"\n").unwrap_err(),
+        format!(
+            "s.toml:5:10: [cache] preset: unknown preset \"-anything\"; give one of {generic}, or a model name or a log's model id from the {DATA} {examples}"
+        )
+    );
+    for example in [
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5-1h",
+        "gpt-5-codex",
+        "gpt-5",
+        "claude-haiku-4-5-1h",
+    ] {
+        assert!(
+            simulate::cache::presets::find(example).is_some(),
+            "{example}"
+        );
+    }
+}
+
+/// A log's own model id works as a preset, and with `-1h` as its 1-hour one.
+#[test]
+fn a_logs_model_id_is_a_preset_and_with_1h_its_one_hour_cache() {
+    let five = load("[cache]\npreset = \"claude-sonnet-4-5-20250929\"\n").unwrap();
+    let c = five.cache.unwrap();
+    assert_eq!((c.read, c.write, c.ttl_s), (0.1, 1.25, 300.0));
+    let hour = load("[cache]\npreset = \"claude-sonnet-4-5-20250929-1h\"\n").unwrap();
+    let c = hour.cache.unwrap();
+    assert_eq!((c.read, c.write, c.ttl_s), (0.1, 2.0, 3600.0));
+    // A route's id, whose 1-hour form the data has under another key.
+    let routed = "converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0-1h";
+    let c = load(&format!("[cache]\npreset = \"{routed}\"\n"))
+        .unwrap()
+        .cache
+        .unwrap();
+    assert_eq!((c.write, c.ttl_s, c.min_tokens), (2.0, 3600.0, 4096.0));
+    assert!(
+        c.preset
+            .unwrap()
+            .starts_with("jp.anthropic.claude-haiku-4-5-20251001-v1:0-1h (")
+    );
+}
+
+/// Issue 16 §4: a price or cache key given beside a model or preset is labelled as the
+/// scenario's, not as the list price.
+#[test]
+fn prices_and_cache_keys_given_beside_a_model_are_labelled_as_the_scenarios() {
+    let list = load("[price]\nmodel = \"claude-sonnet-4-5\"\n")
+        .unwrap()
+        .price
+        .unwrap();
+    assert!(
+        list.source.starts_with("claude-sonnet-4-5 list price: "),
+        "{}",
+        list.source
+    );
+    let input = load("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\n")
+        .unwrap()
+        .price
+        .unwrap();
+    assert_eq!((input.input, input.output), (1.0, Some(15.0)));
+    assert_eq!(
+        input.source,
+        format!("input from the scenario file; output: {}", list.source)
+    );
+    let output = load("[price]\nmodel = \"claude-sonnet-4-5\"\noutput = 9.0\n")
+        .unwrap()
+        .price
+        .unwrap();
+    assert_eq!(
+        output.source,
+        format!("output from the scenario file; input: {}", list.source)
+    );
+    let both = load("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\noutput = 2.0\n")
+        .unwrap()
+        .price
+        .unwrap();
+    assert_eq!(both.source, "input and output from the scenario file");
+    let given =
+        load("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\nsource = \"our contract\"\n")
+            .unwrap()
+            .price
+            .unwrap();
+    assert_eq!(given.source, "our contract");
+
+    let plain = load("[cache]\npreset = \"anthropic-5m\"\n")
+        .unwrap()
+        .cache
+        .unwrap();
+    let source = plain.preset.unwrap();
+    let read = load("[cache]\npreset = \"anthropic-5m\"\nread = 0.2\nttl_s = 600\n")
+        .unwrap()
+        .cache
+        .unwrap();
+    assert_eq!((read.read, read.write, read.ttl_s), (0.2, 1.25, 600.0));
+    assert_eq!(
+        read.preset.unwrap(),
+        format!("{source}, with read and ttl_s from the scenario file")
+    );
+}
+
+/// Issue 16 §3: `[price] source` with ESC or U+0001 was accepted and printed raw in the
+/// table; it is text like any label: refused, located, the character escaped.
+#[test]
+fn a_price_source_with_control_characters_is_refused_and_shown_escaped() {
+    assert_eq!(
+        load("[price]\ninput = 3.0\nsource = \"list\\u001b[2J\"\n").unwrap_err(),
+        "s.toml:6:10: [price] source: \"list\\u{1b}[2J\" holds the control character U+001B: remove it (control characters would corrupt the charts, the HTML page and the terminal)"
+    );
+    assert!(
+        load("[price]\ninput = 3.0\nsource = \"a\\u0001\"\n")
+            .unwrap_err()
+            .contains("holds the control character U+0001")
+    );
+}
+
+/// Issue 16 §3: what a scenario file controls reaches the run's table escaped: its name,
+/// its free-text description (carriage returns and line breaks would overwrite or forge
+/// lines) and the `[import] model` the loader does not check.
+#[test]
+fn a_runs_table_escapes_what_the_scenario_file_controls() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s\u{1b}[31m.toml");
+    fs::write(
+        &path,
+        format!(
+            "{}description = \"one\\rtwo\\nthree\"\n[import]\nformat = \"claude-code\"\nfile = \"x\"\nmodel = \"m\\u001b]0;t\\u0007\"\n{CALL}",
+            HEAD
+        ),
+    )
+    .unwrap();
+    let assert = simulate().arg(&path).arg("--no-write").assert().success();
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\r'),
+        "{stdout:?}"
+    );
+    let first: Vec<&str> = stdout.lines().take(2).collect();
+    assert_eq!(
+        first,
+        [
+            "x: one\\rtwo\\nthree",
+            &format!(
+                "  1 call, from {}/s\\u{{1b}}[31m.toml",
+                dir.path().display()
+            )
+        ]
+    );
+    assert!(
+        stdout.contains("  cost             flat, because the log's model \"m\\u{1b}]0;t\\u{7}\" is unknown to the price data"),
+        "{stdout}"
+    );
+}

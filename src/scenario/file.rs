@@ -291,7 +291,7 @@ pub struct PriceFile {
     pub model: Option<Spanned<String>>,
     pub input: Option<Spanned<f64>>,
     pub output: Option<Spanned<f64>>,
-    pub source: Option<String>,
+    pub source: Option<Spanned<String>>,
 }
 
 /// A swept axis: a list of values, or `{ from, to, steps }`.

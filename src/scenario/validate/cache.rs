@@ -10,29 +10,12 @@ use toml::Spanned;
 pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, Located> {
     let span = Some(c.span());
     let c = c.get_ref();
-    // A preset by name, or by a log's model id (`claude-sonnet-4-5-20250929`).
+    // A preset by name, or by a log's model id (`claude-sonnet-4-5-20250929`, with `-1h`
+    // for its 1-hour cache).
     let preset = match &c.preset {
         Some(p) => Some(
-            presets::find(p.get_ref())
-                .or_else(|| presets::for_model(p.get_ref(), false).and_then(presets::find))
-                .ok_or_else(|| {
-                    let nearest = presets::names()
-                        .into_iter()
-                        .map(|n| (strsim::jaro_winkler(p.get_ref(), n), n))
-                        .filter(|(score, _)| *score >= 0.85)
-                        .max_by(|a, b| a.0.total_cmp(&b.0))
-                        .map_or_else(String::new, |(_, n)| format!("did you mean \"{n}\"? "));
-                    ck.err(
-                        Some(p.span()),
-                        "[cache] preset",
-                        format!(
-                            "unknown preset \"{}\"; {nearest}give one of {}, or a model name or a log's model id from the {} (claude-sonnet-4-5, gpt-5-codex, …; add -1h for the 1-hour cache)",
-                            super::shown(p.get_ref()),
-                            presets::generic_names().join(", "),
-                            models::described()
-                        ),
-                    )
-                })?,
+            preset_named(p.get_ref())
+                .map_err(|message| ck.err(Some(p.span()), "[cache] preset", message))?,
         ),
         None => None,
     };
@@ -103,8 +86,77 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
             preset.map(|p| p.min_tokens),
             true,
         )?,
-        preset: preset.map(|p| format!("{} ({})", p.name, p.source)),
+        preset: preset.map(|p| {
+            // Keys given beside the preset are the scenario's: the label says which.
+            let given: Vec<&str> = [
+                ("read", c.read.is_some()),
+                ("write", c.write.is_some()),
+                ("ttl_s", c.ttl_s.is_some()),
+                ("min_tokens", c.min_tokens.is_some()),
+            ]
+            .into_iter()
+            .filter_map(|(key, given)| given.then_some(key))
+            .collect();
+            match given.as_slice() {
+                [] => format!("{} ({})", p.name, p.source),
+                keys => format!(
+                    "{} ({}), with {} from the scenario file",
+                    p.name,
+                    p.source,
+                    crate::cache::models::in_words(keys)
+                ),
+            }
+        }),
     })
+}
+
+/// Presets named in the advice for an unknown one; a unit test checks that each exists.
+const PRESET_EXAMPLES: [&str; 3] = ["claude-sonnet-4-5", "claude-sonnet-4-5-1h", "gpt-5-codex"];
+
+/// The preset `name` names: a preset, a model of the price data or a log's model id, each
+/// with `-1h` for the 1-hour cache where the data has one. Else why not, in words that name
+/// only presets that exist.
+fn preset_named(name: &str) -> Result<&'static presets::Preset, String> {
+    if let Some(p) =
+        presets::find(name).or_else(|| presets::for_model(name, false).and_then(presets::find))
+    {
+        return Ok(p);
+    }
+    if let Some(base) = name.strip_suffix("-1h")
+        && let Some(m) = models::find(base)
+    {
+        return match presets::for_model(base, true) {
+            Some(p) if p.ends_with("-1h") => presets::find(p).ok_or_else(String::new),
+            Some(five) => Err(format!(
+                "\"{}\" is not a preset: the {} has no 1-hour cache terms for {}; use preset = \"{five}\" (its 5-minute cache), or give read, write, ttl_s and min_tokens yourself",
+                super::shown(name),
+                models::described(),
+                m.name
+            )),
+            None => Err(format!(
+                "\"{}\" is not a preset: the {} has no cache terms for {} ({} missing); give read, write, ttl_s and min_tokens yourself",
+                super::shown(name),
+                models::described(),
+                m.name,
+                models::in_words(&m.missing(false))
+            )),
+        };
+    }
+    let nearest = presets::names()
+        .into_iter()
+        .map(|n| (strsim::jaro_winkler(name, n), n))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or_else(String::new, |(_, n)| format!("did you mean \"{n}\"? "));
+    Err(format!(
+        "unknown preset \"{}\"; {nearest}give one of {}, or a model name or a log's model id from the {} (e.g. {}, {} for its 1-hour cache, {})",
+        super::shown(name),
+        presets::generic_names().join(", "),
+        models::described(),
+        PRESET_EXAMPLES[0],
+        PRESET_EXAMPLES[1],
+        PRESET_EXAMPLES[2],
+    ))
 }
 
 pub(super) fn price(ck: &Checker, p: &Spanned<PriceFile>) -> Result<Price, Located> {
@@ -147,10 +199,25 @@ pub(super) fn price(ck: &Checker, p: &Spanned<PriceFile>) -> Result<Price, Locat
         (None, Some(m)) => Some(m.output),
         (None, None) => None,
     };
-    let source = match (&p.source, model) {
-        (Some(s), _) if !s.trim().is_empty() => s.clone(),
-        (_, Some(m)) => format!("{} list price: {}", m.name, m.source),
-        _ => return Err(ck.err(span, "[price] source", "missing key `source`: where the prices come from (e.g. \"list price, 2026-11\"); it is printed beside every dollar figure")),
+    // A blank source is no source; any other is text like a label (no control characters:
+    // it is printed beside every dollar figure).
+    let given = match &p.source {
+        Some(s) if !s.get_ref().trim().is_empty() => Some(ck.label(s, "[price] source")?),
+        _ => None,
+    };
+    let source = match (given, model) {
+        (Some(s), _) => s.to_string(),
+        (None, Some(m)) => {
+            // A price given beside the model is the scenario's, not the list price: say so.
+            let list = format!("{} list price: {}", m.name, m.source);
+            match (p.input.is_some(), p.output.is_some()) {
+                (false, false) => list,
+                (true, false) => format!("input from the scenario file; output: {list}"),
+                (false, true) => format!("output from the scenario file; input: {list}"),
+                (true, true) => "input and output from the scenario file".to_string(),
+            }
+        }
+        (None, None) => return Err(ck.err(span, "[price] source", "missing key `source`: where the prices come from (e.g. \"list price, 2026-11\"); it is printed beside every dollar figure")),
     };
     Ok(Price {
         input,
