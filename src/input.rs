@@ -77,12 +77,27 @@ pub fn open(path: &Path, kind: Kind) -> Result<(File, u64), Error> {
         .map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     let file_type = meta.file_type();
-    let what = if file_type.is_file() {
-        None
-    } else if file_type.is_dir() && kind == Kind::Scenario {
+    let what = if file_type.is_dir() && kind == Kind::Scenario {
         Some(
             "is a directory, not a file: for every scenario in it, run `simulate history DIR --edits EDITS.toml`",
         )
+    } else {
+        not_regular(file_type)
+    };
+    if let Some(what) = what {
+        return Err(Located::new(path.display().to_string(), what).into());
+    }
+    if meta.len() > kind.limit() {
+        return Err(kind.too_big(path, meta.len()));
+    }
+    Ok((file, meta.len()))
+}
+
+/// Why a file of type `file_type` is not read, or None for a regular file: the one rule
+/// for a file named on the command line and for one found in a directory.
+pub fn not_regular(file_type: std::fs::FileType) -> Option<&'static str> {
+    if file_type.is_file() {
+        None
     } else if file_type.is_dir() {
         Some("is a directory, not a file")
     } else if file_type.is_fifo() {
@@ -93,14 +108,7 @@ pub fn open(path: &Path, kind: Kind) -> Result<(File, u64), Error> {
         Some("is a socket, not a regular file")
     } else {
         Some("is not a regular file")
-    };
-    if let Some(what) = what {
-        return Err(Located::new(path.display().to_string(), what).into());
     }
-    if meta.len() > kind.limit() {
-        return Err(kind.too_big(path, meta.len()));
-    }
-    Ok((file, meta.len()))
 }
 
 /// Reads a whole UTF-8 text file through [`open`]. A file that grows past the cap while

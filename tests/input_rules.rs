@@ -408,3 +408,69 @@ fn a_runs_table_escapes_what_the_scenario_file_controls() {
         "{stdout}"
     );
 }
+
+/// `simulate history DIR --edits FILE --format json` with the history's own edits; the
+/// assertion on its exit code is the caller's.
+fn history(dir: &Path) -> assert_cmd::assert::Assert {
+    simulate()
+        .arg("history")
+        .arg(dir)
+        .args(["--edits", "scenarios/history/edits.toml", "--no-write", "--format", "json"])
+        .assert()
+}
+
+/// Issue 16 §3: a history leaves out an entry named `*.toml` that is not a regular file (a
+/// named pipe, a device, a folder, a broken link) and lists each; before, they were left
+/// out without a word (and a FIFO found by a later reader would block it).
+#[test]
+fn a_history_lists_every_entry_it_skips() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("sessions");
+    fs::create_dir(&dir).unwrap();
+    let session = "scenarios/history/sessions/storefront-023606c1.toml";
+    fs::copy(session, dir.join("one.toml")).unwrap();
+    fifo(&dir.join("pipe.toml"));
+    std::os::unix::fs::symlink("/dev/null", dir.join("null.toml")).unwrap();
+    std::os::unix::fs::symlink(root.path().join("gone"), dir.join("gone.toml")).unwrap();
+    fs::create_dir(dir.join("folder.toml")).unwrap();
+    let assert = history(&dir).success();
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(report["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        report["skipped"],
+        serde_json::json!([
+            {"file": "folder.toml", "reason": "is a directory, not a file: the *.toml files in it are read, it is not"},
+            {"file": "gone.toml", "reason": "a broken symbolic link, not read"},
+            {"file": "null.toml", "reason": "is a device, not a regular file, not read"},
+            {"file": "pipe.toml", "reason": "is a named pipe (FIFO), not a regular file: save what it carries to a file first, not read"},
+        ])
+    );
+}
+
+/// Issue 16 §3: one set of input rules. A session file over 8 MiB is refused by a history
+/// as by a single run (before, a history read session files up to 1 GiB).
+#[test]
+fn a_history_reads_sessions_under_the_rules_of_a_single_run() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("sessions");
+    fs::create_dir(&dir).unwrap();
+    let mut text = fs::read_to_string("scenarios/history/sessions/storefront-023606c1.toml").unwrap();
+    while text.len() <= 8 << 20 {
+        text.push_str("# padding to go past the 8 MiB a scenario file may be\n");
+    }
+    let big = dir.join("big.toml");
+    fs::write(&big, &text).unwrap();
+    let size = text.len();
+    let single = simulate().arg(&big).arg("--no-write").assert().code(2);
+    let single = String::from_utf8(single.get_output().stderr.clone()).unwrap();
+    let many = history(&dir).code(2);
+    let many = String::from_utf8(many.get_output().stderr.clone()).unwrap();
+    assert_eq!(many, single);
+    assert_eq!(
+        many,
+        format!(
+            "error: {}: file is {size} bytes; the limit for a scenario file is 8388608 bytes (8 MiB): put a long run in a trace and name it with calls_tsv = \"run.tsv\" (one call a line, up to 1 GiB)\n",
+            big.display()
+        )
+    );
+}

@@ -1,10 +1,14 @@
 //! Finding a history's scenario files and evaluating them, in parallel, one session per task.
 //!
 //! What counts as a session: every `*.toml` under the directory (searched recursively,
-//! following symbolic links, hidden files and directories left out) that is a scenario. A TOML file with neither `[[call]]`
-//! tables nor `calls_tsv` is not a scenario (the edits file, a config file): it is skipped
-//! and listed. A file that looks like a scenario but is broken is an error naming the file:
-//! a history silently missing a session would give a wrong sum.
+//! following symbolic links, hidden files and directories left out) that is a scenario. A
+//! TOML file with neither `[[call]]` tables nor `calls_tsv` is not a scenario (the edits
+//! file, a config file): it is skipped and listed; so is an entry named `*.toml` that is
+//! not a regular file (a named pipe, a device, a socket, a folder, a broken link), never
+//! opened. A session is read under the same rules as `simulate SCENARIO.toml` (a regular
+//! UTF-8 file of at most 8 MiB), and a file that looks like a scenario but is broken or too
+//! large is an error naming the file: a history silently missing a session would give a
+//! wrong sum.
 //!
 //! Sessions are ordered by scenario name, not by file name, and summed in that order, so
 //! the results do not depend on where the files sit or on the thread count; two files
@@ -16,7 +20,7 @@ use super::session::{Session, evaluate_session};
 use super::{Factors, SessionFigures};
 use crate::error::{Error, Located};
 use crate::output::number::grouped;
-use crate::scenario::{Edit, load_quick, read_limited};
+use crate::scenario::{Edit, load_quick, read_scenario_text};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -58,19 +62,47 @@ pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    let is_toml = |path: &Path| {
+        path.extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("toml"))
+    };
     for entry in walk {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(dir).to_path_buf();
-            Error::Unreadable {
-                path,
-                source: e.into(),
+        let entry = match entry {
+            Ok(entry) => entry,
+            // A link named like a session whose target is gone: listed, not fatal.
+            Err(e)
+                if e.path().is_some_and(|p| is_toml(p))
+                    && e.io_error().map(std::io::Error::kind)
+                        == Some(std::io::ErrorKind::NotFound) =>
+            {
+                skipped.push(Skipped {
+                    file: relative(dir, e.path().unwrap_or(dir)),
+                    reason: "a broken symbolic link, not read".into(),
+                });
+                continue;
             }
-        })?;
+            Err(e) => {
+                let path = e.path().unwrap_or(dir).to_path_buf();
+                return Err(Error::Unreadable {
+                    path,
+                    source: e.into(),
+                });
+            }
+        };
         let path = entry.path();
-        let is_toml = path
-            .extension()
-            .is_some_and(|x| x.eq_ignore_ascii_case("toml"));
-        if !entry.file_type().is_file() || !is_toml {
+        if !is_toml(path) || entry.depth() == 0 {
+            continue;
+        }
+        if let Some(why) = crate::input::not_regular(entry.file_type()) {
+            let reason = if entry.file_type().is_dir() {
+                format!("{why}: the *.toml files in it are read, it is not")
+            } else {
+                format!("{why}, not read")
+            };
+            skipped.push(Skipped {
+                file: relative(dir, path),
+                reason,
+            });
             continue;
         }
         if edits.is_some() && std::fs::canonicalize(path).ok() == edits {
@@ -194,7 +226,7 @@ fn one(
     edits_file: &str,
     factors: &Factors,
 ) -> Result<Outcome, Error> {
-    let text = read_limited(path)?;
+    let text = read_scenario_text(path)?;
     let file = relative(dir, path);
     let scenario = match load_quick(&text, path) {
         Ok(s) => s,

@@ -79,10 +79,22 @@ fn check_loadable(out: &Path, traces: &[Trace], texts: &[(String, String)]) -> R
         .par_iter()
         .zip(traces)
         .find_map_first(|((name, text), t)| {
+            // The same rules as reading it back: at most 8 MiB (`crate::input`), then valid.
+            if text.len() as u64 > crate::input::MAX_SCENARIO_BYTES {
+                return Some((
+                    t,
+                    format!(
+                        "its {} requests take {} bytes, more than the {} bytes a scenario file may be",
+                        t.calls.len(),
+                        text.len(),
+                        crate::input::MAX_SCENARIO_BYTES
+                    ),
+                ));
+            }
             let path = out.join(name);
             crate::scenario::load_quick(text, &path)
                 .err()
-                .map(|e| (t, e))
+                .map(|e| (t, e.to_string()))
         });
     match refused {
         None => Ok(()),
@@ -522,5 +534,37 @@ mod tests {
             .map(|(i, id)| unique_id(&mut taken, (*id).to_string(), i))
             .collect();
         assert_eq!(got, ["x", "x#3", "x#3-2", "x#4"]);
+    }
+
+    /// What the importer writes passes the loader's file rules too: a scenario over 8 MiB
+    /// (about 18,000 requests in one trace) would be refused by `simulate FILE` and by a
+    /// history, so the import stops before writing, naming the log.
+    #[test]
+    fn a_scenario_over_the_loaders_cap_is_never_written() {
+        let trace = Trace {
+            file: "big.jsonl".into(),
+            session_id: None,
+            role: TraceRole::Main,
+            part: 1,
+            parent_session: None,
+            agent_id: None,
+            sidechain: None,
+            project: None,
+            calls: vec![call("r".into(), "Read".into(), None, None)],
+            duplicates_removed: 0,
+            malformed: Vec::new(),
+            name: "session".into(),
+        };
+        let text = "x".repeat((8 << 20) + 1);
+        let e = check_loadable(
+            Path::new("out"),
+            std::slice::from_ref(&trace),
+            &[("session.toml".into(), text)],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "big.jsonl: the scenario of this log's main trace (session.toml) would not load, so nothing was written: its 1 requests take 8388609 bytes, more than the 8388608 bytes a scenario file may be"
+        );
     }
 }

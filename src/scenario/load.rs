@@ -70,12 +70,6 @@ pub fn read_scenario_text(path: &Path) -> Result<String, Error> {
     input::read_to_string(path, input::Kind::Scenario)
 }
 
-/// Reads a whole UTF-8 trace file, refusing anything but a regular file of at most
-/// [`MAX_INPUT_BYTES`] (see [`input::read_to_string`]).
-pub fn read_limited(path: &Path) -> Result<String, Error> {
-    input::read_to_string(path, input::Kind::Trace)
-}
-
 /// A TOML syntax or shape error, located, with the nearest valid key for an unknown one.
 fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
     let mut at = e.span().map(|s| line_column(text, s.start));
