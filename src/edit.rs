@@ -36,6 +36,12 @@ pub struct Edited {
     pub base: BaseChange,
     /// Things to report that are not errors: a rule that selected no call.
     pub notes: Vec<String>,
+    /// Beside each note, why, where the trace's names tell (`tool = "bash"` where the
+    /// trace has only `Bash`): for one trace a likely slip; over many sessions, a session
+    /// without the tool is normal, so a history leaves these out.
+    pub why: Vec<Option<String>>,
+    /// Other things to report that are not errors: a trim that had nothing to trim.
+    pub warnings: Vec<String>,
 }
 
 /// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
@@ -62,11 +68,15 @@ pub fn apply(
         run: baseline.clone(),
         base: BaseChange::NONE,
         notes: Vec::new(),
+        why: Vec::new(),
+        warnings: Vec::new(),
+        prefix: String::new(),
     };
     let mut clear = None;
     match action {
         Action::Steps(steps) => {
             for (i, step) in steps.iter().enumerate() {
+                editor.prefix = format!("step {}: ", i + 1);
                 editor.step(step, &mut clear).map_err(|e| EditError {
                     key: format!("step {}: {}", i + 1, e.key),
                     message: e.message,
@@ -80,6 +90,8 @@ pub fn apply(
         clear,
         base: editor.base,
         notes: editor.notes,
+        why: editor.why,
+        warnings: editor.warnings,
     })
 }
 
@@ -91,6 +103,10 @@ struct Editor<'a> {
     run: Run,
     base: BaseChange,
     notes: Vec<String>,
+    why: Vec<Option<String>>,
+    warnings: Vec<String>,
+    /// `step 2: ` while a step of `steps` is applied.
+    prefix: String,
 }
 
 fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
@@ -189,6 +205,11 @@ impl Editor<'_> {
             }
         });
         if selected == 0 {
+            // A name no call has is most likely a slip (`tool = "bash"`): say which the
+            // trace has, and the nearest.
+            let missing = crate::scenario::Names::of(calls).missing(select, "no call");
+            self.why
+                .push((!missing.is_empty()).then(|| missing.join("; ")));
             self.notes.push(format!(
                 "{action}: the selector matches no call in this trace"
             ));
@@ -247,11 +268,13 @@ impl Editor<'_> {
                 ));
             }
             TrimBy::ToBytes(n) => n,
+            // Nothing to trim is not a mistake in the edit: the trim changes nothing.
             TrimBy::Percent(_) if bytes == 0.0 && slot.tokens == 0.0 => {
-                return Err(error(
-                    key,
-                    format!("call `{id}` has an empty result: nothing to trim"),
+                self.warnings.push(format!(
+                    "{}{key}: call `{id}` has an empty result (no bytes, no tokens): the trim changes nothing",
+                    self.prefix
                 ));
+                return Ok(());
             }
             // A percentage scales the whole result, bytes and measured tokens alike.
             TrimBy::Percent(p) => {

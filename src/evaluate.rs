@@ -94,6 +94,9 @@ impl Subject {
     }
 }
 
+/// What applying an edit found: its notes, why each (where known), other warnings.
+type Found = (Vec<String>, Vec<Option<String>>, Vec<String>);
+
 /// The scenario with its edits applied: what the engine compares.
 #[derive(Debug, Clone)]
 pub struct Study<'a> {
@@ -104,8 +107,11 @@ pub struct Study<'a> {
     /// Things the user should know that are not errors (a setting overridden by pinning).
     pub warnings: Vec<String>,
     /// By edit index: the notes of applying it (a rule that selected no call), also in
-    /// `warnings`; kept apart so many sessions can be counted per edit.
+    /// `warnings` (with why, where the trace's names tell); kept apart so many sessions
+    /// can be counted per edit.
     pub edit_notes: Vec<Vec<String>>,
+    /// `warnings` without the notes: what a history counts as warnings of a session.
+    pub other_warnings: Vec<String>,
 }
 
 impl<'a> Study<'a> {
@@ -129,6 +135,8 @@ impl<'a> Study<'a> {
                     clear,
                     base,
                     notes,
+                    why,
+                    warnings,
                 } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms).map_err(|bad| {
                     Error::from(
                         Located::new(scenario.edits_source(), bad.message)
@@ -147,31 +155,44 @@ impl<'a> Study<'a> {
                         clearable,
                         base,
                     },
-                    notes,
+                    (notes, why, warnings),
                 ))
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        let (edited, notes): (Vec<Subject>, Vec<Vec<String>>) = edited.into_iter().unzip();
-        let edit_notes = notes.clone();
-        let warnings = scenario
-            .edits
+        let (edited, found): (Vec<Subject>, Vec<Found>) = edited.into_iter().unzip();
+        let edit_notes: Vec<Vec<String>> = found.iter().map(|(n, _, _)| n.clone()).collect();
+        // The file's own warnings (located, naming their edit), then what applying each
+        // edit found; a history counts the notes apart.
+        let mut warnings: Vec<String> = scenario
+            .warnings
             .iter()
-            .zip(&edited)
-            .zip(notes)
-            .flat_map(|((e, subject), notes)| {
-                let policy = subject.clear.as_ref();
-                policy
-                    .map(|p| clear::overridden_by_pinning(calls, p))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .chain(notes)
-                    .map(move |w| format!("[[edit]] \"{}\": {w}", e.name))
-            })
+            .chain(scenario.edits.iter().flat_map(|e| &e.warnings))
+            .cloned()
             .collect();
+        let mut other_warnings = warnings.clone();
+        for ((e, subject), (notes, why, found)) in scenario.edits.iter().zip(&edited).zip(found) {
+            let named = |w: &str| format!("[[edit]] \"{}\": {w}", e.name);
+            let pinning = subject
+                .clear
+                .as_ref()
+                .map(|p| clear::overridden_by_pinning(calls, p))
+                .unwrap_or_default();
+            for w in pinning.iter().chain(&found) {
+                warnings.push(named(w));
+                other_warnings.push(named(w));
+            }
+            for (note, why) in notes.iter().zip(why) {
+                warnings.push(match why {
+                    Some(why) => named(&format!("{note}: {why}")),
+                    None => named(note),
+                });
+            }
+        }
         Ok(Study {
             scenario,
             warnings,
             edit_notes,
+            other_warnings,
             baseline: Subject {
                 name: "baseline".into(),
                 run: baseline,

@@ -95,7 +95,8 @@ fn history(
         return Err(no_sessions(&c.dir, skipped));
     };
     let sweep = evaluated.sweep.finish(&c.factors, &aggregate);
-    let report = HistoryReport::new(
+    let unmatched = unmatched_selectors(edits, &evaluated.names, evaluated.sessions.len());
+    let mut report = HistoryReport::new(
         name,
         &c.dir.display().to_string(),
         edits_file,
@@ -104,6 +105,7 @@ fn history(
         evaluated.sessions,
         std::mem::take(skipped),
     );
+    report.warnings.splice(0..0, unmatched);
     let files = match dir {
         Some(mut dir) => {
             dir.write("summary.csv", |w| history::csv::write_summary(w, &report))?;
@@ -134,6 +136,28 @@ fn print(
         Format::Table => history::table::write(out, report, files),
     }
     .map_err(Error::Print)
+}
+
+/// A selector naming a tool or kind that no session has: a slip (`tool = "bash"`), which
+/// would otherwise save nothing in every session without a word; one warning each, with
+/// the names the sessions have and the nearest.
+fn unmatched_selectors(
+    edits: &[scenario::Edit],
+    names: &scenario::Names,
+    sessions: usize,
+) -> Vec<history::report::WarningCount> {
+    let mut out = Vec::new();
+    for e in edits {
+        for (rule, select) in e.action.selectors() {
+            for why in names.missing(select, "no session") {
+                out.push(history::report::WarningCount {
+                    warning: format!("[[edit]] \"{}\": {rule}: {why}", e.name),
+                    sessions,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// "no scenario files under DIR", with what was skipped.

@@ -415,7 +415,13 @@ fn history(dir: &Path) -> assert_cmd::assert::Assert {
     simulate()
         .arg("history")
         .arg(dir)
-        .args(["--edits", "scenarios/history/edits.toml", "--no-write", "--format", "json"])
+        .args([
+            "--edits",
+            "scenarios/history/edits.toml",
+            "--no-write",
+            "--format",
+            "json",
+        ])
         .assert()
 }
 
@@ -454,7 +460,8 @@ fn a_history_reads_sessions_under_the_rules_of_a_single_run() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("sessions");
     fs::create_dir(&dir).unwrap();
-    let mut text = fs::read_to_string("scenarios/history/sessions/storefront-023606c1.toml").unwrap();
+    let mut text =
+        fs::read_to_string("scenarios/history/sessions/storefront-023606c1.toml").unwrap();
     while text.len() <= 8 << 20 {
         text.push_str("# padding to go past the 8 MiB a scenario file may be\n");
     }
@@ -472,5 +479,109 @@ fn a_history_reads_sessions_under_the_rules_of_a_single_run() {
             "error: {}: file is {size} bytes; the limit for a scenario file is 8388608 bytes (8 MiB): put a long run in a trace and name it with calls_tsv = \"run.tsv\" (one call a line, up to 1 GiB)\n",
             big.display()
         )
+    );
+}
+
+/// Issue 16 §4: unit slips are legal but almost surely wrong; each is a warning that names
+/// the key and the value probably meant (before, each passed without a word).
+#[test]
+fn unit_slips_are_warnings_that_name_the_value_meant() {
+    let text = "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 0.3\n[cache]\nread = 10\nwrite = 125\nttl_s = 300\nmin_tokens = 0\n[[call]]\nlabel = \"a\"\nbytes = 100\n[[edit]]\nname = \"trim a\"\ntrim = { call = \"a\", by_percent = 0.5 }\n[[edit]]\nname = \"halve tools\"\ntrim = { select = { kind = \"tool\" }, by_percent = 0.25 }\n";
+    let s = simulate::scenario::load_str(text, Path::new("s.toml")).unwrap();
+    assert_eq!(
+        s.warnings,
+        [
+            "s.toml:3:19: bytes_per_token: bytes_per_token = 0.3 means more tokens than bytes, which text does not have (about 2.5 to 4.5 bytes a token; the default is 3.3): for tokens per byte, write bytes_per_token = 3.33 (1 ÷ 0.3)",
+            "s.toml:5:8: [cache] read: read = 10 makes a token read from the cache cost 10 times a plain input token: read is a multiple of the input price (0.1 is a tenth, 1.25 a quarter more), not a percent; did you mean read = 0.1?",
+            "s.toml:6:9: [cache] write: write = 125 makes a token written to the cache cost 125 times a plain input token: write is a multiple of the input price (0.1 is a tenth, 1.25 a quarter more), not a percent; did you mean write = 1.25?",
+        ]
+    );
+    assert_eq!(
+        s.edits[0].warnings,
+        [
+            "s.toml:14:35: [[edit]] \"trim a\": trim.by_percent: by_percent = 0.5 takes 0.5 % off, not 50 %: by_percent is a percentage, not a share of 1 (for 50 %, write by_percent = 50)"
+        ]
+    );
+    assert_eq!(
+        s.edits[1].warnings,
+        [
+            "s.toml:17:51: [[edit]] \"halve tools\": trim.by_percent: by_percent = 0.25 takes 0.25 % off, not 25 %: by_percent is a percentage, not a share of 1 (for 25 %, write by_percent = 25)"
+        ]
+    );
+    // They reach the run's warnings, the file's first.
+    let study = simulate::evaluate::Study::new(&s).unwrap();
+    assert_eq!(study.warnings.len(), 5);
+    assert_eq!(study.warnings[0], s.warnings[0]);
+    assert_eq!(study.warnings[4], s.edits[1].warnings[0]);
+    // Values as meant give none.
+    let meant = "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 3.3\n[cache]\nread = 0.1\nwrite = 2\nttl_s = 300\nmin_tokens = 0\n[[call]]\nlabel = \"a\"\nbytes = 100\n[[edit]]\nname = \"trim a\"\ntrim = { call = \"a\", by_percent = 1 }\n";
+    let s = simulate::scenario::load_str(meant, Path::new("s.toml")).unwrap();
+    assert!(s.warnings.is_empty() && s.edits[0].warnings.is_empty());
+}
+
+/// Issue 16 §4: a `trim by_percent` of a call with an empty result trims nothing: a
+/// warning, not an error (before: exit 2, "has an empty result: nothing to trim").
+#[test]
+fn a_percent_trim_of_an_empty_result_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    fs::write(
+        &path,
+        format!("{HEAD}[[call]]\nlabel = \"e\"\nbytes = 0\n{CALL}[[edit]]\nname = \"trim e\"\nsteps = [{{ drop = {{ call = \"x\" }} }}, {{ trim = {{ call = \"e\", by_percent = 50 }} }}]\n[[call]]\nid = \"x\"\nlabel = \"x\"\nbytes = 5\n"),
+    )
+    .unwrap();
+    let assert = simulate()
+        .arg(&path)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success();
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([
+            "[[edit]] \"trim e\": step 2: trim.by_percent: call `e` has an empty result (no bytes, no tokens): the trim changes nothing"
+        ])
+    );
+}
+
+/// Issue 16 §4: a mistyped selector (`tool = "bash"`) saved nothing in every session,
+/// silently; a run names the trace's tools and the nearest, and a history says it once
+/// when no session has the name (a session without the tool is normal, and not said).
+#[test]
+fn a_mistyped_selector_names_the_tools_there_with_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let edits = dir.path().join("edits.toml");
+    fs::write(
+        &edits,
+        "[[edit]]\nname = \"cap shell\"\ncap = { select = { tool = \"bash\" }, max_bytes = 8000 }\n[[edit]]\nname = \"cap real shell\"\ncap = { select = { tool = \"Bash\" }, max_bytes = 8000 }\n",
+    )
+    .unwrap();
+    let assert = simulate()
+        .arg("scenarios/history/sessions/storefront-023606c1.toml")
+        .arg("--edits")
+        .arg(&edits)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success();
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([
+            "[[edit]] \"cap shell\": cap: the selector matches no call in this trace: no call has tool \"bash\" (did you mean \"Bash\"?); tools there: Bash, Edit, Grep, Read"
+        ])
+    );
+    let assert = simulate()
+        .args(["history", "scenarios/history", "--edits"])
+        .arg(&edits)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success();
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([{
+            "warning": "[[edit]] \"cap shell\": cap: no session has tool \"bash\" (did you mean \"Bash\"?); tools there: Bash, Edit, Grep, Read, WebSearch, mcp__github__get_issue, mcp__github__get_pull_request_diff, mcp__github__list_issues, mcp__github__list_pull_requests",
+            "sessions": 12
+        }])
     );
 }

@@ -137,7 +137,9 @@ fn a_rule_that_selects_nothing_is_reported_not_an_error() {
     let study = Study::new(&s).unwrap();
     assert_eq!(
         study.warnings,
-        vec!["[[edit]] \"cap grep\": cap: the selector matches no call in this trace"]
+        vec![
+            "[[edit]] \"cap grep\": cap: the selector matches no call in this trace: no call has tool \"Grep\"; tools there: Bash, Read, WebSearch"
+        ]
     );
     assert_eq!(nominal(&s).edits[0].saving.saved, 0.0);
 }

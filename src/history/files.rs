@@ -20,7 +20,7 @@ use super::session::{Session, evaluate_session};
 use super::{Factors, SessionFigures};
 use crate::error::{Error, Located};
 use crate::output::number::grouped;
-use crate::scenario::{Edit, load_quick, read_scenario_text};
+use crate::scenario::{Edit, Names, load_quick, read_scenario_text};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -129,10 +129,12 @@ pub struct Evaluated {
     pub sessions: Vec<SessionFigures>,
     pub sweep: SweepSums,
     pub skipped: Vec<Skipped>,
+    /// The tools and kinds of every session's calls, to tell a mistyped selector.
+    pub names: Names,
 }
 
 enum Outcome {
-    Session(Box<Session>),
+    Session(Box<Session>, Names),
     Skipped(Skipped),
 }
 
@@ -168,6 +170,7 @@ pub fn evaluate_all(
     let mut progress = Progress::new(progress, files.len());
     let mut sessions: Vec<Session> = Vec::with_capacity(files.len());
     let mut skipped = Vec::new();
+    let mut names = Names::default();
     for chunk in files.chunks(CHUNK) {
         let outcomes: Vec<Result<Outcome, Error>> = chunk
             .par_iter()
@@ -175,7 +178,10 @@ pub fn evaluate_all(
             .collect();
         for outcome in outcomes {
             match outcome {
-                Ok(Outcome::Session(s)) => sessions.push(*s),
+                Ok(Outcome::Session(s, n)) => {
+                    sessions.push(*s);
+                    names.extend(n);
+                }
                 Ok(Outcome::Skipped(s)) => skipped.push(s),
                 Err(e) => {
                     progress.finish();
@@ -216,6 +222,7 @@ pub fn evaluate_all(
         sessions: figures,
         sweep,
         skipped,
+        names,
     })
 }
 
@@ -237,10 +244,12 @@ fn one(
             };
         }
     };
+    let names = Names::of(&scenario.calls);
     let scenario = scenario.with_edits(edits.to_vec(), edits_file);
-    Ok(Outcome::Session(Box::new(evaluate_session(
-        &scenario, &file, factors,
-    )?)))
+    Ok(Outcome::Session(
+        Box::new(evaluate_session(&scenario, &file, factors)?),
+        names,
+    ))
 }
 
 /// Why `text` is not a scenario at all, if it is valid TOML without `[[call]]` tables or

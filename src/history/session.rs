@@ -135,13 +135,8 @@ pub fn evaluate_session(
             selected_nothing: study.edit_notes.get(i).cloned().unwrap_or_default(),
         })
         .collect();
-    let notes: Vec<&String> = study.edit_notes.iter().flatten().collect();
-    let warnings = study
-        .warnings
-        .iter()
-        .filter(|w| !notes.iter().any(|n| w.ends_with(n.as_str())))
-        .cloned()
-        .collect();
+    // A rule that selects nothing is counted per edit, not as a warning.
+    let warnings = study.other_warnings.clone();
 
     // The sweep's closed forms, reusing the nominal replay's clearings: for a run whose
     // clearings do not move with B or ρ they are the same at every point (as

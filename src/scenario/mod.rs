@@ -11,6 +11,7 @@ mod load;
 mod messages;
 mod quick;
 mod tsv;
+mod unmatched;
 mod validate;
 
 use compact_str::CompactString;
@@ -21,6 +22,7 @@ pub use fitted::{Fitted, FittedChanges, write_fitted};
 pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_scenario_text};
 pub use quick::load_quick;
 pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
+pub use unmatched::Names;
 pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
 
 /// One logical model request of the baseline run.
@@ -547,6 +549,8 @@ pub struct Edit {
     pub line_column: Option<(usize, usize)>,
     /// Line and column of each key that names a call (`trim.call`, `step 2: merge.calls`).
     pub key_line_columns: Vec<(String, (usize, usize))>,
+    /// Values legal but almost surely a slip (`by_percent = 0.5`), located in its file.
+    pub warnings: Vec<String>,
 }
 
 impl Edit {
@@ -619,6 +623,9 @@ pub struct Scenario {
     pub import: Option<ImportInfo>,
     /// The edits file the edits came from (`--edits FILE`), instead of the scenario.
     pub edits_file: Option<String>,
+    /// Values legal but almost surely a slip (`bytes_per_token = 0.3`, `[cache] read =
+    /// 10`), and calls given ids of their own, located in the file; the edits' are theirs.
+    pub warnings: Vec<String>,
 }
 
 impl Scenario {

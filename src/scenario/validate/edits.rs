@@ -51,6 +51,7 @@ pub(super) fn edits(ck: &Checker, raw: Vec<Spanned<EditFile>>) -> Result<Vec<Edi
             ));
         }
         let mut spans = Spans::default();
+        let warned = ck.warnings.borrow().len();
         let action = edit_action(ck, &place, span.clone(), &mut e, &mut spans)?;
         // Calls are checked when the edit is applied (crate::evaluate::Study), which can
         // point here.
@@ -60,6 +61,7 @@ pub(super) fn edits(ck: &Checker, raw: Vec<Spanned<EditFile>>) -> Result<Vec<Edi
             action,
             line_column: Some(at(&span)),
             key_line_columns: spans.0.iter().map(|(k, s)| (k.clone(), at(s))).collect(),
+            warnings: ck.warnings_since(warned),
         });
     }
     Ok(edits)
@@ -232,6 +234,7 @@ fn one_action(
         if let Some(v) = &t.by_percent {
             spans.add(format!("{prefix}trim.by_percent"), v.span());
             let p = ck.positive(v, &at("trim.by_percent"))?;
+            super::slips::percent(ck, v.span(), &at("trim.by_percent"), p);
             if p > 100.0 {
                 return Err(ck.err(
                     Some(v.span()),

@@ -10,6 +10,7 @@ mod calls;
 mod clearing;
 mod edits;
 mod rules;
+mod slips;
 mod sweep;
 mod terms;
 
@@ -46,16 +47,42 @@ pub(super) fn shown(s: &str) -> String {
     crate::printable::printable(&cut).into_owned()
 }
 
-/// Where errors point: the file's name and text.
+/// Where errors point: the file's name and text; and the warnings found on the way.
 struct Checker<'a> {
     file: String,
     text: &'a str,
+    /// Values that are legal but almost surely a slip (a percent for a multiplier), located
+    /// as errors are: `file:line:column: place: message`.
+    warnings: std::cell::RefCell<Vec<String>>,
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
+    fn new(path: &Path, text: &'a str) -> Self {
+        Checker {
+            file: path.display().to_string(),
+            text,
+            warnings: std::cell::RefCell::default(),
+        }
+    }
+
     fn err(&self, span: Option<Range<usize>>, place: &str, message: impl Into<String>) -> Located {
         let at = span.map(|s| line_column(self.text, s.start));
         Located::new(&self.file, message).at(at).place(place)
+    }
+
+    /// Records a warning at `span`.
+    fn warn(&self, span: Range<usize>, place: &str, message: impl Into<String>) {
+        let w = self.err(Some(span), place, message).to_string();
+        self.warnings.borrow_mut().push(w);
+    }
+
+    /// The warnings recorded since there were `from`.
+    fn warnings_since(&self, from: usize) -> Vec<String> {
+        self.warnings
+            .borrow()
+            .get(from..)
+            .unwrap_or_default()
+            .to_vec()
     }
 
     /// One of the assumptions, in its range.
@@ -193,10 +220,7 @@ fn show(x: f64) -> String {
 
 /// Checks a parsed scenario file; `path` is where it was read from.
 pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, Error> {
-    let ck = Checker {
-        file: path.display().to_string(),
-        text,
-    };
+    let ck = Checker::new(path, text);
     let top = Some(0..0);
     let name = match &raw.name {
         Some(n) => scenario_name(&ck, n)?,
@@ -207,7 +231,11 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         None => return Err(ck.err(top, "base_tokens", "missing key `base_tokens`: the tokens every call reads (system prompt, tools), e.g. base_tokens = 30000").into()),
     };
     let bytes_per_token = match &raw.bytes_per_token {
-        Some(v) => ck.assumption(v, "bytes_per_token", Assumption::BytesPerToken)?,
+        Some(v) => {
+            let rho = ck.assumption(v, "bytes_per_token", Assumption::BytesPerToken)?;
+            slips::bytes_per_token(&ck, v.span(), rho);
+            rho
+        }
         None => return Err(ck.err(top, "bytes_per_token", "missing key `bytes_per_token`: bytes per estimated token, e.g. bytes_per_token = 3.3").into()),
     };
     let retry_rate = match &raw.retry_rate {
@@ -276,7 +304,9 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         .as_ref()
         .map(|s| sweep::sweep(&ck, s))
         .transpose()?;
+    let before_edits = ck.warnings.borrow().len();
     let edits = edits::edits(&ck, raw.edit)?;
+    let after_edits = ck.warnings.borrow().len();
     let source = |v: &Option<Spanned<String>>, key: &str| {
         v.as_ref()
             .map(|v| ck.label(v, key).map(str::to_string))
@@ -294,7 +324,18 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         .transpose()?;
     let mut inputs = vec![path.to_path_buf()];
     inputs.extend(raw.calls_tsv.as_ref().map(|tsv| calls::tsv_path(tsv, path)));
+    // The edits' warnings go with each edit (an edits file can replace them); the rest
+    // are the scenario's.
+    let warnings = {
+        let all = ck.warnings.borrow();
+        all[..before_edits]
+            .iter()
+            .chain(&all[after_edits..])
+            .cloned()
+            .collect()
+    };
     Ok(Scenario {
+        warnings,
         inputs,
         name,
         description,
@@ -316,10 +357,7 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
 
 /// Checks an edits file's `[[edit]]` tables; `path` is where it was read from.
 pub fn edits(raw: EditsFile, text: &str, path: &Path) -> Result<Vec<Edit>, Located> {
-    let ck = Checker {
-        file: path.display().to_string(),
-        text,
-    };
+    let ck = Checker::new(path, text);
     if raw.edit.is_empty() {
         return Err(ck.err(
             Some(0..0),

@@ -152,6 +152,7 @@ pub(super) fn trim_selected(
         ));
     };
     let p = ck.positive(v, &format!("{place}.by_percent"))?;
+    super::slips::percent(ck, v.span(), &format!("{place}.by_percent"), p);
     if p > 100.0 {
         return Err(ck.err(
             Some(v.span()),

@@ -1,0 +1,65 @@
+//! Values that are legal but almost surely a slip: a percent written as a share, a share
+//! written as a percent, tokens per byte for bytes per token. Each changes the answer
+//! without a word, so each is a warning (printed with the report, counted by a history)
+//! that names the key, says what the value means and gives the value probably meant.
+
+use super::{Checker, show};
+use std::ops::Range;
+
+/// The highest cache write multiplier a provider charges is 2 (Anthropic's 1-hour cache);
+/// above this, `write` is taken for a percent.
+pub(super) const MAX_WRITE: f64 = 4.0;
+
+/// `by_percent` under 1: a share of 1 written where a percent is wanted.
+pub(super) fn percent(ck: &Checker, span: Range<usize>, place: &str, p: f64) {
+    if p < 1.0 {
+        let meant = show(p * 100.0);
+        ck.warn(
+            span,
+            place,
+            format!(
+                "by_percent = {} takes {} % off, not {meant} %: by_percent is a percentage, not a share of 1 (for {meant} %, write by_percent = {meant})",
+                show(p),
+                show(p)
+            ),
+        );
+    }
+}
+
+/// `bytes_per_token` under 1: text never has more tokens than bytes.
+pub(super) fn bytes_per_token(ck: &Checker, span: Range<usize>, rho: f64) {
+    if rho < 1.0 {
+        ck.warn(
+            span,
+            "bytes_per_token",
+            format!(
+                "bytes_per_token = {} means more tokens than bytes, which text does not have (about 2.5 to 4.5 bytes a token; the default is 3.3): for tokens per byte, write bytes_per_token = {:.2} (1 ÷ {})",
+                show(rho),
+                1.0 / rho,
+                show(rho)
+            ),
+        );
+    }
+}
+
+/// A `[cache]` multiplier above `max`: a percent written where a multiple of the input
+/// price is wanted.
+pub(super) fn multiplier(ck: &Checker, span: Range<usize>, key: &str, x: f64, max: f64) {
+    if x > max {
+        let what = if key == "read" {
+            "a token read from the cache"
+        } else {
+            "a token written to the cache"
+        };
+        ck.warn(
+            span,
+            &format!("[cache] {key}"),
+            format!(
+                "{key} = {} makes {what} cost {} times a plain input token: {key} is a multiple of the input price (0.1 is a tenth, 1.25 a quarter more), not a percent; did you mean {key} = {}?",
+                show(x),
+                show(x),
+                show(x / 100.0)
+            ),
+        );
+    }
+}
