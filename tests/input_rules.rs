@@ -585,3 +585,32 @@ fn a_mistyped_selector_names_the_tools_there_with_did_you_mean() {
         }])
     );
 }
+
+/// Issue 16 §4: two `[[call]]` tables with the same label and no id get ids of their own
+/// (`label-2`, the first number free), with a warning, instead of an error; ids given
+/// still may not clash.
+#[test]
+fn calls_with_one_label_and_no_id_get_ids_of_their_own() {
+    let text = format!(
+        "{HEAD}[[call]]\nlabel = \"cat a.md\"\nbytes = 1\n[[call]]\nid = \"cat a.md-2\"\nlabel = \"x\"\nbytes = 2\n[[call]]\nlabel = \"cat a.md\"\nbytes = 3\n[[edit]]\nname = \"drop the re-read\"\ndrop = {{ call = \"cat a.md-3\" }}\n"
+    );
+    let s = simulate::scenario::load_str(&text, Path::new("s.toml")).unwrap();
+    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["cat a.md", "cat a.md-2", "cat a.md-3"]);
+    assert_eq!(
+        s.warnings,
+        ["s.toml:11:1: [[call]] #3: has no id and the label `cat a.md` of call #1: its id is `cat a.md-3` (edits name calls by id; give it an `id` to choose)"]
+    );
+    let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["cat a.md", "x", "cat a.md"]);
+    let study = simulate::evaluate::Study::new(&s).unwrap();
+    assert_eq!(study.edited[0].run.len(), 2);
+    // Two ids given alike stay an error.
+    let clash = format!("{HEAD}[[call]]\nid = \"a\"\nbytes = 1\n[[call]]\nid = \"a\"\nbytes = 2\n");
+    assert_eq!(
+        simulate::scenario::load_str(&clash, Path::new("s.toml"))
+            .unwrap_err()
+            .to_string(),
+        "s.toml:7:1: [[call]] #2: duplicate call id `a` (call #1 has it too); give one of them a unique `id`"
+    );
+}

@@ -213,6 +213,10 @@ fn measured(
 }
 
 /// Unique ids, default and contiguous segments.
+///
+/// Ids given are the ids: two alike are an error. A call without one takes its label;
+/// where that is taken (two `cat a.md` calls), it gets `label-2`, `label-3`, … (the first
+/// number free), with a warning saying so, since edits name calls by id.
 pub(super) fn finish_calls(
     ck: &Checker,
     mut calls: Vec<Call>,
@@ -222,12 +226,14 @@ pub(super) fn finish_calls(
         return Ok(calls); // TSV calls: ids are their distinct numbers, one segment
     }
     let span_of = |i: usize| raw.get(i).map(|c| c.span());
-    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(calls.len());
-    for (i, c) in calls.iter().enumerate() {
-        if let Some(first) = seen.insert(&c.id, i) {
+    let given = |i: usize| raw.get(i).is_some_and(|c| c.get_ref().id.is_some());
+    let mut seen: HashMap<String, usize> = HashMap::with_capacity(calls.len());
+    for (i, c) in calls.iter().enumerate().filter(|(i, _)| given(*i)) {
+        if let Some(first) = seen.insert(c.id.to_string(), i) {
+            let (first, again) = (first.min(i), first.max(i));
             return Err(ck.err(
-                span_of(i),
-                &format!("[[call]] #{}", i + 1),
+                span_of(again),
+                &format!("[[call]] #{}", again + 1),
                 format!(
                     "duplicate call id `{}` (call #{} has it too); give one of them a unique `id`",
                     c.id,
@@ -235,6 +241,32 @@ pub(super) fn finish_calls(
                 ),
             ));
         }
+    }
+    for (i, c) in calls.iter_mut().enumerate() {
+        if given(i) {
+            continue;
+        }
+        let Some(&other) = seen.get(c.id.as_str()) else {
+            seen.insert(c.id.to_string(), i);
+            continue;
+        };
+        let own = (2..)
+            .map(|n| format!("{}-{n}", c.id))
+            .find(|id| !seen.contains_key(id))
+            .unwrap_or_default();
+        if let Some(span) = span_of(i) {
+            ck.warn(
+                span,
+                &format!("[[call]] #{}", i + 1),
+                format!(
+                    "has no id and the label `{}` of call #{}: its id is `{own}` (edits name calls by id; give it an `id` to choose)",
+                    super::shown(&c.id),
+                    other + 1
+                ),
+            );
+        }
+        c.id = own.as_str().into();
+        seen.insert(own, i);
     }
     let mut previous: Option<u64> = None;
     let mut finished: HashMap<u64, usize> = HashMap::new();
