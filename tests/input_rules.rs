@@ -599,7 +599,9 @@ fn calls_with_one_label_and_no_id_get_ids_of_their_own() {
     assert_eq!(ids, ["cat a.md", "cat a.md-2", "cat a.md-3"]);
     assert_eq!(
         s.warnings,
-        ["s.toml:11:1: [[call]] #3: has no id and the label `cat a.md` of call #1: its id is `cat a.md-3` (edits name calls by id; give it an `id` to choose)"]
+        [
+            "s.toml:11:1: [[call]] #3: has no id and the label `cat a.md` of call #1: its id is `cat a.md-3` (edits name calls by id; give it an `id` to choose)"
+        ]
     );
     let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(labels, ["cat a.md", "x", "cat a.md"]);

@@ -19,6 +19,30 @@ pub fn plain(message: &str, text: &str, start: Option<usize>) -> String {
             None => "a key is given twice in one table: keep one of them".into(),
         };
     }
+    // A number beyond what the parser can hold: say which key, the number, and the range.
+    let quoted = |key: &Option<Key>| match key {
+        Some(Key::Value(k)) | Some(Key::Header(k)) => format!("`{k}` = "),
+        None => String::new(),
+    };
+    if message.starts_with("floating-point number overflowed") {
+        let literal = start.map_or("this number", |s| literal_at(text, s));
+        return format!(
+            "{}{literal} is out of range: a number in a scenario is at most 1e15 in size",
+            quoted(&key)
+        );
+    }
+    if let Some((found, wanted)) = invalid_type(message)
+        && let Some(literal) = found
+            .strip_prefix("integer `")
+            .and_then(|f| f.strip_suffix("` as i128"))
+    {
+        let range = if wanted_in_toml(wanted) == "a whole number" {
+            "a whole number here is at most 9223372036854775807"
+        } else {
+            "a number in a scenario is at most 1e15 in size"
+        };
+        return format!("{}{literal} is out of range: {range}", quoted(&key));
+    }
     if let Some((found, wanted)) = invalid_type(message) {
         if let Some(Key::Header(k)) = &key
             && found == "map"
@@ -66,6 +90,15 @@ pub fn plain(message: &str, text: &str, start: Option<usize>) -> String {
         );
     }
     message.to_string()
+}
+
+/// The number written at `start`: up to the next space, comma, bracket, brace or comment.
+fn literal_at(text: &str, start: usize) -> &str {
+    let rest = text.get(start..).unwrap_or("");
+    let end = rest
+        .find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#'))
+        .unwrap_or(rest.len());
+    &rest[..end]
 }
 
 /// The key a value or table header at `start` belongs to.
@@ -277,5 +310,36 @@ mod tests {
         assert_eq!(m, "`bytes` is given twice in this table: keep one of them");
         let m = plain("duplicate key", text, text.rfind("6"));
         assert_eq!(m, "`bytes` is given twice in this table: keep one of them");
+    }
+
+    /// Issue 16 §4: numbers beyond what the parser holds named Rust's `as i128` or gave a
+    /// float overflow without its key; both name the key, the number and the range.
+    #[test]
+    fn numbers_out_of_range_name_the_key_the_number_and_the_range() {
+        let text = "bytes = 99999999999999999999\nsegment = 99999999999999999999\n";
+        let m = plain(
+            "invalid type: integer `99999999999999999999` as i128, expected f64",
+            text,
+            at(text, "9"),
+        );
+        assert_eq!(
+            m,
+            "`bytes` = 99999999999999999999 is out of range: a number in a scenario is at most 1e15 in size"
+        );
+        let m = plain(
+            "invalid type: integer `99999999999999999999` as i128, expected i64",
+            text,
+            text.rfind("99999999999999999999"),
+        );
+        assert_eq!(
+            m,
+            "`segment` = 99999999999999999999 is out of range: a whole number here is at most 9223372036854775807"
+        );
+        let text = "trim = { call = \"a\", by_bytes = -1e999 }\n";
+        let m = plain("floating-point number overflowed", text, at(text, "-1e999"));
+        assert_eq!(
+            m,
+            "`by_bytes` = -1e999 is out of range: a number in a scenario is at most 1e15 in size"
+        );
     }
 }
