@@ -616,3 +616,34 @@ fn calls_with_one_label_and_no_id_get_ids_of_their_own() {
         "s.toml:7:1: [[call]] #2: duplicate call id `a` (call #1 has it too); give one of them a unique `id`"
     );
 }
+
+/// Issue 16 §4: a trace given to the main command got a TOML parse error ("key with no
+/// value"); it says what the file is and the two ways to use it.
+#[test]
+fn a_trace_given_as_a_scenario_says_it_is_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("run.tsv", "# number\tlabel\tbytes\n1\tcat a.md\t3000\n2\tls\t200\n"),
+        ("seed.txt", "1\tcat a.md\t3000\n1\tcat b.md\t100\n2\tls\t200\n"),
+    ] {
+        let path = dir.path().join(name);
+        fs::write(&path, text).unwrap();
+        let assert = simulate().arg(&path).assert().code(2);
+        let p = path.display();
+        assert_eq!(
+            String::from_utf8(assert.get_output().stderr.clone()).unwrap(),
+            format!(
+                "error: {p}: this is a trace (number<TAB>label<TAB>bytes a line), not a scenario (TOML): print its ledger with `simulate ledger {p}`, or compare edits on it from a scenario that names it, calls_tsv = \"{p}\"\n"
+            )
+        );
+    }
+    // Broken TOML is still a TOML error.
+    let path = dir.path().join("s.toml");
+    fs::write(&path, "name = \n").unwrap();
+    let assert = simulate().arg(&path).assert().code(2);
+    assert!(
+        String::from_utf8(assert.get_output().stderr.clone())
+            .unwrap()
+            .contains("s.toml:1:8: ")
+    );
+}

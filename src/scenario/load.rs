@@ -28,7 +28,18 @@ pub fn load(path: &Path) -> Result<Scenario, Error> {
 /// `calls_tsv`, which is relative to the scenario file).
 pub fn load_str(text: &str, path: &Path) -> Result<Scenario, Error> {
     let file_name = path.display().to_string();
-    let raw: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(&file_name, text, &e))?;
+    let raw: ScenarioFile = toml::from_str(text).map_err(|e| {
+        // A trace given where a scenario is wanted: say what it is and where it goes.
+        if looks_like_trace(text) {
+            return Error::from(Located::new(
+                &file_name,
+                format!(
+                    "this is a trace (number<TAB>label<TAB>bytes a line), not a scenario (TOML): print its ledger with `simulate ledger {file_name}`, or compare edits on it from a scenario that names it, calls_tsv = \"{file_name}\""
+                ),
+            ));
+        }
+        toml_error(&file_name, text, &e)
+    })?;
     // An edits file given as the scenario: say so rather than "missing key `name`".
     if raw.name.is_none() && raw.call.is_empty() && raw.calls_tsv.is_none() && !raw.edit.is_empty()
     {
@@ -68,6 +79,28 @@ pub fn load_edits(path: &Path) -> Result<Vec<Edit>, Error> {
 /// Reads a scenario's (or edits file's) text: a regular UTF-8 file of at most 8 MiB.
 pub fn read_scenario_text(path: &Path) -> Result<String, Error> {
     input::read_to_string(path, input::Kind::Scenario)
+}
+
+/// Whether `text`, which is not TOML, reads as a `calls_tsv` trace: its first line that is
+/// neither blank nor a `#` comment has a call number, a tab, and another tab after it
+/// (a `# number<TAB>label…` header counts too).
+fn looks_like_trace(text: &str) -> bool {
+    let mut lines = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let Some(first) = lines
+        .find(|l| !l.starts_with('#') || l.trim_start_matches(['#', ' ']).starts_with("number\t"))
+    else {
+        return false;
+    };
+    if first.starts_with('#') {
+        return true;
+    }
+    let mut fields = first.split('\t');
+    let number = fields.next().unwrap_or("");
+    !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && fields.count() >= 2
 }
 
 /// A TOML syntax or shape error, located, with the nearest valid key for an unknown one.
