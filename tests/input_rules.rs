@@ -623,8 +623,14 @@ fn calls_with_one_label_and_no_id_get_ids_of_their_own() {
 fn a_trace_given_as_a_scenario_says_it_is_a_trace() {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in [
-        ("run.tsv", "# number\tlabel\tbytes\n1\tcat a.md\t3000\n2\tls\t200\n"),
-        ("seed.txt", "1\tcat a.md\t3000\n1\tcat b.md\t100\n2\tls\t200\n"),
+        (
+            "run.tsv",
+            "# number\tlabel\tbytes\n1\tcat a.md\t3000\n2\tls\t200\n",
+        ),
+        (
+            "seed.txt",
+            "1\tcat a.md\t3000\n1\tcat b.md\t100\n2\tls\t200\n",
+        ),
     ] {
         let path = dir.path().join(name);
         fs::write(&path, text).unwrap();
@@ -646,4 +652,54 @@ fn a_trace_given_as_a_scenario_says_it_is_a_trace() {
             .unwrap()
             .contains("s.toml:1:8: ")
     );
+}
+
+/// Issue 16 §4: a seed-format trace whose call number comes back after other calls is read
+/// as the seed reads it, by `simulate ledger` (which streams until it meets the repeat,
+/// then reads the trace whole) and by a scenario's `calls_tsv` alike.
+#[test]
+fn a_seed_trace_with_a_number_that_comes_back_is_summed_as_the_seed_sums_it() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("seed.tsv"),
+        "1\tcat a.md\t3000\n2\tls\t200\n1\tcat b.md\t100\n3\tmake\t50\n",
+    )
+    .unwrap();
+    let assert = simulate()
+        .arg("ledger")
+        .arg(dir.path().join("seed.tsv"))
+        .args(["--format", "json", "--base", "1000", "--bpt", "1"])
+        .assert()
+        .success();
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let rows: Vec<(String, String, f64)> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["call"].as_str().unwrap().to_string(),
+                r["label"].as_str().unwrap().to_string(),
+                r["bytes"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("1".to_string(), "cat a.md+cat b.md".to_string(), 3100.0),
+            ("2".to_string(), "ls".to_string(), 200.0),
+            ("3".to_string(), "make".to_string(), 50.0),
+        ]
+    );
+    // 1,000 + 4,100 + 4,300 = 9,400.
+    assert_eq!(report["total_tokens"], 9400.0);
+    fs::write(
+        dir.path().join("s.toml"),
+        "name = \"seed\"\nbase_tokens = 1000\nbytes_per_token = 1\ncalls_tsv = \"seed.tsv\"\n",
+    )
+    .unwrap();
+    let s = simulate::scenario::load(&dir.path().join("s.toml")).unwrap();
+    let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["cat a.md+cat b.md", "ls", "make"]);
 }

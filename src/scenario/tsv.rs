@@ -3,10 +3,10 @@
 //!
 //! Lines with the same number are one call (one shell command that reads several files is
 //! one call): bytes, tokens and output tokens are summed, labels joined with `+` in file
-//! order, and kind, segment, gap and pinning must agree. The lines of one call must be
-//! adjacent: a number that comes back later is reported, not silently merged, because it
-//! usually means two traces were pasted together. Calls are ordered by number (a trace
-//! whose calls are out of order but each call's lines adjacent is sorted). Blank lines and
+//! order, and kind, segment, gap and pinning must agree, wherever the lines stand (as the
+//! seed's own script sums them). Calls are ordered by number. Reading streams while the
+//! lines of each call are adjacent and the numbers rise (the usual trace); a trace out of
+//! order, or with a number that comes back after others, is read whole and sorted. Blank lines and
 //! `#` comments are skipped; a UTF-8 byte-order mark is accepted; any other malformed
 //! line is an error naming the line and the column of the bad field.
 //!
@@ -26,7 +26,7 @@ use crate::input;
 use columns::Columns;
 use compact_str::CompactString;
 use group::Group;
-pub use group::Segments;
+pub use group::{Given, Segments};
 use lines::Lines;
 use std::fs::File;
 use std::io::{self, Read};
@@ -60,6 +60,8 @@ pub struct TsvCall {
     pub line: usize,
     /// The segment its lines give, with the line and column where it is given.
     pub segment: Option<(u64, (usize, usize))>,
+    /// Where its lines give its kind, gap and pinning.
+    pub given: Given,
     /// The call; its `segment` is set by [`Segments::assign`] once the order is known.
     pub call: Call,
 }
@@ -305,19 +307,22 @@ impl Default for TsvCall {
             number: 0,
             line: 0,
             segment: None,
+            given: Given::default(),
             call: blank_call(),
         }
     }
 }
 
-/// Where a call was read, for ordering and messages.
+/// Where a call was read, for ordering, joining and messages.
 struct Key {
     number: u64,
     line: usize,
     segment: Option<(u64, (usize, usize))>,
+    given: Given,
 }
 
-/// Every call of `reader` in call order, with segments assigned.
+/// Every call of `reader` in call order, with segments assigned; calls with one number
+/// read apart are joined.
 fn collect<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
     let file = reader.file().to_string();
     let mut calls = Vec::new();
@@ -343,6 +348,7 @@ fn collect<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
             number: current.number,
             line: current.line,
             segment: current.segment,
+            given: current.given,
         });
         calls.push(std::mem::replace(&mut current.call, blank_call()));
     }
@@ -355,17 +361,32 @@ fn collect<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
             None => Ok(calls),
         };
     }
-    // The sort is stable, so two calls with one number stay in file order for the message.
-    let mut both: Vec<(Key, Call)> = keys.into_iter().zip(calls).collect();
-    both.sort_by_key(|(k, _)| k.number);
-    if let Some(w) = both.windows(2).find(|w| w[0].0.number == w[1].0.number) {
-        return Err(repeated(&file, &w[0].0, &w[1].0).into());
+    // The sort is stable, so calls with one number stay in file order and join so.
+    let mut read: Vec<TsvCall> = keys
+        .into_iter()
+        .zip(calls)
+        .map(|(k, call)| TsvCall {
+            number: k.number,
+            line: k.line,
+            segment: k.segment,
+            given: k.given,
+            call,
+        })
+        .collect();
+    read.sort_by_key(|c| c.number);
+    let mut joined: Vec<TsvCall> = Vec::with_capacity(read.len());
+    for c in read {
+        match joined.last_mut() {
+            Some(last) if last.number == c.number => group::absorb(last, c, &file)?,
+            _ => joined.push(c),
+        }
     }
     let mut segments = Segments::default();
-    both.into_iter()
-        .map(|(k, mut call)| {
-            segments.assign(k.number, k.segment, &mut call, &file)?;
-            Ok(call)
+    joined
+        .into_iter()
+        .map(|mut c| {
+            segments.assign(c.number, c.segment, &mut c.call, &file)?;
+            Ok(c.call)
         })
         .collect()
 }
@@ -375,17 +396,6 @@ fn no_calls(file: &str) -> Located {
         file,
         "the trace has no calls (expected lines of number<TAB>label<TAB>bytes)",
     )
-}
-
-fn repeated(file: &str, first: &Key, again: &Key) -> Located {
-    Located::new(
-        file,
-        format!(
-            "call number {} comes again after other calls (first on line {}); the lines of one call must be adjacent",
-            again.number, first.line
-        ),
-    )
-    .at(Some((again.line, 1)))
 }
 
 #[cfg(test)]

@@ -126,6 +126,11 @@ impl Group {
         out.number = self.number;
         out.line = self.line;
         out.segment = self.segment;
+        out.given = Given {
+            kind: self.kind.as_ref().map(|(_, line)| *line),
+            gap_s: self.gap_s.map(|(_, line)| line),
+            pinned: self.pinned.map(|(_, line)| line),
+        };
         let c = &mut out.call;
         c.id = std::mem::take(&mut self.id);
         c.label = std::mem::take(&mut self.label);
@@ -145,6 +150,96 @@ impl Group {
         c.gap_s = self.gap_s.map_or(0.0, |(g, _)| g);
         c.measured = self.measured;
     }
+}
+
+/// The lines on which a call's lines give its kind, gap and pinning (None: not given, a
+/// default stands), so calls with one number read apart can still be joined and checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Given {
+    pub kind: Option<usize>,
+    pub gap_s: Option<usize>,
+    pub pinned: Option<usize>,
+}
+
+/// Joins `next` into `call`, two calls with one number read apart (the seed's format sums
+/// lines with one number wherever they stand): bytes, tokens and output tokens summed,
+/// labels joined with `+` in file order; kind, segment, gap and pinning given by both
+/// must agree, given by one stand.
+///
+/// Errors: a field both give differently, located at `next`'s line.
+pub(super) fn absorb(call: &mut TsvCall, next: TsvCall, file: &str) -> Result<(), Located> {
+    let differs = |key: &str, here: String, there: String, first: usize| {
+        Located::new(
+            file,
+            format!(
+                "{key} {here} differs from {there} on line {first}; the lines of one call must agree on {key}"
+            ),
+        )
+        .at(Some((next.line, 1)))
+        .place(format!("call {}", next.number))
+    };
+    let (c, n) = (&mut call.call, &next.call);
+    match (call.given.kind, next.given.kind) {
+        (Some(first), Some(_)) if c.kind != n.kind => {
+            return Err(differs(
+                "kind",
+                format!("`{}`", n.kind),
+                format!("`{}`", c.kind),
+                first,
+            ));
+        }
+        (None, Some(line)) => {
+            c.kind = Arc::clone(&n.kind);
+            call.given.kind = Some(line);
+        }
+        _ => {}
+    }
+    match (call.given.gap_s, next.given.gap_s) {
+        (Some(first), Some(_)) if c.gap_s != n.gap_s => {
+            return Err(differs(
+                "gap_s",
+                n.gap_s.to_string(),
+                c.gap_s.to_string(),
+                first,
+            ));
+        }
+        (None, Some(line)) => {
+            c.gap_s = n.gap_s;
+            call.given.gap_s = Some(line);
+        }
+        _ => {}
+    }
+    match (call.given.pinned, next.given.pinned) {
+        (Some(first), Some(_)) if c.pinned != n.pinned => {
+            return Err(differs(
+                "pinned",
+                n.pinned.to_string(),
+                c.pinned.to_string(),
+                first,
+            ));
+        }
+        (None, Some(line)) => {
+            c.pinned = n.pinned;
+            call.given.pinned = Some(line);
+        }
+        // Neither gives it: the default follows the kind, as for one call.
+        (None, None) => c.pinned = &*c.kind == "web_search",
+        _ => {}
+    }
+    match (call.segment, next.segment) {
+        (Some((s, (first, _))), Some((t, _))) if s != t => {
+            return Err(differs("segment", t.to_string(), s.to_string(), first));
+        }
+        (None, Some(given)) => call.segment = Some(given),
+        _ => {}
+    }
+    c.label.push('+');
+    c.label.push_str(&n.label);
+    c.bytes += n.bytes;
+    c.tokens += n.tokens;
+    c.output_tokens += n.output_tokens;
+    c.measured |= n.measured;
+    Ok(())
 }
 
 /// Gives calls their segments in call order (docs/model.md §2: the previous call's when not

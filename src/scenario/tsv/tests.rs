@@ -155,15 +155,36 @@ fn segments_must_be_contiguous() {
     );
 }
 
+/// Issue 16 §4: the seed's own script sums lines with one call number wherever they stand
+/// and orders calls by number; a number that came back after other calls was refused.
 #[test]
-fn a_number_that_comes_back_is_reported_not_merged() {
-    let e = error("1\ta\t5\n2\tb\t5\n1\tc\t5\n");
-    assert_eq!(e.line_column, Some((3, 1)));
-    assert!(
-        e.message
-            .contains("call number 1 comes again after other calls (first on line 1)"),
-        "{}",
-        e.message
+fn a_number_that_comes_back_joins_its_call_as_in_the_seed() {
+    let c = calls("1\ta\t5\n2\tb\t5\n1\tc\t7\n3\td\t1\n2\te\t2\n");
+    assert_eq!(
+        summary(&c),
+        vec![("1", "a+c", 12.0), ("2", "b+e", 7.0), ("3", "d", 1.0)]
+    );
+    // Fields one line gives and the other leaves out stand; the pinning default follows
+    // the kind given.
+    let text = "# number\tlabel\tbytes\ttokens\toutput_tokens\tkind\tsegment\tgap_s\n1\ta\t5\t\t\t\t1\t\n2\tb\t5\n1\tc\t5\t10\t3\tweb_search\t\t4\n";
+    let c = calls(text);
+    assert_eq!(
+        (
+            &*c[0].kind,
+            c[0].pinned,
+            c[0].tokens,
+            c[0].output_tokens,
+            c[0].gap_s,
+            c[0].segment
+        ),
+        ("web_search", true, 10.0, 3.0, 4.0, 1)
+    );
+    assert!(c[0].measured);
+    // Fields both give must agree, wherever the lines stand.
+    let e = error("# number\tlabel\tbytes\tkind\n1\ta\t5\ttool\n2\tb\t5\n1\tc\t5\tweb_search\n");
+    assert_eq!(
+        e.to_string(),
+        "t.tsv:4:1: call 1: kind `web_search` differs from `tool` on line 2; the lines of one call must agree on kind"
     );
 }
 
