@@ -40,6 +40,21 @@ pub struct Clearings {
     pub events: Vec<Event>,
     /// Placeholder size in bytes.
     pub placeholder_bytes: f64,
+    /// Calls before which a trigger fired and no clearing followed (the trigger stays
+    /// armed): so "never fired" is said only of a policy that never fired.
+    pub idle: Idle,
+}
+
+/// A policy's triggers that fired without a clearing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Idle {
+    /// Firings with nothing to clear: every clearable result standing was kept, or none
+    /// stood.
+    pub nothing_to_clear: usize,
+    /// Firings whose clearing would have freed less than `clear_at_least_tokens`.
+    pub too_little: usize,
+    /// The first such call (0-based) and the triggers that fired there.
+    pub first: Option<(usize, Vec<&'static str>)>,
 }
 
 impl Clearings {
@@ -49,6 +64,7 @@ impl Clearings {
             cleared_before: vec![NEVER; calls],
             events: Vec::new(),
             placeholder_bytes: 0.0,
+            idle: Idle::default(),
         }
     }
 }
@@ -126,6 +142,7 @@ pub fn replay(
         cleared_before: vec![NEVER; n],
         events: Vec::new(),
         placeholder_bytes: policy.placeholder_bytes,
+        idle: Idle::default(),
     };
     // Clearable results in context, in order, with running sums of their sizes so a
     // clearing's freed tokens and bytes are differences, not rescans.
@@ -202,6 +219,13 @@ pub fn replay(
                     context -= freed;
                     head = end;
                     completed_since_clearing = 0;
+                } else {
+                    if count == 0 {
+                        out.idle.nothing_to_clear += 1;
+                    } else {
+                        out.idle.too_little += 1;
+                    }
+                    out.idle.first.get_or_insert((i, triggers));
                 }
             }
         }

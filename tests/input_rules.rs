@@ -703,3 +703,49 @@ fn a_seed_trace_with_a_number_that_comes_back_is_summed_as_the_seed_sums_it() {
     let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(labels, ["cat a.md+cat b.md", "ls", "make"]);
 }
+
+/// Issue 16 §4: a clearing whose trigger fired but found nothing worth clearing was
+/// reported as "never fired"; it says it fired, where first, and why nothing was cleared.
+#[test]
+fn a_clearing_that_fired_with_nothing_to_clear_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    let calls = "[[call]]\nlabel = \"a\"\nbytes = 1000\n[[call]]\nlabel = \"b\"\nbytes = 1000\n[[call]]\nlabel = \"c\"\nbytes = 1000\n";
+    fs::write(
+        &path,
+        format!(
+            "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 1\n{calls}[[edit]]\nname = \"keep all\"\nclear = {{ above_context_tokens = 1500, keep_results = 5 }}\n[[edit]]\nname = \"too little\"\nclear = {{ above_context_tokens = 1500, clear_at_least_tokens = 100000 }}\n[[edit]]\nname = \"never\"\nclear = {{ above_context_tokens = 100000 }}\n"
+        ),
+    )
+    .unwrap();
+    let assert = simulate().arg(&path).arg("--no-write").assert().success();
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let start = stdout.find("Clearings (at the nominal point):").unwrap();
+    let lines: Vec<&str> = stdout[start..].lines().skip(1).take(3).collect();
+    let mut lines = lines;
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "  keep all: fired before 2 calls (first before call 2: above_context_tokens), but never cleared: each time every clearable result was kept, or none stood",
+            "  never: never fired on this trace",
+            "  too little: fired before 2 calls (first before call 2: above_context_tokens), but never cleared: each clearing would have freed less than clear_at_least_tokens",
+        ]
+    );
+    let assert = simulate()
+        .arg(&path)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success();
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let keep = report["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "keep all")
+        .unwrap();
+    assert_eq!(
+        keep["idle"],
+        serde_json::json!({"firings": 2, "nothing_to_clear": 2, "too_little": 0, "first_before_call": 2, "first_triggers": ["above_context_tokens"]})
+    );
+}

@@ -3,7 +3,7 @@
 
 use crate::output::number::{decimal, grouped, percent, plural};
 use crate::printable::{self, printable};
-use crate::report::{EditReport, MeasureReport, Report, SweepReport};
+use crate::report::{EditReport, IdleReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -328,6 +328,31 @@ fn width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 
+/// `fired before 3 calls (first before call 12: above_context_tokens), but never cleared:
+/// each time every clearable result was kept, or none stood`.
+fn never_cleared(idle: &IdleReport) -> String {
+    let first = match idle.first_before_call {
+        Some(call) => format!(
+            " (first before call {call}: {})",
+            idle.first_triggers.join(", ")
+        ),
+        None => String::new(),
+    };
+    let why = match (idle.nothing_to_clear, idle.too_little) {
+        (_, 0) => "each time every clearable result was kept, or none stood".to_string(),
+        (0, _) => "each clearing would have freed less than clear_at_least_tokens".to_string(),
+        (n, t) => format!(
+            "{} with nothing to clear, {} where the clearing would have freed less than clear_at_least_tokens",
+            plural(n, "time", "times"),
+            plural(t, "time", "times")
+        ),
+    };
+    format!(
+        "fired before {}{first}, but never cleared: {why}",
+        plural(idle.firings, "call", "calls")
+    )
+}
+
 fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     let clearing: Vec<&EditReport> = r.edits.iter().filter(|e| e.events.is_some()).collect();
     if clearing.is_empty() {
@@ -337,7 +362,10 @@ fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     for e in clearing {
         let events = e.events.as_deref().unwrap_or_default();
         if events.is_empty() {
-            writeln!(out, "  {}: never fired on this trace", e.name)?;
+            match e.idle.as_ref().filter(|i| i.firings > 0) {
+                Some(idle) => writeln!(out, "  {}: {}", e.name, never_cleared(idle))?,
+                None => writeln!(out, "  {}: never fired on this trace", e.name)?,
+            }
             continue;
         }
         let freed: f64 = events.iter().map(|v| v.freed_tokens).sum();

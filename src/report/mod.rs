@@ -72,6 +72,21 @@ pub struct EventReport {
     pub triggers: Vec<&'static str>,
 }
 
+/// A clearing policy's triggers that fired without a clearing (the trigger stays armed).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct IdleReport {
+    /// Calls before which a trigger fired and nothing was cleared.
+    pub firings: usize,
+    /// Of those, with nothing to clear: every clearable result standing was kept, or none
+    /// stood.
+    pub nothing_to_clear: usize,
+    /// Of those, where the clearing would have freed less than `clear_at_least_tokens`.
+    pub too_little: usize,
+    /// 1-based call before which the first of them happened, and its triggers.
+    pub first_before_call: Option<usize>,
+    pub first_triggers: Vec<&'static str>,
+}
+
 /// One edit's figures against the baseline.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EditReport {
@@ -95,6 +110,8 @@ pub struct EditReport {
     pub dollars_saved: Option<f64>,
     /// Clearing events; null for an edit without a clearing policy.
     pub events: Option<Vec<EventReport>>,
+    /// Triggers that fired without a clearing; null for an edit without a clearing policy.
+    pub idle: Option<IdleReport>,
 }
 
 /// The whole comparison at the nominal point.
@@ -229,6 +246,20 @@ fn events(study: &Study, o: &Outcome) -> Vec<EventReport> {
         .collect()
 }
 
+fn idle(o: &Outcome) -> IdleReport {
+    let idle = &o.clearings.idle;
+    IdleReport {
+        firings: idle.nothing_to_clear + idle.too_little,
+        nothing_to_clear: idle.nothing_to_clear,
+        too_little: idle.too_little,
+        first_before_call: idle.first.as_ref().map(|(i, _)| i + 1),
+        first_triggers: idle
+            .first
+            .as_ref()
+            .map_or_else(Vec::new, |(_, t)| t.clone()),
+    }
+}
+
 impl Report {
     /// Builds the report of `study` evaluated at its nominal point, with its sweep.
     pub fn new(
@@ -262,6 +293,7 @@ impl Report {
                     dollars: o.dollars,
                     dollars_saved: base.dollars.zip(o.dollars).map(|(b, e)| b - e),
                     events: study.edited[i].clear.as_ref().map(|_| events(study, o)),
+                    idle: study.edited[i].clear.as_ref().map(|_| idle(o)),
                 }
             })
             .collect();
