@@ -749,3 +749,43 @@ fn a_clearing_that_fired_with_nothing_to_clear_says_so() {
         serde_json::json!({"firings": 2, "nothing_to_clear": 2, "too_little": 0, "first_before_call": 2, "first_triggers": ["above_context_tokens"]})
     );
 }
+
+/// Issue 16 §4: at extreme sizes every saving is within 1e-9 of the reread total and
+/// counts as 0; the answer said "a and b tie for the largest saving: 0 est. tokens". It
+/// says no edit saves anything, and how small a change cannot be told from none.
+#[test]
+fn no_measurable_saving_is_said_as_such_not_as_a_tie() {
+    let answer = |text: &str| {
+        let s = simulate::scenario::load_str(text, Path::new("s.toml")).unwrap();
+        let study = simulate::evaluate::Study::new(&s).unwrap();
+        let at = simulate::ledger::Assumptions {
+            base_tokens: s.base_tokens,
+            bytes_per_token: s.bytes_per_token,
+        };
+        let nominal = simulate::evaluate::evaluate(&study, study.nominal(at));
+        let sources = simulate::report::Sources::of(&s, false, false);
+        simulate::report::Report::new(&study, &nominal, sources, None).answer
+    };
+    let calls = "[[call]]\nlabel = \"a\"\nbytes = 1000\n[[call]]\nlabel = \"b\"\nbytes = 10\n[[call]]\nlabel = \"c\"\nbytes = 1\n";
+    let trims = "[[edit]]\nname = \"trim a\"\ntrim = { call = \"a\", by_bytes = 500 }\n[[edit]]\nname = \"trim b\"\ntrim = { call = \"b\", by_bytes = 5 }\n";
+    assert_eq!(
+        answer(&format!(
+            "name = \"x\"\nbase_tokens = 1e15\nbytes_per_token = 1\n{calls}{trims}"
+        )),
+        "No edit saves anything: a saving within 1e-9 of the reread total (3,000,000,000,002,010 est. tokens) counts as 0, so a change smaller than about 3,000,000 est. tokens cannot be told from none."
+    );
+    // At ordinary sizes the same edits save, and the answer says who saves the most.
+    assert_eq!(
+        answer(&format!(
+            "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 1\n{calls}{trims}"
+        )),
+        "trim a saves the most: 1,000 est. tokens, 20.0 % of the reread total (0.60 average calls)."
+    );
+    let nothing = "[[edit]]\nname = \"nothing\"\ncap = { select = { tool = \"X\" }, max_bytes = 5 }\n[[edit]]\nname = \"adds\"\nbase = { by_tokens = -5 }\n";
+    assert_eq!(
+        answer(&format!(
+            "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 1\n{calls}{nothing}"
+        )),
+        "No edit saves anything (nothing saves 0; the others add to the reread total): every saving is 0 est. tokens or less."
+    );
+}

@@ -318,7 +318,7 @@ impl Report {
             cost: base.cost,
             dollars: base.dollars,
         };
-        let answer = answer(&edits, s.cache.is_some(), sweep.as_ref());
+        let answer = answer(&edits, &baseline, s.cache.is_some(), sweep.as_ref());
         Report {
             scenario: s.name.clone(),
             description: s.description.clone(),
@@ -348,7 +348,12 @@ impl Report {
 }
 
 /// The answer first: who saves the most, by how much, and whether that survives the sweep.
-fn answer(edits: &[EditReport], cached: bool, sweep: Option<&SweepReport>) -> String {
+fn answer(
+    edits: &[EditReport],
+    baseline: &BaselineReport,
+    cached: bool,
+    sweep: Option<&SweepReport>,
+) -> String {
     let Some(best) = edits.first() else {
         return "No edits to compare: add [[edit]] tables to the scenario.".into();
     };
@@ -357,13 +362,38 @@ fn answer(edits: &[EditReport], cached: bool, sweep: Option<&SweepReport>) -> St
         .filter(|e| e.rank == 1)
         .map(|e| e.name.as_str())
         .collect();
-    let who = who_saves_most(&tied);
-    let mut text = format!(
-        "{who}: {} est. tokens, {} of the reread total ({} average calls).",
-        grouped(best.saved_tokens, 0),
-        percent(best.saved_pct),
-        grouped(best.equivalent_calls, 2)
-    );
+    // The best saving is 0: nothing to rank first. (A saving within 1e-9 of the reread
+    // total counts as 0: at extreme sizes a real but tiny change cannot be told from the
+    // rounding of the total.)
+    let mut text = if best.saved_tokens == 0.0 {
+        let who = match tied.as_slice() {
+            [one] if edits.len() == 1 => format!("{one} saves nothing"),
+            _ if tied.len() == edits.len() => "No edit saves anything".to_string(),
+            _ => format!(
+                "No edit saves anything ({} {} 0; the others add to the reread total)",
+                models::in_words(&tied),
+                if tied.len() == 1 { "saves" } else { "save" }
+            ),
+        };
+        let floor = baseline.total_tokens * crate::rank::TIE_TOLERANCE;
+        if floor >= 0.5 {
+            format!(
+                "{who}: a saving within 1e-9 of the reread total ({} est. tokens) counts as 0, so a change smaller than about {} est. tokens cannot be told from none.",
+                grouped(baseline.total_tokens, 0),
+                grouped(floor, 0)
+            )
+        } else {
+            format!("{who}: every saving is 0 est. tokens or less.")
+        }
+    } else {
+        format!(
+            "{}: {} est. tokens, {} of the reread total ({} average calls).",
+            who_saves_most(&tied),
+            grouped(best.saved_tokens, 0),
+            percent(best.saved_pct),
+            grouped(best.equivalent_calls, 2)
+        )
+    };
     if cached {
         match edits.iter().find(|e| e.cost_rank == 1) {
             Some(c) if c.rank == 1 && best.cost_rank == 1 => {
