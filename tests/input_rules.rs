@@ -12,15 +12,26 @@ use support::simulate;
 
 const REGRESSIONS: &str = "tests/fixtures/import/regressions";
 
-/// Imports `file` as `format` into `out` (exit 0) and returns stdout.
-fn import(format: &str, file: &Path, out: &Path) -> String {
+/// Imports `path` (a log or a folder of them) as `format` into `out` (exit 0) and
+/// returns stdout and stderr.
+fn import(format: &str, path: &Path, out: &Path) -> (String, String) {
     let assert = simulate()
         .args(["import", format, "--out"])
         .arg(out)
-        .arg(file)
+        .arg(path)
         .assert()
         .success();
-    String::from_utf8(assert.get_output().stdout.clone()).unwrap()
+    let text = |b: &Vec<u8>| String::from_utf8(b.clone()).unwrap();
+    (
+        text(&assert.get_output().stdout),
+        text(&assert.get_output().stderr),
+    )
+}
+
+/// What `command` prints as JSON, exit 0.
+fn json(command: &mut assert_cmd::Command) -> Value {
+    let assert = command.assert().success();
+    serde_json::from_slice(&assert.get_output().stdout).unwrap()
 }
 
 /// Every scenario in `dir` runs (exit 0); returns how many there are.
@@ -72,15 +83,14 @@ fn ids_with_control_characters_make_scenarios_that_load_and_a_history_that_runs(
         "[[edit]]\nname = \"cap\"\ncap = { select = { tool = \"Bash\" }, max_bytes = 10 }\n",
     )
     .unwrap();
-    let assert = simulate()
-        .arg("history")
-        .arg(&claude)
-        .arg("--edits")
-        .arg(&edits)
-        .args(["--no-write", "--format", "json"])
-        .assert()
-        .success();
-    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let report = json(
+        simulate()
+            .arg("history")
+            .arg(&claude)
+            .arg("--edits")
+            .arg(&edits)
+            .args(["--no-write", "--format", "json"]),
+    );
     assert_eq!(report["sessions"].as_array().unwrap().len(), 2);
 }
 
@@ -139,14 +149,7 @@ fn an_unreadable_file_among_good_ones_is_listed_and_the_rest_imported() {
     fs::copy(MAIN, logs.join("good.jsonl")).unwrap();
     fifo(&logs.join("pipe.jsonl"));
     let out = root.path().join("out");
-    let assert = simulate()
-        .args(["import", "claude-code"])
-        .arg(&logs)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let (stdout, _) = import("claude-code", &logs, &out);
     let pipe = logs.join("pipe.jsonl").display().to_string();
     assert!(
         stdout.contains(&format!(
@@ -156,14 +159,13 @@ fn an_unreadable_file_among_good_ones_is_listed_and_the_rest_imported() {
     );
     assert_eq!(support::names(&out).len(), 3);
     // JSON lists it too.
-    let assert = simulate()
-        .args(["import", "claude-code", "--force", "--format", "json"])
-        .arg(&logs)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let report = json(
+        simulate()
+            .args(["import", "claude-code", "--force", "--format", "json"])
+            .arg(&logs)
+            .arg("--out")
+            .arg(&out),
+    );
     assert_eq!(
         report["unreadable_files"],
         serde_json::json!([{"file": pipe, "reason": "is a named pipe (FIFO), not a regular file: save what it carries to a file first"}])
@@ -196,15 +198,7 @@ fn file_names_with_escapes_and_line_breaks_are_printed_escaped() {
     fs::copy(MAIN, logs.join("a\u{1b}[31mred\nforged.jsonl")).unwrap();
     fs::write(logs.join("b\u{1b}]0;title\u{7}.jsonl"), "").unwrap();
     let out = root.path().join("out");
-    let assert = simulate()
-        .args(["import", "claude-code"])
-        .arg(&logs)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
-    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    let (stdout, stderr) = import("claude-code", &logs, &out);
     for text in [&stdout, &stderr] {
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{7}'),
@@ -311,6 +305,7 @@ fn prices_and_cache_keys_given_beside_a_model_are_labelled_as_the_scenarios() {
         "{}",
         list.source
     );
+    let source = |body: &str| load(body).unwrap().price.unwrap().source;
     let input = load("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\n")
         .unwrap()
         .price
@@ -320,25 +315,18 @@ fn prices_and_cache_keys_given_beside_a_model_are_labelled_as_the_scenarios() {
         input.source,
         format!("input from the scenario file; output: {}", list.source)
     );
-    let output = load("[price]\nmodel = \"claude-sonnet-4-5\"\noutput = 9.0\n")
-        .unwrap()
-        .price
-        .unwrap();
     assert_eq!(
-        output.source,
+        source("[price]\nmodel = \"claude-sonnet-4-5\"\noutput = 9.0\n"),
         format!("output from the scenario file; input: {}", list.source)
     );
-    let both = load("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\noutput = 2.0\n")
-        .unwrap()
-        .price
-        .unwrap();
-    assert_eq!(both.source, "input and output from the scenario file");
-    let given =
-        load("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\nsource = \"our contract\"\n")
-            .unwrap()
-            .price
-            .unwrap();
-    assert_eq!(given.source, "our contract");
+    assert_eq!(
+        source("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\noutput = 2.0\n"),
+        "input and output from the scenario file"
+    );
+    assert_eq!(
+        source("[price]\nmodel = \"claude-sonnet-4-5\"\ninput = 1.0\nsource = \"our contract\"\n"),
+        "our contract"
+    );
 
     let plain = load("[cache]\npreset = \"anthropic-5m\"\n")
         .unwrap()
@@ -530,12 +518,11 @@ fn a_percent_trim_of_an_empty_result_is_a_warning() {
         format!("{HEAD}[[call]]\nlabel = \"e\"\nbytes = 0\n{CALL}[[edit]]\nname = \"trim e\"\nsteps = [{{ drop = {{ call = \"x\" }} }}, {{ trim = {{ call = \"e\", by_percent = 50 }} }}]\n[[call]]\nid = \"x\"\nlabel = \"x\"\nbytes = 5\n"),
     )
     .unwrap();
-    let assert = simulate()
-        .arg(&path)
-        .args(["--no-write", "--format", "json"])
-        .assert()
-        .success();
-    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let report = json(
+        simulate()
+            .arg(&path)
+            .args(["--no-write", "--format", "json"]),
+    );
     assert_eq!(
         report["warnings"],
         serde_json::json!([
@@ -556,27 +543,25 @@ fn a_mistyped_selector_names_the_tools_there_with_did_you_mean() {
         "[[edit]]\nname = \"cap shell\"\ncap = { select = { tool = \"bash\" }, max_bytes = 8000 }\n[[edit]]\nname = \"cap real shell\"\ncap = { select = { tool = \"Bash\" }, max_bytes = 8000 }\n",
     )
     .unwrap();
-    let assert = simulate()
-        .arg("scenarios/history/sessions/storefront-023606c1.toml")
-        .arg("--edits")
-        .arg(&edits)
-        .args(["--no-write", "--format", "json"])
-        .assert()
-        .success();
-    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let report = json(
+        simulate()
+            .arg("scenarios/history/sessions/storefront-023606c1.toml")
+            .arg("--edits")
+            .arg(&edits)
+            .args(["--no-write", "--format", "json"]),
+    );
     assert_eq!(
         report["warnings"],
         serde_json::json!([
             "[[edit]] \"cap shell\": cap: the selector matches no call in this trace: no call has tool \"bash\" (did you mean \"Bash\"?); tools there: Bash, Edit, Grep, Read"
         ])
     );
-    let assert = simulate()
-        .args(["history", "scenarios/history", "--edits"])
-        .arg(&edits)
-        .args(["--no-write", "--format", "json"])
-        .assert()
-        .success();
-    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let report = json(
+        simulate()
+            .args(["history", "scenarios/history", "--edits"])
+            .arg(&edits)
+            .args(["--no-write", "--format", "json"]),
+    );
     assert_eq!(
         report["warnings"],
         serde_json::json!([{
@@ -665,13 +650,12 @@ fn a_seed_trace_with_a_number_that_comes_back_is_summed_as_the_seed_sums_it() {
         "1\tcat a.md\t3000\n2\tls\t200\n1\tcat b.md\t100\n3\tmake\t50\n",
     )
     .unwrap();
-    let assert = simulate()
-        .arg("ledger")
-        .arg(dir.path().join("seed.tsv"))
-        .args(["--format", "json", "--base", "1000", "--bpt", "1"])
-        .assert()
-        .success();
-    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let report = json(
+        simulate()
+            .arg("ledger")
+            .arg(dir.path().join("seed.tsv"))
+            .args(["--format", "json", "--base", "1000", "--bpt", "1"]),
+    );
     let rows: Vec<(String, String, f64)> = report["rows"]
         .as_array()
         .unwrap()
@@ -732,12 +716,11 @@ fn a_clearing_that_fired_with_nothing_to_clear_says_so() {
             "  too little: fired before 2 calls (first before call 2: above_context_tokens), but never cleared: each clearing would have freed less than clear_at_least_tokens",
         ]
     );
-    let assert = simulate()
-        .arg(&path)
-        .args(["--no-write", "--format", "json"])
-        .assert()
-        .success();
-    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let report = json(
+        simulate()
+            .arg(&path)
+            .args(["--no-write", "--format", "json"]),
+    );
     let keep = report["edits"]
         .as_array()
         .unwrap()

@@ -168,7 +168,7 @@ pub struct Given {
 ///
 /// Errors: a field both give differently, located at `next`'s line.
 pub(super) fn absorb(call: &mut TsvCall, next: TsvCall, file: &str) -> Result<(), Located> {
-    let differs = |key: &str, here: String, there: String, first: usize| {
+    let differs = |(key, here, there, first): Disagreement| {
         Located::new(
             file,
             format!(
@@ -179,56 +179,35 @@ pub(super) fn absorb(call: &mut TsvCall, next: TsvCall, file: &str) -> Result<()
         .place(format!("call {}", next.number))
     };
     let (c, n) = (&mut call.call, &next.call);
-    match (call.given.kind, next.given.kind) {
-        (Some(first), Some(_)) if c.kind != n.kind => {
-            return Err(differs(
-                "kind",
-                format!("`{}`", n.kind),
-                format!("`{}`", c.kind),
-                first,
-            ));
-        }
-        (None, Some(line)) => {
-            c.kind = Arc::clone(&n.kind);
-            call.given.kind = Some(line);
-        }
-        _ => {}
-    }
-    match (call.given.gap_s, next.given.gap_s) {
-        (Some(first), Some(_)) if c.gap_s != n.gap_s => {
-            return Err(differs(
-                "gap_s",
-                n.gap_s.to_string(),
-                c.gap_s.to_string(),
-                first,
-            ));
-        }
-        (None, Some(line)) => {
-            c.gap_s = n.gap_s;
-            call.given.gap_s = Some(line);
-        }
-        _ => {}
-    }
-    match (call.given.pinned, next.given.pinned) {
-        (Some(first), Some(_)) if c.pinned != n.pinned => {
-            return Err(differs(
-                "pinned",
-                n.pinned.to_string(),
-                c.pinned.to_string(),
-                first,
-            ));
-        }
-        (None, Some(line)) => {
-            c.pinned = n.pinned;
-            call.given.pinned = Some(line);
-        }
-        // Neither gives it: the default follows the kind, as for one call.
-        (None, None) => c.pinned = &*c.kind == "web_search",
-        _ => {}
+    let (given, theirs) = (&mut call.given, next.given);
+    agree(
+        "kind",
+        (&mut c.kind, &mut given.kind),
+        (&n.kind, theirs.kind),
+        |k| format!("`{k}`"),
+    )
+    .map_err(differs)?;
+    agree(
+        "gap_s",
+        (&mut c.gap_s, &mut given.gap_s),
+        (&n.gap_s, theirs.gap_s),
+        f64::to_string,
+    )
+    .map_err(differs)?;
+    agree(
+        "pinned",
+        (&mut c.pinned, &mut given.pinned),
+        (&n.pinned, theirs.pinned),
+        bool::to_string,
+    )
+    .map_err(differs)?;
+    // Neither gives the pinning: the default follows the kind, as for one call.
+    if call.given.pinned.is_none() {
+        c.pinned = &*c.kind == "web_search";
     }
     match (call.segment, next.segment) {
         (Some((s, (first, _))), Some((t, _))) if s != t => {
-            return Err(differs("segment", t.to_string(), s.to_string(), first));
+            return Err(differs(("segment", t.to_string(), s.to_string(), first)));
         }
         (None, Some(given)) => call.segment = Some(given),
         _ => {}
@@ -240,6 +219,29 @@ pub(super) fn absorb(call: &mut TsvCall, next: TsvCall, file: &str) -> Result<()
     c.output_tokens += n.output_tokens;
     c.measured |= n.measured;
     Ok(())
+}
+
+/// A field two calls with one number give differently: its key, the second's value, the
+/// first's, and the line where the first gives it.
+type Disagreement = (&'static str, String, String, usize);
+
+/// A field of two calls with one number: where both give it, they must agree; where only
+/// the second does, it stands.
+fn agree<T: PartialEq + Clone>(
+    key: &'static str,
+    (mine, my_line): (&mut T, &mut Option<usize>),
+    (theirs, their_line): (&T, Option<usize>),
+    show: impl Fn(&T) -> String,
+) -> Result<(), Disagreement> {
+    match (*my_line, their_line) {
+        (Some(first), Some(_)) if *mine != *theirs => Err((key, show(theirs), show(mine), first)),
+        (None, Some(line)) => {
+            *mine = theirs.clone();
+            *my_line = Some(line);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Gives calls their segments in call order (docs/model.md §2: the previous call's when not
