@@ -71,7 +71,7 @@ pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>
             Ok(entry) => entry,
             // A link named like a session whose target is gone: listed, not fatal.
             Err(e)
-                if e.path().is_some_and(|p| is_toml(p))
+                if e.path().is_some_and(is_toml)
                     && e.io_error().map(std::io::Error::kind)
                         == Some(std::io::ErrorKind::NotFound) =>
             {
