@@ -247,6 +247,14 @@ struct ImportArgs {
     #[arg(long)]
     force: bool,
 
+    /// Fit B, ρ and the named terms of every trace as it is imported (as `simulate fit`),
+    /// write the good fits into their scenarios (labelled "fitted at import"), and print
+    /// a quality table: R², the fitted values, the median residual and how far the
+    /// simulated cost is from the measured one. Your first look at whether the simulation
+    /// can be trusted on your logs.
+    #[arg(long)]
+    fit: bool,
+
     /// What to print: a table for people, or JSON.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
@@ -429,6 +437,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 out: i.out,
                 output: i.format.into(),
                 force: i.force,
+                fit: i.fit,
             }));
         }
         Some(Sub::Ledger(l)) => {

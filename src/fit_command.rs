@@ -5,7 +5,7 @@ use crate::app::Format;
 use crate::error::{Error, Located};
 use crate::fit::{self, Fit};
 use crate::output::number::{decimal, grouped, plural};
-use crate::scenario::{self, Fitted};
+use crate::scenario;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,12 +45,12 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
     let date = jiff::tz::Offset::UTC
         .to_datetime(jiff::Timestamp::now())
         .date();
-    let source = format!("fitted ({}, {date})", summary(&f, s.calls.len()));
+    let source = format!("fitted ({}, {date})", fit::summary(&f, s.calls.len()));
     let mut written = false;
     let mut removed = Vec::new();
     let mut wrote_miss_share = false;
     if c.write && f.refused.is_none() && (f.poor.is_none() || c.force) {
-        let new_text = fitted_text(&text, &file, &f, &source)?;
+        let new_text = fit::fitted_text(&text, &file, &f, &source)?;
         // The new file must still be a valid scenario before it replaces the old one.
         scenario::load_str(&new_text.0, &c.scenario)?;
         replace(&c.scenario, &new_text.0)?;
@@ -85,56 +85,6 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         return Err(Located::new(report.scenario, why).into());
     }
     Ok(())
-}
-
-/// `simulate fit: R² = 0.998 on 41 of 44 calls`: what a fitted value's source says.
-pub fn summary(f: &Fit, calls: usize) -> String {
-    format!(
-        "simulate fit: R² = {:.3} on {} of {}",
-        f.r_squared,
-        f.calls_used,
-        plural(calls, "call", "calls")
-    )
-}
-
-/// `text` with the fit's values written in, labelled `source` (see
-/// [`scenario::write_fitted`]).
-pub fn fitted_text(
-    text: &str,
-    file: &str,
-    f: &Fit,
-    source: &str,
-) -> Result<(String, scenario::FittedChanges), Error> {
-    let fitted = Fitted {
-        base_tokens: f.base_tokens,
-        bytes_per_token: f.bytes_per_token,
-        source: source.to_string(),
-        terms: f.terms.iter().map(|t| (t.key, t.tokens)).collect(),
-        miss_share: f.cache.as_ref().map(|c| {
-            (
-                c.miss_share,
-                format!(
-                    "{}: {} of {} prefix tokens written again over {} within the {} s TTL",
-                    source.trim_end_matches(')'),
-                    grouped(c.missed_tokens, 0),
-                    grouped(c.prefix_tokens, 0),
-                    plural(c.requests_compared, "request", "requests"),
-                    grouped(c.ttl_s, 0)
-                ) + ")",
-            )
-        }),
-        warm_share: f.cache.as_ref().filter(|c| c.warm_share > 0.0).map(|c| {
-            (
-                c.warm_share,
-                format!(
-                    "{}: the first request read {} tokens from a cache already warm)",
-                    source.trim_end_matches(')'),
-                    grouped(c.warm_first_tokens.unwrap_or(0.0), 0)
-                ),
-            )
-        }),
-    };
-    Ok(scenario::write_fitted(text, file, &fitted)?)
 }
 
 /// Replaces the scenario with `text` through the output sets: whole or not at all, keeping

@@ -10,6 +10,9 @@
 
 pub mod cache;
 mod ols;
+mod written;
+
+pub use written::{fitted_text, summary};
 
 use crate::scenario::Scenario;
 use serde::Serialize;

@@ -37,6 +37,10 @@ pub struct Leftover {
     pub lines: u64,
     /// Requests it held that an earlier file already had (a resumed session's replay).
     pub duplicates_removed: u64,
+    /// Line types it held that the reader does not know, for telling a log of another
+    /// format apart.
+    #[serde(skip)]
+    pub unknown_types: Vec<String>,
 }
 
 /// The result of an import, before anything is written.
@@ -179,6 +183,7 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
         routes: route_info,
         project,
         lines,
+        skipped,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -314,6 +319,11 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
         file,
         lines,
         duplicates_removed: 0,
+        unknown_types: skipped
+            .into_iter()
+            .filter(|(_, s)| !s.known)
+            .map(|(kind, _)| kind)
+            .collect(),
     };
     let mut any_trace = false;
     for o in opened {

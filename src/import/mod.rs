@@ -15,6 +15,7 @@ pub mod event;
 pub mod files;
 pub mod json;
 pub mod label;
+pub mod quality;
 pub mod summary;
 pub mod trace;
 pub mod write;
@@ -61,6 +62,9 @@ pub trait Reader: Sync {
     fn convention(&self) -> Convention;
     /// Whether a file met while searching a directory is one of this format's logs.
     fn is_log(&self, path: &Path) -> bool;
+    /// Top-level line types only this format writes: a file of another format whose lines
+    /// are of these types is this format's log given to the wrong reader.
+    fn own_line_types(&self) -> &'static [&'static str];
     /// Reads one file line by line. Lines it cannot read are events, not errors; only a
     /// file that cannot be read at all is an error.
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error>;
@@ -78,6 +82,8 @@ pub struct ImportConfig {
     pub output: app::Format,
     /// Replace scenarios in `out` that differ from what this import writes.
     pub force: bool,
+    /// Fit every trace as it is imported, write good fits, and print the quality table.
+    pub fit: bool,
 }
 
 /// Runs an import: find the logs, refuse a bad `--out` before anything is written, parse
@@ -91,8 +97,18 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     if assembled.traces.is_empty() {
         return Err(nothing_imported(c, reader, &assembled).into());
     }
-    let written = write::write_all(&c.out, &assembled.traces, reader, c.force)?;
-    summary::print(out, c.output, reader, &assembled, &written).map_err(Error::Print)
+    let mut texts = write::texts(&assembled.traces, reader);
+    let quality = c.fit.then(|| quality::assess(&mut texts, &c.out));
+    let written = write::write_all(&c.out, &texts, c.force)?;
+    summary::print(
+        out,
+        c.output,
+        reader,
+        &assembled,
+        &written,
+        quality.as_deref(),
+    )
+    .map_err(Error::Print)
 }
 
 /// Reads `files` (in parallel, one file per task) and assembles their traces, files in
@@ -125,6 +141,16 @@ fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, a: &assemble::Assembl
             let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
             let why = if l.lines == 0 {
                 "empty".to_string()
+            } else if let Some(other) = other_format(reader, l) {
+                // Checked before malformed lines: another format's lines are often not
+                // of this one's shape at all.
+                format!(
+                    "{} lines, none a request: its lines are {}'s ({}); import it with `simulate import {} …`",
+                    l.lines,
+                    other.product(),
+                    l.unknown_types.join(", "),
+                    other.format()
+                )
             } else if let Some(first) = malformed.first() {
                 format!(
                     "{} of {} lines malformed; line {}: {}",
@@ -159,6 +185,22 @@ fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, a: &assemble::Assembl
             reasons.join("; ")
         ),
     )
+}
+
+/// The format whose own line types a file that gave no request is made of, if not
+/// `reader`'s: a Codex rollout given to `import claude-code`, or the reverse.
+fn other_format(reader: &dyn Reader, l: &assemble::Leftover) -> Option<&'static dyn Reader> {
+    [Format::ClaudeCode, Format::Codex]
+        .into_iter()
+        .map(Format::reader)
+        .filter(|r| r.format() != reader.format())
+        .find(|r| {
+            !l.unknown_types.is_empty()
+                && l
+                    .unknown_types
+                    .iter()
+                    .any(|t| r.own_line_types().contains(&t.as_str()))
+        })
 }
 
 /// Why a line is not valid JSON of the expected shape, for the malformed-line report.

@@ -22,21 +22,25 @@ pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 pub const LOADED_TOOL_TOKENS_ESTIMATE: u64 = 1_400;
 const LOADED_TOOL_TOKENS_SOURCE: &str = "estimated: fitted on four Claude Code 2.1.114 sessions that load deferred tools (1,131 to 1,519 tokens); run `simulate fit` for this trace's own";
 
-/// Writes every trace to `out/<name>.toml`, all or none; returns the paths, in trace order.
+/// Every trace's scenario: `(<name>.toml, its text)`, in trace order.
+pub fn texts(traces: &[Trace], reader: &dyn Reader) -> Vec<(String, String)> {
+    traces
+        .iter()
+        .map(|t| (format!("{}.toml", t.name), render(t, reader)))
+        .collect()
+}
+
+/// Writes every scenario of `texts` to `out/<file name>`, all or none; returns the paths,
+/// in order.
 ///
 /// A scenario already there that differs from what this import writes (fitted, given
 /// edits, or from another log) is not replaced unless `force`: the whole import is refused
 /// first, naming the files (exit 2), so a re-import never silently undoes a user's work.
 pub fn write_all(
     out: &Path,
-    traces: &[Trace],
-    reader: &dyn Reader,
+    texts: &[(String, String)],
     force: bool,
 ) -> Result<Vec<PathBuf>, Error> {
-    let texts: Vec<(String, String)> = traces
-        .iter()
-        .map(|t| (format!("{}.toml", t.name), render(t, reader)))
-        .collect();
     // Prepared first: the set holds the folder's lock from here, so a second import into it
     // waits, then finds this one's scenarios in the check below; two never mix.
     let mut dir = FileSet::prepare(out)?;
@@ -62,7 +66,7 @@ pub fn write_all(
             .into());
         }
     }
-    for (name, text) in &texts {
+    for (name, text) in texts {
         dir.write(name, |w| w.write_all(text.as_bytes()))?;
     }
     dir.commit()

@@ -71,10 +71,17 @@ impl Reader for ClaudeCode {
         Convention::Anthropic
     }
 
+    fn own_line_types(&self) -> &'static [&'static str] {
+        &["user", "assistant", "summary", "file-history-snapshot", "attachment"]
+    }
+
     fn is_log(&self, path: &Path) -> bool {
         path.extension().is_some_and(|e| e == "jsonl")
-            // Claude Code's prompt history, not a transcript, when ~/.claude is given.
-            && path.file_name().is_some_and(|n| n != "history.jsonl")
+            // Files under ~/.claude that are not transcripts: the prompt history, and the
+            // journal a workflow keeps of its steps.
+            && path
+                .file_name()
+                .is_some_and(|n| n != "history.jsonl" && n != "journal.jsonl")
     }
 
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {

@@ -46,6 +46,10 @@ impl Reader for Codex {
         Convention::OpenAi
     }
 
+    fn own_line_types(&self) -> &'static [&'static str] {
+        &["session_meta", "turn_context", "response_item", "event_msg"]
+    }
+
     fn is_log(&self, path: &Path) -> bool {
         path.extension().is_some_and(|e| e == "jsonl")
             && path
