@@ -129,13 +129,15 @@ impl<'a> Study<'a> {
                     clear,
                     base,
                     notes,
-                } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms).map_err(|bad| {
-                    Error::from(
-                        Located::new(scenario.edits_source(), bad.message)
-                            .at(e.locate(&bad.key))
-                            .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
-                    )
-                })?;
+                } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms).map_err(
+                    |bad| {
+                        Error::from(
+                            Located::new(scenario.edits_source(), bad.message)
+                                .at(e.locate(&bad.key))
+                                .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
+                        )
+                    },
+                )?;
                 let clearable = clear
                     .as_ref()
                     .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));

@@ -481,7 +481,10 @@ fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
     let path = dir.path().join("poor.toml");
     let mut text = String::from("name = \"poor\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n");
     // The measured input zigzags while bytes join steadily: ρ = 4.31, R² = 0.576.
-    for (i, m) in [10000, 13000, 11000, 15000, 12500, 16000].iter().enumerate() {
+    for (i, m) in [10000, 13000, 11000, 15000, 12500, 16000]
+        .iter()
+        .enumerate()
+    {
         text.push_str(&format!(
             "[[call]]\nlabel = \"c{i}\"\nbytes = 4000\n[call.measured]\ninput_tokens = {m}\nconvention = \"openai\"\n"
         ));

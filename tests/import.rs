@@ -1163,7 +1163,10 @@ fn what_joins_is_what_the_next_request_re_sends() {
     let s = scenario(out.path(), "parser-33333333");
     assert_eq!(column(&s, "output_bytes"), ["-", "82", "9", "6", "18"]);
     assert_eq!(column(&s, "loaded_tools"), ["2", "-", "-", "-", "-"]);
-    assert_eq!(s["terms"]["tokens_per_loaded_tool"].as_integer(), Some(1_400));
+    assert_eq!(
+        s["terms"]["tokens_per_loaded_tool"].as_integer(),
+        Some(1_400)
+    );
     // req_X2 then the task reminder; req_X3 then the old `/clear` echo (105) and a typed
     // prompt (14); req_X4 then an IDE selection and a typed question (83).
     assert_eq!(column(&s, "bytes"), ["22", "37", "119", "83", "0"]);
@@ -1203,7 +1206,9 @@ fn a_log_of_the_other_format_is_named() {
         .stderr(predicate::str::contains(
             "none a request: its lines are Codex CLI's (",
         ))
-        .stderr(predicate::str::contains("import it with `simulate import codex …`"));
+        .stderr(predicate::str::contains(
+            "import it with `simulate import codex …`",
+        ));
     simulate()
         .args(["import", "codex", MAIN, "--out"])
         .arg(out.path().join("b"))
@@ -1221,7 +1226,13 @@ fn import_fit_writes_good_fits_and_prints_their_quality() {
     let out = tempfile::tempdir().unwrap();
     let run = || {
         simulate()
-            .args(["import", "claude-code", "tests/fixtures/import/claude-code-fit", "--fit", "--out"])
+            .args([
+                "import",
+                "claude-code",
+                "tests/fixtures/import/claude-code-fit",
+                "--fit",
+                "--out",
+            ])
             .arg(out.path())
             .assert()
             .success()
@@ -1229,10 +1240,15 @@ fn import_fit_writes_good_fits_and_prints_their_quality() {
     let first = run();
     let stdout = String::from_utf8(first.get_output().stdout.clone()).unwrap();
     assert!(stdout.contains("Fit of each trace"), "{stdout}");
-    assert!(stdout.contains("  1 of 1 fitted; R² ≥ 0.98 in 1;"), "{stdout}");
+    assert!(
+        stdout.contains("  1 of 1 fitted; R² ≥ 0.98 in 1;"),
+        "{stdout}"
+    );
     let text = fs::read_to_string(out.path().join("shop-5e55a0e1.toml")).unwrap();
     assert!(
-        text.contains("base_tokens_source = \"fitted at import (simulate fit: R² = 1.000 on 60 of 60 calls)\""),
+        text.contains(
+            "base_tokens_source = \"fitted at import (simulate fit: R² = 1.000 on 60 of 60 calls)\""
+        ),
         "{text}"
     );
     run();
@@ -1242,7 +1258,15 @@ fn import_fit_writes_good_fits_and_prints_their_quality() {
     );
     let v: Value = serde_json::from_slice(
         &simulate()
-            .args(["import", "claude-code", "tests/fixtures/import/claude-code-fit", "--fit", "--format", "json", "--out"])
+            .args([
+                "import",
+                "claude-code",
+                "tests/fixtures/import/claude-code-fit",
+                "--fit",
+                "--format",
+                "json",
+                "--out",
+            ])
             .arg(out.path())
             .assert()
             .success()

@@ -212,7 +212,11 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
     for (k, term) in TermKind::ALL.into_iter().enumerate() {
         let present = match term {
             TermKind::TokensPerCall => true,
-            _ => scenario.calls.iter().enumerate().any(|(i, _)| term.units(scenario, i) > 0.0),
+            _ => scenario
+                .calls
+                .iter()
+                .enumerate()
+                .any(|(i, _)| term.units(scenario, i) > 0.0),
         };
         if !present {
             continue;
@@ -267,8 +271,7 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
                     not_fitted.push(TermNotFitted {
                         term: t,
                         key: t.key(),
-                        reason: "it cannot be told apart from the other terms in this trace"
-                            .into(),
+                        reason: "it cannot be told apart from the other terms in this trace".into(),
                         tokens_used: t.given(scenario),
                     });
                     continue;
@@ -334,7 +337,9 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             key: t.key(),
             tokens: s.coefficients[2 + j],
             standard_error: s.standard_errors[2 + j],
-            units: (0..scenario.calls.len()).map(|i| t.units(scenario, i)).sum(),
+            units: (0..scenario.calls.len())
+                .map(|i| t.units(scenario, i))
+                .sum(),
         })
         .collect();
     let (lo, hi) = PLAUSIBLE_BYTES_PER_TOKEN;

@@ -55,4 +55,3 @@ pub fn fitted_text(
     };
     scenario::write_fitted(text, file, &fitted)
 }
-

@@ -196,8 +196,7 @@ fn other_format(reader: &dyn Reader, l: &assemble::Leftover) -> Option<&'static 
         .filter(|r| r.format() != reader.format())
         .find(|r| {
             !l.unknown_types.is_empty()
-                && l
-                    .unknown_types
+                && l.unknown_types
                     .iter()
                     .any(|t| r.own_line_types().contains(&t.as_str()))
         })

@@ -285,7 +285,11 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             .iter()
             .map(|(k, a)| {
                 if a.joins {
-                    format!("{k} {} ({} bytes joined the context)", a.lines, grouped(a.bytes as f64, 0))
+                    format!(
+                        "{k} {} ({} bytes joined the context)",
+                        a.lines,
+                        grouped(a.bytes as f64, 0)
+                    )
                 } else {
                     format!("{k} {} (the client's own, not sent)", a.lines)
                 }
@@ -345,7 +349,17 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
     writeln!(
         out,
         "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>8}  {:>8}  status",
-        "scenario", "calls", "R²", "B", "ρ", "tok/call", "tok/tool", "tok/image", "miss μ", "residual", "cost Δ"
+        "scenario",
+        "calls",
+        "R²",
+        "B",
+        "ρ",
+        "tok/call",
+        "tok/tool",
+        "tok/image",
+        "miss μ",
+        "residual",
+        "cost Δ"
     )?;
     let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".into());
     for q in fit.iter().filter(|q| q.r_squared.is_some()) {

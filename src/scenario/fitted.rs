@@ -116,11 +116,24 @@ mod tests {
         );
         assert!(out.contains("retry_rate = [0.0, 0.1]"), "{out}");
         assert_eq!(changes.removed_sweep_axes, vec!["[sweep] base_tokens"]);
-        assert!(out.contains("[terms]\ntokens_per_call = 182\ntokens_per_call_source = \"fitted (test)\"\n"), "{out}");
+        assert!(
+            out.contains(
+                "[terms]\ntokens_per_call = 182\ntokens_per_call_source = \"fitted (test)\"\n"
+            ),
+            "{out}"
+        );
         // No [cache] table: the miss share is not invented into one.
         assert!(!changes.wrote_miss_share && !out.contains("miss_share"));
-        let (out, changes) = write_fitted(&format!("{text}[cache]\npreset = \"x\"\n"), "x.toml", &fitted).unwrap();
+        let (out, changes) = write_fitted(
+            &format!("{text}[cache]\npreset = \"x\"\n"),
+            "x.toml",
+            &fitted,
+        )
+        .unwrap();
         assert!(changes.wrote_miss_share);
-        assert!(out.contains("miss_share = 0.235\nmiss_share_source = \"fitted (test)\""), "{out}");
+        assert!(
+            out.contains("miss_share = 0.235\nmiss_share_source = \"fitted (test)\""),
+            "{out}"
+        );
     }
 }

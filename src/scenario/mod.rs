@@ -136,7 +136,9 @@ impl Terms {
     /// Tokens per loaded tool definition (0 when not given: validation refuses a scenario
     /// that loads tools without it).
     pub fn per_loaded_tool(&self) -> f64 {
-        self.tokens_per_loaded_tool.as_ref().map_or(0.0, |t| t.tokens)
+        self.tokens_per_loaded_tool
+            .as_ref()
+            .map_or(0.0, |t| t.tokens)
     }
 }
 
@@ -235,7 +237,10 @@ impl MeasuredUsage {
         let fields: &[(&'static str, Option<f64>)] = match self.convention {
             Convention::Anthropic => &[
                 ("input_tokens", self.input_tokens),
-                ("cache_creation_input_tokens", self.cache_creation_input_tokens),
+                (
+                    "cache_creation_input_tokens",
+                    self.cache_creation_input_tokens,
+                ),
                 ("cache_read_input_tokens", self.cache_read_input_tokens),
             ],
             Convention::OpenAi => &[("input_tokens", self.input_tokens)],

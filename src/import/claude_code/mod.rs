@@ -72,7 +72,13 @@ impl Reader for ClaudeCode {
     }
 
     fn own_line_types(&self) -> &'static [&'static str] {
-        &["user", "assistant", "summary", "file-history-snapshot", "attachment"]
+        &[
+            "user",
+            "assistant",
+            "summary",
+            "file-history-snapshot",
+            "attachment",
+        ]
     }
 
     fn is_log(&self, path: &Path) -> bool {
@@ -143,7 +149,9 @@ impl Reading {
     /// one; any other line belongs to its parent's (the latest one when the parent was
     /// never seen, as in a file cut at its start, or the key is missing).
     fn sidechain(&mut self, uuid: Option<&str>, parent: Option<Option<&str>>) -> u32 {
-        let known = parent.flatten().and_then(|p| self.sidechain_of.get(p).copied());
+        let known = parent
+            .flatten()
+            .and_then(|p| self.sidechain_of.get(p).copied());
         let n = match (known, parent) {
             (Some(n), _) => n,
             (None, Some(None)) => {
@@ -179,11 +187,10 @@ impl Reading {
         };
         // Several subagents in the parent's file, started in parallel, each from its own
         // root: one trace each, not one mixed trace.
-        let sidechain = (subagent && agent_id.is_none())
-            .then(|| {
-                let parent = line.parent_uuid.as_ref().map(|p| p.as_deref());
-                self.sidechain(line.uuid.as_deref(), parent)
-            });
+        let sidechain = (subagent && agent_id.is_none()).then(|| {
+            let parent = line.parent_uuid.as_ref().map(|p| p.as_deref());
+            self.sidechain(line.uuid.as_deref(), parent)
+        });
         let route = self.log.route(Route {
             subagent,
             agent_id,
@@ -278,7 +285,8 @@ impl Reading {
     /// joins the context like injected user text.
     fn attachment(&mut self, number: u64, route: usize, line: &Line<'_>) {
         let Some(a) = &line.attachment else {
-            self.log.malformed(number, "attachment line without `attachment`");
+            self.log
+                .malformed(number, "attachment line without `attachment`");
             return;
         };
         let kind = a.kind.as_deref().unwrap_or("(no type)");
@@ -468,8 +476,8 @@ fn tool_use(b: &Block<'_>) -> ToolUse {
     let input = b.input.clone().unwrap_or(Value::Null);
     let server_side = b.kind.as_deref() == Some("server_tool_use");
     // What the model's message puts back for this use: its name and input as JSON.
-    let input_bytes = name.len() as u64
-        + serde_json::to_string(&input).map_or(0, |j| j.len() as u64);
+    let input_bytes =
+        name.len() as u64 + serde_json::to_string(&input).map_or(0, |j| j.len() as u64);
     ToolUse {
         input_bytes,
         id: b.id.as_deref().unwrap_or("").into(),

@@ -41,12 +41,7 @@ pub struct Line<'a> {
     /// The line this one follows: `Some(None)` for an explicit null, the root of a
     /// conversation (a session's first line, or a subagent's first line in 1.0.x, which
     /// writes subagents into the parent's file); None when the key is absent.
-    #[serde(
-        rename = "parentUuid",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
+    #[serde(rename = "parentUuid", borrow, default, deserialize_with = "present")]
     pub parent_uuid: Option<Option<Cow<'a, str>>>,
     #[serde(borrow, default)]
     pub message: Option<Message<'a>>,
@@ -72,7 +67,9 @@ pub struct Attachment<'a> {
 
 /// A key that is present: its value, null included (`Some(None)`); an absent key is
 /// None through `default`.
-fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Cow<'a, str>>>, D::Error> {
+fn present<'de: 'a, 'a, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<Cow<'a, str>>>, D::Error> {
     Option::<Cow<'a, str>>::deserialize(d).map(Some)
 }
 
