@@ -6,6 +6,7 @@
 //! trace of 10 or more calls, R² ≥ 0.98 in 90 %, ρ within 1.5 to 6 bytes per token in 95 %,
 //! the median of the per-trace median residuals at most 1 %, and the simulated cost within
 //! ±5 % of the measured in 80 % of the traces with a measured cost.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use assert_cmd::Command;
 use serde_json::Value;
