@@ -34,6 +34,10 @@ struct FitReport<'a> {
     wrote_miss_share: bool,
     /// What the fitted values are labelled with in the file.
     source: String,
+    /// Simulated against measured cost, percent, with the scenario's values as they were
+    /// and with the fitted ones (whether or not written); None without a measured cost.
+    cost_difference_pct_before: Option<f64>,
+    cost_difference_pct_after: Option<f64>,
 }
 
 /// Runs `simulate fit`.
@@ -46,11 +50,18 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         .to_datetime(jiff::Timestamp::now())
         .date();
     let source = format!("fitted ({}, {date})", fit::summary(&f, s.calls.len()));
+    // The cost against the measured one, before and with the fit (the fitted text is
+    // made whether or not it is written).
+    let before = crate::report::cost_difference_pct(&s);
+    let fitted = fit::fitted_text(&text, &file, &f, &source)?;
+    let after = scenario::load_str(&fitted.0, &c.scenario)
+        .ok()
+        .and_then(|s| crate::report::cost_difference_pct(&s));
     let mut written = false;
     let mut removed = Vec::new();
     let mut wrote_miss_share = false;
     if c.write && f.refused.is_none() && (f.poor.is_none() || c.force) {
-        let new_text = fit::fitted_text(&text, &file, &f, &source)?;
+        let new_text = fitted;
         // The new file must still be a valid scenario before it replaces the old one.
         scenario::load_str(&new_text.0, &c.scenario)?;
         replace(&c.scenario, &new_text.0)?;
@@ -65,6 +76,8 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         removed_sweep_axes: removed,
         wrote_miss_share,
         source,
+        cost_difference_pct_before: before,
+        cost_difference_pct_after: after,
     };
     match c.format {
         Format::Json => crate::output::json::write(out, &report),
@@ -189,6 +202,12 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
                 grouped(warm, 0)
             )?;
         }
+    }
+    if let (Some(b), Some(a)) = (r.cost_difference_pct_before, r.cost_difference_pct_after) {
+        writeln!(
+            out,
+            "  cost vs measured    {b:+.1} % with the scenario's values, {a:+.1} % with the fitted ones (simulated against the provider's usage)"
+        )?;
     }
     if let Some(p) = &f.refused {
         writeln!(out, "\nThese values cannot be used: {p}.")?;

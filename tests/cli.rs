@@ -664,3 +664,58 @@ fn a_scenario_given_as_the_edits_file_is_named_as_such() {
             "scenarios/coding.toml: this is a scenario file, but --edits takes a file of [[edit]] tables only",
         ));
 }
+
+/// A trace whose provider cache missed within its TTL: the fit measures the miss share,
+/// says which requests missed, and with it written the simulated cost meets the measured.
+#[test]
+fn the_fit_measures_cache_misses_and_the_cost_then_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("misses.toml");
+    let mut text = String::from(
+        "name = \"misses\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n",
+    );
+    // Totals 20,000 + 2,000 a call (B = 20,000, ρ = 3.3: 6,600 bytes join each time); the
+    // third request reads nothing from the cache and the fifth only 10,000 of 26,000.
+    let reads = [0, 20_000, 0, 24_000, 10_000, 28_000];
+    for (i, read) in reads.iter().enumerate() {
+        let total = 20_000 + 2_000 * i;
+        text.push_str(&format!(
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 6600\ngap_s = 10\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = {}\ncache_read_input_tokens = {read}\nconvention = \"anthropic\"\n",
+            total - read
+        ));
+    }
+    fs::write(&path, &text).unwrap();
+    let assert = simulate()
+        .args(["fit", "--write"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cache miss share μ       0.317   (38,000 of 120,000 prefix tokens a perfect cache would read were written again)",
+        ))
+        .stdout(predicate::str::contains(
+            "of 5 requests within the 300 s TTL: 2 read less than half of the previous input (1 nothing), 0 only part of it",
+        ));
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("cost vs measured"))
+        .unwrap();
+    let pct: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse::<f64>().ok())
+        .collect();
+    assert_eq!(pct.len(), 2, "{line}");
+    assert!(pct[0] < -20.0 && pct[1].abs() < 1.0, "{line}");
+    let written = fs::read_to_string(&path).unwrap();
+    assert!(written.contains("miss_share = 0.317\n"), "{written}");
+    // The run names the misses with their counts, and says the cost model prices them.
+    simulate()
+        .arg(&path)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "of 5 requests within the 300 s TTL, 2 read less than half of the previous request's input from the cache (1 nothing at all) and 0 only part of it: 38,000 of 120,000 prefix tokens a perfect cache would read were written again (μ = 0.317); the cost model prices a share of 0.317 as written again ([cache] miss_share)",
+        ));
+}

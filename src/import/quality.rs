@@ -7,10 +7,8 @@
 //! fitted scenario is run at its nominal point and its simulated cost set beside the cost
 //! the provider's usage gives.
 
-use crate::evaluate::{Study, evaluate};
 use crate::fit;
-use crate::ledger::Assumptions;
-use crate::report::MeasuredReport;
+use crate::report::cost_difference_pct;
 use crate::scenario;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -75,7 +73,7 @@ fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
     }
     let cost_difference_pct = scenario::load_str(text, &path)
         .ok()
-        .and_then(|s| cost_difference(&s));
+        .and_then(|s| cost_difference_pct(&s));
     Quality {
         name,
         calls,
@@ -105,15 +103,4 @@ fn not_fitted(name: String, calls: usize, reason: String) -> Quality {
         median_residual_pct: None,
         cost_difference_pct: None,
     }
-}
-
-/// The measured-against-simulated cost difference of `s` at its nominal point.
-fn cost_difference(s: &scenario::Scenario) -> Option<f64> {
-    let study = Study::new(s).ok()?;
-    let at = Assumptions {
-        base_tokens: s.base_tokens,
-        bytes_per_token: s.bytes_per_token,
-    };
-    let nominal = evaluate(&study, study.nominal(at));
-    MeasuredReport::new(&study, &nominal)?.cost_difference_pct
 }

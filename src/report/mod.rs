@@ -10,7 +10,7 @@ mod measured;
 mod sweep;
 
 pub use by_tool::{ToolShare, by_tool};
-pub use measured::{CallDifference, MeasuredReport};
+pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 
 use crate::cache::models;
