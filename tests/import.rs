@@ -351,6 +351,7 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "import",
         "cache",
         "price",
+        "terms",
         "call",
     ];
     let import = [
@@ -366,6 +367,9 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "malformed_lines",
         "model",
         "convention",
+        "compaction_trigger",
+        "compaction_pre_tokens",
+        "compaction_summary_bytes",
     ];
     let call = [
         "id",
@@ -378,6 +382,7 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "gap_s",
         "output_tokens",
         "output_bytes",
+        "tool_input_bytes",
         "images",
         "loaded_tools",
         "input_hash",
@@ -1145,6 +1150,8 @@ fn what_joins_is_what_the_next_request_re_sends() {
     // `Read` 4 + its input as JSON 45; req_B: `MultiEdit` 9 + 162; req_C: its text, 28.
     let s = scenario(out.path(), "parser-11111111");
     assert_eq!(column(&s, "output_bytes"), ["80", "171", "28"]);
+    // Of them, the tool uses' names and inputs: what clearing tool inputs would remove.
+    assert_eq!(column(&s, "tool_input_bytes"), ["49", "171", "-"]);
     assert_eq!(column(&s, "output_tokens"), ["2", "1", "1"]);
     assert_eq!(column(&s, "bytes"), ["37", "15", "0"]);
 
@@ -1163,6 +1170,7 @@ fn what_joins_is_what_the_next_request_re_sends() {
     let s = scenario(out.path(), "parser-33333333");
     assert_eq!(column(&s, "output_bytes"), ["-", "82", "9", "6", "18"]);
     assert_eq!(column(&s, "loaded_tools"), ["2", "-", "-", "-", "-"]);
+    assert_eq!(column(&s, "tool_input_bytes"), ["28", "48", "-", "-", "-"]);
     assert_eq!(
         s["terms"]["tokens_per_loaded_tool"].as_integer(),
         Some(1_400)
@@ -1195,6 +1203,24 @@ fn what_joins_is_what_the_next_request_re_sends() {
 }
 
 /// A Codex rollout given to `import claude-code` (and the reverse) names the other format.
+/// A trace after a compaction records it: what started it, the context then, and the
+/// size of the summary it starts with (for fitting a compaction's summary size).
+#[test]
+fn a_compaction_is_recorded_with_the_trace_it_starts() {
+    let out = tempfile::tempdir().unwrap();
+    import_json("claude-code", &[CLAUDE], out.path());
+    let s = scenario(out.path(), "shop-1a2b3c4d-part2");
+    let i = &s["import"];
+    assert_eq!(i["compaction_trigger"].as_str(), Some("manual"));
+    assert_eq!(i["compaction_pre_tokens"].as_integer(), Some(25_000));
+    assert_eq!(i["compaction_summary_bytes"].as_integer(), Some(224));
+    assert!(
+        scenario(out.path(), "shop-1a2b3c4d")["import"]
+            .get("compaction_pre_tokens")
+            .is_none()
+    );
+}
+
 #[test]
 fn a_log_of_the_other_format_is_named() {
     let out = tempfile::tempdir().unwrap();

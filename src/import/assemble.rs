@@ -142,6 +142,8 @@ struct Open {
 
 #[derive(Default)]
 struct RouteState {
+    /// The compaction that ended the route's last trace, for the next one to record.
+    compaction: Option<super::event::Compaction>,
     /// The open trace of the route, an index into `opened`.
     trace: Option<usize>,
     parts: u32,
@@ -220,6 +222,11 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
                 parent_session: if subagent { session } else { None },
                 agent_id: info.and_then(|r| r.agent_id.clone()),
                 sidechain: info.and_then(|r| r.sidechain),
+                compaction: if state.parts > 1 {
+                    state.compaction.take()
+                } else {
+                    None
+                },
                 project: project.clone(),
                 calls: Vec::new(),
                 duplicates_removed: 0,
@@ -299,13 +306,20 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
                     &mut opened,
                 );
             }
-            Event::Boundary { route } => {
+            Event::Boundary { route, compaction } => {
                 let route = route.min(routes.len() - 1);
                 last_route = route;
                 let state = &mut routes[route];
                 state.trace = None;
                 state.current = None;
                 state.prompt_pending = false;
+                state.compaction = Some(compaction);
+            }
+            Event::Summary { route, bytes } => {
+                let route = route.min(routes.len() - 1);
+                if let Some(c) = routes[route].compaction.as_mut() {
+                    *c.summary_bytes.get_or_insert(0) += bytes;
+                }
             }
             Event::Malformed(m) => {
                 out.malformed.push(m.clone());
@@ -461,6 +475,7 @@ fn finish_calls(built: Vec<Building>) -> Vec<ImportedCall> {
             segment: b.segment,
             gap_s,
             input_hash: label::combined_hash(&b.tool_uses),
+            tool_input_bytes: b.tool_uses.iter().map(|u| u.input_bytes).sum(),
             measured: r.usage,
             model: r.model.clone(),
             timestamp: r.timestamp,

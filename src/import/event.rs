@@ -150,9 +150,28 @@ pub enum Event {
     /// The context was replaced by a summary (compaction): the route's trace ends here.
     Boundary {
         route: usize,
+        /// What the log says of the compaction.
+        compaction: Compaction,
+    },
+    /// The summary a compaction wrote, as the next trace starts with it.
+    Summary {
+        route: usize,
+        /// UTF-8 bytes of its text.
+        bytes: u64,
     },
     /// A line that could not be read; the import goes on.
     Malformed(Malformed),
+}
+
+/// A compaction as the log records it (docs/model.md §9, `compact`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Compaction {
+    /// `auto` or `manual` (Claude Code's `compactMetadata.trigger`).
+    pub trigger: Option<String>,
+    /// The context when it ran, tokens (Claude Code's `compactMetadata.preTokens`).
+    pub pre_tokens: Option<u64>,
+    /// UTF-8 bytes of the summary it wrote (the first line of the next trace).
+    pub summary_bytes: Option<u64>,
 }
 
 /// A line that could not be read, with why.

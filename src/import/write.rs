@@ -187,6 +187,21 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
             let _ = writeln!(s, "agent_id = {}", string(a));
         }
     }
+    if let Some(c) = &t.compaction {
+        if let Some(trigger) = &c.trigger {
+            let _ = writeln!(
+                s,
+                "compaction_trigger = {}",
+                string(&clean(trigger, MAX_ID, "unknown"))
+            );
+        }
+        if let Some(pre) = c.pre_tokens {
+            let _ = writeln!(s, "compaction_pre_tokens = {pre}");
+        }
+        if let Some(bytes) = c.summary_bytes {
+            let _ = writeln!(s, "compaction_summary_bytes = {bytes}");
+        }
+    }
     let _ = writeln!(s, "requests = {}", t.calls.len());
     let _ = writeln!(s, "duplicates_removed = {}", t.duplicates_removed);
     let _ = writeln!(s, "malformed_lines = {}", t.malformed.len());
@@ -250,6 +265,9 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         let _ = writeln!(s, "output_tokens = {}", c.measured.output_tokens);
         if let Some(b) = c.output_bytes {
             let _ = writeln!(s, "output_bytes = {b}");
+        }
+        if c.tool_input_bytes > 0 {
+            let _ = writeln!(s, "tool_input_bytes = {}", c.tool_input_bytes);
         }
         if let Some(h) = c.input_hash {
             let _ = writeln!(s, "input_hash = {}", string(&hex(h)));

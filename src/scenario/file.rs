@@ -46,6 +46,7 @@ pub struct CallFile {
     pub gap_s: Option<Spanned<f64>>,
     pub output_tokens: Option<Spanned<f64>>,
     pub output_bytes: Option<Spanned<f64>>,
+    pub tool_input_bytes: Option<Spanned<f64>>,
     pub images: Option<Spanned<i64>>,
     pub loaded_tools: Option<Spanned<i64>>,
     pub tool: Option<Spanned<String>>,
@@ -94,6 +95,9 @@ pub struct ImportFile {
     pub malformed_lines: Option<u64>,
     pub model: Option<String>,
     pub convention: Option<Spanned<String>>,
+    pub compaction_trigger: Option<String>,
+    pub compaction_pre_tokens: Option<u64>,
+    pub compaction_summary_bytes: Option<u64>,
 }
 
 /// One `[[edit]]` table: a name and exactly one action.

@@ -85,6 +85,10 @@ pub struct CallDetail {
     /// logged output counts are placeholders in some versions and include thinking that is
     /// never sent back in others).
     pub output_bytes: Option<f64>,
+    /// Of the model's message, the bytes of its tool uses' names and inputs as JSON (part
+    /// of `output_bytes` where that is given, else of `output_tokens`): what clearing tool
+    /// inputs removes. 0 when not given.
+    pub tool_input_bytes: f64,
     /// Images in what joined after the call, each counted as [`Terms::tokens_per_image`].
     pub images: u64,
     /// Tool definitions that joined after the call (a `tool_reference` result of tool
@@ -592,6 +596,11 @@ pub struct ImportInfo {
     /// The model the trace used most.
     pub model: Option<String>,
     pub convention: Option<Convention>,
+    /// For a trace after a compaction: what started it, as the log says (`auto`,
+    /// `manual`), the context then (tokens) and the summary's size (UTF-8 bytes).
+    pub compaction_trigger: Option<String>,
+    pub compaction_pre_tokens: Option<u64>,
+    pub compaction_summary_bytes: Option<u64>,
 }
 
 /// A checked scenario, ready for the engine.

@@ -6,7 +6,9 @@
 
 mod parser;
 
-use super::event::{Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText};
+use super::event::{
+    Compaction, Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText,
+};
 use super::files::{self, SourceFile};
 use super::json::{ContentBytes, input_hash};
 use super::label::tool_label;
@@ -202,7 +204,15 @@ impl Reading {
             "user" => self.user(number, route, &line),
             "attachment" => self.attachment(number, route, &line),
             "system" if line.subtype.as_deref() == Some("compact_boundary") => {
-                self.log.events.push(Event::Boundary { route });
+                let m = line.compact_metadata.as_ref();
+                self.log.events.push(Event::Boundary {
+                    route,
+                    compaction: Compaction {
+                        trigger: m.and_then(|m| m.trigger.as_deref()).map(str::to_string),
+                        pre_tokens: m.and_then(|m| m.pre_tokens),
+                        summary_bytes: None,
+                    },
+                });
             }
             known if KNOWN_SKIPPED.contains(&known) => self.log.skip(known, true),
             unknown => self.log.skip(unknown, false),
@@ -315,6 +325,19 @@ impl Reading {
             self.log.malformed(number, "user line without `message`");
             return;
         };
+        // The summary a compaction wrote opens the next trace: recorded with the
+        // compaction (it joins as that trace's base, like any text before its first request).
+        if line.is_compact_summary == Some(true) {
+            let bytes = match &message.content {
+                Content::Text(t) => t.bytes,
+                Content::Blocks(blocks) => blocks
+                    .iter()
+                    .filter_map(|b| b.text.as_ref().map(|t| t.bytes))
+                    .sum(),
+                Content::Empty => 0,
+            };
+            self.log.events.push(Event::Summary { route, bytes });
+        }
         let meta = line.is_meta == Some(true) || line.is_compact_summary == Some(true);
         let mut text = ContentBytes::default();
         let mut answered_tool = false;

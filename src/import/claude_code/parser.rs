@@ -47,6 +47,18 @@ pub struct Line<'a> {
     pub message: Option<Message<'a>>,
     #[serde(borrow, default)]
     pub attachment: Option<Attachment<'a>>,
+    /// `compact_boundary`: what the compaction was.
+    #[serde(rename = "compactMetadata", borrow, default)]
+    pub compact_metadata: Option<CompactMetadata<'a>>,
+}
+
+/// `compactMetadata` of a `compact_boundary` line.
+#[derive(Debug, Deserialize)]
+pub struct CompactMetadata<'a> {
+    #[serde(borrow, default)]
+    pub trigger: Option<Cow<'a, str>>,
+    #[serde(rename = "preTokens", default)]
+    pub pre_tokens: Option<u64>,
 }
 
 /// `attachment` (Claude Code 2.1.x): something the client adds beside the conversation —

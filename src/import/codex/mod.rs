@@ -6,7 +6,7 @@
 
 mod parser;
 
-use super::event::{Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
+use super::event::{Compaction, Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
 use super::files::{self, SourceFile};
 use super::json::{input_hash, text_input_hash};
 use super::label::tool_label;
@@ -132,7 +132,18 @@ impl Reading {
                 }
                 self.set_project(&payload);
             }
-            "compacted" => self.log.events.push(Event::Boundary { route: self.route }),
+            "compacted" => {
+                // `CompactedItem { message }`: the summary that replaces the context.
+                let summary = payload.message.as_ref().map(|m| m.bytes);
+                self.log.events.push(Event::Boundary {
+                    route: self.route,
+                    compaction: Compaction {
+                        trigger: None,
+                        pre_tokens: None,
+                        summary_bytes: summary,
+                    },
+                });
+            }
             "response_item" => self.response_item(payload),
             _ => self.event(number, line.timestamp.as_deref(), payload),
         }

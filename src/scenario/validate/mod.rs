@@ -374,6 +374,9 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         malformed_lines: i.malformed_lines,
         model: i.model.clone(),
         convention,
+        compaction_trigger: i.compaction_trigger.clone(),
+        compaction_pre_tokens: i.compaction_pre_tokens,
+        compaction_summary_bytes: i.compaction_summary_bytes,
     })
 }
 
