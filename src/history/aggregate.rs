@@ -86,6 +86,25 @@ pub struct EditAggregate {
     pub sessions_selected_nothing: usize,
     /// Those rules (`cap`, `step 2: drop`…), each once, in the order first met.
     pub rules_selecting_nothing: Vec<String>,
+    /// Sessions whose base this edit's base change is larger than, at their nominal point:
+    /// it removes what there is (B = 0 there), not an error.
+    pub sessions_base_clamped: usize,
+    /// Sessions where it is at some point of the factor grid (B = 0 at those points).
+    pub sessions_base_clamped_in_sweep: usize,
+    /// Every session where either happens, in session order.
+    pub base_clamped: Vec<BaseClamped>,
+}
+
+/// A session whose base an edit's base change is larger than.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseClamped {
+    pub session: String,
+    /// The session's nominal B.
+    pub base_tokens: f64,
+    /// Whether the change is larger than the base at the nominal point.
+    pub at_nominal: bool,
+    /// Points of the factor grid where it is.
+    pub points: usize,
 }
 
 /// Every edit over every session, and whether the sessions agree on the order.
@@ -139,6 +158,8 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         let mut dollars: Option<f64> = None;
         let mut priced = 0;
         let (mut first, mut saving, mut adding, mut nothing) = (0, 0, 0, 0);
+        let (mut clamped, mut clamped_in_sweep) = (0, 0);
+        let mut base_clamped = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut percents = Vec::with_capacity(sessions.len());
         for s in sessions {
@@ -150,6 +171,16 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
                 priced += 1;
             }
             first += usize::from(e.rank == 1);
+            clamped += usize::from(e.base_clamped);
+            clamped_in_sweep += usize::from(e.base_clamped_points > 0);
+            if e.base_clamped || e.base_clamped_points > 0 {
+                base_clamped.push(BaseClamped {
+                    session: s.name.clone(),
+                    base_tokens: s.base_tokens,
+                    at_nominal: e.base_clamped,
+                    points: e.base_clamped_points,
+                });
+            }
             saving += usize::from(e.saved_tokens > 0.0);
             adding += usize::from(e.saved_tokens < 0.0);
             nothing += usize::from(!e.selected_nothing.is_empty());
@@ -180,6 +211,9 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
             sessions_adding: adding,
             sessions_selected_nothing: nothing,
             rules_selecting_nothing: rules,
+            sessions_base_clamped: clamped,
+            sessions_base_clamped_in_sweep: clamped_in_sweep,
+            base_clamped,
         });
     }
     let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();

@@ -29,6 +29,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     }
     what_was_summed(out, r)?;
     edits(out, r)?;
+    base_clamps(out, r)?;
     agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
     assumptions(out, r)?;
     figures(out, charts)?;
@@ -136,6 +137,22 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     )
 }
 
+/// The base edits larger than some session's base, every session named.
+fn base_clamps(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let lines = super::report::base_clamp_lines(r, MAX_SESSION_ROWS);
+    if lines.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<h2>Base edits larger than a session's base</h2>\n<p class=\"note\">Not an error: the edit removes what there is (B = 0 in that session, or at those points of the factor sweep, where that session is replayed). Where B = 0 at the session's own B, its cell in the sessions table is marked †.</p>\n<ul>"
+    )?;
+    for line in lines {
+        writeln!(out, "<li>{}</li>", escape(&line))?;
+    }
+    writeln!(out, "</ul>")
+}
+
 fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport) -> io::Result<()> {
     writeln!(out, "<h2>{}</h2>", escape(title))?;
     let class = if a.holds { "holds" } else { "flips" };
@@ -232,7 +249,12 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>"
+        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold{}.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>",
+        if r.edits.iter().any(|e| e.sessions_base_clamped > 0) {
+            "; †: the edit's base change is larger than the session's B, which is 0 there"
+        } else {
+            ""
+        }
     )?;
     for n in &names {
         write!(out, "<th>{}</th>", escape(n))?;
@@ -251,10 +273,11 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             grouped(s.baseline_total_tokens, 0)
         )?;
         for e in &s.edits {
+            let mark = if e.base_clamped { "†" } else { "" };
             if e.rank == 1 {
-                write!(out, "<td><b>{}</b></td>", percent(e.saved_pct))?;
+                write!(out, "<td><b>{}</b>{mark}</td>", percent(e.saved_pct))?;
             } else {
-                write!(out, "<td>{}</td>", percent(e.saved_pct))?;
+                write!(out, "<td>{}{mark}</td>", percent(e.saved_pct))?;
             }
         }
         writeln!(out, "</tr>")?;

@@ -13,6 +13,10 @@ use std::collections::BTreeMap;
 /// Sessions named per flipping pair in the report (the JSON's `sessions` has them all).
 pub const NAMED_PER_FLIP: usize = 5;
 
+/// Sessions named per base edit larger than their base, in the table (the JSON, the page
+/// and `sessions.csv` name them all).
+pub const NAMED_PER_BASE_NOTE: usize = 10;
+
 /// The summed baseline.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct HistoryBaseline {
@@ -190,7 +194,15 @@ impl HistoryReport {
         );
         let across_assumptions = AssumptionsReport {
             grid: sweep.factors.describe(),
-            method: "each session by closed form (replayed where a clearing moves with B or ρ), then summed",
+            method: if aggregate
+                .edits
+                .iter()
+                .any(|e| e.sessions_base_clamped_in_sweep > 0)
+            {
+                "each session by closed form (replayed where a clearing moves with B or ρ, or where a base edit takes its base to 0), then summed"
+            } else {
+                "each session by closed form (replayed where a clearing moves with B or ρ), then summed"
+            },
             agreement: agreement_report(
                 &sweep.agreement,
                 &names,
@@ -317,6 +329,67 @@ fn answer(
         " The aggregate order holds {in_sessions} and {at_points}; {winner}."
     ));
     text
+}
+
+/// For each edit (ranked) whose base change is larger than some session's base: a line
+/// naming those sessions, up to `listed` each, then one for the sessions where it is only
+/// at some points of the factor grid. Not an error: the edit removes what there is there.
+pub fn base_clamp_lines(r: &HistoryReport, listed: usize) -> Vec<String> {
+    let n = grouped(r.baseline.sessions as f64, 0);
+    let points = r.across_assumptions.factors.len();
+    let names = |list: Vec<String>| {
+        let more = list.len().saturating_sub(listed);
+        let mut text: Vec<String> = list.into_iter().take(listed).collect::<Vec<_>>();
+        if more > 0 {
+            text.push(format!("and {} more", grouped(more as f64, 0)));
+        }
+        text.join(", ")
+    };
+    let mut lines = Vec::new();
+    for e in &r.edits {
+        let at_nominal: Vec<String> = e
+            .base_clamped
+            .iter()
+            .filter(|c| c.at_nominal)
+            .map(|c| format!("{} (B = {})", c.session, grouped(c.base_tokens, 0)))
+            .collect();
+        let some_at_nominal = !at_nominal.is_empty();
+        if some_at_nominal {
+            lines.push(format!(
+                "{} removes more than the base of {} of {n} sessions (B = 0 there): {}",
+                e.name,
+                grouped(at_nominal.len() as f64, 0),
+                names(at_nominal)
+            ));
+        }
+        let in_sweep: Vec<String> = e
+            .base_clamped
+            .iter()
+            .filter(|c| !c.at_nominal)
+            .map(|c| {
+                format!(
+                    "{} (B = {}; at {} of {points} points)",
+                    c.session,
+                    grouped(c.base_tokens, 0),
+                    c.points
+                )
+            })
+            .collect();
+        if !in_sweep.is_empty() {
+            let count = grouped(in_sweep.len() as f64, 0);
+            let of = match (some_at_nominal, in_sweep.len()) {
+                (true, 1) => format!("{count} more session"),
+                (true, _) => format!("{count} more sessions"),
+                (false, _) => format!("{count} of {n} sessions"),
+            };
+            lines.push(format!(
+                "{} removes more than the base of {of} at some points of the factor sweep only (B = 0 at those points): {}",
+                e.name,
+                names(in_sweep)
+            ));
+        }
+    }
+    lines
 }
 
 /// What the prompt cache does to the answer, when some session has one: the same order,

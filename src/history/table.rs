@@ -52,6 +52,16 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
             )?;
         }
     }
+    let clamped = super::report::base_clamp_lines(r, super::report::NAMED_PER_BASE_NOTE);
+    if !clamped.is_empty() {
+        writeln!(
+            out,
+            "\nBase edits larger than a session's base (not an error: the edit removes what there is):"
+        )?;
+        for line in clamped {
+            writeln!(out, "  {line}")?;
+        }
+    }
     for w in &r.warnings {
         writeln!(
             out,
