@@ -653,6 +653,7 @@ fn the_charts_render_with_few_sessions_and_with_many() {
     let input = HistoryChartInput {
         name: "many".into(),
         sessions: pcts.len(),
+        sessions_unchanged: 120,
         edits: vec!["cap".into(), "clear".into()],
         rows: vec![
             EditSpread {
@@ -685,6 +686,7 @@ fn the_charts_render_with_few_sessions_and_with_many() {
 
 const CLAMP: &str = "tests/fixtures/history/base_clamp";
 const CLAMP_EDITS: &str = "tests/fixtures/history/base_clamp_edits.toml";
+const NO_CHANGE_EDITS: &str = "tests/fixtures/history/no_change_edits.toml";
 const WARM_UP: &str = "proj-1a2b3c4d-agent-41b9470d";
 
 /// The row of `sessions.csv` for `session` and `edit`.
@@ -851,6 +853,89 @@ fn the_sweep_of_a_session_whose_base_goes_to_zero_equals_its_replay() {
             }
         }
     }
+}
+
+#[test]
+fn sessions_no_edit_changes_are_counted_apart_and_win_nothing() {
+    // Regression (issue 15 §5): "first in 76 of 79" while the median saving was 0.0 %,
+    // because in a session every edit leaves alone, every edit ties for first.
+    let out = tempfile::tempdir().unwrap();
+    let table = history(Path::new(CLAMP), NO_CHANGE_EDITS, out.path(), "2", &[]);
+    let dir = out.path().join("h");
+    // proj-1a2b3c4d: the cap saves 3,800 (two results of 1,000 tokens cut to 50, re-read
+    // 3 and 1 times), the clearing nothing (no pause). proj-5e6f7a8b: no shell; the pause
+    // clears both earlier results (2 · 2,000 tokens, less two 9-byte placeholders): 3,991.
+    // The warm-up: no shell, no pause, nothing changes.
+    let summary = rows(&dir.join("summary.csv"));
+    let got: Vec<(&str, f64, &str, &str)> = summary
+        .iter()
+        .map(|r| {
+            (
+                r["edit"].as_str(),
+                number(r, "saved_tokens"),
+                r["sessions_first"].as_str(),
+                r["sessions_unchanged"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("clear after a 5-minute pause", 3991.0, "1", "1"),
+            ("cap shell output at 100 B", 3800.0, "1", "1"),
+        ]
+    );
+    assert!(
+        table.contains(
+            "it ranks first in 1 of the 2 sessions some edit changes (no edit changes 1 of 3)."
+        ),
+        "{table}"
+    );
+    assert!(table.contains("    1 of 2\n"), "{table}");
+    assert!(
+        table.contains("\n  no edit changes 1 of 3 sessions (every edit saves 0 there, a tie; they are left out of first in)\n"),
+        "{table}"
+    );
+    let page = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("<p class=\"note\">No edit changes 1 of 3 sessions"));
+    assert!(page.contains("<td>1 of 2</td>"));
+    let chart = fs::read_to_string(dir.join("aggregate.svg")).unwrap();
+    assert!(chart.contains("No edit changes 1 of 3 sessions (left out of first in)."));
+    assert!(chart.contains("first in 1 of 2"));
+    let json = simulate()
+        .args([
+            "history",
+            CLAMP,
+            "--edits",
+            NO_CHANGE_EDITS,
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        report["unchanged"],
+        serde_json::json!({"sessions": 1, "of": 3, "names": [WARM_UP]})
+    );
+}
+
+#[test]
+fn the_pure_aggregate_leaves_sessions_no_edit_changes_out_of_first_in() {
+    let names = vec!["x".to_string(), "y".to_string()];
+    // b's savings are zero within the tie tolerance (1e-9 of its baseline); c's y saves.
+    let sessions = vec![
+        session("a", 100.0, &[10.0, 5.0]),
+        session("b", 1000.0, &[0.0, 1e-7]),
+        session("c", 100.0, &[0.0, 2.0]),
+    ];
+    let a = aggregate(&names, &sessions).unwrap();
+    assert_eq!(a.sessions_unchanged, 1);
+    // `session` ranks every edit first; only the changed sessions a and c count.
+    let first: Vec<usize> = a.edits.iter().map(|e| e.sessions_first).collect();
+    assert_eq!(first, vec![2, 2]);
+    assert!(sessions[1].unchanged() && !sessions[2].unchanged());
 }
 
 proptest::proptest! {

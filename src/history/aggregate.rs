@@ -76,7 +76,8 @@ pub struct EditAggregate {
     pub priced_sessions: usize,
     /// Per-session percentages saved: min, p10, median, p90, max.
     pub per_session_pct: Distribution,
-    /// Sessions where this edit ranks first (a tie for first counts for each tied edit).
+    /// Sessions where this edit ranks first (a tie for first counts for each tied edit),
+    /// of those some edit changes: where none does, every edit ties at 0 and none wins.
     pub sessions_first: usize,
     /// Sessions where it saves something (beyond a tie with zero).
     pub sessions_saving: usize,
@@ -119,6 +120,9 @@ pub struct Aggregate {
     pub baseline_cost: f64,
     /// Sessions with a `[cache]`; the others' cost is flat (their reread total).
     pub cached_sessions: usize,
+    /// Sessions where no edit changes the reread total (every saving ties with 0); they
+    /// are left out of every edit's `sessions_first`.
+    pub sessions_unchanged: usize,
     /// By edit index.
     pub edits: Vec<EditAggregate>,
     /// Of the aggregate savings.
@@ -151,6 +155,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         baseline_cost += s.baseline_cost;
     }
     let average_call = baseline_total / calls as f64;
+    let unchanged: Vec<bool> = sessions.iter().map(SessionFigures::unchanged).collect();
     let mut edits = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let mut saved = 0.0;
@@ -162,7 +167,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         let mut base_clamped = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut percents = Vec::with_capacity(sessions.len());
-        for s in sessions {
+        for (s, &unchanged) in sessions.iter().zip(&unchanged) {
             let e = s.edits.get(i)?;
             saved += e.saved_tokens;
             cost_saved += e.cost_saved;
@@ -170,7 +175,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
                 dollars = Some(dollars.unwrap_or(0.0) + d);
                 priced += 1;
             }
-            first += usize::from(e.rank == 1);
+            first += usize::from(e.rank == 1 && !unchanged);
             clamped += usize::from(e.base_clamped);
             clamped_in_sweep += usize::from(e.base_clamped_points > 0);
             if e.base_clamped || e.base_clamped_points > 0 {
@@ -240,6 +245,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         baseline_total_tokens: baseline_total,
         baseline_cost,
         cached_sessions,
+        sessions_unchanged: unchanged.iter().filter(|&&u| u).count(),
         edits,
         ranking,
         across_sessions,

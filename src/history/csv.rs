@@ -101,7 +101,10 @@ struct SummaryRow<'a> {
     session_pct_median: f64,
     session_pct_p90: f64,
     session_pct_max: f64,
+    /// Of the sessions some edit changes.
     sessions_first: usize,
+    /// Sessions no edit changes (the same on every row).
+    sessions_unchanged: usize,
     sessions_saving: usize,
     sessions_adding: usize,
     sessions_selected_nothing: usize,
@@ -136,6 +139,7 @@ pub fn write_summary(out: &mut dyn Write, report: &HistoryReport) -> io::Result<
             session_pct_p90: d.p90,
             session_pct_max: d.max,
             sessions_first: e.sessions_first,
+            sessions_unchanged: report.unchanged.sessions,
             sessions_saving: e.sessions_saving,
             sessions_adding: e.sessions_adding,
             sessions_selected_nothing: e.sessions_selected_nothing,

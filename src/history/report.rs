@@ -17,6 +17,35 @@ pub const NAMED_PER_FLIP: usize = 5;
 /// and `sessions.csv` name them all).
 pub const NAMED_PER_BASE_NOTE: usize = 10;
 
+/// Sessions where no edit changes the reread total: every edit's saving ties with 0
+/// (docs/model.md §5). They are nobody's win, so the first-in counts leave them out.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Unchanged {
+    pub sessions: usize,
+    /// Of how many sessions.
+    pub of: usize,
+    /// Their names, in session order.
+    pub names: Vec<String>,
+}
+
+impl Unchanged {
+    /// The sessions that count for first in: those some edit changes.
+    pub fn changed(&self) -> usize {
+        self.of - self.sessions
+    }
+
+    /// `no edit changes 40 of 79 sessions (…)`; None when every session is changed.
+    pub fn line(&self) -> Option<String> {
+        (self.sessions > 0).then(|| {
+            format!(
+                "no edit changes {} of {} sessions (every edit saves 0 there, a tie; they are left out of first in)",
+                grouped(self.sessions as f64, 0),
+                grouped(self.of as f64, 0)
+            )
+        })
+    }
+}
+
 /// The summed baseline.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct HistoryBaseline {
@@ -103,6 +132,8 @@ pub struct HistoryReport {
     pub cost_order: String,
     pub across_sessions: AgreementReport,
     pub across_assumptions: AssumptionsReport,
+    /// Sessions no edit changes, counted apart from the first-in counts.
+    pub unchanged: Unchanged,
     /// Warnings other than rules that selected nothing (those are counted per edit).
     pub warnings: Vec<WarningCount>,
     /// `.toml` files under the directory that are not sessions.
@@ -234,7 +265,22 @@ impl HistoryReport {
             cost: aggregate.baseline_cost,
             cached_sessions: aggregate.cached_sessions,
         };
-        let mut answer = answer(&ranked, &baseline, &across_sessions, &across_assumptions);
+        let unchanged = Unchanged {
+            sessions: aggregate.sessions_unchanged,
+            of: aggregate.sessions,
+            names: sessions
+                .iter()
+                .filter(|s| s.unchanged())
+                .map(|s| s.name.clone())
+                .collect(),
+        };
+        let mut answer = answer(
+            &ranked,
+            &baseline,
+            &unchanged,
+            &across_sessions,
+            &across_assumptions,
+        );
         if let Some(cost) = cost_answer(&by_cost, &ranked, &baseline, &cost_order) {
             answer.push(' ');
             answer.push_str(&cost);
@@ -253,6 +299,7 @@ impl HistoryReport {
             cost_order,
             across_sessions,
             across_assumptions,
+            unchanged,
             warnings: warnings
                 .into_iter()
                 .map(|(warning, sessions)| WarningCount { warning, sessions })
@@ -268,6 +315,7 @@ impl HistoryReport {
 fn answer(
     ranked: &[EditAggregate],
     baseline: &HistoryBaseline,
+    unchanged: &Unchanged,
     sessions: &AgreementReport,
     assumptions: &AssumptionsReport,
 ) -> String {
@@ -283,14 +331,30 @@ fn answer(
         .collect();
     let who = crate::report::who_saves_most(&tied);
     let d = &best.per_session_pct;
+    let first_in = if unchanged.sessions == 0 {
+        format!(
+            "{} of {}",
+            grouped(best.sessions_first as f64, 0),
+            grouped(n as f64, 0)
+        )
+    } else {
+        let changed = match unchanged.changed() {
+            1 => "the 1 session".to_string(),
+            c => format!("the {} sessions", grouped(c as f64, 0)),
+        };
+        format!(
+            "{} of {changed} some edit changes (no edit changes {} of {})",
+            grouped(best.sessions_first as f64, 0),
+            grouped(unchanged.sessions as f64, 0),
+            grouped(n as f64, 0)
+        )
+    };
     let mut text = format!(
-        "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {} of {}.",
+        "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {first_in}.",
         percent(best.saved_pct),
         percent(d.median),
         percent(d.p10),
         percent(d.p90),
-        grouped(best.sessions_first as f64, 0),
-        grouped(n as f64, 0),
     );
     if ranked.len() < 2 {
         return text;

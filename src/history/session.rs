@@ -16,6 +16,7 @@ use crate::error::{Error, Located};
 use crate::evaluate::{Study, evaluate};
 use crate::history::Factors;
 use crate::ledger::{Affine, Assumptions};
+use crate::rank;
 use crate::report::Sources;
 use crate::scenario::Scenario;
 use crate::sweep::{Model, Point, totals};
@@ -84,6 +85,16 @@ impl SessionFigures {
     /// Savings on the reread total, by edit index.
     pub fn savings(&self) -> Vec<f64> {
         self.edits.iter().map(|e| e.saved_tokens).collect()
+    }
+
+    /// Whether no edit changes this session's reread total: every saving ties with zero
+    /// (docs/model.md §5). Such a session is nobody's win, though every edit ranks first.
+    pub fn unchanged(&self) -> bool {
+        !self.edits.is_empty()
+            && self
+                .edits
+                .iter()
+                .all(|e| rank::tied(e.saved_tokens, 0.0, self.baseline_total_tokens))
     }
 }
 
