@@ -24,22 +24,31 @@ pub struct Subject {
 }
 
 impl Subject {
-    /// The assumptions this run is walked at: `at` with the base an edit changed.
+    /// The assumptions this run is walked at: `at` with the base an edit changed. A base
+    /// edit larger than the base removes what there is: the base is then 0, never negative
+    /// (a history counts where; a single run refuses it first, see [`Study::check_bases`]).
     pub fn at(&self, at: Assumptions) -> Assumptions {
         Assumptions {
-            base_tokens: self.base.apply(at.base_tokens, at.bytes_per_token),
+            base_tokens: self.base.apply(at.base_tokens, at.bytes_per_token).max(0.0),
             ..at
         }
     }
 
-    /// The base as a quantity: a number at `at`, or its closed form in `B` and `1/ρ`.
+    /// Whether the run's base edit removes more than the base at `at` (the base is 0
+    /// there; its closed form, which would go below zero, does not hold).
+    pub fn base_below_zero(&self, at: Assumptions) -> bool {
+        self.base.apply(at.base_tokens, at.bytes_per_token) < 0.0
+    }
+
+    /// The base as a quantity: a number at `at` (0 where the edit removes more than there
+    /// is), or its closed form in `B` and `1/ρ`, valid only where the base stays ≥ 0.
     fn base_quantity<Q: Quantity>(&self, at: Assumptions) -> Q {
         let kept = if self.base.keep {
             Q::base(at)
         } else {
             Q::zero()
         };
-        kept + Q::tokens(self.base.tokens) + Q::bytes(self.base.bytes, at)
+        (kept + Q::tokens(self.base.tokens) + Q::bytes(self.base.bytes, at)).at_least_zero()
     }
 
     /// Walks the run under `clearings` at `at` (see `timeline::walk`), with its base.
@@ -86,7 +95,9 @@ impl Subject {
         self.walk(study, clearings, at, |_, _, _| {})
     }
 
-    /// Whether the run's sequence of events depends on `B` or `ρ`.
+    /// Whether the run's sequence of events depends on `B` or `ρ`. (A base edit that
+    /// removes more than the base somewhere also breaks the closed form: see
+    /// [`Subject::base_below_zero`].)
     pub fn depends_on_assumptions(&self) -> bool {
         self.clear
             .as_ref()
@@ -187,20 +198,24 @@ impl<'a> Study<'a> {
 
     /// Checks that no base edit takes the base below zero at any of `points` (the nominal
     /// point and the sweep's corners: the base is monotone in B and in 1/ρ, so its lowest
-    /// value over the grid is at a corner).
+    /// value over the grid is at a corner). For one scenario that is an error; a history
+    /// lets such an edit remove what there is, session by session, and counts where.
     pub fn check_bases(&self, points: &[Assumptions]) -> Result<(), Error> {
         for (e, subject) in self.scenario.edits.iter().zip(&self.edited) {
             if subject.base.is_none() {
                 continue;
             }
-            if let Some(at) = points.iter().find(|at| subject.at(**at).base_tokens < 0.0) {
+            if let Some(at) = points.iter().find(|at| subject.base_below_zero(**at)) {
                 return Err(Located::new(
                     self.scenario.edits_source(),
                     format!(
                         "takes the base tokens below zero: B = {} at ρ = {} becomes {}; the base cannot be negative (lower the change, or sweep B from a higher value)",
                         crate::output::number::grouped(at.base_tokens, 0),
                         crate::output::number::decimal(at.bytes_per_token),
-                        crate::output::number::grouped(subject.at(*at).base_tokens, 0)
+                        crate::output::number::grouped(
+                            subject.base.apply(at.base_tokens, at.bytes_per_token),
+                            0
+                        )
                     ),
                 )
                 .at(e

@@ -25,6 +25,10 @@ pub trait Quantity: Copy + Add<Output = Self> + Sub<Output = Self> + AddAssign +
     fn below(self, min: f64) -> bool;
     /// `k` times this.
     fn scale(self, k: f64) -> Self;
+    /// This, or 0 where it is below zero (a base edit removes at most the whole base).
+    /// Affine forms answer themselves: they are only used where the base stays ≥ 0 (a run
+    /// whose base an edit takes below zero somewhere is replayed there).
+    fn at_least_zero(self) -> Self;
 }
 
 impl Quantity for f64 {
@@ -45,6 +49,9 @@ impl Quantity for f64 {
     }
     fn scale(self, k: f64) -> f64 {
         self * k
+    }
+    fn at_least_zero(self) -> f64 {
+        self.max(0.0)
     }
 }
 
@@ -109,6 +116,9 @@ impl Quantity for Affine {
             tokens: self.tokens * k,
             bytes: self.bytes * k,
         }
+    }
+    fn at_least_zero(self) -> Affine {
+        self
     }
 }
 

@@ -76,7 +76,8 @@ pub struct EditAggregate {
     pub priced_sessions: usize,
     /// Per-session percentages saved: min, p10, median, p90, max.
     pub per_session_pct: Distribution,
-    /// Sessions where this edit ranks first (a tie for first counts for each tied edit).
+    /// Sessions where this edit ranks first (a tie for first counts for each tied edit),
+    /// of those some edit changes: where none does, every edit ties at 0 and none wins.
     pub sessions_first: usize,
     /// Sessions where it saves something (beyond a tie with zero).
     pub sessions_saving: usize,
@@ -86,6 +87,25 @@ pub struct EditAggregate {
     pub sessions_selected_nothing: usize,
     /// Those rules (`cap`, `step 2: drop`…), each once, in the order first met.
     pub rules_selecting_nothing: Vec<String>,
+    /// Sessions whose base this edit's base change is larger than, at their nominal point:
+    /// it removes what there is (B = 0 there), not an error.
+    pub sessions_base_clamped: usize,
+    /// Sessions where it is at some point of the factor grid (B = 0 at those points).
+    pub sessions_base_clamped_in_sweep: usize,
+    /// Every session where either happens, in session order.
+    pub base_clamped: Vec<BaseClamped>,
+}
+
+/// A session whose base an edit's base change is larger than.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseClamped {
+    pub session: String,
+    /// The session's nominal B.
+    pub base_tokens: f64,
+    /// Whether the change is larger than the base at the nominal point.
+    pub at_nominal: bool,
+    /// Points of the factor grid where it is.
+    pub points: usize,
 }
 
 /// Every edit over every session, and whether the sessions agree on the order.
@@ -100,6 +120,9 @@ pub struct Aggregate {
     pub baseline_cost: f64,
     /// Sessions with a `[cache]`; the others' cost is flat (their reread total).
     pub cached_sessions: usize,
+    /// Sessions where no edit changes the reread total (every saving ties with 0); they
+    /// are left out of every edit's `sessions_first`.
+    pub sessions_unchanged: usize,
     /// By edit index.
     pub edits: Vec<EditAggregate>,
     /// Of the aggregate savings.
@@ -132,6 +155,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         baseline_cost += s.baseline_cost;
     }
     let average_call = baseline_total / calls as f64;
+    let unchanged: Vec<bool> = sessions.iter().map(SessionFigures::unchanged).collect();
     let mut edits = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let mut saved = 0.0;
@@ -139,9 +163,11 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         let mut dollars: Option<f64> = None;
         let mut priced = 0;
         let (mut first, mut saving, mut adding, mut nothing) = (0, 0, 0, 0);
+        let (mut clamped, mut clamped_in_sweep) = (0, 0);
+        let mut base_clamped = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut percents = Vec::with_capacity(sessions.len());
-        for s in sessions {
+        for (s, &unchanged) in sessions.iter().zip(&unchanged) {
             let e = s.edits.get(i)?;
             saved += e.saved_tokens;
             cost_saved += e.cost_saved;
@@ -149,7 +175,17 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
                 dollars = Some(dollars.unwrap_or(0.0) + d);
                 priced += 1;
             }
-            first += usize::from(e.rank == 1);
+            first += usize::from(e.rank == 1 && !unchanged);
+            clamped += usize::from(e.base_clamped);
+            clamped_in_sweep += usize::from(e.base_clamped_points > 0);
+            if e.base_clamped || e.base_clamped_points > 0 {
+                base_clamped.push(BaseClamped {
+                    session: s.name.clone(),
+                    base_tokens: s.base_tokens,
+                    at_nominal: e.base_clamped,
+                    points: e.base_clamped_points,
+                });
+            }
             saving += usize::from(e.saved_tokens > 0.0);
             adding += usize::from(e.saved_tokens < 0.0);
             nothing += usize::from(!e.selected_nothing.is_empty());
@@ -180,6 +216,9 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
             sessions_adding: adding,
             sessions_selected_nothing: nothing,
             rules_selecting_nothing: rules,
+            sessions_base_clamped: clamped,
+            sessions_base_clamped_in_sweep: clamped_in_sweep,
+            base_clamped,
         });
     }
     let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
@@ -206,6 +245,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         baseline_total_tokens: baseline_total,
         baseline_cost,
         cached_sessions,
+        sessions_unchanged: unchanged.iter().filter(|&&u| u).count(),
         edits,
         ranking,
         across_sessions,

@@ -32,6 +32,7 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
     HistoryChartInput {
         name: report.name.clone(),
         sessions: report.baseline.sessions,
+        sessions_unchanged: report.unchanged.sessions,
         edits,
         rows,
     }

@@ -32,6 +32,11 @@ struct SessionRow<'a> {
     dollars_saved: Option<f64>,
     /// Rules of the edit that selected no call here, joined by `; `.
     selected_nothing: String,
+    /// The edit's base change is larger than this session's B: it removes what there is
+    /// (B = 0 here).
+    base_clamped: bool,
+    /// Points of the factor grid where it is.
+    base_clamped_points: usize,
 }
 
 /// Writes `sessions.csv`: sessions by name, edits in the edits file's order.
@@ -61,6 +66,8 @@ pub fn write_sessions(out: &mut dyn Write, report: &HistoryReport) -> io::Result
                 cost_saved_pct: e.cost_saved_pct,
                 dollars_saved: e.dollars_saved,
                 selected_nothing: e.selected_nothing.join("; "),
+                base_clamped: e.base_clamped,
+                base_clamped_points: e.base_clamped_points,
             })
             .map_err(csv_error)?;
         }
@@ -94,10 +101,15 @@ struct SummaryRow<'a> {
     session_pct_median: f64,
     session_pct_p90: f64,
     session_pct_max: f64,
+    /// Of the sessions some edit changes.
     sessions_first: usize,
+    /// Sessions no edit changes (the same on every row).
+    sessions_unchanged: usize,
     sessions_saving: usize,
     sessions_adding: usize,
     sessions_selected_nothing: usize,
+    sessions_base_clamped: usize,
+    sessions_base_clamped_in_sweep: usize,
     cost_saved: f64,
     cost_saved_pct: f64,
     cost_rank: usize,
@@ -127,9 +139,12 @@ pub fn write_summary(out: &mut dyn Write, report: &HistoryReport) -> io::Result<
             session_pct_p90: d.p90,
             session_pct_max: d.max,
             sessions_first: e.sessions_first,
+            sessions_unchanged: report.unchanged.sessions,
             sessions_saving: e.sessions_saving,
             sessions_adding: e.sessions_adding,
             sessions_selected_nothing: e.sessions_selected_nothing,
+            sessions_base_clamped: e.sessions_base_clamped,
+            sessions_base_clamped_in_sweep: e.sessions_base_clamped_in_sweep,
             cost_saved: e.cost_saved,
             cost_saved_pct: e.cost_saved_pct,
             cost_rank: e.cost_rank,

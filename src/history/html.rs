@@ -29,6 +29,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     }
     what_was_summed(out, r)?;
     edits(out, r)?;
+    base_clamps(out, r)?;
     agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
     assumptions(out, r)?;
     figures(out, charts)?;
@@ -89,6 +90,8 @@ fn what_was_summed(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
 
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let n = grouped(r.baseline.sessions as f64, 0);
+    // First in counts only the sessions some edit changes.
+    let changed = grouped(r.unchanged.changed() as f64, 0);
     let count = |x: usize| grouped(x as f64, 0);
     let priced = r.edits.iter().map(|e| e.priced_sessions).max().unwrap_or(0);
     writeln!(
@@ -100,7 +103,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         let d = &e.per_session_pct;
         writeln!(
             out,
-            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
+            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {changed}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
             e.rank,
             escape(&e.name),
             grouped(e.saved_tokens, 0),
@@ -124,7 +127,12 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit); selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved{}.</p>",
+        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit){}; selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved{}.</p>",
+        if r.unchanged.sessions > 0 {
+            format!(", of the {changed} sessions some edit changes")
+        } else {
+            String::new()
+        },
         if priced > 0 {
             format!(
                 "; $ saved: at each session's list price ([price]), summed over the {} priced",
@@ -133,7 +141,39 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         } else {
             String::new()
         }
-    )
+    )?;
+    if let Some(line) = r.unchanged.line() {
+        writeln!(
+            out,
+            "<p class=\"note\">{}.</p>",
+            escape(&capitalised(&line))
+        )?;
+    }
+    Ok(())
+}
+
+/// `line` with its first letter in upper case.
+fn capitalised(line: &str) -> String {
+    let mut chars = line.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>()
+    })
+}
+
+/// The base edits larger than some session's base, every session named.
+fn base_clamps(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let lines = super::report::base_clamp_lines(r, MAX_SESSION_ROWS);
+    if lines.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<h2>Base edits larger than a session's base</h2>\n<p class=\"note\">Not an error: the edit removes what there is (B = 0 in that session, or at those points of the factor sweep, where that session is replayed). Where B = 0 at the session's own B, its cell in the sessions table is marked †.</p>\n<ul>"
+    )?;
+    for line in lines {
+        writeln!(out, "<li>{}</li>", escape(&line))?;
+    }
+    writeln!(out, "</ul>")
 }
 
 fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport) -> io::Result<()> {
@@ -232,7 +272,17 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>"
+        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold{}{}.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>",
+        if r.unchanged.sessions > 0 {
+            " (none where no edit changes the session)"
+        } else {
+            ""
+        },
+        if r.edits.iter().any(|e| e.sessions_base_clamped > 0) {
+            "; †: the edit's base change is larger than the session's B, which is 0 there"
+        } else {
+            ""
+        }
     )?;
     for n in &names {
         write!(out, "<th>{}</th>", escape(n))?;
@@ -250,11 +300,14 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             escape(super::report::source_kind(&s.sources.bytes_per_token)),
             grouped(s.baseline_total_tokens, 0)
         )?;
+        // Where no edit changes the session, every edit ties at 0: nobody's win.
+        let changed = !s.unchanged();
         for e in &s.edits {
-            if e.rank == 1 {
-                write!(out, "<td><b>{}</b></td>", percent(e.saved_pct))?;
+            let mark = if e.base_clamped { "†" } else { "" };
+            if e.rank == 1 && changed {
+                write!(out, "<td><b>{}</b>{mark}</td>", percent(e.saved_pct))?;
             } else {
-                write!(out, "<td>{}</td>", percent(e.saved_pct))?;
+                write!(out, "<td>{}{mark}</td>", percent(e.saved_pct))?;
             }
         }
         writeln!(out, "</tr>")?;

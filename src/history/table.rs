@@ -52,6 +52,16 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
             )?;
         }
     }
+    let clamped = super::report::base_clamp_lines(r, super::report::NAMED_PER_BASE_NOTE);
+    if !clamped.is_empty() {
+        writeln!(
+            out,
+            "\nBase edits larger than a session's base (not an error: the edit removes what there is):"
+        )?;
+        for line in clamped {
+            writeln!(out, "  {line}")?;
+        }
+    }
     for w in &r.warnings {
         writeln!(
             out,
@@ -128,6 +138,8 @@ fn pad(name: &str, columns: usize) -> String {
 
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let n = r.baseline.sessions;
+    // First in counts only the sessions some edit changes.
+    let changed = r.unchanged.changed();
     let columns = r
         .edits
         .iter()
@@ -165,14 +177,25 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             format!(
                 "{} of {}",
                 grouped(e.sessions_first as f64, 0),
-                grouped(n as f64, 0)
+                grouped(changed as f64, 0)
             )
         )?;
     }
+    let of_changed = if r.unchanged.sessions > 0 {
+        format!(
+            ",\n   of the {} sessions some edit changes",
+            grouped(changed as f64, 0)
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "  (saved: of the summed baseline; median, p10, p90: of each session's own percentage,\n   nearest-rank; first in: sessions where the edit ranks first, a tie counting for each)"
+        "  (saved: of the summed baseline; median, p10, p90: of each session's own percentage,\n   nearest-rank; first in: sessions where the edit ranks first, a tie counting for each{of_changed})"
     )?;
+    if let Some(line) = r.unchanged.line() {
+        writeln!(out, "  {line}")?;
+    }
     if r.baseline.cached_sessions > 0 {
         writeln!(
             out,
