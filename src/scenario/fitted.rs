@@ -53,7 +53,11 @@ pub fn write_fitted(
     let mut changes = FittedChanges::default();
     if !fitted.terms.is_empty() {
         if doc.get("terms").is_none() {
-            doc["terms"] = toml_edit::table();
+            // Before the [[call]] tables, beside the other settings, where a reader looks
+            // (and where the fast reader of imported files expects every table).
+            let mut terms = toml_edit::Table::new();
+            terms.set_position(settings_end(&doc));
+            doc["terms"] = toml_edit::Item::Table(terms);
         }
         for (key, tokens) in &fitted.terms {
             doc["terms"][*key] = value(tokens.round() as i64);
@@ -81,6 +85,21 @@ pub fn write_fitted(
         }
     }
     Ok((doc.to_string(), changes))
+}
+
+/// The position of the last table before the first `[[call]]` (a new table placed there
+/// comes after it: equal positions keep document order), or just before the calls.
+fn settings_end(doc: &DocumentMut) -> Option<isize> {
+    let first_call = doc
+        .get("call")
+        .and_then(|c| c.as_array_of_tables())
+        .and_then(|calls| calls.iter().filter_map(toml_edit::Table::position).min());
+    let before = doc
+        .iter()
+        .filter_map(|(_, item)| item.as_table().and_then(toml_edit::Table::position))
+        .filter(|p| first_call.is_none_or(|c| *p < c))
+        .max();
+    before.or(first_call.map(|c| c - 1))
 }
 
 fn round_significant(x: f64, digits: i32) -> f64 {
