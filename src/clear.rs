@@ -29,6 +29,10 @@ pub struct Event {
     pub freed_tokens: f64,
     /// The triggers that fired, in docs/model.md's order.
     pub triggers: Vec<&'static str>,
+    /// A compaction (`crate::compact`) rather than a clearing: the summary's tokens. A
+    /// compaction request runs before the call, reading the context as it stands; the
+    /// cleared calls (results and the model's messages) give way to the summary.
+    pub compaction: Option<f64>,
 }
 
 /// The outcome of replaying a run under a policy.
@@ -198,6 +202,7 @@ pub fn replay(
                         cleared_tokens: sum_measured[end] - sum_measured[head],
                         cleared_bytes: sum_bytes[end] - sum_bytes[head],
                         triggers,
+                        compaction: None,
                     });
                     context -= freed;
                     head = end;

@@ -6,7 +6,7 @@
 
 use crate::run::{Run, Slot};
 use crate::scenario::{
-    Action, BaseChange, Call, ClearPolicy, MergeAt, Place, Selector, Terms, TrimBy,
+    Action, BaseChange, Call, ClearPolicy, CompactPolicy, MergeAt, Place, Selector, Terms, TrimBy,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -36,6 +36,8 @@ pub struct Edited {
     pub base: BaseChange,
     /// Things to report that are not errors: a rule that selected no call.
     pub notes: Vec<String>,
+    /// The compaction policy to replay the run under, if the edit has one.
+    pub compact: Option<CompactPolicy>,
 }
 
 /// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
@@ -62,6 +64,7 @@ pub fn apply(
         run: baseline.clone(),
         base: BaseChange::NONE,
         notes: Vec::new(),
+        compact: None,
     };
     let mut clear = None;
     match action {
@@ -75,11 +78,34 @@ pub fn apply(
         }
         single => editor.step(single, &mut clear)?,
     }
+    let mut run = editor.run;
+    if let Some(policy) = clear.as_ref().filter(|p| p.clear_tool_inputs) {
+        run = with_tool_inputs_clearable(calls, run, policy);
+    }
     Ok(Edited {
-        run: editor.run,
+        run,
         clear,
         base: editor.base,
         notes: editor.notes,
+        compact: editor.compact,
+    })
+}
+
+/// With `clear_tool_inputs`, a cleared result takes its tool-use inputs with it: they
+/// move from the model's message into the result, so the policy clears both. Only where
+/// the message is given as bytes; inside logged output tokens the inputs cannot be told
+/// apart, and stay.
+fn with_tool_inputs_clearable(calls: &[Call], run: Run, _policy: &ClearPolicy) -> Run {
+    run.map(|_, mut s| {
+        let inputs = calls[s.origin as usize]
+            .detail
+            .as_ref()
+            .filter(|d| d.output_bytes.is_some())
+            .map_or(0.0, |d| d.tool_input_bytes)
+            .min(s.own_bytes);
+        s.own_bytes -= inputs;
+        s.bytes += inputs;
+        Some(s)
     })
 }
 
@@ -91,6 +117,7 @@ struct Editor<'a> {
     run: Run,
     base: BaseChange,
     notes: Vec<String>,
+    compact: Option<CompactPolicy>,
 }
 
 fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
@@ -117,6 +144,10 @@ impl Editor<'_> {
             Action::Move { call, to } => self.move_call(call, to),
             Action::Clear(policy) => {
                 *clear = Some(policy.clone());
+                Ok(())
+            }
+            Action::Compact(policy) => {
+                self.compact = Some(policy.clone());
                 Ok(())
             }
             Action::Base(change) => {

@@ -1,12 +1,13 @@
 //! Evaluating the baseline and every edit of a scenario at one point of the assumptions.
 
 use crate::clear::{self, Clearings};
+use crate::compact;
 use crate::edit::{self, Edited};
 use crate::error::{Error, Located};
 use crate::ledger::{Assumptions, Saving};
 use crate::rank::{self, Ranking};
 use crate::run::Run;
-use crate::scenario::{BaseChange, ClearPolicy, Scenario};
+use crate::scenario::{BaseChange, ClearPolicy, CompactPolicy, Scenario};
 use crate::sweep::Point;
 use crate::timeline::{self, Quantity, RunSums};
 
@@ -17,6 +18,8 @@ pub struct Subject {
     pub name: String,
     pub run: Run,
     pub clear: Option<ClearPolicy>,
+    /// The compaction policy the run is replayed under, if any (docs/model.md §9).
+    pub compact: Option<CompactPolicy>,
     /// Which results the policy may clear (empty without a policy).
     pub clearable: Vec<bool>,
     /// The change to the base tokens every call reads (`BaseChange::NONE` for most).
@@ -70,8 +73,12 @@ impl Subject {
             each,
         )
     }
-    /// The run's clearings at `at` (none without a policy).
+    /// The run's clearings at `at` (none without a policy); a compaction policy's
+    /// compactions are clearing events of their own kind.
     pub fn clearings(&self, study: &Study, at: Assumptions) -> Clearings {
+        if let Some(policy) = &self.compact {
+            return compact::replay(&self.run, policy, self.at(at));
+        }
         match &self.clear {
             Some(policy) => clear::replay(
                 &study.scenario.calls,
@@ -95,13 +102,16 @@ impl Subject {
         self.walk(study, clearings, at, |_, _, _| {})
     }
 
-    /// Whether the run's sequence of events depends on `B` or `ρ`. (A base edit that
+    /// Whether the run's sequence of events depends on `B` or `ρ` (a token-triggered
+    /// clearing, or a compaction: its trigger is a context size). (A base edit that
     /// removes more than the base somewhere also breaks the closed form: see
     /// [`Subject::base_below_zero`].)
     pub fn depends_on_assumptions(&self) -> bool {
-        self.clear
-            .as_ref()
-            .is_some_and(ClearPolicy::depends_on_assumptions)
+        self.compact.is_some()
+            || self
+                .clear
+                .as_ref()
+                .is_some_and(ClearPolicy::depends_on_assumptions)
     }
 }
 
@@ -140,6 +150,7 @@ impl<'a> Study<'a> {
                     clear,
                     base,
                     notes,
+                    compact,
                 } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms).map_err(
                     |bad| {
                         Error::from(
@@ -157,6 +168,7 @@ impl<'a> Study<'a> {
                         name: e.name.clone(),
                         run,
                         clear,
+                        compact,
                         clearable,
                         base,
                     },
@@ -189,6 +201,7 @@ impl<'a> Study<'a> {
                 name: "baseline".into(),
                 run: baseline,
                 clear: None,
+                compact: None,
                 clearable: Vec::new(),
                 base: BaseChange::NONE,
             },
@@ -307,16 +320,18 @@ pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
         calls: subject.run.len(),
         total_tokens: sums.context,
         cost,
-        dollars: dollars(study, &subject.run, cost),
+        dollars: dollars(study, &subject.run, &clearings, cost),
         clearings,
     }
 }
 
 /// `cost·input/1e6 + output_tokens·output/1e6`; None without `[price]`, or when output
-/// tokens need an output price that is missing.
-pub fn dollars(study: &Study, run: &Run, cost: f64) -> Option<f64> {
+/// tokens need an output price that is missing. The summaries compactions write are
+/// output too.
+pub fn dollars(study: &Study, run: &Run, clearings: &Clearings, cost: f64) -> Option<f64> {
     let price = study.scenario.price.as_ref()?;
-    let output_tokens: f64 = run.iter().map(|s| s.output_tokens).sum();
+    let summaries: f64 = clearings.events.iter().filter_map(|e| e.compaction).sum();
+    let output_tokens: f64 = run.iter().map(|s| s.output_tokens).sum::<f64>() + summaries;
     let output = match price.output {
         Some(p) => output_tokens * p / 1e6,
         None if output_tokens > 0.0 => return None,

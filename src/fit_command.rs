@@ -203,6 +203,28 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
             )?;
         }
     }
+    if let Some(c) = &f.compaction {
+        let pre = c.pre_tokens.map_or_else(String::new, |p| {
+            format!(" at {} tokens", grouped(p as f64, 0))
+        });
+        let trigger = c
+            .trigger
+            .as_deref()
+            .map_or_else(String::new, |t| format!(" ({t})"));
+        let summary = match (c.summary_tokens, c.summary_bytes) {
+            (Some(t), Some(b)) => format!(
+                "; its summary of {} bytes is about {} tokens at the fitted ρ (summary_tokens of a compact edit for sessions like this)",
+                grouped(b as f64, 0),
+                grouped(t, 0)
+            ),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "  compaction          this trace starts after a compaction{trigger}{pre}: its first request read {} tokens{summary}",
+            grouped(c.first_input_tokens, 0)
+        )?;
+    }
     if let (Some(b), Some(a)) = (r.cost_difference_pct_before, r.cost_difference_pct_after) {
         writeln!(
             out,

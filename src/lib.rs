@@ -9,6 +9,7 @@ pub mod cache;
 pub mod chart;
 pub mod clear;
 pub mod cli;
+pub mod compact;
 pub mod edit;
 pub mod error;
 pub mod evaluate;

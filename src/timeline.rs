@@ -254,7 +254,21 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         let at = self.at;
         let mut first_changed = None;
         let mut freed_before = self.freed_so_far;
-        if let Some(event) = event {
+        let mut gap_s = gap_s;
+        let mut base_only = false;
+        if let Some(event) = event.filter(|e| e.compaction.is_some()) {
+            // The compaction request: it reads the context as it stands, through the
+            // cache like any request, and writes the summary (priced as output).
+            let request = self.context;
+            let figures = self.split(request, gap_s, None, self.freed_so_far, false);
+            self.sums.add(&figures);
+            self.previous_context = request;
+            // Everything but the base gives way to the summary and the calls kept: the
+            // call right after reads the base from the cache and writes the rest.
+            self.context -= Q::tokens(event.freed_tokens);
+            gap_s = 0.0;
+            base_only = true;
+        } else if let Some(event) = event {
             let placeholders = self.placeholder_bytes * event.cleared.len() as f64;
             let freed = Q::tokens(event.cleared_tokens) + Q::bytes(event.cleared_bytes, at)
                 - Q::bytes(placeholders, at);
@@ -264,36 +278,7 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             first_changed = event.cleared.first().copied();
         }
         let context = self.context;
-        let zero = Q::zero();
-        let (cached, written, uncached) = match self.cache {
-            None => (zero, zero, zero),
-            // Too short to be cached at all: billed at the plain input price, no write fee.
-            Some(c) if context.below(c.min_tokens) => (zero, zero, context),
-            Some(c) => {
-                let cached = if self.index == 0 {
-                    // What an earlier session left in the cache: part of the base.
-                    self.base.scale(c.warm_share)
-                } else if gap_s > c.ttl_s {
-                    zero
-                } else if let Some(k) = first_changed {
-                    self.base + self.full[k] - freed_before
-                } else {
-                    self.previous_context
-                };
-                let cached = if cached.below(c.min_tokens) {
-                    zero
-                } else {
-                    cached
-                };
-                (cached, context - cached, zero)
-            }
-        };
-        let figures = CallFigures {
-            context,
-            cached,
-            written,
-            uncached,
-        };
+        let figures = self.split(context, gap_s, first_changed, freed_before, base_only);
         self.sums.add(&figures);
         self.previous_context = context;
         let size = Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), at);
@@ -308,6 +293,51 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
     /// The sums over the calls so far.
     pub fn sums(&self) -> RunSums<Q> {
         self.sums
+    }
+
+    /// A request of `context` tokens split into cached, written and uncached, `gap_s`
+    /// after the previous request: its cached prefix is the previous request's, cut at
+    /// the first block a clearing changed, or only the base after a compaction.
+    fn split(
+        &self,
+        context: Q,
+        gap_s: f64,
+        first_changed: Option<usize>,
+        freed_before: Q,
+        base_only: bool,
+    ) -> CallFigures<Q> {
+        let zero = Q::zero();
+        let (cached, written, uncached) = match self.cache {
+            None => (zero, zero, zero),
+            // Too short to be cached at all: billed at the plain input price, no write fee.
+            Some(c) if context.below(c.min_tokens) => (zero, zero, context),
+            Some(c) => {
+                let cached = if self.index == 0 {
+                    // What an earlier session left in the cache: part of the base.
+                    self.base.scale(c.warm_share)
+                } else if gap_s > c.ttl_s {
+                    zero
+                } else if base_only {
+                    self.base
+                } else if let Some(k) = first_changed {
+                    self.base + self.full[k] - freed_before
+                } else {
+                    self.previous_context
+                };
+                let cached = if cached.below(c.min_tokens) {
+                    zero
+                } else {
+                    cached
+                };
+                (cached, context - cached, zero)
+            }
+        };
+        CallFigures {
+            context,
+            cached,
+            written,
+            uncached,
+        }
     }
 }
 

@@ -6,10 +6,12 @@
 //! answer, break-even summaries) are built here, once, at the precision a person needs.
 
 mod by_tool;
+mod context_editing;
 mod measured;
 mod sweep;
 
 pub use by_tool::{ToolShare, by_tool};
+pub use context_editing::ContextManagement;
 pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 
@@ -67,9 +69,14 @@ pub struct EventReport {
     pub before_call: usize,
     /// Ids of the calls whose results were cleared.
     pub cleared: Vec<String>,
-    /// Est. tokens freed: the cleared results less their placeholders.
+    /// Est. tokens freed: the cleared results less their placeholders (a compaction: the
+    /// context before less the base, the summary and the calls kept).
     pub freed_tokens: f64,
     pub triggers: Vec<&'static str>,
+    /// A compaction: the summary's tokens (a compaction request ran before the call,
+    /// reading the whole context; `cleared` are the calls it summarized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction_summary_tokens: Option<f64>,
 }
 
 /// One edit's figures against the baseline.
@@ -139,6 +146,8 @@ pub struct Report {
     pub measured: Option<MeasuredReport>,
     /// Where the scenario came from, when an importer wrote it.
     pub import: Option<crate::scenario::ImportInfo>,
+    /// The best clearing edit as the provider's context editing, to paste into requests.
+    pub context_management: Option<ContextManagement>,
 }
 
 /// The unit label of token figures at `bytes_per_token`.
@@ -223,6 +232,7 @@ fn events(study: &Study, o: &Outcome) -> Vec<EventReport> {
             cleared: ids(e),
             freed_tokens: e.freed_tokens,
             triggers: e.triggers.clone(),
+            compaction_summary_tokens: e.compaction,
         })
         .collect()
 }
@@ -259,7 +269,8 @@ impl Report {
                     cost_rank: nominal.cost_ranking.ranks[i],
                     dollars: o.dollars,
                     dollars_saved: base.dollars.zip(o.dollars).map(|(b, e)| b - e),
-                    events: study.edited[i].clear.as_ref().map(|_| events(study, o)),
+                    events: (study.edited[i].clear.is_some() || study.edited[i].compact.is_some())
+                        .then(|| events(study, o)),
                 }
             })
             .collect();
@@ -309,6 +320,7 @@ impl Report {
             by_tool: by_tool(study, at),
             measured: MeasuredReport::new(study, nominal),
             import: s.import.clone(),
+            context_management: context_editing::winning(study, nominal),
         }
     }
 }

@@ -111,6 +111,7 @@ pub struct EditFile {
     #[serde(rename = "move")]
     pub move_: Option<Spanned<MoveFile>>,
     pub clear: Option<Spanned<ClearFile>>,
+    pub compact: Option<Spanned<CompactFile>>,
     pub base: Option<Spanned<BaseFile>>,
     pub cap: Option<Spanned<CapFile>>,
     pub dedupe: Option<Spanned<DedupeFile>>,
@@ -126,6 +127,7 @@ impl EditFile {
             drop: self.drop.take(),
             move_: self.move_.take(),
             clear: self.clear.take(),
+            compact: self.compact.take(),
             base: self.base.take(),
             cap: self.cap.take(),
             dedupe: self.dedupe.take(),
@@ -143,9 +145,23 @@ pub struct ActionFile {
     #[serde(rename = "move")]
     pub move_: Option<Spanned<MoveFile>>,
     pub clear: Option<Spanned<ClearFile>>,
+    pub compact: Option<Spanned<CompactFile>>,
     pub base: Option<Spanned<BaseFile>>,
     pub cap: Option<Spanned<CapFile>>,
     pub dedupe: Option<Spanned<DedupeFile>>,
+}
+
+/// `compact = { above_context_tokens | at_percent + window_tokens | preset,
+/// summary_tokens, keep_calls }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactFile {
+    pub preset: Option<Spanned<String>>,
+    pub above_context_tokens: Option<Spanned<f64>>,
+    pub at_percent: Option<Spanned<f64>>,
+    pub window_tokens: Option<Spanned<f64>>,
+    pub summary_tokens: Option<Spanned<f64>>,
+    pub keep_calls: Option<Spanned<i64>>,
 }
 
 /// An edits file (`--edits FILE`): `[[edit]]` tables only, so one set of edits runs
@@ -264,6 +280,11 @@ pub struct ClearFile {
     pub exclude_kinds: Option<Vec<String>>,
     pub tools: Option<Vec<String>>,
     pub exclude_tools: Option<Vec<String>>,
+    /// `api = "clear_tool_uses_20250919"`: the provider's context editing, with its keys.
+    pub api: Option<Spanned<String>>,
+    pub trigger_input_tokens: Option<Spanned<f64>>,
+    pub keep_tool_uses: Option<Spanned<i64>>,
+    pub clear_tool_inputs: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -21,7 +21,7 @@ pub use fitted::{Fitted, FittedChanges, write_fitted};
 pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_limited, read_scenario_text};
 pub use quick::load_quick;
 pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
-pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
+pub use validate::{API_CLEAR, MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
 
 /// One logical model request of the baseline run.
 #[derive(Debug, Clone, PartialEq)]
@@ -368,6 +368,29 @@ pub struct ClearPolicy {
     pub tools: Option<Vec<String>>,
     /// Results of these tools are never cleared (`exclude_tools`).
     pub exclude_tools: Vec<String>,
+    /// The provider's context editing this policy stands for (`api =
+    /// "clear_tool_uses_20250919"`), so the output can give its `context_management` JSON.
+    pub api: Option<&'static str>,
+    /// With `api`: the tool-use inputs in the model's messages are cleared with their
+    /// results (`clear_tool_inputs`).
+    pub clear_tool_inputs: bool,
+}
+
+/// When a compaction runs (docs/model.md §9): before a call whose context would exceed
+/// `threshold_tokens`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactPolicy {
+    /// The context above which the compaction runs, tokens (`above_context_tokens`, or
+    /// `at_percent` of `window_tokens`, or a preset's).
+    pub threshold_tokens: f64,
+    /// The summary's size, tokens: priced as the compaction request's output, and what
+    /// the context holds (with B and the kept calls) from then on.
+    pub summary_tokens: f64,
+    /// The latest calls kept as they are after a compaction (default 0).
+    pub keep_calls: u64,
+    /// How the threshold was given, for reports (`above 100,000 tokens`, `80 % of a
+    /// 200,000-token window`, `preset compact_20260112 (…)`).
+    pub trigger: String,
 }
 
 impl ClearPolicy {
@@ -507,6 +530,8 @@ pub enum Action {
         to: Place,
     },
     Clear(ClearPolicy),
+    /// `compact = { … }`: summarize the context when it grows past a threshold.
+    Compact(CompactPolicy),
     Steps(Vec<Action>),
 }
 
@@ -521,6 +546,7 @@ impl Action {
             } => vec![call, t],
             Action::Merge { calls, .. } => calls.iter().map(String::as_str).collect(),
             Action::Clear(_)
+            | Action::Compact(_)
             | Action::TrimSelected { .. }
             | Action::DropSelected { .. }
             | Action::Cap { .. }
@@ -542,6 +568,7 @@ impl Action {
             Action::Drop { .. } => "drop",
             Action::Move { .. } => "move",
             Action::Clear(_) => "clear",
+            Action::Compact(_) => "compact",
             Action::Steps(_) => "steps",
         }
     }

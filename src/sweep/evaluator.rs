@@ -38,6 +38,9 @@ enum Path {
     Lanes { expired: Option<Vec<bool>> },
     /// Replayed under its clearing policy in lanes.
     Clearing(Box<Plan>),
+    /// Walked call by call at each pair (a compaction policy: its events and its extra
+    /// requests move with `B` and `ρ`).
+    Walk,
 }
 
 /// Every run of a study with its path.
@@ -64,6 +67,7 @@ impl<'s> Evaluator<'s> {
             .zip(models)
             .map(|(subject, model)| match (&subject.clear, model) {
                 (_, Model::Fixed { .. }) if closed_form => Path::PerPoint,
+                _ if subject.compact.is_some() => Path::Walk,
                 (None, _) => Path::Lanes {
                     expired: cache.map(|c| replay::expired(&s.calls, &subject.run, c)),
                 },
@@ -152,7 +156,7 @@ impl<'s> Evaluator<'s> {
             let most = match path {
                 Path::PerPoint => continue,
                 Path::Lanes { .. } => replay::LANES,
-                Path::Clearing(_) => CLEARING_GROUP,
+                Path::Clearing(_) | Path::Walk => CLEARING_GROUP,
             };
             for (r, bs) in &columns {
                 let per_job = bs.len().div_ceil(bs.len().div_ceil(most));
@@ -184,6 +188,16 @@ impl<'s> Evaluator<'s> {
                         let at: Vec<Assumptions> = bs.iter().map(|&b| at(b)).collect();
                         replay::sums(run, &at, cache.zip(expired.as_deref()))
                     }
+                    Path::Walk => bs
+                        .iter()
+                        .map(|&b| {
+                            let at = Assumptions {
+                                base_tokens: grid.base_tokens[b],
+                                bytes_per_token: rho,
+                            };
+                            subject.sums(study, &subject.clearings(study, at), at)
+                        })
+                        .collect(),
                     Path::PerPoint => Vec::new(),
                 };
                 progress.advance((run.len().max(1) as u64).saturating_mul(bs.len() as u64));

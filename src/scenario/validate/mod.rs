@@ -8,11 +8,13 @@
 mod cache;
 mod calls;
 mod clearing;
+mod compact;
 mod edits;
 mod rules;
 mod sweep;
 mod terms;
 
+pub use clearing::API_CLEAR;
 pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
 pub use terms::MAX_UNITS;
 
