@@ -817,3 +817,28 @@ fn clearing_tool_inputs_takes_them_from_the_models_message() {
     let inputs: Vec<f64> = figures(&s, Some(1)).iter().map(|f| f.0).collect();
     assert_eq!(inputs, [1_000.0, 2_400.0, 2_509.0]);
 }
+
+/// A warm share whose part of B is below min_tokens is not cached at the first call; the
+/// sweep's closed form must not read it either (B = 4,000, warm 0.1: 400 < 1,024).
+#[test]
+fn regression_a_warm_share_below_the_minimum_is_not_read_by_the_closed_form() {
+    use simulate::sweep::{Model, totals};
+    let s = scenario(&uniform(
+        4,
+        1_000,
+        4_000,
+        "[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\nwarm_share = 0.1",
+    ));
+    let study = Study::new(&s).unwrap();
+    let at = Assumptions {
+        base_tokens: 4_000.0,
+        bytes_per_token: 1.0,
+    };
+    let point = study.nominal(at);
+    let model = Model::new(&study, &study.baseline, &point);
+    let closed = totals(&study, &study.baseline, &model, &point, true);
+    let replayed = totals(&study, &study.baseline, &model, &point, false);
+    // Call 1 writes all 4,000 (5,000); then 400 + 1,250, 500 + 1,250, 600 + 1,250.
+    close(replayed.cost, 5_000.0 + 1_650.0 + 1_750.0 + 1_850.0);
+    close(closed.cost, replayed.cost);
+}

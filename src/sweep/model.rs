@@ -61,8 +61,15 @@ pub fn totals(
     let cache = study.scenario.cache.as_ref();
     let prices = study.cache_prices(point);
     let sums: RunSums<f64> = match model {
+        // The closed form assumes every cached prefix at least min_tokens: the base (any
+        // request and prefix is at least it), and the warm part of it at the first call.
         Model::Fixed { sums, .. }
-            if closed_form && cache.is_none_or(|c| subject.at(at).base_tokens >= c.min_tokens) =>
+            if closed_form
+                && cache.is_none_or(|c| {
+                    let base = subject.at(at).base_tokens;
+                    base >= c.min_tokens
+                        && (c.warm_share == 0.0 || c.warm_share * base >= c.min_tokens)
+                }) =>
         {
             RunSums {
                 context: sums.context.at(at),
