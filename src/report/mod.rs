@@ -76,6 +76,10 @@ pub struct EventReport {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EditReport {
     pub name: String,
+    /// Position in the scenario's edits (0-based), the index of its closed form in
+    /// [`SweepReport::closed_forms`] (after the baseline). Not in the JSON.
+    #[serde(skip)]
+    pub index: usize,
     /// 1-based rank on reread tokens; tied edits share a rank.
     pub rank: usize,
     pub total_tokens: f64,
@@ -247,6 +251,7 @@ impl Report {
                 let o = &r.outcome;
                 EditReport {
                     name: s.edits[i].name.clone(),
+                    index: i,
                     rank: nominal.ranking.ranks[i],
                     total_tokens: o.total_tokens,
                     saved_tokens: r.saving.saved,
