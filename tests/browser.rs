@@ -151,6 +151,15 @@ fn position(rows: &[Row], name: &str) -> usize {
         .unwrap_or_else(|| panic!("{name} not in {rows:?}"))
 }
 
+/// The rows of a `sweep.csv`, each as its fields.
+fn sweep_csv(path: &Path) -> Vec<Vec<String>> {
+    csv::Reader::from_path(path)
+        .unwrap()
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
 /// Runs `args` writing into `out`, returns stdout (the JSON report with `--format json`).
 fn run(args: &[&str], out: &Path) -> String {
     let output = simulate()
@@ -249,14 +258,12 @@ fn the_page_agrees_with_the_sweep_and_leaves_the_nominal_point_alone() {
     assert!(nominal.contains("<section id=\"live\" class=\"live\">"));
     assert!(!nominal.contains("class=\"moved\""));
 
-    let sweep = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let sweep = sweep_csv(&dir.join("sweep.csv"));
     for (b, rho) in [(8_000.0, 3.0), (16_000.0, 3.4), (48_000.0, 4.6)] {
         let dom = dump(browser, &page, &format!("B={b}&rho={rho}"));
         let shown = rows(&dom);
         let mut expected: Vec<(usize, Row)> = sweep
-            .lines()
-            .skip(1)
-            .map(|line| line.split(',').collect::<Vec<_>>())
+            .iter()
             .filter(|f| f[0].parse::<f64>() == Ok(b) && f[1].parse::<f64>() == Ok(rho))
             .map(|f| {
                 let saved: f64 = f[7].parse().unwrap();
@@ -306,19 +313,67 @@ fn a_history_page_re_ranks_over_the_factors() {
     assert!(position(&low, stale) < position(&low, mcp), "{low:?}");
     assert!(position(&high, mcp) < position(&high, stale), "{high:?}");
 
-    let sweep = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let sweep = sweep_csv(&dir.join("sweep.csv"));
     for row in &low {
-        let line = sweep
-            .lines()
-            .find(|l| l.starts_with("1.0,0.75,") && l.contains(&format!(",{},", row.name)))
+        let f = sweep
+            .iter()
+            .find(|f| f[0] == "1.0" && f[1] == "0.75" && f[3] == row.name)
             .unwrap_or_else(|| panic!("{} at B × 1, ρ × 0.75 in sweep.csv", row.name));
-        let f: Vec<&str> = line.split(',').collect();
         assert_eq!(
             row.pct,
             simulate::output::number::percent(f[6].parse().unwrap()),
-            "{line}"
+            "{f:?}"
         );
-        assert_eq!(row.rank, f[7], "{line}");
+        assert_eq!(row.rank, f[7], "{f:?}");
     }
     assert_eq!(names(&low).len(), 5);
+}
+
+/// scenarios/clearing.toml has a prompt cache whose min_tokens (1,024) is below every B of
+/// its range, so its cost columns move too: at grid points they are sweep.csv's, for every
+/// edit with a closed form; the clearing that moves with B stays at the nominal point.
+#[test]
+fn the_cost_moves_where_its_closed_form_is_exact() {
+    let Some(browser) = browser() else { return };
+    let out = tempfile::tempdir().unwrap();
+    run(&["scenarios/clearing.toml"], out.path());
+    let dir = out.path().join("clearing");
+    let page = dir.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("the cost columns move too, dollars with them"));
+    let sampled = "server-side at 100k tokens";
+    let sweep = sweep_csv(&dir.join("sweep.csv"));
+    for (b, rho) in [(10_000.0, 2.5), (40_000.0, 3.5)] {
+        let dom = dump(browser, &page, &format!("B={b}&rho={rho}"));
+        let table = &dom[dom.find("<table id=\"edits\"").unwrap()..];
+        let body = &table[..table.find("</tbody>").unwrap()];
+        let mut live = 0;
+        for row in body.split("<tr data-edit").skip(1) {
+            let name = cell(row, "\"name");
+            let line = sweep
+                .iter()
+                .find(|f| {
+                    f[0].parse::<f64>() == Ok(b) && f[1].parse::<f64>() == Ok(rho) && f[5] == name
+                })
+                .unwrap();
+            let (cost, pct): (f64, f64) = (line[11].parse().unwrap(), line[13].parse().unwrap());
+            if name == sampled {
+                assert!(row.contains("class=\"sampled\""), "{row}");
+                assert_eq!(cell(row, "moves rank"), "—");
+                continue;
+            }
+            live += 1;
+            assert_eq!(
+                cell(row, "moves cost"),
+                simulate::output::number::grouped(cost, 0),
+                "{name} at B = {b}, ρ = {rho}"
+            );
+            assert_eq!(
+                cell(row, "moves costpct"),
+                simulate::output::number::percent(pct),
+                "{name} at B = {b}, ρ = {rho}"
+            );
+        }
+        assert_eq!(live, 5);
+    }
 }

@@ -31,6 +31,8 @@ fn live(r: &HistoryReport) -> Option<Live> {
                 .copied()
                 .flatten()
                 .map(|f| Form::from(&f)),
+            cost: None,
+            output_dollars: None,
         })
         .collect();
     edits.sort_by_key(|e| e.index);
@@ -41,6 +43,7 @@ fn live(r: &HistoryReport) -> Option<Live> {
         calls: r.baseline.calls as f64,
         baseline: Form::from(&baseline),
         edits,
+        cost: None,
         tie_tolerance: TIE_TOLERANCE,
     })
 }

@@ -237,18 +237,35 @@ fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Resu
     }
     let cost = r.cost_order.is_some();
     let money = r.price.is_some();
+    let cost_moves = live.and_then(|l| l.cost.as_ref());
+    let dollars_move = cost_moves.is_some_and(|c| c.dollars.is_some());
     if let Some(live) = live {
-        let nominal_only = match (cost, money) {
-            (true, true) => {
-                "the cost and dollar columns (greyed) stay at the nominal point: with a prompt cache a request shorter than min_tokens is not cached, so cost is not affine in B everywhere"
-            }
-            (true, false) => {
-                "the cost columns (greyed) stay at the nominal point: with a prompt cache a request shorter than min_tokens is not cached, so cost is not affine in B everywhere"
-            }
-            (false, true) => "the dollar columns (greyed) stay at the nominal point",
-            (false, false) => "calls after each edit do not depend on B or ρ",
+        let because = r
+            .sweep
+            .as_ref()
+            .and_then(|s| s.closed_forms.cost_fixed_because.clone())
+            .unwrap_or_else(|| "a price they need is missing".into());
+        let nominal_only = match (cost, money, cost_moves.is_some(), dollars_move) {
+            (true, _, true, d) => format!(
+                "the cost columns move too{}: under the prompt cache every request and cached prefix is at least min_tokens long over the sliders' whole range, so cost is exactly affine in B and 1/ρ there as well (at the nominal cache read price and retry rate){}",
+                if money && d { ", dollars with them" } else { "" },
+                if money && !d {
+                    "; the dollar columns (greyed) stay at the nominal point: a price they need is missing"
+                } else {
+                    ""
+                }
+            ),
+            (true, m, false, _) => format!(
+                "the cost{} columns (greyed) stay at the nominal point: {because}",
+                if m { " and dollar" } else { "" }
+            ),
+            (false, true, _, true) => "the dollar columns move too: without a prompt cache every input token costs 1, so cost is the reread total × (1 + retry rate)".into(),
+            (false, true, _, false) => format!(
+                "the dollar columns (greyed) stay at the nominal point: {because}"
+            ),
+            (false, false, ..) => "calls after each edit do not depend on B or ρ".into(),
         };
-        html_live::panel(out, live, nominal_only)?;
+        html_live::panel(out, live, &nominal_only)?;
     }
     write!(
         out,
@@ -276,20 +293,35 @@ fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Resu
             grouped(e.equivalent_calls, 2),
             grouped(e.calls as f64, 0)
         )?;
+        // The cells the script moves are marked `moves`; the rest are greyed off the
+        // nominal point.
+        let moves = |name: &str, yes: bool| {
+            if yes {
+                format!(" class=\"moves {name}\"")
+            } else {
+                String::new()
+            }
+        };
         if cost {
+            let m = cost_moves.is_some();
             write!(
                 out,
-                "<td>{}</td><td>{}</td><td>{}</td>",
+                "<td{}>{}</td><td{}>{}</td><td{}>{}</td>",
+                moves("cost", m),
                 grouped(e.cost, 0),
+                moves("costpct", m),
                 escape(&percent(e.cost_saved_pct)),
+                moves("costrank", m),
                 e.cost_rank
             )?;
         }
         if money {
             write!(
                 out,
-                "<td>{}</td><td>{}</td>",
+                "<td{}>{}</td><td{}>{}</td>",
+                moves("dollars", dollars_move),
                 escape(&dollars(e.dollars)),
+                moves("dsaved", dollars_move),
                 escape(&dollars(e.dollars_saved))
             )?;
         }

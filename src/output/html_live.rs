@@ -95,6 +95,26 @@ pub(crate) struct LiveEdit {
     pub index: usize,
     /// None: no closed form (sampled only); the row stays at the nominal point.
     pub form: Option<Form>,
+    /// Its cost's closed form, when the cost moves (see [`Live::cost`]).
+    pub cost: Option<Form>,
+    /// USD of its output tokens, when the dollars move.
+    pub output_dollars: Option<f64>,
+}
+
+/// The cost columns' closed forms, where they are exact over the sliders' range.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct LiveCost {
+    /// The baseline's cost, input-token equivalents.
+    pub baseline: Form,
+    /// Dollars = cost·per_cost + output dollars, with `[price]`.
+    pub dollars: Option<LiveDollars>,
+}
+
+/// See [`LiveCost::dollars`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct LiveDollars {
+    pub per_cost: f64,
+    pub baseline_output: f64,
 }
 
 /// Everything the script needs.
@@ -110,6 +130,8 @@ pub(crate) struct Live {
     pub baseline: Form,
     /// In declaration order.
     pub edits: Vec<LiveEdit>,
+    /// None: the cost columns stay at the nominal point.
+    pub cost: Option<LiveCost>,
     pub tie_tolerance: f64,
 }
 
@@ -156,36 +178,64 @@ impl Live {
     }
 }
 
-/// The live data of one scenario's page: B and ρ over the swept range, each edit's
-/// closed form. None without a sweep or without edits.
+/// The live data of one scenario's page: B and ρ over the swept range and the nominal
+/// point, each edit's closed form, and the cost's where it is exact. None without a
+/// sweep or without edits.
 pub(crate) fn of_report(r: &Report) -> Option<Live> {
-    let sweep = r.sweep.as_ref()?;
-    let baseline = sweep.closed_forms.first().copied().flatten()?;
+    let forms = &r.sweep.as_ref()?.closed_forms;
+    let baseline = forms.tokens.first().copied().flatten()?;
     if r.edits.is_empty() {
         return None;
     }
+    let form = |forms: &[Option<Affine>], run: usize| forms.get(run).copied().flatten();
+    // Only where the table has cost or dollar columns.
+    let costs = forms
+        .cost
+        .as_deref()
+        .filter(|_| r.cost_order.is_some() || r.price.is_some());
+    let cost = costs.and_then(|c| form(c, 0)).map(|baseline| LiveCost {
+        baseline: Form::from(&baseline),
+        dollars: forms
+            .dollars
+            .as_ref()
+            .filter(|_| r.price.is_some())
+            .map(|d| LiveDollars {
+                per_cost: d.per_cost,
+                baseline_output: d.output.first().copied().unwrap_or(0.0),
+            }),
+    });
     let mut edits: Vec<LiveEdit> = r
         .edits
         .iter()
         .map(|e| LiveEdit {
             name: e.name.clone(),
             index: e.index,
-            form: sweep
-                .closed_forms
-                .get(e.index + 1)
-                .copied()
-                .flatten()
+            form: form(&forms.tokens, e.index + 1).map(|a| Form::from(&a)),
+            cost: costs
+                .and_then(|c| form(c, e.index + 1))
                 .map(|a| Form::from(&a)),
+            output_dollars: forms
+                .dollars
+                .as_ref()
+                .filter(|_| costs.is_some())
+                .and_then(|d| d.output.get(e.index + 1).copied()),
         })
         .collect();
     edits.sort_by_key(|e| e.index);
+    let axis = |key, (min, max): (f64, f64), nominal| Axis {
+        key,
+        min,
+        max,
+        nominal,
+    };
     Some(Live {
         kind: "scenario",
-        x: Axis::over("B", &sweep.grid.base_tokens, r.base_tokens),
-        v: Axis::over("rho", &sweep.grid.bytes_per_token, r.bytes_per_token),
+        x: axis("B", forms.base_tokens, r.base_tokens),
+        v: axis("rho", forms.bytes_per_token, r.bytes_per_token),
         calls: r.baseline.calls as f64,
         baseline: Form::from(&baseline),
         edits,
+        cost,
         tie_tolerance: TIE_TOLERANCE,
     })
 }
@@ -255,7 +305,7 @@ pub(crate) fn panel(out: &mut dyn Write, live: &Live, nominal_only: &str) -> io:
         String::new()
     } else {
         format!(
-            " Sampled only, and not moved: {} (no closed form: {}); {} stay at the nominal point, below the others.",
+            " Sampled only, and not moved: {} (no closed form: {}); {} at the nominal point, greyed, below the others.",
             sampled.join(", "),
             if history {
                 "in some session a clearing moves with B or ρ, or a base edit removes more than the base somewhere in the sweep"
@@ -263,9 +313,9 @@ pub(crate) fn panel(out: &mut dyn Write, live: &Live, nominal_only: &str) -> io:
                 "a clearing that moves with B or ρ"
             },
             if sampled.len() == 1 {
-                "it is shown greyed and"
+                "it stays"
             } else {
-                "they are shown greyed and"
+                "they stay"
             },
         )
     };
@@ -322,7 +372,10 @@ mod tests {
                 name: "</script><b>".into(),
                 index: 0,
                 form: None,
+                cost: None,
+                output_dollars: None,
             }],
+            cost: None,
             tie_tolerance: 1e-9,
         }
     }

@@ -40,6 +40,10 @@
     if (x !== 0 && Math.abs(x) < 0.05) return x > 0 ? '< 0.1 %' : '> \u22120.1 %';
     return grouped(x, 1) + ' %';
   }
+  function dollars(x) {
+    var decimals = x !== 0 && Math.abs(x) < 0.01 ? Math.min(8, Math.floor(-Math.log10(Math.abs(x))) + 2) : 2;
+    return '$' + grouped(x, decimals);
+  }
   function showX(x) { return history ? 'B \u00d7 ' + decimal(x) : 'B = ' + grouped(x, 0) + ' tokens'; }
   function showV(v) { return history ? '\u03c1 \u00d7 ' + decimal(v) : '\u03c1 = ' + decimal(v) + ' bytes/token'; }
   function valueX(x) { return history ? '\u00d7 ' + decimal(x) : grouped(x, 0) + ' tokens'; }
@@ -79,7 +83,35 @@
       for (var j = 0; j < run.length; j++) { run[j].rank = start + 1; live[start + j] = run[j]; }
       start = end;
     }
-    return { base: base, live: live };
+    var cost = null;
+    if (d.cost) {
+      cost = total(d.cost.baseline);
+      var byCost = live.filter(function (o) { return o.e.cost; });
+      byCost.forEach(function (o) {
+        o.cost = total(o.e.cost);
+        o.costSaved = cost - o.cost;
+        if (tied(o.costSaved, 0, cost)) o.costSaved = 0;
+        o.costPct = 100 * o.costSaved / cost;
+        if (d.cost.dollars) {
+          o.dollars = o.cost * d.cost.dollars.per_cost + o.e.output_dollars;
+          o.dollarsSaved = cost * d.cost.dollars.per_cost + d.cost.dollars.baseline_output - o.dollars;
+        }
+      });
+      rankBy(byCost, 'costSaved', 'costRank', cost);
+    }
+    return { base: base, live: live, cost: cost };
+  }
+
+  // Ranks `items` by `key`, larger first, into `rank`, as src/rank.rs does; keeps their order.
+  function rankBy(items, key, rank, base) {
+    var sorted = items.slice().sort(function (a, b) { return b[key] - a[key] || a.e.index - b.e.index; });
+    var start = 0;
+    while (start < sorted.length) {
+      var end = start + 1;
+      while (end < sorted.length && tied(sorted[end - 1][key], sorted[end][key], base)) end++;
+      for (var j = start; j < end; j++) sorted[j][rank] = start + 1;
+      start = end;
+    }
   }
 
   function cell(tr, name) { return tr.querySelector('td.' + name); }
@@ -101,6 +133,15 @@
       set(tr, 'saved', grouped(o.saved, 0));
       set(tr, 'pct', percent(o.pct));
       set(tr, 'equiv', grouped(o.equiv, 2));
+      if (o.cost !== undefined) {
+        set(tr, 'cost', grouped(o.cost, 0));
+        set(tr, 'costpct', percent(o.costPct));
+        set(tr, 'costrank', String(o.costRank));
+      }
+      if (o.dollars !== undefined) {
+        set(tr, 'dollars', dollars(o.dollars));
+        set(tr, 'dsaved', dollars(o.dollarsSaved));
+      }
       body.appendChild(tr);
     });
     nominal.forEach(function (n) {
@@ -179,6 +220,12 @@
         grouped(best.saved, 0) + ' est. tokens, ' + percent(best.pct) + ' of the ' +
         (history ? 'summed ' : '') + 'reread total (' + grouped(best.equiv, 2) + ' average calls). Order: ' +
         orderLine(r.live) + '.';
+      var cheapest = r.live.filter(function (o) { return o.costRank === 1; });
+      if (d.cost && d.kind === 'scenario' && cheapest.length && table.querySelector('td.costrank')) {
+        text += cheapest[0] === best
+          ? ' It also saves the most cost (' + percent(best.costPct) + ').'
+          : ' By cost, ' + cheapest[0].e.name + ' saves the most (' + percent(cheapest[0].costPct) + ').';
+      }
     }
     now.textContent = text;
 

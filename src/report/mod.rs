@@ -6,10 +6,12 @@
 //! answer, break-even summaries) are built here, once, at the precision a person needs.
 
 mod by_tool;
+mod live;
 mod measured;
 mod sweep;
 
 pub use by_tool::{ToolShare, by_tool};
+pub use live::{ClosedForms, DollarForms, Forms};
 pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 

@@ -66,11 +66,11 @@ pub struct SweepReport {
     pub sampled_only: Vec<Pair>,
     /// Ranking by cost, with `[cache]`.
     pub cost: Option<MeasureReport>,
-    /// The closed forms of the reread totals, the baseline first then each edit in the
-    /// scenario's order; None for a run whose clearings move with B or ρ. Not in the
-    /// JSON: `report.html` embeds them to re-rank the edits as B and ρ move.
+    /// The closed forms of the reread totals (and of the costs, where exact) over the
+    /// sliders' range. Not in the JSON: `report.html` embeds them to re-rank the edits as
+    /// B and ρ move.
     #[serde(skip)]
-    pub closed_forms: Vec<Option<crate::ledger::Affine>>,
+    pub closed_forms: super::ClosedForms,
 }
 
 /// What the exact break-evens of one pair of edits say over all swept ρ.
@@ -307,7 +307,7 @@ impl SweepReport {
                 .cost
                 .as_ref()
                 .map(|c| MeasureReport::new(c, &names, g)),
-            closed_forms: sweep.affine.clone(),
+            closed_forms: super::ClosedForms::new(study, sweep),
         }
     }
 }
