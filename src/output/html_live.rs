@@ -31,7 +31,7 @@ pub(crate) const STYLE: &str = "
 .live input[type=range] { width: 100%; margin: 0; accent-color: #0072b2; }
 .live output { font-weight: 600; font-variant-numeric: tabular-nums; }
 .live .ends { grid-column: 2; display: flex; justify-content: space-between; font-size: 0.8em; color: #666; }
-.live .ruler { grid-column: 2; position: relative; font-size: 0.82em; }
+.live .ruler { grid-column: 2; position: relative; font-size: 0.82em; overflow: hidden; }
 .live .tick { position: relative; height: 1.45em; }
 .live .tick i { position: absolute; top: 0; height: 1.3em; border-left: 2px solid #d55e00; }
 .live .tick span { position: absolute; top: 0.05em; white-space: nowrap; color: #8a3b00; }
@@ -40,6 +40,8 @@ pub(crate) const STYLE: &str = "
 .live button { font: inherit; padding: 0.15em 0.7em; }
 .live p.now { font-size: 1.05em; margin: 0.6em 0 0.3em; }
 .live ul { margin: 0.3em 0; padding-left: 1.4em; }
+@media (max-width: 720px) { .live .slider { grid-template-columns: 1fr; } .live .ends, .live .ruler { grid-column: 1; } }
+@media print { .live button, #live-link { display: none; } }
 table.moved tbody td:not(.moves):not(.name):not(.fixed), table.moved tr.sampled td { color: #999; }
 body.moved p.at-nominal::before { content: 'At the nominal point: '; font-weight: 600; }
 table.moved tr.sampled td.name::after { content: ' (sampled only: at the nominal point)'; }

@@ -187,7 +187,7 @@
     mark.style.left = left;
     var label = document.createElement('span');
     label.textContent = text;
-    if (f > 0.55) {
+    if (f > 0.45) {
       label.style.right = 'calc(100% - ' + left + ' + 5px)';
     } else {
       label.style.left = 'calc(' + left + ' + 5px)';
