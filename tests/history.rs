@@ -987,3 +987,59 @@ proptest::proptest! {
         }
     }
 }
+
+/// The summed closed forms `report.html` embeds for its sliders: at every factor point they
+/// give the summed baseline and each edit's summed saving of the sweep (each session is
+/// affine in its own B and ρ, so the sums are affine in the factors); an edit that some
+/// session replays has none.
+#[test]
+fn the_summed_closed_forms_give_the_sweep_at_every_factor_point() {
+    use simulate::history::files::evaluate_all;
+    use simulate::ledger::{Affine, Assumptions};
+    let at = |f: &Affine, (fb, fr): (f64, f64)| {
+        f.at(Assumptions {
+            base_tokens: fb,
+            bytes_per_token: fr,
+        })
+    };
+    let factors = simulate::history::Factors::new(
+        Some(vec![0.5, 2.0 / 3.0, 1.0, 4.0 / 3.0]),
+        Some(vec![0.6, 1.0, 1.5]),
+    )
+    .unwrap();
+    for (dir, edits_file, replayed) in [
+        ("scenarios/history", "scenarios/history/edits.toml", None),
+        (CLAMP, CLAMP_EDITS, Some("drop the MCP server")),
+    ] {
+        let edits = simulate::scenario::load_edits(Path::new(edits_file)).unwrap();
+        let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
+        let (paths, _) =
+            simulate::history::files::find(Path::new(dir), Path::new(edits_file)).unwrap();
+        let evaluated =
+            evaluate_all(Path::new(dir), &paths, &edits, edits_file, &factors, false).unwrap();
+        let reference = aggregate(&names, &evaluated.sessions).unwrap();
+        let sweep = evaluated.sweep.finish(&factors, &reference);
+        assert_eq!(sweep.closed_forms.len(), 1 + names.len());
+        let baseline = sweep.closed_forms[0].expect("the baseline always has one");
+        for (point, f) in sweep.points.iter().zip(factors.points()) {
+            let total = at(&baseline, f);
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * total;
+            assert!(close(total, point.baseline_total_tokens), "{dir} {f:?}");
+            for (i, name) in names.iter().enumerate() {
+                match sweep.closed_forms[i + 1] {
+                    Some(form) => assert!(
+                        close(total - at(&form, f), point.saved_tokens[i]),
+                        "{dir} {f:?} {name}: {} vs {}",
+                        total - at(&form, f),
+                        point.saved_tokens[i]
+                    ),
+                    None => assert_eq!(Some(name.as_str()), replayed, "{dir}"),
+                }
+            }
+        }
+        if let Some(name) = replayed {
+            let i = names.iter().position(|n| n == name).unwrap();
+            assert_eq!(sweep.closed_forms[i + 1], None);
+        }
+    }
+}

@@ -8,6 +8,7 @@
 
 use super::agreement::{Agreement, agreement};
 use super::{Factors, SessionFigures};
+use crate::ledger::Affine;
 use crate::rank::{self, Ranking};
 use serde::Serialize;
 
@@ -260,6 +261,9 @@ pub struct SweepSums {
     width: usize,
     sums: Vec<f64>,
     sessions: usize,
+    /// Σ of the sessions' closed forms in the factors, the baseline first then each edit;
+    /// None for a run some session replays.
+    closed_forms: Vec<Option<Affine>>,
 }
 
 impl SweepSums {
@@ -269,6 +273,17 @@ impl SweepSums {
             width: 1 + edits,
             sums: vec![0.0; points * (1 + edits)],
             sessions: 0,
+            closed_forms: vec![Some(Affine::default()); 1 + edits],
+        }
+    }
+
+    /// Adds one session's closed forms in the factors (see
+    /// `session::Session::closed_forms`): each session is affine in its own B and ρ, so
+    /// at common factors `(f_B, f_ρ)` their sum is `f_B·Σ calls·B + Σ tokens + Σ (bytes/ρ)/f_ρ`.
+    /// A run without one in any session has none in the sum.
+    pub fn add_closed_forms(&mut self, forms: &[Option<Affine>]) {
+        for (sum, form) in self.closed_forms.iter_mut().zip(forms) {
+            *sum = sum.zip(*form).map(|(s, f)| s + f);
         }
     }
 
@@ -324,6 +339,7 @@ impl SweepSums {
             factors: factors.clone(),
             points,
             agreement,
+            closed_forms: self.closed_forms,
         }
     }
 }
@@ -354,6 +370,9 @@ pub struct SweepAggregate {
     pub points: Vec<SweepPoint>,
     /// Points against the nominal aggregate order (item = point index, grid order).
     pub agreement: Agreement,
+    /// The summed closed forms in the factors (see [`SweepSums::add_closed_forms`]).
+    #[serde(skip)]
+    pub closed_forms: Vec<Option<Affine>>,
 }
 
 #[cfg(test)]

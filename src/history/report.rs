@@ -99,6 +99,11 @@ pub struct AssumptionsReport {
     pub agreement: AgreementReport,
     /// Every point's summed figures, grid order.
     pub points: Vec<SweepPoint>,
+    /// The summed reread totals' closed forms in the factors on B and ρ, the baseline
+    /// first then each edit by index; None for an edit some session replays. Not in the
+    /// JSON: `report.html` embeds them to re-rank the edits as the factors move.
+    #[serde(skip)]
+    pub closed_forms: Vec<Option<crate::ledger::Affine>>,
 }
 
 /// A warning and how many sessions gave it.
@@ -242,6 +247,7 @@ impl HistoryReport {
             ),
             factors: sweep.factors,
             points: sweep.points,
+            closed_forms: sweep.closed_forms,
         };
         let mut base_sources = BTreeMap::new();
         let mut bpt_sources = BTreeMap::new();

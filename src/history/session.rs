@@ -104,6 +104,10 @@ impl SessionFigures {
 pub struct Session {
     pub figures: SessionFigures,
     pub sweep_totals: Vec<f64>,
+    /// The reread totals' closed forms in the factors on B and ρ, the baseline first then
+    /// each edit: `T(f_B, f_ρ) = calls·B·f_B + tokens + (bytes/ρ)/f_ρ` with this session's
+    /// B and ρ folded in, so sessions add up. None for a run replayed over the grid.
+    pub closed_forms: Vec<Option<Affine>>,
 }
 
 /// Evaluates `scenario` (its edits already the history's) as the session in `file`.
@@ -192,6 +196,16 @@ pub fn evaluate_session(
             }
         })
         .collect();
+    let closed_forms = models
+        .iter()
+        .map(|m| {
+            m.affine().map(|t| Affine {
+                calls: t.calls * at.base_tokens,
+                tokens: t.tokens,
+                bytes: t.bytes / at.bytes_per_token,
+            })
+        })
+        .collect();
     let mut sweep_totals = Vec::with_capacity(factors.len() * models.len());
     for factor in factors.points() {
         let a = scaled(factor);
@@ -220,6 +234,7 @@ pub fn evaluate_session(
             warnings,
         },
         sweep_totals,
+        closed_forms,
     })
 }
 

@@ -7,11 +7,13 @@
 
 mod by_tool;
 mod context_editing;
+mod live;
 mod measured;
 mod sweep;
 
 pub use by_tool::{ToolShare, by_tool};
 pub use context_editing::ContextManagement;
+pub use live::{ClosedForms, DollarForms, Forms};
 pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 
@@ -83,6 +85,10 @@ pub struct EventReport {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EditReport {
     pub name: String,
+    /// Position in the scenario's edits (0-based), the index of its closed form in
+    /// [`SweepReport::closed_forms`] (after the baseline). Not in the JSON.
+    #[serde(skip)]
+    pub index: usize,
     /// 1-based rank on reread tokens; tied edits share a rank.
     pub rank: usize,
     pub total_tokens: f64,
@@ -257,6 +263,7 @@ impl Report {
                 let o = &r.outcome;
                 EditReport {
                     name: s.edits[i].name.clone(),
+                    index: i,
                     rank: nominal.ranking.ranks[i],
                     total_tokens: o.total_tokens,
                     saved_tokens: r.saving.saved,
