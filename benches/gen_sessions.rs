@@ -923,7 +923,8 @@ fn main() -> std::io::Result<()> {
                     + match step {
                         Some(_) => {
                             let used = &content[0];
-                            used["name"].as_str().map_or(0, str::len) + used["input"].to_string().len()
+                            used["name"].as_str().map_or(0, str::len)
+                                + used["input"].to_string().len()
                         }
                         None => content[0]["text"].as_str().map_or(0, str::len),
                     };

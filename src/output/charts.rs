@@ -256,7 +256,7 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 if slot.label as usize >= baseline_calls {
                     merged.push(k as u32);
                 }
-                if let (true, Some(c)) = (with_cost, s.cache.as_ref()) {
+                if let (true, Some(c)) = (with_cost, subject.cache(study)) {
                     cached.push(f.cached);
                     // A request under the minimum is billed as plain input, not written;
                     // it is drawn in the write bar, marked by its cause.
@@ -278,7 +278,7 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 }
             },
         );
-        if let (Some(series), Some(c), true) = (cost.as_mut(), s.cache.as_ref(), with_cost) {
+        if let (Some(series), Some(c), true) = (cost.as_mut(), subject.cache(study), with_cost) {
             series.push(CostSeries {
                 name: subject.name.clone(),
                 edit,

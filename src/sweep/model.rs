@@ -58,8 +58,9 @@ pub fn totals(
     closed_form: bool,
 ) -> Totals {
     let at = point.assumptions();
-    let cache = study.scenario.cache.as_ref();
-    let prices = study.cache_prices(point);
+    // The run's own cache terms (a cache or model edit's): the closed form's validity
+    // (B ≥ min_tokens) is the run's.
+    let cache = subject.cache(study);
     let sums: RunSums<f64> = match model {
         Model::Fixed { sums, .. }
             if closed_form && cache.is_none_or(|c| subject.at(at).base_tokens >= c.min_tokens) =>
@@ -76,6 +77,6 @@ pub fn totals(
     };
     Totals {
         tokens: sums.context,
-        cost: sums.cost(prices, point.retry_rate),
+        cost: subject.cost(study, &sums, point),
     }
 }
