@@ -246,11 +246,21 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
         let clearing_before: Vec<usize> =
             outcome.clearings.events.iter().map(|e| e.before).collect();
         let with_cost = cost.is_some() && (edit.is_none() || subject.clear.is_some());
+        let mut searches = subject.whatif.searches.iter().peekable();
+        let mut added = Vec::new();
         subject.walk(
             study,
             &outcome.clearings,
             at,
             |k, slot, f: &timeline::CallFigures<f64>| {
+                // A tool search an edit adds is drawn apart, before the call it precedes.
+                if searches
+                    .next_if(|r| r.before == k && r.slot == *slot)
+                    .is_some()
+                {
+                    added.push((k as u32, f.context));
+                    return;
+                }
                 contexts.push(f.context);
                 origins.push(slot.origin);
                 if slot.label as usize >= baseline_calls {
@@ -297,6 +307,7 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
             baseline_position: baseline_positions(&origins, baseline_calls),
             merged,
             clearings: clearing_before.iter().map(|&b| b as u32).collect(),
+            added,
         });
     }
     (context, cost)

@@ -247,7 +247,11 @@ fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             out,
             "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             e.rank,
-            escape(&e.name),
+            escape(
+                &e.what_if
+                    .as_ref()
+                    .map_or_else(|| e.name.clone(), |w| w.row_name(&e.name))
+            ),
             grouped(e.saved_tokens, 0),
             escape(&percent(e.saved_pct)),
             grouped(e.equivalent_calls, 2),
@@ -285,7 +289,27 @@ fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     if let Some(d) = &r.disagreement {
         writeln!(out, "<p><b>The rankings differ:</b> {}.</p>", escape(d))?;
     }
-    Ok(())
+    what_if(out, r)
+}
+
+/// What each what-if edit changes (docs/model.md §9).
+fn what_if(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let edits: Vec<&EditReport> = r.edits.iter().filter(|e| e.what_if.is_some()).collect();
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h3>What the what-if edits change</h3>\n<ul>")?;
+    for e in edits {
+        let Some(w) = &e.what_if else { continue };
+        let lines: Vec<String> = w.lines.iter().map(|l| escape(l)).collect();
+        writeln!(
+            out,
+            "<li><b>{}</b>: {}</li>",
+            escape(&e.name),
+            lines.join("; ")
+        )?;
+    }
+    writeln!(out, "</ul>")
 }
 
 fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result<()> {

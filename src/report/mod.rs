@@ -8,10 +8,12 @@
 mod by_tool;
 mod measured;
 mod sweep;
+mod whatif;
 
 pub use by_tool::{ToolShare, by_tool};
 pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
+pub use whatif::{BEHAVIOUR, CacheTermsReport, WhatIfReport, named};
 
 use crate::cache::models;
 use crate::clear::Event;
@@ -95,6 +97,10 @@ pub struct EditReport {
     pub dollars_saved: Option<f64>,
     /// Clearing events; null for an edit without a clearing policy.
     pub events: Option<Vec<EventReport>>,
+    /// What a `cache`, `model` or base-part step did (docs/model.md §9); absent for other
+    /// edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIfReport>,
 }
 
 /// The whole comparison at the nominal point.
@@ -260,6 +266,7 @@ impl Report {
                     dollars: o.dollars,
                     dollars_saved: base.dollars.zip(o.dollars).map(|(b, e)| b - e),
                     events: study.edited[i].clear.as_ref().map(|_| events(study, o)),
+                    what_if: WhatIfReport::of(study, &study.edited[i]),
                 }
             })
             .collect();

@@ -13,7 +13,6 @@
 mod parts;
 mod pricing;
 pub mod published;
-pub mod report;
 
 pub use parts::PartUse;
 pub use pricing::Pricing;
