@@ -154,3 +154,225 @@ fn a_deferred_part_joins_after_a_tool_search_before_its_first_use() {
     assert_eq!(uses.call_ids, vec!["gh"]);
     assert_eq!(uses.tools_used, vec!["mcp__github__x"]);
 }
+
+/// B = 10,000, ρ = 1, three calls of 1,000 bytes, the second after a 10-minute pause, under
+/// a 5-minute cache (read 0.1, write 1.25, min 1,024) at $3/M input.
+const PAUSE: &str = r#"
+name = "pause"
+base_tokens = 10000
+bytes_per_token = 1.0
+[cache]
+read = 0.1
+write = 1.25
+ttl_s = 300
+min_tokens = 1024
+[price]
+input = 3.0
+output = 15.0
+source = "list price, for the test"
+[[call]]
+id = "a"
+bytes = 1000
+[[call]]
+id = "b"
+bytes = 1000
+gap_s = 600
+[[call]]
+id = "c"
+bytes = 1000
+"#;
+
+#[test]
+fn a_one_hour_cache_keeps_the_prefix_over_a_ten_minute_pause() {
+    let s = scenario(&format!(
+        "{PAUSE}[[edit]]\nname = \"1-hour cache\"\ncache = {{ ttl_s = 3600, write = 2.0 }}\n[[edit]]\nname = \"subagents only\"\ncache = {{ ttl_s = 3600, write = 2.0, traces = [\"subagent\"] }}\n"
+    ));
+    // The calls read 10,000, 11,000 and 12,000 tokens under either cache: T = 33,000.
+    // 5 minutes: call 1 writes 10,000 (12,500); the pause expires the prefix, call 2
+    // writes 11,000 (13,750); call 3 reads 11,000 and writes 1,000 (1,100 + 1,250).
+    // 1 hour: call 1 writes 10,000 at 2.0 (20,000); call 2 reads 10,000 and writes 1,000
+    // (1,000 + 2,000); call 3 reads 11,000 and writes 1,000 (1,100 + 2,000).
+    let e = nominal(&s);
+    close(e.baseline.total_tokens, 33_000.0);
+    close(e.baseline.cost, 12_500.0 + 13_750.0 + 2_350.0);
+    close(e.edits[0].outcome.total_tokens, 33_000.0);
+    close(e.edits[0].outcome.cost, 20_000.0 + 3_000.0 + 3_100.0);
+    close(e.edits[0].cost_saving.saved, 28_600.0 - 26_100.0);
+    // $3/M input: 28,600 → $0.0858, 26,100 → $0.0783.
+    close(e.baseline.dollars.unwrap(), 0.0858);
+    close(e.edits[0].outcome.dollars.unwrap(), 0.0783);
+    let per_call: Vec<(f64, f64)> = requests(&s, Some(0)).iter().map(|r| (r.2, r.3)).collect();
+    assert_eq!(
+        per_call,
+        vec![(0.0, 10_000.0), (10_000.0, 1_000.0), (11_000.0, 1_000.0)]
+    );
+    // A scenario without [import] is a main trace: the subagent-only edit leaves it be.
+    close(e.edits[1].outcome.cost, 28_600.0);
+    let study = Study::new(&s).unwrap();
+    assert!(study.edited[1].whatif.trace_unchanged.is_some());
+}
+
+#[test]
+fn a_model_edit_prices_with_the_targets_terms_and_minimum() {
+    // Sonnet 4.5 (min 1,024, $3/M) to Haiku 4.5 (min 4,096, $1/M): B = 3,000, calls of
+    // 1,000 bytes read 3,000, 4,000 and 5,000. Sonnet: write 3,000 (3,750), read 3,000 and
+    // write 1,000 (1,550), read 4,000 and write 1,000 (1,650): 6,950. Haiku: the first two
+    // requests are under its minimum and billed as plain input (3,000 + 4,000); the third
+    // finds nothing cached (the previous request was too short) and writes 5,000 (6,250):
+    // 13,250 of Haiku's input tokens, a third of the price: 4,416.67 of Sonnet's.
+    let text = PAUSE
+        .replace("base_tokens = 10000", "base_tokens = 3000")
+        .replace("gap_s = 600\n", "")
+        .replace(
+            "read = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024",
+            "preset = \"claude-sonnet-4-5\"",
+        )
+        .replace(
+            "input = 3.0\noutput = 15.0\nsource = \"list price, for the test\"",
+            "model = \"claude-sonnet-4-5\"",
+        );
+    let s = scenario(&format!(
+        "{text}[[edit]]\nname = \"haiku\"\nmodel = {{ to = \"claude-haiku-4-5\" }}\n"
+    ));
+    let e = nominal(&s);
+    close(e.baseline.cost, 6_950.0);
+    close(e.edits[0].outcome.cost, 13_250.0 / 3.0);
+    close(e.edits[0].cost_saving.saved, 6_950.0 - 13_250.0 / 3.0);
+    close(e.baseline.dollars.unwrap(), 6_950.0 * 3.0 / 1e6);
+    close(e.edits[0].outcome.dollars.unwrap(), 13_250.0 * 1.0 / 1e6);
+    let study = Study::new(&s).unwrap();
+    let report = simulate::report::WhatIfReport::of(&study, &study.edited[0]).unwrap();
+    assert_eq!(report.priced_as.as_deref(), Some("claude-haiku-4-5"));
+    assert!(
+        report
+            .lines
+            .iter()
+            .any(|l| l.contains("not the model's behaviour")),
+        "{:?}",
+        report.lines
+    );
+    assert_eq!(report.cache.as_ref().map(|c| c.min_tokens), Some(4096.0));
+}
+
+/// The rows of a CSV file as maps from column to text.
+fn rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    reader
+        .records()
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_subagent_only_cache_edit_changes_the_subagent_session_and_names_the_other() {
+    // Two sessions with the pause trace above, one main and one subagent. The 1-hour cache
+    // for subagents saves 28,600 − 26,100 = 2,500 in the subagent session and nothing in
+    // the main one, which is named; dropping the 4,000-token GitHub part saves 3 × 4,000
+    // tokens in each, and in cost (B = 6,000: 7,500 + 8,750 + 700 + 1,250 = 18,200)
+    // 10,400 each; its one GitHub call in each session is named.
+    let out = tempfile::tempdir().unwrap();
+    let output = assert_cmd::Command::cargo_bin("simulate")
+        .unwrap()
+        .args([
+            "history",
+            "tests/fixtures/whatif/history",
+            "--edits",
+            "tests/fixtures/whatif/edits.toml",
+            "--name",
+            "h",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.contains("1-hour cache for subagents: leaves 1 of 2 sessions unchanged, whose trace kind its traces leave out: session-main"),
+        "{table}"
+    );
+    assert!(
+        table.contains("drops mcp:github: 2 calls in 2 of 2 sessions use mcp:github's tools; they would need another way: session-main (1), session-subagent (1)"),
+        "{table}"
+    );
+    let dir = out.path().join("h");
+    let summary = rows(&dir.join("summary.csv"));
+    let cost = |edit: &str| -> f64 {
+        summary.iter().find(|r| r["edit"] == edit).unwrap()["cost_saved"]
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(cost("1-hour cache for subagents"), 2_500.0);
+    assert_eq!(cost("drop the GitHub MCP server"), 2.0 * 10_400.0);
+    let whatif = rows(&dir.join("whatif.csv"));
+    let cell = |session: &str, edit: &str, column: &str| {
+        whatif
+            .iter()
+            .find(|r| r["session"] == session && r["edit"] == edit)
+            .unwrap()[column]
+            .clone()
+    };
+    assert_eq!(
+        cell(
+            "session-main",
+            "1-hour cache for subagents",
+            "trace_unchanged"
+        ),
+        "true"
+    );
+    assert_eq!(
+        cell(
+            "session-subagent",
+            "1-hour cache for subagents",
+            "trace_unchanged"
+        ),
+        "false"
+    );
+    assert_eq!(
+        cell(
+            "session-subagent",
+            "1-hour cache for subagents",
+            "cache_ttl_s"
+        ),
+        "3600.0"
+    );
+    assert_eq!(
+        cell("session-main", "drop the GitHub MCP server", "call_ids"),
+        "b"
+    );
+    // The JSON names the sessions too.
+    let json = assert_cmd::Command::cargo_bin("simulate")
+        .unwrap()
+        .args([
+            "history",
+            "tests/fixtures/whatif/history",
+            "--edits",
+            "tests/fixtures/whatif/edits.toml",
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let cache = report["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "1-hour cache for subagents")
+        .unwrap();
+    assert_eq!(cache["what_if"]["trace_unchanged"][0], "session-main");
+    // Neither counts as a rule that selected nothing.
+    assert_eq!(cache["sessions_selected_nothing"], 0);
+}

@@ -29,6 +29,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     }
     what_was_summed(out, r)?;
     edits(out, r)?;
+    what_if(out, r)?;
     base_clamps(out, r)?;
     agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
     assumptions(out, r)?;
@@ -158,6 +159,25 @@ fn capitalised(line: &str) -> String {
     chars.next().map_or_else(String::new, |c| {
         c.to_uppercase().chain(chars).collect::<String>()
     })
+}
+
+/// What each what-if edit changes over the sessions (docs/model.md §9).
+fn what_if(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let edits = super::report::what_if_lines(r);
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h2>What the what-if edits change</h2>\n<ul>")?;
+    for (name, lines) in edits {
+        let lines: Vec<String> = lines.iter().map(|l| escape(l)).collect();
+        writeln!(
+            out,
+            "<li><b>{}</b>: {}</li>",
+            escape(&name),
+            lines.join("; ")
+        )?;
+    }
+    writeln!(out, "</ul>")
 }
 
 /// The base edits larger than some session's base, every session named.

@@ -52,6 +52,19 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
             )?;
         }
     }
+    let what_if = super::report::what_if_lines(r);
+    if !what_if.is_empty() {
+        writeln!(out, "\nWhat the what-if edits change:")?;
+        for (name, lines) in what_if {
+            for (k, line) in lines.iter().enumerate() {
+                if k == 0 {
+                    writeln!(out, "  {name}: {line}")?;
+                } else {
+                    writeln!(out, "    {line}")?;
+                }
+            }
+        }
+    }
     let clamped = super::report::base_clamp_lines(r, super::report::NAMED_PER_BASE_NOTE);
     if !clamped.is_empty() {
         writeln!(
