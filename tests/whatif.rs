@@ -376,3 +376,116 @@ fn a_subagent_only_cache_edit_changes_the_subagent_session_and_names_the_other()
     // Neither counts as a rule that selected nothing.
     assert_eq!(cache["sessions_selected_nothing"], 0);
 }
+
+/// The error loading `toml`, as text.
+fn error(toml: &str) -> String {
+    load_str(toml, Path::new("test.toml"))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn bad_what_if_keys_are_errors_that_say_what_would_be_valid() {
+    let with = |edit: &str| format!("{THREE_KB}[[edit]]\nname = \"e\"\n{edit}\n");
+    let e = error(&with("cache = { traces = [\"main\"] }"));
+    assert!(e.contains("the cache edit changes no term"), "{e}");
+    let e = error(&with("cache = { traces = [\"mains\"], ttl_s = 3600 }"));
+    assert!(e.contains("\"mains\" is not a trace kind"), "{e}");
+    let e = error(&with("cache = { preset = \"claude-sonet-4-5-1h\" }"));
+    assert!(e.contains("did you mean \"claude-sonnet-4-5-1h\"?"), "{e}");
+    let e = error(&with("cache = { read = 0.5, write = 0.2 }"));
+    assert!(e.contains("write = 0.2 is below read = 0.5"), "{e}");
+    let e = error(&with("model = { to = \"claude-sonet-4-6\" }"));
+    assert!(e.contains("did you mean \"claude-sonnet-4-6\"?"), "{e}");
+    let e = error(&with(
+        "model = { to = \"claude-sonnet-4-6\", tokens_factor = 30 }",
+    ));
+    assert!(e.contains("30 is over 10"), "{e}");
+    let e = error(&with("model = { tokens_factor = 1.3 }"));
+    assert!(e.contains("missing key `to`"), "{e}");
+    let e = error(&with("base = { defer = \"mcp:github\" }"));
+    assert!(e.contains("missing key `stub_tokens`"), "{e}");
+    let e = error(&with("base = { drop = \"mcp:github\", stub_tokens = 3 }"));
+    assert!(e.contains("a dropped part leaves nothing"), "{e}");
+    let e = error(&with("base = { drop = \"mcp:github\", by_tokens = 3 }"));
+    assert!(e.contains("not both; put both in steps"), "{e}");
+    let e = error(&with(
+        "cache = { ttl_s = 3600 }\nmodel = { to = \"claude-sonnet-4-6\" }",
+    ));
+    assert!(e.contains("the edit has 2 actions (cache, model)"), "{e}");
+}
+
+#[test]
+fn base_parts_are_sized_by_tokens_definitions_or_a_published_figure() {
+    let part = |table: &str| {
+        format!(
+            "{}[[base.part]]\nname = \"p\"\n{table}\n",
+            THREE_KB.replace("base_tokens = 1000", "base_tokens = 30000")
+        )
+    };
+    let s = scenario(&part("published = \"github\""));
+    let p = &s.base_parts[0];
+    assert_eq!(p.tokens, 26_000.0);
+    assert!(
+        p.source.starts_with("estimated: Anthropic Engineering"),
+        "{}",
+        p.source
+    );
+    assert!(p.serves("mcp__github__create_issue") && !p.serves("Read"));
+    let s = scenario(&part(
+        "definitions = 10\ntools = [\"mcp__x__*\"]\n[terms]\ntokens_per_loaded_tool = 1400\ntokens_per_loaded_tool_source = \"fitted (for the test)\"",
+    ));
+    assert_eq!(s.base_parts[0].tokens, 14_000.0);
+    assert!(
+        s.base_parts[0].source.contains(
+            "10 definitions × 1,400 tokens per loaded definition (fitted (for the test))"
+        ),
+        "{}",
+        s.base_parts[0].source
+    );
+    let e = error(&part("definitions = 10\ntools = []"));
+    assert!(
+        e.contains("[terms] tokens_per_loaded_tool, which this scenario does not give"),
+        "{e}"
+    );
+    let e = error(&part("tokens = 40000\ntools = []"));
+    assert!(
+        e.contains("the base parts add up to 40,000 tokens, more than base_tokens = 30,000"),
+        "{e}"
+    );
+    let e = error(&part("tokens = 400"));
+    assert!(e.contains("missing key `tools`"), "{e}");
+    let e = error(&part("published = \"gitlab\""));
+    assert!(e.contains("no published figure for \"gitlab\""), "{e}");
+    let e = error(&part("tokens = 400\npublished = \"github\""));
+    assert!(e.contains("give exactly one size"), "{e}");
+}
+
+#[test]
+fn a_step_that_finds_nothing_to_change_is_noted_not_an_error() {
+    // No [cache] to change, no part of that name, a deferred part no call uses.
+    let s = scenario(&format!(
+        "{}[[base.part]]\nname = \"mcp:slack\"\ntokens = 500\ntools = [\"mcp__slack__*\"]\n[[edit]]\nname = \"1h\"\ncache = {{ ttl_s = 3600, write = 2.0 }}\n[[edit]]\nname = \"typo\"\nbase = {{ drop = \"mcp:gihub\" }}\n[[edit]]\nname = \"defer slack\"\nbase = {{ defer = \"mcp:slack\", stub_tokens = 100 }}\n",
+        THREE_KB
+    ));
+    let study = Study::new(&s).unwrap();
+    assert_eq!(
+        study.edit_notes[0],
+        vec![
+            "cache: the scenario has no [cache] (its cost is flat), so there are no cache terms to change: the step changes nothing"
+        ]
+    );
+    assert_eq!(
+        study.edit_notes[1],
+        vec![
+            "base: no [[base.part]] named \"mcp:gihub\" in this scenario (its parts: mcp:slack): the step changes nothing"
+        ]
+    );
+    let e = nominal(&s);
+    close(e.edits[0].saving.saved, 0.0);
+    close(e.edits[1].saving.saved, 0.0);
+    // Never used, the deferred part never loads: 3 × (500 − 100) saved, no tool search.
+    close(e.edits[2].saving.saved, 1_200.0);
+    assert!(study.edited[2].whatif.searches.is_empty());
+    assert_eq!(e.edits[2].outcome.calls, 3);
+}
