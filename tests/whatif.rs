@@ -489,3 +489,70 @@ fn a_step_that_finds_nothing_to_change_is_noted_not_an_error() {
     assert!(study.edited[2].whatif.searches.is_empty());
     assert_eq!(e.edits[2].outcome.calls, 3);
 }
+
+#[test]
+fn the_shipped_example_says_what_each_what_if_changes_in_every_output() {
+    let out = tempfile::tempdir().unwrap();
+    let output = assert_cmd::Command::cargo_bin("simulate")
+        .unwrap()
+        .args(["scenarios/whatif.toml", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.contains("Haiku 4.5 (priced as claude-haiku-4-5)"),
+        "{table}"
+    );
+    assert!(table.contains("not the model's behaviour"), "{table}");
+    assert!(
+        table.contains("2 calls use mcp:github's tools (mcp__github__create_pull_request, mcp__github__add_issue_comment): open-pr, comment; they would need another way"),
+        "{table}"
+    );
+    let dir = out.path().join("whatif");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("What the what-if edits change"));
+    assert!(
+        html.contains("not the model&#39;s behaviour")
+            || html.contains("not the model's behaviour")
+    );
+    let whatif = rows(&dir.join("whatif.csv"));
+    let defer = whatif
+        .iter()
+        .find(|r| r["edit"] == "defer the GitHub MCP server")
+        .unwrap();
+    assert_eq!(defer["tool_searches"], "1");
+    assert_eq!(defer["call_ids"], "open-pr comment");
+    // ledger.csv: the tool search has a row of its own, before the call it precedes.
+    let ledger = std::fs::read_to_string(dir.join("ledger.csv")).unwrap();
+    assert!(
+        ledger.contains("defer the GitHub MCP server,13,open-pr,tool search: loads mcp:github,"),
+        "{ledger}"
+    );
+    let json = assert_cmd::Command::cargo_bin("simulate")
+        .unwrap()
+        .args(["scenarios/whatif.toml", "--no-write", "--format", "json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let haiku = report["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "Haiku 4.5")
+        .unwrap();
+    assert_eq!(haiku["what_if"]["priced_as"], "claude-haiku-4-5");
+    assert_eq!(haiku["what_if"]["cache"]["min_tokens"], 4096.0);
+    // Edits without a what-if step carry no what_if key at all: other runs' JSON is as it was.
+    let json = assert_cmd::Command::cargo_bin("simulate")
+        .unwrap()
+        .args(["scenarios/merge.toml", "--no-write", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&json.stdout).contains("what_if"));
+}

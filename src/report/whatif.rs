@@ -166,10 +166,10 @@ fn lines(study: &Study, subject: &Subject, r: &WhatIfReport) -> Vec<String> {
         lines.push(line);
         lines.push(format!("{BEHAVIOUR}."));
     } else if let Some(c) = &r.cache {
-        let from = c
-            .preset
-            .as_ref()
-            .map_or_else(String::new, |p| format!(" (preset {p})"));
+        // The preset's name; its source is in the JSON and the cost line.
+        let from = c.preset.as_ref().map_or_else(String::new, |p| {
+            format!(" (preset {})", p.split(" (").next().unwrap_or(p))
+        });
         lines.push(format!("runs under the prompt cache {}{from}", c.terms()));
     }
     if r.trace_unchanged {
