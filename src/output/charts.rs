@@ -205,6 +205,19 @@ pub fn input(
         ),
         _ => (None, None, None),
     };
+    // Names as the charts label them: a model edit says what it is priced as. (The plain
+    // names above are the keys the sweep's pairs are matched by.)
+    let edits = edits
+        .into_iter()
+        .map(|name| {
+            report
+                .edits
+                .iter()
+                .find(|e| e.name == name)
+                .and_then(|e| e.what_if.as_ref())
+                .map_or_else(|| name.clone(), |w| w.row_name(&name))
+        })
+        .collect();
     ChartInput {
         scenario: s.name.clone(),
         base_tokens: at.base_tokens,
