@@ -8,7 +8,11 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
     let mut edits = vec![String::new(); report.edits.len()];
     for e in &report.edits {
         if let Some(slot) = edits.get_mut(e.index) {
-            slot.clone_from(&e.name);
+            // A model edit says what it is priced as.
+            *slot = match e.what_if.as_ref().and_then(|w| w.priced_as.as_ref()) {
+                Some(model) => format!("{} (priced as {model})", e.name),
+                None => e.name.clone(),
+            };
         }
     }
     let rows = report
