@@ -114,6 +114,16 @@ pub struct WhatIfAggregate {
     pub parts: Vec<PartAggregate>,
 }
 
+impl EditAggregate {
+    /// The edit's name as a row shows it: a model edit says what it is priced as.
+    pub fn row_name(&self) -> String {
+        match self.what_if.as_ref().and_then(|w| w.priced_as.as_ref()) {
+            Some(model) => format!("{} (priced as {model})", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
 /// A base part dropped or deferred, over every session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PartAggregate {

@@ -9,10 +9,7 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
     for e in &report.edits {
         if let Some(slot) = edits.get_mut(e.index) {
             // A model edit says what it is priced as.
-            *slot = match e.what_if.as_ref().and_then(|w| w.priced_as.as_ref()) {
-                Some(model) => format!("{} (priced as {model})", e.name),
-                None => e.name.clone(),
-            };
+            *slot = e.row_name();
         }
     }
     let rows = report

@@ -106,7 +106,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             out,
             "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {changed}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
             e.rank,
-            escape(&e.name),
+            escape(&e.row_name()),
             grouped(e.saved_tokens, 0),
             percent(e.saved_pct),
             grouped(e.equivalent_calls, 2),

@@ -156,7 +156,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let columns = r
         .edits
         .iter()
-        .map(|e| e.name.width())
+        .map(|e| e.row_name().width())
         .max()
         .unwrap_or(4)
         .clamp(4, NAME_COLUMNS);
@@ -181,7 +181,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             out,
             "  {:>4}  {}  {:>18}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
             e.rank,
-            pad(&e.name, columns),
+            pad(&e.row_name(), columns),
             grouped(e.saved_tokens, 0),
             percent(e.saved_pct),
             percent(d.median),
@@ -240,7 +240,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
                 out,
                 "  {:>4}  {}  {:>18}  {:>7}  {:>10}{dollars}",
                 e.cost_rank,
-                pad(&e.name, columns),
+                pad(&e.row_name(), columns),
                 grouped(e.cost_saved, 0),
                 percent(e.cost_saved_pct),
                 e.rank
