@@ -59,8 +59,14 @@ impl Subject {
     /// Whether the run's base edit removes more than the base at `at` (the base is 0
     /// there; its closed form, which would go below zero, does not hold).
     pub fn base_below_zero(&self, at: Assumptions) -> bool {
+        self.base_tokens(at) < 0.0
+    }
+
+    /// The base its edit leaves at `at`, before it is held at 0 (ρ ÷ the tokens factor for
+    /// a change in bytes).
+    pub fn base_tokens(&self, at: Assumptions) -> f64 {
         let frame = self.frame(at);
-        self.base.apply(frame.base_tokens, frame.bytes_per_token) < 0.0
+        self.base.apply(frame.base_tokens, frame.bytes_per_token)
     }
 
     /// The run's prompt cache: its own after a `cache` or `model` step, else the
@@ -293,10 +299,7 @@ impl<'a> Study<'a> {
                         "takes the base tokens below zero: B = {} at ρ = {} becomes {}; the base cannot be negative (lower the change, or sweep B from a higher value)",
                         crate::output::number::grouped(at.base_tokens, 0),
                         crate::output::number::decimal(at.bytes_per_token),
-                        crate::output::number::grouped(
-                            subject.base.apply(at.base_tokens, at.bytes_per_token),
-                            0
-                        )
+                        crate::output::number::grouped(subject.base_tokens(*at), 0)
                     ),
                 )
                 .at(e
