@@ -123,6 +123,22 @@ pub fn replay(
     clearable: &[bool],
     at: Assumptions,
 ) -> Clearings {
+    replay_with_joins(calls, run, policy, clearable, at, &[])
+}
+
+/// As [`replay`], for a run where tokens join the context between calls: `joins` (by
+/// position) are `(i, tokens)`, tokens that join just before call i, after its triggers are
+/// checked (a deferred part's definitions, loaded by a tool search that runs before call i;
+/// docs/model.md §9). They are not results: never cleared.
+pub fn replay_with_joins(
+    calls: &[Call],
+    run: &Run,
+    policy: &ClearPolicy,
+    clearable: &[bool],
+    at: Assumptions,
+    joins: &[(usize, f64)],
+) -> Clearings {
+    let mut joins = joins.iter().peekable();
     let n = run.len();
     let rho = at.bytes_per_token;
     let placeholder = policy.placeholder_bytes / rho;
@@ -209,6 +225,9 @@ pub fn replay(
                     completed_since_clearing = 0;
                 }
             }
+        }
+        while let Some((_, tokens)) = joins.next_if(|(at, _)| *at == i) {
+            context += tokens;
         }
         context += slot.size(rho);
         if clearable[i] {

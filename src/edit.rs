@@ -8,6 +8,7 @@ use crate::run::{Run, Slot};
 use crate::scenario::{
     Action, BaseChange, Call, ClearPolicy, CompactPolicy, MergeAt, Place, Selector, Terms, TrimBy,
 };
+use crate::whatif::{self, WhatIf};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Call ids to baseline indices, built once per study.
@@ -38,6 +39,9 @@ pub struct Edited {
     pub notes: Vec<String>,
     /// The compaction policy to replay the run under, if the edit has one.
     pub compact: Option<CompactPolicy>,
+    /// What the edit's `cache`, `model` and base-part steps leave beside the run (its own
+    /// prices and cache terms, tokens factor, tool searches; docs/model.md §9).
+    pub whatif: WhatIf,
 }
 
 /// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
@@ -49,13 +53,15 @@ pub struct EditError {
 }
 
 /// Applies `action` to `baseline`, the run of `calls` (whose ids `ids` indexes); `terms`
-/// are the scenario's named terms (a merge leaves one call's framing, not one per call).
+/// are the scenario's named terms (a merge leaves one call's framing, not one per call),
+/// `scope` what its what-if steps need of the scenario (its cache, prices, base parts).
 pub fn apply(
     calls: &[Call],
     ids: &Ids,
     baseline: &Run,
     action: &Action,
     terms: &Terms,
+    scope: &whatif::Scope,
 ) -> Result<Edited, EditError> {
     let mut editor = Editor {
         per_call_tokens: terms.per_call(),
@@ -65,6 +71,7 @@ pub fn apply(
         base: BaseChange::NONE,
         notes: Vec::new(),
         compact: None,
+        whatif: whatif::Steps::new(scope),
     };
     let mut clear = None;
     match action {
@@ -82,12 +89,16 @@ pub fn apply(
     if let Some(policy) = clear.as_ref().filter(|p| p.clear_tool_inputs) {
         run = with_tool_inputs_clearable(calls, run, policy);
     }
+    let (whatif, whatif_notes) = editor.whatif.finish(calls, &mut run);
+    let mut notes = editor.notes;
+    notes.extend(whatif_notes);
     Ok(Edited {
         run,
         clear,
         base: editor.base,
-        notes: editor.notes,
+        notes,
         compact: editor.compact,
+        whatif,
     })
 }
 
@@ -118,6 +129,7 @@ struct Editor<'a> {
     base: BaseChange,
     notes: Vec<String>,
     compact: Option<CompactPolicy>,
+    whatif: whatif::Steps<'a>,
 }
 
 fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
@@ -196,6 +208,13 @@ impl Editor<'_> {
                 Ok(())
             }
             Action::Steps(_) => Err(error("steps", "steps cannot be nested")),
+            Action::Cache(change) => self.whatif.cache(change),
+            Action::Model(change) => self.whatif.model(change),
+            Action::BasePart(change) => {
+                let base = self.whatif.part(change)?;
+                self.base = self.base.then(base);
+                Ok(())
+            }
         }
     }
 
@@ -441,6 +460,13 @@ mod tests {
             &Run::baseline(calls, &Terms::default()),
             action,
             &Terms::default(),
+            &whatif::Scope {
+                cache: None,
+                price: None,
+                trace: crate::scenario::TraceKind::Main,
+                parts: &[],
+                input_price: None,
+            },
         )
     }
 

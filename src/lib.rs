@@ -30,5 +30,6 @@ pub mod scenario;
 pub mod sweep;
 pub mod telemetry;
 pub mod timeline;
+pub mod whatif;
 
 pub use error::Error;

@@ -209,6 +209,7 @@ fn session(name: &str, baseline: f64, saved: &[f64]) -> SessionFigures {
                 selected_nothing: Vec::new(),
                 base_clamped: false,
                 base_clamped_points: 0,
+                what_if: None,
             })
             .collect(),
         warnings: Vec::new(),

@@ -95,6 +95,83 @@ pub struct EditAggregate {
     pub sessions_base_clamped_in_sweep: usize,
     /// Every session where either happens, in session order.
     pub base_clamped: Vec<BaseClamped>,
+    /// What the edit's `cache`, `model` or base-part steps did over the sessions
+    /// (docs/model.md §9); absent for other edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIfAggregate>,
+}
+
+/// A what-if edit over every session.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct WhatIfAggregate {
+    /// The model the sessions are priced as.
+    pub priced_as: Option<String>,
+    /// Its tokenizer's factor, where given.
+    pub tokens_factor: Option<f64>,
+    /// Sessions a cache step leaves unchanged because their trace kind is not in its
+    /// `traces`, by name, in session order.
+    pub trace_unchanged: Vec<String>,
+    /// Each base part dropped or deferred.
+    pub parts: Vec<PartAggregate>,
+}
+
+impl EditAggregate {
+    /// The edit's name as a row shows it: a model edit says what it is priced as.
+    pub fn row_name(&self) -> String {
+        match self.what_if.as_ref().and_then(|w| w.priced_as.as_ref()) {
+            Some(model) => format!("{} (priced as {model})", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// A base part dropped or deferred, over every session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartAggregate {
+    pub part: String,
+    /// `drop` or `defer`.
+    pub action: &'static str,
+    /// Calls that use the part's tools, in all.
+    pub calls_using: usize,
+    /// Sessions with such calls, with how many each, in session order.
+    pub sessions_using: Vec<(String, usize)>,
+    /// Tool searches added (deferred parts: one per session that uses its tools).
+    pub tool_searches: usize,
+}
+
+impl WhatIfAggregate {
+    /// Adds one session's report of the edit.
+    fn add(&mut self, session: &str, w: &crate::report::WhatIfReport) {
+        if self.priced_as.is_none() {
+            self.priced_as.clone_from(&w.priced_as);
+            self.tokens_factor = w.tokens_factor;
+        }
+        if w.trace_unchanged {
+            self.trace_unchanged.push(session.to_string());
+        }
+        for u in &w.parts {
+            let at = match self.parts.iter().position(|p| p.part == u.part) {
+                Some(at) => at,
+                None => {
+                    self.parts.push(PartAggregate {
+                        part: u.part.clone(),
+                        action: u.action,
+                        calls_using: 0,
+                        sessions_using: Vec::new(),
+                        tool_searches: 0,
+                    });
+                    self.parts.len() - 1
+                }
+            };
+            let p = &mut self.parts[at];
+            p.calls_using += u.call_ids.len();
+            if !u.call_ids.is_empty() {
+                p.sessions_using
+                    .push((session.to_string(), u.call_ids.len()));
+            }
+            p.tool_searches += usize::from(u.search_before.is_some());
+        }
+    }
 }
 
 /// A session whose base an edit's base change is larger than.
@@ -168,8 +245,12 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         let mut base_clamped = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut percents = Vec::with_capacity(sessions.len());
+        let mut what_if: Option<WhatIfAggregate> = None;
         for (s, &unchanged) in sessions.iter().zip(&unchanged) {
             let e = s.edits.get(i)?;
+            if let Some(w) = &e.what_if {
+                what_if.get_or_insert_with(Default::default).add(&s.name, w);
+            }
             saved += e.saved_tokens;
             cost_saved += e.cost_saved;
             if let Some(d) = e.dollars_saved {
@@ -220,6 +301,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
             sessions_base_clamped: clamped,
             sessions_base_clamped_in_sweep: clamped_in_sweep,
             base_clamped,
+            what_if,
         });
     }
     let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();

@@ -8,7 +8,8 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
     let mut edits = vec![String::new(); report.edits.len()];
     for e in &report.edits {
         if let Some(slot) = edits.get_mut(e.index) {
-            slot.clone_from(&e.name);
+            // A model edit says what it is priced as.
+            *slot = e.row_name();
         }
     }
     let rows = report

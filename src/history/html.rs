@@ -69,6 +69,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     what_was_summed(out, r)?;
     let live = live(r);
     edits(out, r, live.as_ref())?;
+    what_if(out, r)?;
     base_clamps(out, r)?;
     agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
     assumptions(out, r)?;
@@ -160,7 +161,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Res
             "<tr data-edit=\"{}\"><td class=\"moves rank\">{}</td><td class=\"name\">{}</td><td class=\"moves saved\">{}</td><td class=\"moves pct\">{}</td><td class=\"moves equiv\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {changed}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
             e.index,
             e.rank,
-            escape(&e.name),
+            escape(&e.row_name()),
             grouped(e.saved_tokens, 0),
             percent(e.saved_pct),
             grouped(e.equivalent_calls, 2),
@@ -216,6 +217,25 @@ fn capitalised(line: &str) -> String {
     chars.next().map_or_else(String::new, |c| {
         c.to_uppercase().chain(chars).collect::<String>()
     })
+}
+
+/// What each what-if edit changes over the sessions (docs/model.md §9).
+fn what_if(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let edits = super::report::what_if_lines(r);
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h2>What the what-if edits change</h2>\n<ul>")?;
+    for (name, lines) in edits {
+        let lines: Vec<String> = lines.iter().map(|l| escape(l)).collect();
+        writeln!(
+            out,
+            "<li><b>{}</b>: {}</li>",
+            escape(&name),
+            lines.join("; ")
+        )?;
+    }
+    writeln!(out, "</ul>")
 }
 
 /// The base edits larger than some session's base, every session named.

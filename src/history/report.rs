@@ -462,6 +462,87 @@ pub fn base_clamp_lines(r: &HistoryReport, listed: usize) -> Vec<String> {
     lines
 }
 
+/// Sessions named per what-if sentence in the table and the page (the JSON and
+/// `whatif.csv` name them all).
+pub const NAMED_PER_WHAT_IF: usize = 10;
+
+/// For each what-if edit (ranked; docs/model.md §9): what it does over the sessions, in
+/// sentences: the model it is priced as, the sessions a cache edit leaves unchanged by
+/// their trace kind, the calls that use a dropped or deferred part's tools.
+pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
+    let n = grouped(r.baseline.sessions as f64, 0);
+    let names = |list: Vec<String>| {
+        let more = list.len().saturating_sub(NAMED_PER_WHAT_IF);
+        let mut text: Vec<String> = list.into_iter().take(NAMED_PER_WHAT_IF).collect();
+        if more > 0 {
+            text.push(format!("and {} more", grouped(more as f64, 0)));
+        }
+        text.join(", ")
+    };
+    let mut out = Vec::new();
+    for e in &r.edits {
+        let Some(w) = &e.what_if else { continue };
+        let mut lines = Vec::new();
+        if let Some(model) = &w.priced_as {
+            let factor = w.tokens_factor.map_or_else(String::new, |f| {
+                format!(
+                    ", its tokenizer giving {}× the tokens for the same bytes (each session's ρ ÷ {}; B and measured tokens as given)",
+                    crate::output::number::decimal(f),
+                    crate::output::number::decimal(f)
+                )
+            });
+            lines.push(format!(
+                "priced as {model} in every session{factor}; {}",
+                crate::report::BEHAVIOUR
+            ));
+        }
+        if !w.trace_unchanged.is_empty() {
+            lines.push(format!(
+                "leaves {} of {n} sessions unchanged, whose trace kind its traces leave out: {}",
+                grouped(w.trace_unchanged.len() as f64, 0),
+                names(w.trace_unchanged.clone())
+            ));
+        }
+        for p in &w.parts {
+            let verb = if p.action == "drop" {
+                "drops"
+            } else {
+                "defers"
+            };
+            if p.calls_using == 0 {
+                lines.push(format!(
+                    "{verb} {}: no call in any session uses its tools",
+                    p.part
+                ));
+                continue;
+            }
+            let using = format!(
+                "{} in {} of {n} sessions use {}'s tools",
+                plural(p.calls_using, "call", "calls"),
+                grouped(p.sessions_using.len() as f64, 0),
+                p.part
+            );
+            let then = if p.action == "drop" {
+                "they would need another way".to_string()
+            } else {
+                format!(
+                    "in each, a tool search before the first of them loads its definitions ({} in all)",
+                    plural(p.tool_searches, "tool search", "tool searches")
+                )
+            };
+            let sessions = names(
+                p.sessions_using
+                    .iter()
+                    .map(|(s, k)| format!("{s} ({k})"))
+                    .collect(),
+            );
+            lines.push(format!("{verb} {}: {using}; {then}: {sessions}", p.part));
+        }
+        out.push((e.name.clone(), lines));
+    }
+    out
+}
+
 /// What the prompt cache does to the answer, when some session has one: the same order,
 /// or the cost order and its winner. None when every session's cost is flat.
 fn cost_answer(

@@ -17,7 +17,7 @@ use crate::evaluate::{Study, evaluate};
 use crate::history::Factors;
 use crate::ledger::{Affine, Assumptions};
 use crate::rank;
-use crate::report::Sources;
+use crate::report::{Sources, WhatIfReport};
 use crate::scenario::Scenario;
 use crate::sweep::{Model, Point, totals};
 use serde::Serialize;
@@ -52,6 +52,11 @@ pub struct SessionEdit {
     /// Points of the factor grid where it is (B = 0 there; this session's run of the edit
     /// is replayed at every point, not taken from its closed form).
     pub base_clamped_points: usize,
+    /// What a `cache`, `model` or base-part step did in this session (docs/model.md §9):
+    /// the model it is priced as, whether its trace kind was left out, the calls that use
+    /// a dropped or deferred part's tools. Absent for other edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIfReport>,
 }
 
 /// Every figure of one session.
@@ -167,6 +172,7 @@ pub fn evaluate_session(
             selected_nothing: study.edit_notes.get(i).cloned().unwrap_or_default(),
             base_clamped: study.edited[i].base_below_zero(at),
             base_clamped_points: clamped_points[i + 1],
+            what_if: WhatIfReport::of(&study, &study.edited[i]),
         })
         .collect();
     let notes: Vec<&String> = study.edit_notes.iter().flatten().collect();

@@ -52,6 +52,19 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
             )?;
         }
     }
+    let what_if = super::report::what_if_lines(r);
+    if !what_if.is_empty() {
+        writeln!(out, "\nWhat the what-if edits change:")?;
+        for (name, lines) in what_if {
+            for (k, line) in lines.iter().enumerate() {
+                if k == 0 {
+                    writeln!(out, "  {name}: {line}")?;
+                } else {
+                    writeln!(out, "    {line}")?;
+                }
+            }
+        }
+    }
     let clamped = super::report::base_clamp_lines(r, super::report::NAMED_PER_BASE_NOTE);
     if !clamped.is_empty() {
         writeln!(
@@ -143,7 +156,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let columns = r
         .edits
         .iter()
-        .map(|e| e.name.width())
+        .map(|e| e.row_name().width())
         .max()
         .unwrap_or(4)
         .clamp(4, NAME_COLUMNS);
@@ -168,7 +181,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             out,
             "  {:>4}  {}  {:>18}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
             e.rank,
-            pad(&e.name, columns),
+            pad(&e.row_name(), columns),
             grouped(e.saved_tokens, 0),
             percent(e.saved_pct),
             percent(d.median),
@@ -227,7 +240,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
                 out,
                 "  {:>4}  {}  {:>18}  {:>7}  {:>10}{dollars}",
                 e.cost_rank,
-                pad(&e.name, columns),
+                pad(&e.row_name(), columns),
                 grouped(e.cost_saved, 0),
                 percent(e.cost_saved_pct),
                 e.rank

@@ -287,7 +287,11 @@ fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Resu
             "<tr data-edit=\"{}\"><td class=\"moves rank\">{}</td><td class=\"name\">{}</td><td class=\"moves saved\">{}</td><td class=\"moves pct\">{}</td><td class=\"moves equiv\">{}</td><td class=\"fixed\">{}</td>",
             e.index,
             e.rank,
-            escape(&e.name),
+            escape(
+                &e.what_if
+                    .as_ref()
+                    .map_or_else(|| e.name.clone(), |w| w.row_name(&e.name))
+            ),
             grouped(e.saved_tokens, 0),
             escape(&percent(e.saved_pct)),
             grouped(e.equivalent_calls, 2),
@@ -343,7 +347,27 @@ fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Resu
     if let Some(live) = live {
         html_live::after_table(out, live)?;
     }
-    Ok(())
+    what_if(out, r)
+}
+
+/// What each what-if edit changes (docs/model.md §9).
+fn what_if(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let edits: Vec<&EditReport> = r.edits.iter().filter(|e| e.what_if.is_some()).collect();
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h3>What the what-if edits change</h3>\n<ul>")?;
+    for e in edits {
+        let Some(w) = &e.what_if else { continue };
+        let lines: Vec<String> = w.lines.iter().map(|l| escape(l)).collect();
+        writeln!(
+            out,
+            "<li><b>{}</b>: {}</li>",
+            escape(&e.name),
+            lines.join("; ")
+        )?;
+    }
+    writeln!(out, "</ul>")
 }
 
 fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result<()> {

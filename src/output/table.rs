@@ -145,7 +145,9 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         .map(|e| {
             let mut row = vec![
                 e.rank.to_string(),
-                e.name.clone(),
+                e.what_if
+                    .as_ref()
+                    .map_or_else(|| e.name.clone(), |w| w.row_name(&e.name)),
                 grouped(e.saved_tokens, 0),
                 percent(e.saved_pct),
                 grouped(e.equivalent_calls, 2),
@@ -172,6 +174,30 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         match &r.disagreement {
             Some(d) => writeln!(out, "  The rankings differ: {d}.")?,
             None => writeln!(out, "  Ranked by cost, the order is the same.")?,
+        }
+    }
+    what_if(out, r)
+}
+
+/// What each what-if edit changes (docs/model.md §9): one paragraph per edit.
+fn what_if(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let edits: Vec<&EditReport> = r.edits.iter().filter(|e| e.what_if.is_some()).collect();
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "
+What the what-if edits change:"
+    )?;
+    for e in edits {
+        let Some(w) = &e.what_if else { continue };
+        let mut lines = w.lines.iter();
+        if let Some(first) = lines.next() {
+            writeln!(out, "  {}: {first}", e.name)?;
+        }
+        for line in lines {
+            writeln!(out, "    {line}")?;
         }
     }
     Ok(())

@@ -73,7 +73,14 @@ impl ClosedForms {
             bytes_per_token: r,
         });
         let retry = nominal.retry_rate;
+        // A cache or model edit prices its run with terms of its own, which these forms
+        // (one set of prices for every run) do not hold.
+        let own_pricing = study.subjects().any(|s| s.whatif.pricing.is_some());
         let (cost, because) = match study.cache_prices(nominal) {
+            _ if own_pricing => (
+                None,
+                Some("a cache or model edit prices its run with terms of its own".to_string()),
+            ),
             // Without a cache every input token costs 1: `T·(1 + retry)`, affine everywhere.
             None => (
                 Some(
@@ -98,7 +105,7 @@ impl ClosedForms {
             let price = study.scenario.price.as_ref()?;
             let output = study
                 .subjects()
-                .map(|s| dollars(study, &s.run, &crate::clear::Clearings::none(0), 0.0))
+                .map(|s| dollars(price, &s.run, 0.0, 0.0))
                 .collect::<Option<Vec<f64>>>()?;
             Some(DollarForms {
                 per_cost: price.input / 1e6,

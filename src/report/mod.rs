@@ -10,12 +10,14 @@ mod context_editing;
 mod live;
 mod measured;
 mod sweep;
+mod whatif;
 
 pub use by_tool::{ToolShare, by_tool};
 pub use context_editing::ContextManagement;
 pub use live::{ClosedForms, DollarForms, Forms};
 pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
+pub use whatif::{BEHAVIOUR, CacheTermsReport, WhatIfReport, named};
 
 use crate::cache::models;
 use crate::clear::Event;
@@ -108,6 +110,10 @@ pub struct EditReport {
     pub dollars_saved: Option<f64>,
     /// Clearing events; null for an edit without a clearing policy.
     pub events: Option<Vec<EventReport>>,
+    /// What a `cache`, `model` or base-part step did (docs/model.md §9); absent for other
+    /// edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIfReport>,
 }
 
 /// The whole comparison at the nominal point.
@@ -278,6 +284,7 @@ impl Report {
                     dollars_saved: base.dollars.zip(o.dollars).map(|(b, e)| b - e),
                     events: (study.edited[i].clear.is_some() || study.edited[i].compact.is_some())
                         .then(|| events(study, o)),
+                    what_if: WhatIfReport::of(study, &study.edited[i]),
                 }
             })
             .collect();

@@ -9,6 +9,8 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use toml::Spanned;
 
+pub use super::whatif_file::{BaseTableFile, CacheEditFile, ModelEditFile};
+
 /// The whole file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,6 +27,8 @@ pub struct ScenarioFile {
     pub cache: Option<Spanned<CacheFile>>,
     pub price: Option<Spanned<PriceFile>>,
     pub terms: Option<Spanned<TermsFile>>,
+    /// `[base]`: the base's named parts (`[[base.part]]`).
+    pub base: Option<Spanned<BaseTableFile>>,
     #[serde(default)]
     pub call: Vec<Spanned<CallFile>>,
     pub calls_tsv: Option<Spanned<String>>,
@@ -115,6 +119,8 @@ pub struct EditFile {
     pub base: Option<Spanned<BaseFile>>,
     pub cap: Option<Spanned<CapFile>>,
     pub dedupe: Option<Spanned<DedupeFile>>,
+    pub cache: Option<Spanned<CacheEditFile>>,
+    pub model: Option<Spanned<ModelEditFile>>,
     pub steps: Option<Spanned<Vec<Spanned<ActionFile>>>>,
 }
 
@@ -131,6 +137,8 @@ impl EditFile {
             base: self.base.take(),
             cap: self.cap.take(),
             dedupe: self.dedupe.take(),
+            cache: self.cache.take(),
+            model: self.model.take(),
         }
     }
 }
@@ -149,6 +157,8 @@ pub struct ActionFile {
     pub base: Option<Spanned<BaseFile>>,
     pub cap: Option<Spanned<CapFile>>,
     pub dedupe: Option<Spanned<DedupeFile>>,
+    pub cache: Option<Spanned<CacheEditFile>>,
+    pub model: Option<Spanned<ModelEditFile>>,
 }
 
 /// `compact = { above_context_tokens | at_percent + window_tokens | preset,
@@ -216,13 +226,17 @@ pub struct DedupeFile {
     pub placeholder_bytes: Option<Spanned<f64>>,
 }
 
-/// `base = { by_tokens | by_bytes | to_tokens }`.
+/// `base = { by_tokens | by_bytes | to_tokens }`, or over a named part `{ drop = NAME }`,
+/// `{ defer = NAME, stub_tokens = s }` (docs/model.md §9).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BaseFile {
     pub by_tokens: Option<Spanned<f64>>,
     pub by_bytes: Option<Spanned<f64>>,
     pub to_tokens: Option<Spanned<f64>>,
+    pub drop: Option<Spanned<String>>,
+    pub defer: Option<Spanned<String>>,
+    pub stub_tokens: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -12,6 +12,8 @@ mod messages;
 mod quick;
 mod tsv;
 mod validate;
+mod whatif;
+mod whatif_file;
 
 use compact_str::CompactString;
 use std::sync::Arc;
@@ -22,6 +24,7 @@ pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_limited, read_s
 pub use quick::load_quick;
 pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
 pub use validate::{API_CLEAR, MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
+pub use whatif::{BasePart, CacheChange, ModelChange, PartChange, PartEdit, TraceKind};
 
 /// One logical model request of the baseline run.
 #[derive(Debug, Clone, PartialEq)]
@@ -533,6 +536,13 @@ pub enum Action {
     /// `compact = { … }`: summarize the context when it grows past a threshold.
     Compact(CompactPolicy),
     Steps(Vec<Action>),
+    /// `cache = { … }`: other prompt-cache terms (docs/model.md §9).
+    Cache(CacheChange),
+    /// `model = { to, tokens_factor }`: priced as another model (docs/model.md §9).
+    Model(ModelChange),
+    /// `base = { drop | defer = NAME }`: a named base part dropped or deferred
+    /// (docs/model.md §9).
+    BasePart(PartChange),
 }
 
 impl Action {
@@ -552,6 +562,7 @@ impl Action {
             | Action::Cap { .. }
             | Action::Dedupe { .. }
             | Action::Base(_) => Vec::new(),
+            Action::Cache(_) | Action::Model(_) | Action::BasePart(_) => Vec::new(),
             Action::Steps(steps) => steps.iter().flat_map(Action::call_ids).collect(),
         }
     }
@@ -570,6 +581,9 @@ impl Action {
             Action::Clear(_) => "clear",
             Action::Compact(_) => "compact",
             Action::Steps(_) => "steps",
+            Action::Cache(_) => "cache",
+            Action::Model(_) => "model",
+            Action::BasePart(_) => "base",
         }
     }
 }
@@ -660,6 +674,9 @@ pub struct Scenario {
     pub import: Option<ImportInfo>,
     /// The edits file the edits came from (`--edits FILE`), instead of the scenario.
     pub edits_file: Option<String>,
+    /// `[[base.part]]`: named parts of the base tokens (docs/model.md §9); B is their sum
+    /// plus the rest.
+    pub base_parts: Vec<BasePart>,
 }
 
 impl Scenario {

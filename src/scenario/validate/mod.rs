@@ -13,6 +13,7 @@ mod edits;
 mod rules;
 mod sweep;
 mod terms;
+mod whatif;
 
 pub use clearing::API_CLEAR;
 pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
@@ -286,6 +287,12 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         .map(|s| sweep::sweep(&ck, s))
         .transpose()?;
     let edits = edits::edits(&ck, raw.edit)?;
+    let base_parts = raw
+        .base
+        .as_ref()
+        .map(|b| whatif::base_parts(&ck, b, base_tokens, &terms))
+        .transpose()?
+        .unwrap_or_default();
     let source = |v: &Option<Spanned<String>>, key: &str| {
         v.as_ref()
             .map(|v| ck.label(v, key).map(str::to_string))
@@ -320,6 +327,7 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         terms,
         import,
         edits_file: None,
+        base_parts,
     })
 }
 
