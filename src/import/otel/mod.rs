@@ -476,3 +476,6 @@ fn prompt_event(
         line_id,
     })
 }
+
+#[cfg(test)]
+mod tests;
