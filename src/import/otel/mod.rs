@@ -191,6 +191,10 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
         logs.push(p.log);
     }
     let session_file: Vec<usize> = sessions.iter().map(|s| s.file).collect();
+    let mut started = vec![false; logs.len()];
+    for &f in &session_file {
+        started[f] = true;
+    }
     let names: Vec<String> = logs.iter().map(|l| l.file.clone()).collect();
 
     // Route 0 of every log is no session's, and the file's line-level problems come first
@@ -236,13 +240,9 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
     let mut out: Vec<Option<(FileLog, Vec<Event>)>> =
         logs.into_iter().zip(events).map(Some).collect();
     for (i, first) in first_session.iter().enumerate() {
-        let Some(target) = first.map(|s| session_file[s]).filter(|&t| t != i) else {
+        let Some(target) = first.map(|s| session_file[s]).filter(|_| !started[i]) else {
             continue;
         };
-        let started_one = session_file.contains(&i);
-        if started_one {
-            continue;
-        }
         let Some((folded, folded_events)) = out[i].take() else {
             continue;
         };
