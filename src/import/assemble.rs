@@ -186,6 +186,7 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
         project,
         lines,
         skipped,
+        identities,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -228,6 +229,11 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
                     None
                 },
                 project: project.clone(),
+                identity: info
+                    .and_then(|r| r.session_id.as_ref())
+                    .and_then(|s| identities.get(s))
+                    .cloned()
+                    .unwrap_or_default(),
                 calls: Vec::new(),
                 duplicates_removed: 0,
                 malformed: Vec::new(),

@@ -5,7 +5,7 @@
 //! reader (one module, implementing [`Reader`]) that turns a file into format-free events
 //! ([`event`]); one assembler ([`assemble`]) deduplicates requests and cuts traces for every
 //! format; [`write`] renders each trace as a scenario and [`summary`] reports what was
-//! imported. A third format is one new reader module and one line in [`Format::reader`].
+//! imported. A new format is one new reader module and one line in [`Format::reader`].
 //! The formats, their sources and their quirks: `src/import/README.md`.
 
 pub mod assemble;
@@ -15,6 +15,7 @@ pub mod event;
 pub mod files;
 pub mod json;
 pub mod label;
+pub mod otel;
 pub mod quality;
 pub mod summary;
 pub mod trace;
@@ -35,6 +36,8 @@ pub enum Format {
     ClaudeCode,
     /// Codex CLI rollouts.
     Codex,
+    /// Claude Code's OpenTelemetry events, as the Collector's file exporter writes them.
+    Otel,
 }
 
 impl Format {
@@ -43,6 +46,7 @@ impl Format {
         match self {
             Format::ClaudeCode => &claude_code::ClaudeCode,
             Format::Codex => &codex::Codex,
+            Format::Otel => &otel::Otel,
         }
     }
 }
@@ -68,6 +72,17 @@ pub trait Reader: Sync {
     /// Reads one file line by line. Lines it cannot read are events, not errors; only a
     /// file that cannot be read at all is an error.
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error>;
+    /// Reads every file (in parallel, one file per task), in the order given. A format
+    /// whose conversations run across files (a collector's output, rotated) reads them
+    /// together; the others read each on its own.
+    fn read_all(&self, files: &[SourceFile]) -> Result<Vec<FileLog>, Error> {
+        files.par_iter().map(|f| self.read(f)).collect()
+    }
+    /// What a call's `bytes` count, when not UTF-8 bytes: said in every scenario and
+    /// summary of the format.
+    fn bytes_unit(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// `simulate import`, validated.
@@ -111,14 +126,11 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     .map_err(Error::Print)
 }
 
-/// Reads `files` (in parallel, one file per task) and assembles their traces, files in
+/// Reads `files` (see [`Reader::read_all`]) and assembles their traces, files in
 /// order of their latest request's time (then path), whatever the number of threads.
 /// Writes nothing.
 pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<assemble::Assembled, Error> {
-    let mut logs = files
-        .par_iter()
-        .map(|f| reader.read(f))
-        .collect::<Result<Vec<FileLog>, Error>>()?;
+    let mut logs = reader.read_all(files)?;
     // A resumed session replays its parent's requests and then goes on, so it ends later:
     // assembled after the parent, the replay is what gets dropped as duplicates and each
     // session keeps its own calls. (Session files are named by random UUIDs, so path order
@@ -190,7 +202,7 @@ fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, a: &assemble::Assembl
 /// The format whose own line types a file that gave no request is made of, if not
 /// `reader`'s: a Codex rollout given to `import claude-code`, or the reverse.
 fn other_format(reader: &dyn Reader, l: &assemble::Leftover) -> Option<&'static dyn Reader> {
-    [Format::ClaudeCode, Format::Codex]
+    [Format::ClaudeCode, Format::Codex, Format::Otel]
         .into_iter()
         .map(Format::reader)
         .filter(|r| r.format() != reader.format())

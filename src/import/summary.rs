@@ -30,6 +30,8 @@ pub struct Summary<'a> {
     pub convention: &'static str,
     /// What the token sums are.
     pub usage_note: String,
+    /// What the calls' bytes count (UTF-8 bytes unless the format says otherwise).
+    pub bytes_unit: &'static str,
     pub traces: Vec<TraceSummary<'a>>,
     pub files_without_requests: &'a [Leftover],
     /// Skipped lines by type.
@@ -75,6 +77,12 @@ pub struct TraceSummary<'a> {
     pub session_id: Option<&'a str>,
     pub parent_session: Option<&'a str>,
     pub agent_id: Option<&'a str>,
+    /// Who ran the session, where the log says (OpenTelemetry's `user.id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<&'a str>,
+    /// OpenTelemetry's `organization.id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub organization_id: Option<&'a str>,
     pub requests: usize,
     pub duplicates_removed: u64,
     pub malformed_lines: usize,
@@ -106,6 +114,7 @@ pub fn print(
         format: reader.format(),
         convention: convention.key(),
         usage_note: usage_note(convention),
+        bytes_unit: reader.bytes_unit().unwrap_or("UTF-8 bytes"),
         traces: a
             .traces
             .iter()
@@ -119,6 +128,8 @@ pub fn print(
                 session_id: t.session_id.as_deref(),
                 parent_session: t.parent_session.as_deref(),
                 agent_id: t.agent_id.as_deref(),
+                user_id: t.identity.user_id.as_deref(),
+                organization_id: t.identity.organization_id.as_deref(),
                 requests: t.calls.len(),
                 duplicates_removed: t.duplicates_removed,
                 malformed_lines: t.malformed.len(),
@@ -182,7 +193,11 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         reader.product(),
         plural(files.len())
     )?;
-    writeln!(out, "Token sums are {}.\n", s.usage_note)?;
+    writeln!(out, "Token sums are {}.", s.usage_note)?;
+    if reader.bytes_unit().is_some() {
+        writeln!(out, "Bytes (what joined the context) are {}.", s.bytes_unit)?;
+    }
+    writeln!(out)?;
     let width = s
         .traces
         .iter()

@@ -86,6 +86,8 @@ pub struct Trace {
     pub compaction: Option<super::event::Compaction>,
     /// The project the session worked in, for the scenario name.
     pub project: Option<String>,
+    /// Who ran the session, where the log says.
+    pub identity: super::event::Identity,
     pub calls: Vec<ImportedCall>,
     /// Copies of requests dropped: streaming snapshots, one line per content block, and
     /// requests replayed from an earlier file.
@@ -247,6 +249,7 @@ mod tests {
             sidechain: None,
             compaction: None,
             project: Some(project.into()),
+            identity: Default::default(),
             calls: Vec::new(),
             duplicates_removed: 0,
             malformed: Vec::new(),

@@ -131,19 +131,29 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
          # [call.measured] holds the provider's own usage counts of each request\n\
          # ({}).\n\
          # `bytes` is what joined the context after the call: tool results, user text and\n\
-         # attachments that reach the model, in UTF-8 bytes. `output_bytes` is the model's own\n\
+         # attachments that reach the model, in {}. `output_bytes` is the model's own\n\
          # message as the next request sends it back (text, tool-use inputs, thinking): it\n\
          # joins in place of `output_tokens`, which are priced only; a call without it joins\n\
          # its `output_tokens`. `images` and `loaded_tools` count what [terms] sizes. base_tokens\n\
          # is the first request's measured total input, a starting point; bytes_per_token is\n\
          # assumed.\n\
          #\n\
+         {}\
          # To go on:\n\
          #   simulate fit <this file>   fit B and ρ to the measured usage\n\
          #   simulate <this file>       run the reread ledger; add [[edit]] tables to compare changes\n",
         reader.product(),
         convention.describe(),
+        if reader.bytes_unit().is_some() {
+            "the unit said below"
+        } else {
+            "UTF-8 bytes"
+        },
+        reader.bytes_unit().map_or_else(String::new, |unit| format!(
+            "# The unit of `bytes` here: {unit}.\n#\n"
+        )),
     );
+
     let first = t.calls.first().map_or(0, |c| {
         c.measured.input_tokens
             + c.measured.cache_creation_input_tokens.unwrap_or(0)
@@ -200,6 +210,17 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         }
         if let Some(bytes) = c.summary_bytes {
             let _ = writeln!(s, "compaction_summary_bytes = {bytes}");
+        }
+        if let Some(post) = c.post_tokens {
+            let _ = writeln!(s, "compaction_post_tokens = {post}");
+        }
+    }
+    for (key, value) in [
+        ("user_id", &t.identity.user_id),
+        ("organization_id", &t.identity.organization_id),
+    ] {
+        if let Some(v) = value {
+            let _ = writeln!(s, "{key} = {}", string(&clean(v, MAX_ID, "unknown")));
         }
     }
     let _ = writeln!(s, "requests = {}", t.calls.len());
@@ -327,8 +348,11 @@ fn description(t: &Trace, reader: &dyn Reader) -> String {
         None => String::new(),
     };
     let n = t.calls.len();
+    let unit = reader
+        .bytes_unit()
+        .map_or_else(String::new, |u| format!("; bytes are {u}"));
     format!(
-        "{} session{session} ({which}{part}), {n} request{}{when}",
+        "{} session{session} ({which}{part}), {n} request{}{when}{unit}",
         reader.product(),
         if n == 1 { "" } else { "s" }
     )

@@ -102,6 +102,9 @@ pub struct ImportFile {
     pub compaction_trigger: Option<String>,
     pub compaction_pre_tokens: Option<u64>,
     pub compaction_summary_bytes: Option<u64>,
+    pub compaction_post_tokens: Option<u64>,
+    pub user_id: Option<String>,
+    pub organization_id: Option<String>,
 }
 
 /// One `[[edit]]` table: a name and exactly one action.

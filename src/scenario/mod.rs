@@ -621,7 +621,7 @@ pub struct AssumptionSources {
 /// The `[import]` table an importer writes: where an imported scenario came from.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct ImportInfo {
-    /// `claude-code` or `codex`.
+    /// `claude-code`, `codex` or `otel`.
     pub format: String,
     pub file: String,
     pub session_id: Option<String>,
@@ -642,6 +642,12 @@ pub struct ImportInfo {
     pub compaction_trigger: Option<String>,
     pub compaction_pre_tokens: Option<u64>,
     pub compaction_summary_bytes: Option<u64>,
+    /// The context after the compaction, tokens (approximate; OpenTelemetry logs it).
+    pub compaction_post_tokens: Option<u64>,
+    /// Who ran the session (OpenTelemetry's `user.id`), for grouping a history.
+    pub user_id: Option<String>,
+    /// The organisation the session ran under (OpenTelemetry's `organization.id`).
+    pub organization_id: Option<String>,
 }
 
 /// A checked scenario, ready for the engine.

@@ -211,6 +211,7 @@ impl Reading {
                         trigger: m.and_then(|m| m.trigger.as_deref()).map(str::to_string),
                         pre_tokens: m.and_then(|m| m.pre_tokens),
                         summary_bytes: None,
+                        post_tokens: None,
                     },
                 });
             }

@@ -141,6 +141,7 @@ impl Reading {
                         trigger: None,
                         pre_tokens: None,
                         summary_bytes: summary,
+                        post_tokens: None,
                     },
                 });
             }

@@ -369,7 +369,7 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         }),
     };
     let (Some(format), Some(file)) = (&i.format, &i.file) else {
-        return Err(ck.err(span, "[import]", "an [import] table needs `format` (claude-code or codex) and `file` (the transcript it came from)"));
+        return Err(ck.err(span, "[import]", "an [import] table needs `format` (claude-code, codex or otel) and `file` (the transcript it came from)"));
     };
     Ok(ImportInfo {
         format: format.clone(),
@@ -387,6 +387,9 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         compaction_trigger: i.compaction_trigger.clone(),
         compaction_pre_tokens: i.compaction_pre_tokens,
         compaction_summary_bytes: i.compaction_summary_bytes,
+        compaction_post_tokens: i.compaction_post_tokens,
+        user_id: i.user_id.clone(),
+        organization_id: i.organization_id.clone(),
     })
 }
 
