@@ -9,7 +9,8 @@
 //! files read and read again, edits, searches, web searches, the GitHub MCP server's
 //! tools, and pauses longer than the 5-minute cache lifetime. Each request's usage follows
 //! the reread model with a session's own base and bytes per token, plus a little noise,
-//! so `simulate fit` has something true to find. A fixed linear congruential sequence
+//! so `simulate fit` has something true to find: what joined before it, the model's own
+//! messages as their bytes (as on real logs), divided by ρ. A fixed linear congruential sequence
 //! makes every run write the same files.
 
 use serde_json::{Value, json};
@@ -914,7 +915,20 @@ fn main() -> std::io::Result<()> {
                 parent = Some(u);
                 previous_context = Some(total);
                 last_request_t = t;
-                context += output as f64;
+                // The model's message joins the next request as its bytes (thinking text,
+                // tool-use name and input as JSON, or text), as on real logs
+                // (src/import/README.md, "What joins the context"); its output tokens are
+                // priced, not re-read.
+                let own = thinking["thinking"].as_str().map_or(0, str::len)
+                    + match step {
+                        Some(_) => {
+                            let used = &content[0];
+                            used["name"].as_str().map_or(0, str::len)
+                                + used["input"].to_string().len()
+                        }
+                        None => content[0]["text"].as_str().map_or(0, str::len),
+                    };
+                context += own as f64 / rho;
                 if let Some(text) = result {
                     t += r.range(1, 25);
                     let u = uuid(&mut r);

@@ -152,6 +152,9 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         Some(mut dir) => {
             dir.write("summary.csv", |w| output::csv::write_summary(w, &report))?;
             dir.write("by_tool.csv", |w| output::csv::write_by_tool(w, &report))?;
+            if report.edits.iter().any(|e| e.what_if.is_some()) {
+                dir.write("whatif.csv", |w| output::csv::write_whatif(w, &report))?;
+            }
             dir.write("ledger.csv", |w| {
                 output::ledger_csv::write_ledger(w, &study, &nominal)
             })?;

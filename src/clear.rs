@@ -29,6 +29,10 @@ pub struct Event {
     pub freed_tokens: f64,
     /// The triggers that fired, in docs/model.md's order.
     pub triggers: Vec<&'static str>,
+    /// A compaction (`crate::compact`) rather than a clearing: the summary's tokens. A
+    /// compaction request runs before the call, reading the context as it stands; the
+    /// cleared calls (results and the model's messages) give way to the summary.
+    pub compaction: Option<f64>,
 }
 
 /// The outcome of replaying a run under a policy.
@@ -135,6 +139,22 @@ pub fn replay(
     clearable: &[bool],
     at: Assumptions,
 ) -> Clearings {
+    replay_with_joins(calls, run, policy, clearable, at, &[])
+}
+
+/// As [`replay`], for a run where tokens join the context between calls: `joins` (by
+/// position) are `(i, tokens)`, tokens that join just before call i, after its triggers are
+/// checked (a deferred part's definitions, loaded by a tool search that runs before call i;
+/// docs/model.md §9). They are not results: never cleared.
+pub fn replay_with_joins(
+    calls: &[Call],
+    run: &Run,
+    policy: &ClearPolicy,
+    clearable: &[bool],
+    at: Assumptions,
+    joins: &[(usize, f64)],
+) -> Clearings {
+    let mut joins = joins.iter().peekable();
     let n = run.len();
     let rho = at.bytes_per_token;
     let placeholder = policy.placeholder_bytes / rho;
@@ -215,6 +235,7 @@ pub fn replay(
                         cleared_tokens: sum_measured[end] - sum_measured[head],
                         cleared_bytes: sum_bytes[end] - sum_bytes[head],
                         triggers,
+                        compaction: None,
                     });
                     context -= freed;
                     head = end;
@@ -228,6 +249,9 @@ pub fn replay(
                     out.idle.first.get_or_insert((i, triggers));
                 }
             }
+        }
+        while let Some((_, tokens)) = joins.next_if(|(at, _)| *at == i) {
+            context += tokens;
         }
         context += slot.size(rho);
         if clearable[i] {

@@ -93,10 +93,10 @@ enum Sub {
     Ledger(LedgerArgs),
     /// Fit B and ρ to a scenario's measured usage (least squares), and optionally write them.
     #[command(
-        long_about = "Fit the base tokens B and the bytes per token ρ to a scenario's measured usage.\n\nFor every call with measured usage ([call.measured], as `simulate import` writes), the model says: measured total input − earlier output tokens = B + bytes in the context ÷ ρ. An ordinary least-squares line gives B (intercept) and 1/ρ (slope), with R², the median and worst residual, and the calls used and left out (and why).\n\nA poor fit (R² < 0.9, or ρ outside 1 to 8) is said plainly. With --write the fitted values become the scenario's nominal point, labelled fitted with their source, and the swept base-token and bytes-per-token axes are removed so the sweep centres on them; a poor fit is written only with --force."
+        long_about = "Fit the base tokens B, the bytes per token ρ and the named terms to a scenario's measured usage.\n\nFor every call with measured usage ([call.measured], as `simulate import` writes), the model says: measured total input − tokens given before = B + bytes in the context ÷ ρ + tokens per call × calls before + tokens per loaded tool definition × definitions before + tokens per image × images before. Least squares gives B, 1/ρ and each term the trace has (a term that never varies, or comes out negative, is not fitted and its [terms] value stands in), each with its standard error, with R², the median and worst residual, and the calls used and left out (and why). Beside it: the share of the prefix the provider's cache wrote again within the TTL (the miss share μ) and the share of B already cached at the first request.\n\nWith --write the fitted values become the scenario's nominal point, the terms go into [terms] and μ and the warm share into [cache], each labelled fitted with its source; the swept base-token and bytes-per-token axes are removed so the sweep centres on them. A fitted ρ outside 1 to 8 bytes per token, or B ≤ 0, is never written (the reason is said; --force does not change it). A poor fit (R² < 0.9) is written only with --force.\n\nExamples:\n  simulate fit sessions/shop-5e55a0e1.toml\n  simulate fit sessions/shop-5e55a0e1.toml --write\n  simulate import claude-code ~/.claude/projects/-home-me-shop --out sessions --fit   (every trace at once)"
     )]
     Fit(FitArgs),
-    /// Turn agent session logs (Claude Code, Codex CLI) into scenario files.
+    /// Turn agent session logs (Claude Code, Codex CLI, Claude Code telemetry) into scenario files.
     #[command(long_about = IMPORT_ABOUT)]
     Import(ImportArgs),
     /// Mean token counts of a memory system's telemetry log, each over the rows that carry it.
@@ -222,10 +222,30 @@ counted and listed with file and line; the rest is still imported.
 Formats:
   claude-code  ~/.claude/projects/<project>/<session>.jsonl (and subagents/agent-*.jsonl)
   codex        ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
+  otel         Claude Code's OpenTelemetry events as an OpenTelemetry Collector's `file`
+               exporter writes them (OTLP/JSON, one export a line; *.json, *.jsonl, and
+               gzipped copies): many sessions and people in one file, one scenario each
+
+Producing `otel` files: run Claude Code with
+  CLAUDE_CODE_ENABLE_TELEMETRY=1  OTEL_LOGS_EXPORTER=otlp
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4317   (OTEL_EXPORTER_OTLP_PROTOCOL=grpc)
+  OTEL_LOG_TOOL_DETAILS=1   (optional: MCP server and tool names, commands and file paths
+                             in the labels, and tool inputs so identical re-reads match)
+and give the collector a logs pipeline to a file exporter with `format: json` (the default)
+and no `compression` (zstd is not read; gzip the files afterwards if you like):
+  exporters: { file: { path: /var/log/otel/claude.json } }
+  service: { pipelines: { logs: { receivers: [otlp], exporters: [file] } } }
+Each api_request event is a call; the tool_result events after it are what joined, by
+their tool_result_size_bytes, which are UTF-16 code units of the result as sent, not
+UTF-8 bytes (the unit is said in every scenario; `simulate fit` absorbs the difference);
+a compaction starts the next trace; user.id and organization.id go to [import]. The
+telemetry has no text: labels show tool names and, with OTEL_LOG_TOOL_DETAILS=1, the
+command or path.
 
 Examples:
   simulate import claude-code ~/.claude/projects/-home-me-myproj --out scenarios/myproj
-  simulate import codex ~/.codex/sessions/2025/10 --out scenarios/codex --format json";
+  simulate import codex ~/.codex/sessions/2025/10 --out scenarios/codex --format json
+  simulate import otel /var/log/otel/ --out scenarios/team --fit";
 
 #[derive(Args, Debug)]
 struct ImportArgs {
@@ -247,6 +267,14 @@ struct ImportArgs {
     #[arg(long)]
     force: bool,
 
+    /// Fit B, ρ and the named terms of every trace as it is imported (as `simulate fit`),
+    /// write the good fits into their scenarios (labelled "fitted at import"), and print
+    /// a quality table: R², the fitted values, the median residual and how far the
+    /// simulated cost is from the measured one. Your first look at whether the simulation
+    /// can be trusted on your logs.
+    #[arg(long)]
+    fit: bool,
+
     /// What to print: a table for people, or JSON.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
@@ -258,6 +286,8 @@ enum ImportFormatArg {
     ClaudeCode,
     /// Codex CLI rollouts.
     Codex,
+    /// Claude Code's OpenTelemetry events, from an OpenTelemetry Collector's file exporter.
+    Otel,
 }
 
 #[derive(Args, Debug)]
@@ -424,11 +454,13 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 format: match i.log_format {
                     ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
                     ImportFormatArg::Codex => crate::import::Format::Codex,
+                    ImportFormatArg::Otel => crate::import::Format::Otel,
                 },
                 paths: i.paths,
                 out: i.out,
                 output: i.format.into(),
                 force: i.force,
+                fit: i.fit,
             }));
         }
         Some(Sub::Ledger(l)) => {

@@ -6,8 +6,9 @@
 
 use crate::run::{Run, Slot};
 use crate::scenario::{
-    Action, BaseChange, Call, ClearPolicy, MergeAt, Place, Selector, Terms, TrimBy,
+    Action, BaseChange, Call, ClearPolicy, CompactPolicy, MergeAt, Place, Selector, Terms, TrimBy,
 };
+use crate::whatif::{self, WhatIf};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Call ids to baseline indices, built once per study.
@@ -42,6 +43,11 @@ pub struct Edited {
     pub why: Vec<Option<String>>,
     /// Other things to report that are not errors: a trim that had nothing to trim.
     pub warnings: Vec<String>,
+    /// The compaction policy to replay the run under, if the edit has one.
+    pub compact: Option<CompactPolicy>,
+    /// What the edit's `cache`, `model` and base-part steps leave beside the run (its own
+    /// prices and cache terms, tokens factor, tool searches; docs/model.md §9).
+    pub whatif: WhatIf,
 }
 
 /// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
@@ -53,13 +59,15 @@ pub struct EditError {
 }
 
 /// Applies `action` to `baseline`, the run of `calls` (whose ids `ids` indexes); `terms`
-/// are the scenario's named terms (a merge leaves one call's framing, not one per call).
+/// are the scenario's named terms (a merge leaves one call's framing, not one per call),
+/// `scope` what its what-if steps need of the scenario (its cache, prices, base parts).
 pub fn apply(
     calls: &[Call],
     ids: &Ids,
     baseline: &Run,
     action: &Action,
     terms: &Terms,
+    scope: &whatif::Scope,
 ) -> Result<Edited, EditError> {
     let mut editor = Editor {
         per_call_tokens: terms.per_call(),
@@ -71,6 +79,8 @@ pub fn apply(
         why: Vec::new(),
         warnings: Vec::new(),
         prefix: String::new(),
+        compact: None,
+        whatif: whatif::Steps::new(scope),
     };
     let mut clear = None;
     match action {
@@ -85,13 +95,43 @@ pub fn apply(
         }
         single => editor.step(single, &mut clear)?,
     }
+    let mut run = editor.run;
+    if let Some(policy) = clear.as_ref().filter(|p| p.clear_tool_inputs) {
+        run = with_tool_inputs_clearable(calls, run, policy);
+    }
+    let (whatif, whatif_notes) = editor.whatif.finish(calls, &mut run);
+    let mut notes = editor.notes;
+    notes.extend(whatif_notes);
+    // What-if notes have no why; the rules' notes keep theirs, in order.
+    let mut why = editor.why;
+    why.resize(notes.len(), None);
     Ok(Edited {
-        run: editor.run,
+        run,
         clear,
         base: editor.base,
-        notes: editor.notes,
-        why: editor.why,
+        notes,
+        why,
         warnings: editor.warnings,
+        compact: editor.compact,
+        whatif,
+    })
+}
+
+/// With `clear_tool_inputs`, a cleared result takes its tool-use inputs with it: they
+/// move from the model's message into the result, so the policy clears both. Only where
+/// the message is given as bytes; inside logged output tokens the inputs cannot be told
+/// apart, and stay.
+fn with_tool_inputs_clearable(calls: &[Call], run: Run, _policy: &ClearPolicy) -> Run {
+    run.map(|_, mut s| {
+        let inputs = calls[s.origin as usize]
+            .detail
+            .as_ref()
+            .filter(|d| d.output_bytes.is_some())
+            .map_or(0.0, |d| d.tool_input_bytes)
+            .min(s.own_bytes);
+        s.own_bytes -= inputs;
+        s.bytes += inputs;
+        Some(s)
     })
 }
 
@@ -107,6 +147,8 @@ struct Editor<'a> {
     warnings: Vec<String>,
     /// `step 2: ` while a step of `steps` is applied.
     prefix: String,
+    compact: Option<CompactPolicy>,
+    whatif: whatif::Steps<'a>,
 }
 
 fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
@@ -133,6 +175,10 @@ impl Editor<'_> {
             Action::Move { call, to } => self.move_call(call, to),
             Action::Clear(policy) => {
                 *clear = Some(policy.clone());
+                Ok(())
+            }
+            Action::Compact(policy) => {
+                self.compact = Some(policy.clone());
                 Ok(())
             }
             Action::Base(change) => {
@@ -181,6 +227,13 @@ impl Editor<'_> {
                 Ok(())
             }
             Action::Steps(_) => Err(error("steps", "steps cannot be nested")),
+            Action::Cache(change) => self.whatif.cache(change),
+            Action::Model(change) => self.whatif.model(change),
+            Action::BasePart(change) => {
+                let base = self.whatif.part(change)?;
+                self.base = self.base.then(base);
+                Ok(())
+            }
         }
     }
 
@@ -433,6 +486,13 @@ mod tests {
             &Run::baseline(calls, &Terms::default()),
             action,
             &Terms::default(),
+            &whatif::Scope {
+                cache: None,
+                price: None,
+                trace: crate::scenario::TraceKind::Main,
+                parts: &[],
+                input_price: None,
+            },
         )
     }
 

@@ -1,14 +1,16 @@
 //! Evaluating the baseline and every edit of a scenario at one point of the assumptions.
 
 use crate::clear::{self, Clearings};
+use crate::compact;
 use crate::edit::{self, Edited};
 use crate::error::{Error, Located};
 use crate::ledger::{Assumptions, Saving};
 use crate::rank::{self, Ranking};
 use crate::run::Run;
-use crate::scenario::{BaseChange, ClearPolicy, Scenario};
+use crate::scenario::{BaseChange, CacheSpec, ClearPolicy, CompactPolicy, Price, Scenario};
 use crate::sweep::Point;
 use crate::timeline::{self, Quantity, RunSums};
+use crate::whatif::{self, WhatIf};
 
 /// One run to compare: the baseline or an edit's result.
 #[derive(Debug, Clone)]
@@ -17,29 +19,118 @@ pub struct Subject {
     pub name: String,
     pub run: Run,
     pub clear: Option<ClearPolicy>,
+    /// The compaction policy the run is replayed under, if any (docs/model.md §9).
+    pub compact: Option<CompactPolicy>,
     /// Which results the policy may clear (empty without a policy).
     pub clearable: Vec<bool>,
     /// The change to the base tokens every call reads (`BaseChange::NONE` for most).
     pub base: BaseChange,
+    /// What a `cache`, `model` or base-part step leaves beside the run: its own cache terms
+    /// and prices, tokens factor, tool searches (docs/model.md §9). Default for most.
+    pub whatif: WhatIf,
 }
 
 impl Subject {
-    /// The assumptions this run is walked at: `at` with the base an edit changed.
+    /// The assumptions this run is walked at: `at` with the base an edit changed, and ρ ÷
+    /// the tokens factor of a model edit. A base edit larger than the base removes what
+    /// there is: the base is then 0, never negative (a history counts where; a single run
+    /// refuses it first, see [`Study::check_bases`]).
     pub fn at(&self, at: Assumptions) -> Assumptions {
+        let frame = self.frame(at);
         Assumptions {
-            base_tokens: self.base.apply(at.base_tokens, at.bytes_per_token),
-            ..at
+            base_tokens: self
+                .base
+                .apply(frame.base_tokens, frame.bytes_per_token)
+                .max(0.0),
+            ..frame
         }
     }
 
-    /// The base as a quantity: a number at `at`, or its closed form in `B` and `1/ρ`.
+    /// `at` with ρ ÷ the tokens factor: the same bytes give f times the tokens.
+    fn frame(&self, at: Assumptions) -> Assumptions {
+        let f = self.whatif.tokens_factor();
+        if f == 1.0 {
+            at
+        } else {
+            Assumptions {
+                bytes_per_token: at.bytes_per_token / f,
+                ..at
+            }
+        }
+    }
+
+    /// Whether the run's base edit removes more than the base at `at` (the base is 0
+    /// there; its closed form, which would go below zero, does not hold).
+    pub fn base_below_zero(&self, at: Assumptions) -> bool {
+        self.base_tokens(at) < 0.0
+    }
+
+    /// The base its edit leaves at `at`, before it is held at 0 (ρ ÷ the tokens factor for
+    /// a change in bytes).
+    pub fn base_tokens(&self, at: Assumptions) -> f64 {
+        let frame = self.frame(at);
+        self.base.apply(frame.base_tokens, frame.bytes_per_token)
+    }
+
+    /// The run's prompt cache: its own after a `cache` or `model` step, else the
+    /// scenario's.
+    pub fn cache<'s>(&'s self, study: &'s Study) -> Option<&'s CacheSpec> {
+        match &self.whatif.pricing {
+            Some(p) => p.cache.as_ref(),
+            None => study.scenario.cache.as_ref(),
+        }
+    }
+
+    /// The run's dollar prices: a model edit's, else the scenario's.
+    pub fn price<'s>(&'s self, study: &'s Study) -> Option<&'s Price> {
+        match &self.whatif.pricing {
+            Some(p) => p.price.as_ref(),
+            None => study.scenario.price.as_ref(),
+        }
+    }
+
+    /// `(read, write)` cache multipliers at `point`, if the run has a cache: the swept read
+    /// price where the run's read price is the scenario's (see [`whatif::Pricing`]).
+    pub fn cache_prices(&self, study: &Study, point: &Point) -> Option<(f64, f64)> {
+        let cache = self.cache(study)?;
+        let swept = self.whatif.pricing.as_ref().is_none_or(|p| p.read_swept);
+        let read = match point.cache_read {
+            Some(r) if swept => r,
+            _ => cache.read,
+        };
+        Some((cache.expected_read(read), cache.write))
+    }
+
+    /// The run's cost at `point` from its sums, in the scenario's input-token equivalents
+    /// (a model edit's own are converted by its input price over the scenario's).
+    pub fn cost(&self, study: &Study, sums: &RunSums<f64>, point: &Point) -> f64 {
+        self.own_cost(study, sums, point) * self.cost_scale()
+    }
+
+    /// The cost in the run's own input-token equivalents.
+    fn own_cost(&self, study: &Study, sums: &RunSums<f64>, point: &Point) -> f64 {
+        sums.cost(self.cache_prices(study, point), point.retry_rate)
+    }
+
+    /// Its input price over the scenario's (1 but for a model edit).
+    pub fn cost_scale(&self) -> f64 {
+        self.whatif.pricing.as_ref().map_or(1.0, |p| p.cost_scale)
+    }
+
+    /// Requests the run makes: its calls and the tool searches a deferred part adds.
+    pub fn requests(&self) -> usize {
+        self.run.len() + self.whatif.searches.len()
+    }
+
+    /// The base as a quantity: a number at `at` (0 where the edit removes more than there
+    /// is), or its closed form in `B` and `1/ρ`, valid only where the base stays ≥ 0.
     fn base_quantity<Q: Quantity>(&self, at: Assumptions) -> Q {
         let kept = if self.base.keep {
             Q::base(at)
         } else {
             Q::zero()
         };
-        kept + Q::tokens(self.base.tokens) + Q::bytes(self.base.bytes, at)
+        (kept + Q::tokens(self.base.tokens) + Q::bytes(self.base.bytes, at)).at_least_zero()
     }
 
     /// Walks the run under `clearings` at `at` (see `timeline::walk`), with its base.
@@ -51,25 +142,33 @@ impl Subject {
         each: impl FnMut(usize, &crate::run::Slot, &crate::timeline::CallFigures<Q>),
     ) -> RunSums<Q> {
         let s = study.scenario;
-        timeline::walk_from(
+        let frame = self.frame(at);
+        timeline::walk_with(
             &s.calls,
             &self.run,
             clearings,
-            s.cache.as_ref(),
-            at,
-            self.base_quantity(at),
+            self.cache(study),
+            frame,
+            self.base_quantity(frame),
+            &self.whatif.searches,
             each,
         )
+        .at_tokens_factor(self.whatif.tokens_factor())
     }
-    /// The run's clearings at `at` (none without a policy).
+    /// The run's clearings at `at` (none without a policy); a compaction policy's
+    /// compactions are clearing events of their own kind.
     pub fn clearings(&self, study: &Study, at: Assumptions) -> Clearings {
+        if let Some(policy) = &self.compact {
+            return compact::replay(&self.run, policy, self.at(at));
+        }
         match &self.clear {
-            Some(policy) => clear::replay(
+            Some(policy) => clear::replay_with_joins(
                 &study.scenario.calls,
                 &self.run,
                 policy,
                 &self.clearable,
                 self.at(at),
+                &self.whatif.joins(),
             ),
             None => Clearings::none(self.run.len()),
         }
@@ -86,11 +185,16 @@ impl Subject {
         self.walk(study, clearings, at, |_, _, _| {})
     }
 
-    /// Whether the run's sequence of events depends on `B` or `ρ`.
+    /// Whether the run's sequence of events depends on `B` or `ρ` (a token-triggered
+    /// clearing, or a compaction: its trigger is a context size). (A base edit that
+    /// removes more than the base somewhere also breaks the closed form: see
+    /// [`Subject::base_below_zero`].)
     pub fn depends_on_assumptions(&self) -> bool {
-        self.clear
-            .as_ref()
-            .is_some_and(ClearPolicy::depends_on_assumptions)
+        self.compact.is_some()
+            || self
+                .clear
+                .as_ref()
+                .is_some_and(ClearPolicy::depends_on_assumptions)
     }
 }
 
@@ -126,6 +230,7 @@ impl<'a> Study<'a> {
             .collect();
         let ids = edit::ids(calls, &named);
         let baseline = Run::baseline(calls, &scenario.terms);
+        let scope = whatif::Scope::of(scenario);
         let edited = scenario
             .edits
             .iter()
@@ -137,13 +242,16 @@ impl<'a> Study<'a> {
                     notes,
                     why,
                     warnings,
-                } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms).map_err(|bad| {
-                    Error::from(
-                        Located::new(scenario.edits_source(), bad.message)
-                            .at(e.locate(&bad.key))
-                            .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
-                    )
-                })?;
+                    compact,
+                    whatif,
+                } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms, &scope)
+                    .map_err(|bad| {
+                        Error::from(
+                            Located::new(scenario.edits_source(), bad.message)
+                                .at(e.locate(&bad.key))
+                                .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
+                        )
+                    })?;
                 let clearable = clear
                     .as_ref()
                     .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));
@@ -152,8 +260,10 @@ impl<'a> Study<'a> {
                         name: e.name.clone(),
                         run,
                         clear,
+                        compact,
                         clearable,
                         base,
+                        whatif,
                     },
                     (notes, why, warnings),
                 ))
@@ -187,6 +297,10 @@ impl<'a> Study<'a> {
                     None => named(note),
                 });
             }
+            for w in &subject.whatif.remarks {
+                warnings.push(named(w));
+                other_warnings.push(named(w));
+            }
         }
         Ok(Study {
             scenario,
@@ -197,8 +311,10 @@ impl<'a> Study<'a> {
                 name: "baseline".into(),
                 run: baseline,
                 clear: None,
+                compact: None,
                 clearable: Vec::new(),
                 base: BaseChange::NONE,
+                whatif: WhatIf::default(),
             },
             edited,
         })
@@ -206,20 +322,21 @@ impl<'a> Study<'a> {
 
     /// Checks that no base edit takes the base below zero at any of `points` (the nominal
     /// point and the sweep's corners: the base is monotone in B and in 1/ρ, so its lowest
-    /// value over the grid is at a corner).
+    /// value over the grid is at a corner). For one scenario that is an error; a history
+    /// lets such an edit remove what there is, session by session, and counts where.
     pub fn check_bases(&self, points: &[Assumptions]) -> Result<(), Error> {
         for (e, subject) in self.scenario.edits.iter().zip(&self.edited) {
             if subject.base.is_none() {
                 continue;
             }
-            if let Some(at) = points.iter().find(|at| subject.at(**at).base_tokens < 0.0) {
+            if let Some(at) = points.iter().find(|at| subject.base_below_zero(**at)) {
                 return Err(Located::new(
                     self.scenario.edits_source(),
                     format!(
                         "takes the base tokens below zero: B = {} at ρ = {} becomes {}; the base cannot be negative (lower the change, or sweep B from a higher value)",
                         crate::output::number::grouped(at.base_tokens, 0),
                         crate::output::number::decimal(at.bytes_per_token),
-                        crate::output::number::grouped(subject.at(*at).base_tokens, 0)
+                        crate::output::number::grouped(subject.base_tokens(*at), 0)
                     ),
                 )
                 .at(e
@@ -306,21 +423,26 @@ pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
     let at = point.assumptions();
     let clearings = subject.clearings(study, at);
     let sums: RunSums<f64> = subject.sums(study, &clearings, at);
-    let cost = sums.cost(study.cache_prices(point), point.retry_rate);
+    let own_cost = subject.own_cost(study, &sums, point);
+    // A compaction is a request too, and its summary is output.
+    let compactions = clearings.events.iter().filter_map(|e| e.compaction);
+    let (compactions, summaries) = compactions.fold((0, 0.0), |(n, t), s| (n + 1, t + s));
     Outcome {
-        calls: subject.run.len(),
+        calls: subject.requests() + compactions,
         total_tokens: sums.context,
-        cost,
-        dollars: dollars(study, &subject.run, cost),
+        cost: own_cost * subject.cost_scale(),
+        dollars: subject
+            .price(study)
+            .and_then(|p| dollars(p, &subject.run, summaries, own_cost)),
         clearings,
     }
 }
 
-/// `cost·input/1e6 + output_tokens·output/1e6`; None without `[price]`, or when output
-/// tokens need an output price that is missing.
-pub fn dollars(study: &Study, run: &Run, cost: f64) -> Option<f64> {
-    let price = study.scenario.price.as_ref()?;
-    let output_tokens: f64 = run.iter().map(|s| s.output_tokens).sum();
+/// `cost·input/1e6 + output_tokens·output/1e6` at `price`, for a cost in its input-token
+/// equivalents, with `extra_output` tokens beside the run's own (the summaries compactions
+/// write); None when output tokens need an output price that is missing.
+pub fn dollars(price: &Price, run: &Run, extra_output: f64, cost: f64) -> Option<f64> {
+    let output_tokens: f64 = run.iter().map(|s| s.output_tokens).sum::<f64>() + extra_output;
     let output = match price.output {
         Some(p) => output_tokens * p / 1e6,
         None if output_tokens > 0.0 => return None,

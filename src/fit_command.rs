@@ -5,7 +5,7 @@ use crate::app::Format;
 use crate::error::{Error, Located};
 use crate::fit::{self, Fit};
 use crate::output::number::{decimal, grouped, plural};
-use crate::scenario::{self, Fitted};
+use crate::scenario;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,6 +34,10 @@ struct FitReport<'a> {
     wrote_miss_share: bool,
     /// What the fitted values are labelled with in the file.
     source: String,
+    /// Simulated against measured cost, percent, with the scenario's values as they were
+    /// and with the fitted ones (whether or not written); None without a measured cost.
+    cost_difference_pct_before: Option<f64>,
+    cost_difference_pct_after: Option<f64>,
 }
 
 /// Runs `simulate fit`.
@@ -45,12 +49,19 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
     let date = jiff::tz::Offset::UTC
         .to_datetime(jiff::Timestamp::now())
         .date();
-    let source = format!("fitted ({}, {date})", summary(&f, s.calls.len()));
+    let source = format!("fitted ({}, {date})", fit::summary(&f, s.calls.len()));
+    // The cost against the measured one, before and with the fit (the fitted text is
+    // made whether or not it is written).
+    let before = crate::report::cost_difference_pct(&s);
+    let fitted = fit::fitted_text(&text, &file, &f, &source)?;
+    let after = scenario::load_str(&fitted.0, &c.scenario)
+        .ok()
+        .and_then(|s| crate::report::cost_difference_pct(&s));
     let mut written = false;
     let mut removed = Vec::new();
     let mut wrote_miss_share = false;
     if c.write && f.refused.is_none() && (f.poor.is_none() || c.force) {
-        let new_text = fitted_text(&text, &file, &f, &source)?;
+        let new_text = fitted;
         // The new file must still be a valid scenario before it replaces the old one.
         scenario::load_str(&new_text.0, &c.scenario)?;
         replace(&c.scenario, &new_text.0)?;
@@ -65,6 +76,8 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         removed_sweep_axes: removed,
         wrote_miss_share,
         source,
+        cost_difference_pct_before: before,
+        cost_difference_pct_after: after,
     };
     match c.format {
         Format::Json => crate::output::json::write(out, &report),
@@ -85,56 +98,6 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         return Err(Located::new(report.scenario, why).into());
     }
     Ok(())
-}
-
-/// `simulate fit: R² = 0.998 on 41 of 44 calls`: what a fitted value's source says.
-pub fn summary(f: &Fit, calls: usize) -> String {
-    format!(
-        "simulate fit: R² = {:.3} on {} of {}",
-        f.r_squared,
-        f.calls_used,
-        plural(calls, "call", "calls")
-    )
-}
-
-/// `text` with the fit's values written in, labelled `source` (see
-/// [`scenario::write_fitted`]).
-pub fn fitted_text(
-    text: &str,
-    file: &str,
-    f: &Fit,
-    source: &str,
-) -> Result<(String, scenario::FittedChanges), Error> {
-    let fitted = Fitted {
-        base_tokens: f.base_tokens,
-        bytes_per_token: f.bytes_per_token,
-        source: source.to_string(),
-        terms: f.terms.iter().map(|t| (t.key, t.tokens)).collect(),
-        miss_share: f.cache.as_ref().map(|c| {
-            (
-                c.miss_share,
-                format!(
-                    "{}: {} of {} prefix tokens written again over {} within the {} s TTL",
-                    source.trim_end_matches(')'),
-                    grouped(c.missed_tokens, 0),
-                    grouped(c.prefix_tokens, 0),
-                    plural(c.requests_compared, "request", "requests"),
-                    grouped(c.ttl_s, 0)
-                ) + ")",
-            )
-        }),
-        warm_share: f.cache.as_ref().filter(|c| c.warm_share > 0.0).map(|c| {
-            (
-                c.warm_share,
-                format!(
-                    "{}: the first request read {} tokens from a cache already warm)",
-                    source.trim_end_matches(')'),
-                    grouped(c.warm_first_tokens.unwrap_or(0.0), 0)
-                ),
-            )
-        }),
-    };
-    Ok(scenario::write_fitted(text, file, &fitted)?)
 }
 
 /// Replaces the scenario with `text` through the output sets: whole or not at all, keeping
@@ -239,6 +202,34 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
                 grouped(warm, 0)
             )?;
         }
+    }
+    if let Some(c) = &f.compaction {
+        let pre = c.pre_tokens.map_or_else(String::new, |p| {
+            format!(" at {} tokens", grouped(p as f64, 0))
+        });
+        let trigger = c
+            .trigger
+            .as_deref()
+            .map_or_else(String::new, |t| format!(" ({t})"));
+        let summary = match (c.summary_tokens, c.summary_bytes) {
+            (Some(t), Some(b)) => format!(
+                "; its summary of {} bytes is about {} tokens at the fitted ρ (summary_tokens of a compact edit for sessions like this)",
+                grouped(b as f64, 0),
+                grouped(t, 0)
+            ),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "  compaction          this trace starts after a compaction{trigger}{pre}: its first request read {} tokens{summary}",
+            grouped(c.first_input_tokens, 0)
+        )?;
+    }
+    if let (Some(b), Some(a)) = (r.cost_difference_pct_before, r.cost_difference_pct_after) {
+        writeln!(
+            out,
+            "  cost vs measured    {b:+.1} % with the scenario's values, {a:+.1} % with the fitted ones (simulated against the provider's usage)"
+        )?;
     }
     if let Some(p) = &f.refused {
         writeln!(out, "\nThese values cannot be used: {p}.")?;

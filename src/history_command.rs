@@ -111,6 +111,9 @@ fn history(
             dir.write("summary.csv", |w| history::csv::write_summary(w, &report))?;
             dir.write("sessions.csv", |w| history::csv::write_sessions(w, &report))?;
             dir.write("sweep.csv", |w| history::csv::write_sweep(w, &report))?;
+            if history::csv::has_what_if(&report) {
+                dir.write("whatif.csv", |w| history::csv::write_whatif(w, &report))?;
+            }
             if c.charts {
                 let charts = crate::chart::history::draw_all(&history::charts::input(&report))?;
                 for (file, svg) in &charts {

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod chart;
 pub mod clear;
 pub mod cli;
+pub mod compact;
 pub mod edit;
 pub mod error;
 pub mod evaluate;
@@ -30,5 +31,6 @@ pub mod scenario;
 pub mod sweep;
 pub mod telemetry;
 pub mod timeline;
+pub mod whatif;
 
 pub use error::Error;

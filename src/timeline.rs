@@ -25,6 +25,14 @@ pub trait Quantity: Copy + Add<Output = Self> + Sub<Output = Self> + AddAssign +
     fn below(self, min: f64) -> bool;
     /// `k` times this.
     fn scale(self, k: f64) -> Self;
+    /// This, or 0 where it is below zero (a base edit removes at most the whole base).
+    /// Affine forms answer themselves: they are only used where the base stays ≥ 0 (a run
+    /// whose base an edit takes below zero somewhere is replayed there).
+    fn at_least_zero(self) -> Self;
+    /// This figure of a walk at ρ ÷ `factor` (a model edit's tokens factor, docs/model.md
+    /// §9) as a figure at ρ: a number is already evaluated and stays; an affine form's
+    /// coefficient of 1/ρ is `factor` times its coefficient of 1/(ρ ÷ factor).
+    fn at_tokens_factor(self, factor: f64) -> Self;
 }
 
 impl Quantity for f64 {
@@ -45,6 +53,12 @@ impl Quantity for f64 {
     }
     fn scale(self, k: f64) -> f64 {
         self * k
+    }
+    fn at_least_zero(self) -> f64 {
+        self.max(0.0)
+    }
+    fn at_tokens_factor(self, _: f64) -> f64 {
+        self
     }
 }
 
@@ -110,6 +124,15 @@ impl Quantity for Affine {
             bytes: self.bytes * k,
         }
     }
+    fn at_least_zero(self) -> Affine {
+        self
+    }
+    fn at_tokens_factor(self, factor: f64) -> Affine {
+        Affine {
+            bytes: self.bytes * factor,
+            ..self
+        }
+    }
 }
 
 /// One call's figures.
@@ -151,6 +174,16 @@ impl<Q: Quantity> RunSums<Q> {
         self.cached += f.cached;
         self.written += f.written;
         self.uncached += f.uncached;
+    }
+
+    /// The sums of a walk at ρ ÷ `factor`, as sums at ρ (see [`Quantity::at_tokens_factor`]).
+    pub fn at_tokens_factor(self, factor: f64) -> Self {
+        RunSums {
+            context: self.context.at_tokens_factor(factor),
+            cached: self.cached.at_tokens_factor(factor),
+            written: self.written.at_tokens_factor(factor),
+            uncached: self.uncached.at_tokens_factor(factor),
+        }
     }
 }
 
@@ -241,10 +274,53 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
     /// The next call: its result `slot`, the seconds since the previous call, and the
     /// clearing that happens just before it, if any. Returns the call's figures.
     pub fn step(&mut self, slot: &Slot, gap_s: f64, event: Option<&Event>) -> CallFigures<Q> {
+        let figures = self.read(gap_s, event);
+        let size = Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), self.at);
+        if let Some(&last) = self.full.last() {
+            self.full.push(last + size);
+        }
+        self.context += size;
+        figures
+    }
+
+    /// A request added between two calls (a deferred part's tool search, docs/model.md
+    /// §9): it reads the context like a call, after `gap_s` and the clearing `event` just
+    /// before it, if any; then `joined` tokens join the context ahead of the next call's
+    /// result (so a cache prefix cut at that result keeps them). Returns its figures.
+    pub fn added_request(
+        &mut self,
+        gap_s: f64,
+        event: Option<&Event>,
+        joined: Q,
+    ) -> CallFigures<Q> {
+        let figures = self.read(gap_s, event);
+        if let Some(last) = self.full.last_mut() {
+            *last += joined;
+        }
+        self.context += joined;
+        figures
+    }
+
+    /// A request reading the context: its figures, added to the sums.
+    fn read(&mut self, gap_s: f64, event: Option<&Event>) -> CallFigures<Q> {
         let at = self.at;
         let mut first_changed = None;
         let mut freed_before = self.freed_so_far;
-        if let Some(event) = event {
+        let mut gap_s = gap_s;
+        let mut base_only = false;
+        if let Some(event) = event.filter(|e| e.compaction.is_some()) {
+            // The compaction request: it reads the context as it stands, through the
+            // cache like any request, and writes the summary (priced as output).
+            let request = self.context;
+            let figures = self.split(request, gap_s, None, self.freed_so_far, false);
+            self.sums.add(&figures);
+            self.previous_context = request;
+            // Everything but the base gives way to the summary and the calls kept: the
+            // call right after reads the base from the cache and writes the rest.
+            self.context -= Q::tokens(event.freed_tokens);
+            gap_s = 0.0;
+            base_only = true;
+        } else if let Some(event) = event {
             let placeholders = self.placeholder_bytes * event.cleared.len() as f64;
             let freed = Q::tokens(event.cleared_tokens) + Q::bytes(event.cleared_bytes, at)
                 - Q::bytes(placeholders, at);
@@ -254,6 +330,29 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             first_changed = event.cleared.first().copied();
         }
         let context = self.context;
+        let figures = self.split(context, gap_s, first_changed, freed_before, base_only);
+        self.sums.add(&figures);
+        self.previous_context = context;
+        self.index += 1;
+        figures
+    }
+
+    /// The sums over the calls so far.
+    pub fn sums(&self) -> RunSums<Q> {
+        self.sums
+    }
+
+    /// A request of `context` tokens split into cached, written and uncached, `gap_s`
+    /// after the previous request: its cached prefix is the previous request's, cut at
+    /// the first block a clearing changed, or only the base after a compaction.
+    fn split(
+        &self,
+        context: Q,
+        gap_s: f64,
+        first_changed: Option<usize>,
+        freed_before: Q,
+        base_only: bool,
+    ) -> CallFigures<Q> {
         let zero = Q::zero();
         let (cached, written, uncached) = match self.cache {
             None => (zero, zero, zero),
@@ -265,6 +364,8 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
                     self.base.scale(c.warm_share)
                 } else if gap_s > c.ttl_s {
                     zero
+                } else if base_only {
+                    self.base
                 } else if let Some(k) = first_changed {
                     self.base + self.full[k] - freed_before
                 } else {
@@ -278,26 +379,12 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
                 (cached, context - cached, zero)
             }
         };
-        let figures = CallFigures {
+        CallFigures {
             context,
             cached,
             written,
             uncached,
-        };
-        self.sums.add(&figures);
-        self.previous_context = context;
-        let size = Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), at);
-        if let Some(&last) = self.full.last() {
-            self.full.push(last + size);
         }
-        self.context += size;
-        self.index += 1;
-        figures
-    }
-
-    /// The sums over the calls so far.
-    pub fn sums(&self) -> RunSums<Q> {
-        self.sums
     }
 }
 
@@ -323,13 +410,48 @@ pub fn walk_from<Q: Quantity>(
     cache: Option<&CacheSpec>,
     at: Assumptions,
     base: Q,
+    each: impl FnMut(usize, &Slot, &CallFigures<Q>),
+) -> RunSums<Q> {
+    walk_with(calls, run, clearings, cache, at, base, &[], each)
+}
+
+/// A request an edit adds between the calls of a run (a deferred part's tool search,
+/// docs/model.md §9): it runs just before the call at position `before`, after any clearing
+/// there, and `joins_tokens` join the context after it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AddedRequest {
+    pub before: usize,
+    pub joins_tokens: f64,
+    /// The request as per-call outputs list it: the origin of the call it precedes, a
+    /// label of its own, and what joins after it.
+    pub slot: Slot,
+}
+
+/// As [`walk_from`], with `requests` (by position) added to the run. An added request
+/// takes the pause before the call it precedes, which then follows it at once; `each`
+/// sees it with that call's position, just before the call.
+#[allow(clippy::too_many_arguments)]
+pub fn walk_with<Q: Quantity>(
+    calls: &[Call],
+    run: &Run,
+    clearings: &Clearings,
+    cache: Option<&CacheSpec>,
+    at: Assumptions,
+    base: Q,
+    requests: &[AddedRequest],
     mut each: impl FnMut(usize, &Slot, &CallFigures<Q>),
 ) -> RunSums<Q> {
     let mut walker = Walker::with_base(cache, at, clearings.placeholder_bytes, base);
     let mut events = clearings.events.iter().peekable();
+    let mut added = requests.iter().peekable();
     for (i, slot) in run.iter().enumerate() {
-        let event = events.next_if(|e| e.before == i);
-        let gap = calls[slot.origin as usize].gap_s;
+        let mut event = events.next_if(|e| e.before == i);
+        let mut gap = calls[slot.origin as usize].gap_s;
+        while let Some(r) = added.next_if(|r| r.before == i) {
+            let figures = walker.added_request(gap, event.take(), Q::tokens(r.joins_tokens));
+            each(i, &r.slot, &figures);
+            gap = 0.0;
+        }
         let figures = walker.step(&slot, gap, event);
         each(i, &slot, &figures);
     }

@@ -266,6 +266,7 @@ fn realistic() -> ChartInput {
         baseline_position: vec![],
         merged: vec![],
         clearings: vec![],
+        added: vec![],
     };
     // The merge keeps calls 1–5 and 8–22 of the baseline: calls 6 and 7 went into call 5.
     let mut merged_run = series(EDITS[1], Some(1), merged);
@@ -1080,6 +1081,7 @@ fn million() -> ChartInput {
         } else {
             vec![]
         },
+        added: vec![],
     })
     .collect();
     input.cost = Some(

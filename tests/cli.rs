@@ -481,7 +481,10 @@ fn a_poor_fit_is_said_plainly_and_not_written_without_force() {
     let path = dir.path().join("poor.toml");
     let mut text = String::from("name = \"poor\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n");
     // The measured input zigzags while bytes join steadily: ρ = 4.31, R² = 0.576.
-    for (i, m) in [10000, 13000, 11000, 15000, 12500, 16000].iter().enumerate() {
+    for (i, m) in [10000, 13000, 11000, 15000, 12500, 16000]
+        .iter()
+        .enumerate()
+    {
         text.push_str(&format!(
             "[[call]]\nlabel = \"c{i}\"\nbytes = 4000\n[call.measured]\ninput_tokens = {m}\nconvention = \"openai\"\n"
         ));
@@ -660,4 +663,141 @@ fn a_scenario_given_as_the_edits_file_is_named_as_such() {
         .stderr(predicate::str::contains(
             "scenarios/coding.toml: this is a scenario file, but --edits takes a file of [[edit]] tables only",
         ));
+}
+
+/// A trace whose provider cache missed within its TTL: the fit measures the miss share,
+/// says which requests missed, and with it written the simulated cost meets the measured.
+#[test]
+fn the_fit_measures_cache_misses_and_the_cost_then_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("misses.toml");
+    let mut text = String::from(
+        "name = \"misses\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n",
+    );
+    // Totals 20,000 + 2,000 a call (B = 20,000, ρ = 3.3: 6,600 bytes join each time); the
+    // third request reads nothing from the cache and the fifth only 10,000 of 26,000.
+    let reads = [0, 20_000, 0, 24_000, 10_000, 28_000];
+    for (i, read) in reads.iter().enumerate() {
+        let total = 20_000 + 2_000 * i;
+        text.push_str(&format!(
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 6600\ngap_s = 10\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = {}\ncache_read_input_tokens = {read}\nconvention = \"anthropic\"\n",
+            total - read
+        ));
+    }
+    fs::write(&path, &text).unwrap();
+    let assert = simulate()
+        .args(["fit", "--write"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cache miss share μ       0.317   (38,000 of 120,000 prefix tokens a perfect cache would read were written again)",
+        ))
+        .stdout(predicate::str::contains(
+            "of 5 requests within the 300 s TTL: 2 read less than half of the previous input (1 nothing), 0 only part of it",
+        ));
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("cost vs measured"))
+        .unwrap();
+    let pct: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse::<f64>().ok())
+        .collect();
+    assert_eq!(pct.len(), 2, "{line}");
+    assert!(pct[0] < -20.0 && pct[1].abs() < 1.0, "{line}");
+    let written = fs::read_to_string(&path).unwrap();
+    assert!(written.contains("miss_share = 0.317\n"), "{written}");
+    // The run names the misses with their counts, and says the cost model prices them.
+    simulate()
+        .arg(&path)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "of 5 requests within the 300 s TTL, 2 read less than half of the previous request's input from the cache (1 nothing at all) and 0 only part of it: 38,000 of 120,000 prefix tokens a perfect cache would read were written again (μ = 0.317); the cost model prices a share of 0.317 as written again ([cache] miss_share)",
+        ));
+}
+
+/// The best clearing edit the API can express comes with the `context_management` to
+/// paste into requests; a compaction is listed with the clearings.
+#[test]
+fn the_winning_context_editing_is_printed_as_the_apis_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ce.toml");
+    let mut text = String::from("name = \"ce\"\nbase_tokens = 1000\nbytes_per_token = 1\n");
+    for i in 0..6 {
+        text.push_str(&format!(
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 2000\ntool = \"Read\"\n"
+        ));
+    }
+    text.push_str("[[edit]]\nname = \"context editing\"\nclear = { api = \"clear_tool_uses_20250919\", trigger_input_tokens = 6000, keep_tool_uses = 1, exclude_tools = [\"WebSearch\"] }\n[[edit]]\nname = \"compact\"\ncompact = { above_context_tokens = 6000, summary_tokens = 500 }\n");
+    fs::write(&path, &text).unwrap();
+    let out = simulate()
+        .arg(&path)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let cm = &v["context_management"];
+    assert_eq!(cm["edit"], "context editing");
+    assert_eq!(cm["beta_header"], "context-management-2025-06-27");
+    assert_eq!(
+        cm["request"],
+        serde_json::json!({"context_management": {"edits": [{
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": 6000},
+            "keep": {"type": "tool_uses", "value": 1},
+            "exclude_tools": ["WebSearch"]
+        }]}})
+    );
+    simulate()
+        .arg(&path)
+        .arg("--no-write")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "compact: 1 compaction before call 4; 3 calls summarized into 500 tokens each time, 5,500 est. tokens freed",
+        ))
+        .stdout(predicate::str::contains(
+            "To turn on \"context editing\" with the Messages API, add to each request (header anthropic-beta: context-management-2025-06-27):",
+        ));
+}
+
+#[test]
+fn compaction_and_context_editing_keys_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "name = \"k\"\nbase_tokens = 1000\nbytes_per_token = 1\n[[call]]\nlabel = \"a\"\nbytes = 10\n[[edit]]\nname = \"e\"\n";
+    for (edit, message) in [
+        (
+            "compact = { above_context_tokens = 5000 }",
+            "missing key `summary_tokens`",
+        ),
+        (
+            "compact = { preset = \"compact_20260112\", above_context_tokens = 40000, summary_tokens = 10 }",
+            "40,000 is below the 50,000 tokens the Messages API's compaction accepts as a trigger",
+        ),
+        (
+            "compact = { at_percent = 80, summary_tokens = 10 }",
+            "at_percent needs window_tokens",
+        ),
+        (
+            "clear = { trigger_input_tokens = 5000 }",
+            "trigger_input_tokens is a key of the provider's context editing: add api = \"clear_tool_uses_20250919\"",
+        ),
+        (
+            "clear = { api = \"clear_tool_uses_20250919\", every_segments = 2 }",
+            "every_segments is not a key of clear_tool_uses_20250919",
+        ),
+    ] {
+        let path = dir.path().join("k.toml");
+        fs::write(&path, format!("{head}{edit}\n")).unwrap();
+        simulate()
+            .arg(&path)
+            .arg("--no-write")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
 }

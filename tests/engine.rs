@@ -710,3 +710,135 @@ trim = { call = "b", by_percent = 50 }
     close(e.edits[0].saving.saved, 150.0);
     close(e.edits[1].saving.saved, 200.0);
 }
+
+/// `n` calls of `bytes` each at B = `base`, ρ = 1, with `extra` TOML after the header.
+fn uniform(n: usize, bytes: u64, base: u64, extra: &str) -> String {
+    let mut s = format!("name = \"u\"\nbase_tokens = {base}\nbytes_per_token = 1.0\n{extra}\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "[[call]]\nid = \"c{}\"\nlabel = \"c{}\"\nbytes = {bytes}\n",
+            i + 1,
+            i + 1
+        ));
+    }
+    s
+}
+
+/// MODEL.md §9: five calls of 1,000 bytes, B = 1,000, ρ = 1, compaction above 3,500 with a
+/// summary of 200: the calls read 1,000, 2,000, 3,000; the compaction reads 4,000; call 4
+/// reads 1,200 and call 5 2,200. T = 13,400 against 15,000.
+#[test]
+fn a_compaction_reads_the_context_then_leaves_the_base_and_the_summary() {
+    let s = scenario(&format!(
+        "{}[[edit]]\nname = \"compact\"\ncompact = {{ above_context_tokens = 3500, summary_tokens = 200 }}\n",
+        uniform(5, 1_000, 1_000, "")
+    ));
+    let n = nominal(&s);
+    close(n.baseline.total_tokens, 15_000.0);
+    close(n.edits[0].outcome.total_tokens, 13_400.0);
+    // Equivalent calls keep the baseline's n: 1,600 / (15,000 / 5).
+    close(n.edits[0].saving.equivalent_calls, 1_600.0 / 3_000.0);
+    let contexts: Vec<f64> = figures(&s, Some(0)).iter().map(|f| f.0).collect();
+    assert_eq!(contexts, [1_000.0, 2_000.0, 3_000.0, 1_200.0, 2_200.0]);
+}
+
+/// The same shape under a prompt cache (read 0.1, write 1.25), B = 2,000, compaction above
+/// 3,500 with a 200-token summary. Calls: 2,000 (written: 2,500), 3,000 (200 + 1,250);
+/// compaction 1 reads 4,000 (300 + 1,250); call 3 reads 2,200, the base cached (200 + 250);
+/// call 4 reads 3,200 (220 + 1,250); compaction 2 reads 4,200 (320 + 1,250); call 5 reads
+/// 2,200 (200 + 250). T = 20,800, cost 9,440, against 20,000 and 8,900.
+#[test]
+fn a_compaction_request_goes_through_the_cache_and_the_call_after_it_rewrites_all_but_the_base() {
+    let s = scenario(&format!(
+        "{}[[edit]]\nname = \"compact\"\ncompact = {{ above_context_tokens = 3500, summary_tokens = 200 }}\n",
+        uniform(
+            5,
+            1_000,
+            2_000,
+            "[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024"
+        )
+    ));
+    let n = nominal(&s);
+    close(n.baseline.total_tokens, 20_000.0);
+    close(n.baseline.cost, 8_900.0);
+    close(n.edits[0].outcome.total_tokens, 20_800.0);
+    close(n.edits[0].outcome.cost, 9_440.0);
+    let events = &n.edits[0].outcome.clearings.events;
+    assert_eq!(
+        events
+            .iter()
+            .map(|e| (e.before, e.cleared.clone()))
+            .collect::<Vec<_>>(),
+        [(2, vec![0, 1]), (4, vec![2, 3])]
+    );
+}
+
+/// MODEL.md §9: six tool calls of 2,000 bytes, B = 1,000, ρ = 1, the API's context editing
+/// triggered at 6,000 input tokens keeping 1 tool use (placeholder 9 bytes): the calls read
+/// 1,000, 3,000, 5,000, 3,018, 5,018, 3,036. T = 20,072 against 36,000.
+#[test]
+fn the_apis_context_editing_clears_the_oldest_results_above_its_trigger() {
+    let s = scenario(&format!(
+        "{}[[edit]]\nname = \"context editing\"\nclear = {{ api = \"clear_tool_uses_20250919\", trigger_input_tokens = 6000, keep_tool_uses = 1 }}\n",
+        uniform(6, 2_000, 1_000, "")
+    ));
+    let n = nominal(&s);
+    close(n.baseline.total_tokens, 36_000.0);
+    close(n.edits[0].outcome.total_tokens, 20_072.0);
+    let contexts: Vec<f64> = figures(&s, Some(0)).iter().map(|f| f.0).collect();
+    assert_eq!(
+        contexts,
+        [1_000.0, 3_000.0, 5_000.0, 3_018.0, 5_018.0, 3_036.0]
+    );
+}
+
+/// With `clear_tool_inputs`, a cleared call's tool-use inputs (part of its `output_bytes`)
+/// are cleared with its result: three calls of 1,000 result bytes and 400 bytes of
+/// message, 300 of them tool input; B = 1,000, trigger 3,000, keep 1. Call 3 reads 3,800
+/// unedited; with inputs cleared, call 1's 1,300 cleared bytes leave 9 + 100: 2,509.
+#[test]
+fn clearing_tool_inputs_takes_them_from_the_models_message() {
+    let mut text = String::from("name = \"inputs\"\nbase_tokens = 1000\nbytes_per_token = 1.0\n");
+    for i in 0..3 {
+        text.push_str(&format!(
+            "[[call]]\nid = \"c{i}\"\nlabel = \"c{i}\"\nbytes = 1000\noutput_bytes = 400\ntool_input_bytes = 300\n"
+        ));
+    }
+    for (name, inputs) in [("results", "false"), ("and inputs", "true")] {
+        text.push_str(&format!(
+            "[[edit]]\nname = \"{name}\"\nclear = {{ api = \"clear_tool_uses_20250919\", trigger_input_tokens = 3000, keep_tool_uses = 1, clear_tool_inputs = {inputs} }}\n"
+        ));
+    }
+    let s = scenario(&text);
+    let base: Vec<f64> = figures(&s, None).iter().map(|f| f.0).collect();
+    assert_eq!(base, [1_000.0, 2_400.0, 3_800.0]);
+    let results: Vec<f64> = figures(&s, Some(0)).iter().map(|f| f.0).collect();
+    assert_eq!(results, [1_000.0, 2_400.0, 2_809.0]);
+    let inputs: Vec<f64> = figures(&s, Some(1)).iter().map(|f| f.0).collect();
+    assert_eq!(inputs, [1_000.0, 2_400.0, 2_509.0]);
+}
+
+/// A warm share whose part of B is below min_tokens is not cached at the first call; the
+/// sweep's closed form must not read it either (B = 4,000, warm 0.1: 400 < 1,024).
+#[test]
+fn regression_a_warm_share_below_the_minimum_is_not_read_by_the_closed_form() {
+    use simulate::sweep::{Model, totals};
+    let s = scenario(&uniform(
+        4,
+        1_000,
+        4_000,
+        "[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\nwarm_share = 0.1",
+    ));
+    let study = Study::new(&s).unwrap();
+    let at = Assumptions {
+        base_tokens: 4_000.0,
+        bytes_per_token: 1.0,
+    };
+    let point = study.nominal(at);
+    let model = Model::new(&study, &study.baseline, &point);
+    let closed = totals(&study, &study.baseline, &model, &point, true);
+    let replayed = totals(&study, &study.baseline, &model, &point, false);
+    // Call 1 writes all 4,000 (5,000); then 400 + 1,250, 500 + 1,250, 600 + 1,250.
+    close(replayed.cost, 5_000.0 + 1_650.0 + 1_750.0 + 1_850.0);
+    close(closed.cost, replayed.cost);
+}

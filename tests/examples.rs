@@ -55,13 +55,28 @@ fn the_html_report_is_self_contained_and_holds_every_chart_and_edit() {
     // The SVG namespace is a name, not a place the browser fetches.
     let html_without_namespace = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     for reference in [
-        "src=", "href=", "<link", "<script", "url(", "http://", "https://", "<img",
+        "src=", "href=", "<link", "url(", "http://", "https://", "<img",
     ] {
         assert!(
             !html_without_namespace.contains(reference),
             "report.html references something outside: {reference}"
         );
     }
+    // Two scripts, both inline: the sliders' data and the code that reads it.
+    let scripts: Vec<&str> = html
+        .match_indices("<script")
+        .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap() + 1])
+        .collect();
+    assert_eq!(
+        scripts,
+        [
+            "<script type=\"application/json\" id=\"live-data\">",
+            "<script>"
+        ]
+    );
+    // Without JavaScript the sliders stay hidden and a note says what they would do.
+    assert!(html.contains("<section id=\"live\" class=\"live\" hidden>"));
+    assert!(html.contains("<noscript>"));
     let charts: Vec<String> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

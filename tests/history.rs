@@ -207,6 +207,9 @@ fn session(name: &str, baseline: f64, saved: &[f64]) -> SessionFigures {
                 dollars_saved: None,
                 rank: 1,
                 selected_nothing: Vec::new(),
+                base_clamped: false,
+                base_clamped_points: 0,
+                what_if: None,
             })
             .collect(),
         warnings: Vec::new(),
@@ -513,7 +516,8 @@ fn bad_factors_are_refused_on_the_command_line() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--bpt-factors"));
-    // c's base of 50, halved, cannot lose 30 tokens: an error naming the edit and c.
+    // c's base of 50, halved, cannot lose 30 tokens: not an error for a history, the edit
+    // removes what there is at those points, and c is named.
     let output = simulate()
         .args([
             "history",
@@ -526,13 +530,12 @@ fn bad_factors_are_refused_on_the_command_line() {
         ])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success());
+    let table = String::from_utf8_lossy(&output.stdout);
     assert!(
-        e.contains("[[edit]] \"base -30\": base: takes the base tokens below zero"),
-        "{e}"
+        table.contains("base -30 removes more than the base of 1 of 3 sessions at some points of the factor sweep only (B = 0 at those points): c (B = 50; at 3 of 6 points)"),
+        "{table}"
     );
-    assert!(e.contains("(in session c.toml)"), "{e}");
     let output = simulate()
         .args([
             "history",
@@ -651,6 +654,7 @@ fn the_charts_render_with_few_sessions_and_with_many() {
     let input = HistoryChartInput {
         name: "many".into(),
         sessions: pcts.len(),
+        sessions_unchanged: 120,
         edits: vec!["cap".into(), "clear".into()],
         rows: vec![
             EditSpread {
@@ -678,5 +682,365 @@ fn the_charts_render_with_few_sessions_and_with_many() {
     for (name, svg) in draw_all(&input).unwrap() {
         assert!(svg.len() < 200_000, "{name} is {} bytes", svg.len());
         renders(&svg, &format!("many-{name}"), dir.path());
+    }
+}
+
+const CLAMP: &str = "tests/fixtures/history/base_clamp";
+const CLAMP_EDITS: &str = "tests/fixtures/history/base_clamp_edits.toml";
+const NO_CHANGE_EDITS: &str = "tests/fixtures/history/no_change_edits.toml";
+const WARM_UP: &str = "proj-1a2b3c4d-agent-41b9470d";
+
+/// The row of `sessions.csv` for `session` and `edit`.
+fn session_row<'a>(
+    rows: &'a [std::collections::HashMap<String, String>],
+    session: &str,
+    edit: &str,
+) -> &'a std::collections::HashMap<String, String> {
+    rows.iter()
+        .find(|r| r["session"] == session && r["edit"] == edit)
+        .unwrap()
+}
+
+#[test]
+fn a_base_edit_larger_than_a_sessions_base_removes_what_there_is() {
+    // Regression (issue 15 §5): one warm-up subagent whose B was smaller than the shipped
+    // base edit stopped the whole history with exit 2.
+    let out = tempfile::tempdir().unwrap();
+    let table = history(Path::new(CLAMP), CLAMP_EDITS, out.path(), "2", &[]);
+    let dir = out.path().join("h");
+    let sessions = rows(&dir.join("sessions.csv"));
+    let drop = "drop the MCP server";
+    // The warm-up subagent: B = 2,500 < 4,000, so its base becomes 0 and the edit saves
+    // n·B = 2 · 2,500; the edited run reads only its first result, 50 tokens.
+    let warm_up = session_row(&sessions, WARM_UP, drop);
+    assert_eq!(number(warm_up, "saved_tokens"), 5000.0);
+    assert_eq!(number(warm_up, "total_tokens"), 50.0);
+    assert_eq!(number(warm_up, "baseline_total_tokens"), 5050.0);
+    assert_eq!(warm_up["base_clamped"], "true");
+    // B × ⅔, 1 and 4⁄3 are all below 4,000: every point of the grid.
+    assert_eq!(warm_up["base_clamped_points"], "9");
+    // The others lose n · 4,000; proj-5e6f7a8b's 5,000 only at B × ⅔ (3 of 9 points).
+    let main = session_row(&sessions, "proj-1a2b3c4d", drop);
+    assert_eq!(number(main, "saved_tokens"), 16000.0);
+    assert_eq!(
+        (
+            main["base_clamped"].as_str(),
+            main["base_clamped_points"].as_str()
+        ),
+        ("false", "0")
+    );
+    let other = session_row(&sessions, "proj-5e6f7a8b", drop);
+    assert_eq!(number(other, "saved_tokens"), 12000.0);
+    assert_eq!(
+        (
+            other["base_clamped"].as_str(),
+            other["base_clamped_points"].as_str()
+        ),
+        ("false", "3")
+    );
+    // The aggregate: 16,000 + 5,000 + 12,000 of 46,000 + 5,050 + 21,000.
+    let summary = rows(&dir.join("summary.csv"));
+    let s = summary.iter().find(|r| r["edit"] == drop).unwrap();
+    assert_eq!(number(s, "saved_tokens"), 33000.0);
+    assert_eq!(number(s, "baseline_total_tokens"), 72050.0);
+    assert_eq!(number(s, "saved_pct"), 100.0 * 33000.0 / 72050.0);
+    assert_eq!(
+        (
+            s["sessions_base_clamped"].as_str(),
+            s["sessions_base_clamped_in_sweep"].as_str()
+        ),
+        ("1", "2")
+    );
+    // The sweep at B × ⅔: the warm-up's base and proj-5e6f7a8b's are both 0 there, so
+    // they save n·(⅔B): 16,000 + 2·1,666.67 + 3·3,333.33 = 29,333.33 at every ρ.
+    let sweep = rows(&dir.join("sweep.csv"));
+    let low: Vec<f64> = sweep
+        .iter()
+        .filter(|r| r["edit"] == drop && number(r, "base_factor") < 0.7)
+        .map(|r| number(r, "saved_tokens"))
+        .collect();
+    assert_eq!(low.len(), 3);
+    let expected = 16000.0 + 2.0 * (2500.0 * (2.0 / 3.0)) + 3.0 * (5000.0 * (2.0 / 3.0));
+    for got in low {
+        assert!(
+            (got - expected).abs() <= 1e-9 * expected,
+            "{got} vs {expected}"
+        );
+    }
+    // Counted and named per edit, in the table, the page and the JSON.
+    let line = "drop the MCP server removes more than the base of 1 of 3 sessions (B = 0 there): proj-1a2b3c4d-agent-41b9470d (B = 2,500)";
+    let sweep_line = "drop the MCP server removes more than the base of 1 more session at some points of the factor sweep only (B = 0 at those points): proj-5e6f7a8b (B = 5,000; at 3 of 9 points)";
+    assert!(
+        table.contains(&format!("\n  {line}\n  {sweep_line}\n")),
+        "{table}"
+    );
+    let page = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains(&format!("<li>{line}</li>")), "{page}");
+    assert!(page.contains("<td><b>99.0 %</b>†</td>"), "{page}");
+    let json = simulate()
+        .args([
+            "history",
+            CLAMP,
+            "--edits",
+            CLAMP_EDITS,
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let e = &report["edits"][0];
+    assert_eq!(e["name"], drop);
+    assert_eq!(e["sessions_base_clamped"], 1);
+    assert_eq!(
+        e["base_clamped"],
+        serde_json::json!([
+            {"session": WARM_UP, "base_tokens": 2500.0, "at_nominal": true, "points": 9},
+            {"session": "proj-5e6f7a8b", "base_tokens": 5000.0, "at_nominal": false, "points": 3}
+        ])
+    );
+}
+
+#[test]
+fn a_single_run_still_refuses_a_base_edit_larger_than_its_base() {
+    let output = simulate()
+        .arg(Path::new(CLAMP).join(format!("{WARM_UP}.toml")))
+        .args(["--edits", CLAMP_EDITS, "--no-write"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let e = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        e,
+        "error: tests/fixtures/history/base_clamp_edits.toml:7:8: [[edit]] \"drop the MCP server\": base: takes the base tokens below zero: B = 2,500 at ρ = 2 becomes -1,500; the base cannot be negative (lower the change, or sweep B from a higher value)\n"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn the_sweep_of_a_session_whose_base_goes_to_zero_equals_its_replay() {
+    use simulate::evaluate::{Study, outcome};
+    use simulate::history::{Factors, session::evaluate_session};
+    let edits = simulate::scenario::load_edits(Path::new(CLAMP_EDITS)).unwrap();
+    let factors = Factors::new(Some(vec![0.5, 2.0 / 3.0, 1.0, 4.0 / 3.0]), None).unwrap();
+    for name in ["proj-1a2b3c4d", WARM_UP, "proj-5e6f7a8b"] {
+        let path = Path::new(CLAMP).join(format!("{name}.toml"));
+        let s = simulate::scenario::load(&path)
+            .unwrap()
+            .with_edits(edits.clone(), CLAMP_EDITS);
+        let session = evaluate_session(&s, name, &factors).unwrap();
+        let study = Study::new(&s).unwrap();
+        let width = 1 + study.edited.len();
+        for (p, (fb, fr)) in factors.points().enumerate() {
+            let point = simulate::sweep::Point {
+                base_tokens: s.base_tokens * fb,
+                bytes_per_token: s.bytes_per_token * fr,
+                ..study.nominal(simulate::ledger::Assumptions {
+                    base_tokens: s.base_tokens,
+                    bytes_per_token: s.bytes_per_token,
+                })
+            };
+            for (k, subject) in study.subjects().enumerate() {
+                let replayed = outcome(&study, subject, &point).total_tokens;
+                let swept = session.sweep_totals[p * width + k];
+                assert!(
+                    (swept - replayed).abs() <= 1e-9 * replayed.abs().max(1.0),
+                    "{name} at B × {fb}, ρ × {fr}, {}: {swept} vs {replayed}",
+                    subject.name
+                );
+                // No run reads a negative base: every total is at least its results.
+                assert!(swept >= 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn sessions_no_edit_changes_are_counted_apart_and_win_nothing() {
+    // Regression (issue 15 §5): "first in 76 of 79" while the median saving was 0.0 %,
+    // because in a session every edit leaves alone, every edit ties for first.
+    let out = tempfile::tempdir().unwrap();
+    let table = history(Path::new(CLAMP), NO_CHANGE_EDITS, out.path(), "2", &[]);
+    let dir = out.path().join("h");
+    // proj-1a2b3c4d: the cap saves 3,800 (two results of 1,000 tokens cut to 50, re-read
+    // 3 and 1 times), the clearing nothing (no pause). proj-5e6f7a8b: no shell; the pause
+    // clears both earlier results (2 · 2,000 tokens, less two 9-byte placeholders): 3,991.
+    // The warm-up: no shell, no pause, nothing changes.
+    let summary = rows(&dir.join("summary.csv"));
+    let got: Vec<(&str, f64, &str, &str)> = summary
+        .iter()
+        .map(|r| {
+            (
+                r["edit"].as_str(),
+                number(r, "saved_tokens"),
+                r["sessions_first"].as_str(),
+                r["sessions_unchanged"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("clear after a 5-minute pause", 3991.0, "1", "1"),
+            ("cap shell output at 100 B", 3800.0, "1", "1"),
+        ]
+    );
+    assert!(
+        table.contains(
+            "it ranks first in 1 of the 2 sessions some edit changes (no edit changes 1 of 3)."
+        ),
+        "{table}"
+    );
+    assert!(table.contains("    1 of 2\n"), "{table}");
+    assert!(
+        table.contains("\n  no edit changes 1 of 3 sessions (every edit saves 0 there, a tie; they are left out of first in)\n"),
+        "{table}"
+    );
+    let page = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("<p class=\"note\">No edit changes 1 of 3 sessions"));
+    assert!(page.contains("<td>1 of 2</td>"));
+    let chart = fs::read_to_string(dir.join("aggregate.svg")).unwrap();
+    assert!(chart.contains("No edit changes 1 of 3 sessions (left out of first in)."));
+    assert!(chart.contains("first in 1 of 2"));
+    let json = simulate()
+        .args([
+            "history",
+            CLAMP,
+            "--edits",
+            NO_CHANGE_EDITS,
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        report["unchanged"],
+        serde_json::json!({"sessions": 1, "of": 3, "names": [WARM_UP]})
+    );
+}
+
+#[test]
+fn the_pure_aggregate_leaves_sessions_no_edit_changes_out_of_first_in() {
+    let names = vec!["x".to_string(), "y".to_string()];
+    // b's savings are zero within the tie tolerance (1e-9 of its baseline); c's y saves.
+    let sessions = vec![
+        session("a", 100.0, &[10.0, 5.0]),
+        session("b", 1000.0, &[0.0, 1e-7]),
+        session("c", 100.0, &[0.0, 2.0]),
+    ];
+    let a = aggregate(&names, &sessions).unwrap();
+    assert_eq!(a.sessions_unchanged, 1);
+    // `session` ranks every edit first; only the changed sessions a and c count.
+    let first: Vec<usize> = a.edits.iter().map(|e| e.sessions_first).collect();
+    assert_eq!(first, vec![2, 2]);
+    assert!(sessions[1].unchanged() && !sessions[2].unchanged());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// A base edit removes at most the whole base: the session's saving is exactly
+    /// n·min(N, B), never more than its baseline total, and its sweep is its replay.
+    #[test]
+    fn a_base_edit_never_saves_more_than_the_session_reads(
+        sizes in proptest::collection::vec(0u32..20_000, 1..12),
+        b in 1u32..20_000,
+        n_tokens in 1u32..40_000,
+        rho in proptest::sample::select(vec![1.0, 2.5, 3.3, 4.0]),
+    ) {
+        use simulate::evaluate::{Study, outcome};
+        use simulate::history::{Factors, session::evaluate_session};
+        let mut t = format!("name = \"p\"\nbase_tokens = {b}\nbytes_per_token = {rho}\n");
+        for (i, bytes) in sizes.iter().enumerate() {
+            t.push_str(&format!("[[call]]\nid = \"c{i}\"\nlabel = \"call {i}\"\nbytes = {bytes}\n"));
+        }
+        t.push_str(&format!("[[edit]]\nname = \"shorter prompt\"\nbase = {{ by_tokens = {n_tokens} }}\n"));
+        let s = simulate::scenario::load_str(&t, Path::new("p.toml")).unwrap();
+        let factors = Factors::default();
+        let session = evaluate_session(&s, "p.toml", &factors).unwrap();
+        let f = &session.figures;
+        let e = &f.edits[0];
+        let calls = sizes.len() as f64;
+        let expected = calls * f64::from(n_tokens.min(b));
+        proptest::prop_assert!((e.saved_tokens - expected).abs() <= 1e-9 * f.baseline_total_tokens);
+        proptest::prop_assert!(e.saved_tokens <= f.baseline_total_tokens * (1.0 + 1e-12));
+        proptest::prop_assert!(e.total_tokens >= 0.0);
+        proptest::prop_assert_eq!(e.base_clamped, n_tokens > b);
+        let study = Study::new(&s).unwrap();
+        let nominal = study.nominal(simulate::ledger::Assumptions {
+            base_tokens: s.base_tokens,
+            bytes_per_token: s.bytes_per_token,
+        });
+        for (p, (fb, fr)) in factors.points().enumerate() {
+            let point = simulate::sweep::Point {
+                base_tokens: s.base_tokens * fb,
+                bytes_per_token: s.bytes_per_token * fr,
+                ..nominal
+            };
+            let baseline = session.sweep_totals[2 * p];
+            let edited = session.sweep_totals[2 * p + 1];
+            let replayed = outcome(&study, &study.edited[0], &point).total_tokens;
+            proptest::prop_assert!((edited - replayed).abs() <= 1e-9 * baseline.max(1.0));
+            proptest::prop_assert!(baseline - edited <= baseline * (1.0 + 1e-12));
+        }
+    }
+}
+
+/// The summed closed forms `report.html` embeds for its sliders: at every factor point they
+/// give the summed baseline and each edit's summed saving of the sweep (each session is
+/// affine in its own B and ρ, so the sums are affine in the factors); an edit that some
+/// session replays has none.
+#[test]
+fn the_summed_closed_forms_give_the_sweep_at_every_factor_point() {
+    use simulate::history::files::evaluate_all;
+    use simulate::ledger::{Affine, Assumptions};
+    let at = |f: &Affine, (fb, fr): (f64, f64)| {
+        f.at(Assumptions {
+            base_tokens: fb,
+            bytes_per_token: fr,
+        })
+    };
+    let factors = simulate::history::Factors::new(
+        Some(vec![0.5, 2.0 / 3.0, 1.0, 4.0 / 3.0]),
+        Some(vec![0.6, 1.0, 1.5]),
+    )
+    .unwrap();
+    for (dir, edits_file, replayed) in [
+        ("scenarios/history", "scenarios/history/edits.toml", None),
+        (CLAMP, CLAMP_EDITS, Some("drop the MCP server")),
+    ] {
+        let edits = simulate::scenario::load_edits(Path::new(edits_file)).unwrap();
+        let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
+        let (paths, _) =
+            simulate::history::files::find(Path::new(dir), Path::new(edits_file)).unwrap();
+        let evaluated =
+            evaluate_all(Path::new(dir), &paths, &edits, edits_file, &factors, false).unwrap();
+        let reference = aggregate(&names, &evaluated.sessions).unwrap();
+        let sweep = evaluated.sweep.finish(&factors, &reference);
+        assert_eq!(sweep.closed_forms.len(), 1 + names.len());
+        let baseline = sweep.closed_forms[0].expect("the baseline always has one");
+        for (point, f) in sweep.points.iter().zip(factors.points()) {
+            let total = at(&baseline, f);
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * total;
+            assert!(close(total, point.baseline_total_tokens), "{dir} {f:?}");
+            for (i, name) in names.iter().enumerate() {
+                match sweep.closed_forms[i + 1] {
+                    Some(form) => assert!(
+                        close(total - at(&form, f), point.saved_tokens[i]),
+                        "{dir} {f:?} {name}: {} vs {}",
+                        total - at(&form, f),
+                        point.saved_tokens[i]
+                    ),
+                    None => assert_eq!(Some(name.as_str()), replayed, "{dir}"),
+                }
+            }
+        }
+        if let Some(name) = replayed {
+            let i = names.iter().position(|n| n == name).unwrap();
+            assert_eq!(sweep.closed_forms[i + 1], None);
+        }
     }
 }

@@ -351,6 +351,7 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "import",
         "cache",
         "price",
+        "terms",
         "call",
     ];
     let import = [
@@ -366,6 +367,9 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "malformed_lines",
         "model",
         "convention",
+        "compaction_trigger",
+        "compaction_pre_tokens",
+        "compaction_summary_bytes",
     ];
     let call = [
         "id",
@@ -378,6 +382,7 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "gap_s",
         "output_tokens",
         "output_bytes",
+        "tool_input_bytes",
         "images",
         "loaded_tools",
         "input_hash",
@@ -1095,4 +1100,208 @@ fn a_reimport_never_silently_replaces_a_changed_scenario() {
             .unwrap()
             .contains("name = \"mine\"")
     );
+}
+
+const SHAPES: &str = "tests/fixtures/import/claude-code-shapes";
+
+/// One column of a scenario's calls, as TOML text ("-" where a call has no such key).
+fn column(s: &toml::Table, key: &str) -> Vec<String> {
+    calls(s)
+        .iter()
+        .map(|c| c.get(key).map_or("-".into(), |v| v.to_string()))
+        .collect()
+}
+
+/// Hand-written logs in the shapes real Claude Code versions write (docs/model.md §6.2):
+/// what joins after each call is what the next request re-sends.
+#[test]
+fn what_joins_is_what_the_next_request_re_sends() {
+    let out = tempfile::tempdir().unwrap();
+    let report = import_json("claude-code", &[SHAPES], out.path());
+    let names: Vec<&str> = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    // journal.jsonl (a workflow's journal) is not read as a transcript; two subagents that
+    // ran in parallel inside their parent's file (1.0.x) are a trace each, split at their
+    // roots (`parentUuid: null`) and followed through `parentUuid`.
+    assert_eq!(
+        names,
+        [
+            "parser-22222222",
+            "parser-22222222-sidechain-1",
+            "parser-22222222-sidechain-2",
+            "parser-11111111",
+            "parser-33333333"
+        ]
+    );
+    assert!(
+        !report["files_without_requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["file"].as_str().unwrap().ends_with("journal.jsonl"))
+    );
+
+    // 1.0.x: one response, one block a line, every copy with a placeholder output count
+    // (2, 1, 1): the model's message joins as its bytes. req_A: thinking 20 + text 11 +
+    // `Read` 4 + its input as JSON 45; req_B: `MultiEdit` 9 + 162; req_C: its text, 28.
+    let s = scenario(out.path(), "parser-11111111");
+    assert_eq!(column(&s, "output_bytes"), ["80", "171", "28"]);
+    // Of them, the tool uses' names and inputs: what clearing tool inputs would remove.
+    assert_eq!(column(&s, "tool_input_bytes"), ["49", "171", "-"]);
+    assert_eq!(column(&s, "output_tokens"), ["2", "1", "1"]);
+    assert_eq!(column(&s, "bytes"), ["37", "15", "0"]);
+
+    let a = scenario(out.path(), "parser-22222222-sidechain-1");
+    let b = scenario(out.path(), "parser-22222222-sidechain-2");
+    assert_eq!(column(&a, "id"), ["\"req_A1\"", "\"req_A2\""]);
+    assert_eq!(column(&b, "id"), ["\"req_B1\"", "\"req_B2\""]);
+    assert_eq!(column(&a, "bytes"), ["25", "0"]);
+    assert_eq!(column(&b, "bytes"), ["13", "0"]);
+    assert_eq!(a["import"]["trace"].as_str(), Some("subagent"));
+
+    // 2.1.x: a redacted thinking block (a signature, no text) cannot be sized, so that
+    // call's logged output tokens join instead (no output_bytes); tool search's answer
+    // loads two definitions, sized by [terms]; of the attachments, hook context (22) and
+    // the task reminder (20) join, the hook's own success note does not.
+    let s = scenario(out.path(), "parser-33333333");
+    assert_eq!(column(&s, "output_bytes"), ["-", "82", "9", "6", "18"]);
+    assert_eq!(column(&s, "loaded_tools"), ["2", "-", "-", "-", "-"]);
+    assert_eq!(column(&s, "tool_input_bytes"), ["28", "48", "-", "-", "-"]);
+    assert_eq!(
+        s["terms"]["tokens_per_loaded_tool"].as_integer(),
+        Some(1_400)
+    );
+    // req_X2 then the task reminder; req_X3 then the old `/clear` echo (105) and a typed
+    // prompt (14); req_X4 then an IDE selection and a typed question (83).
+    assert_eq!(column(&s, "bytes"), ["22", "37", "119", "83", "0"]);
+    // A typed prompt labels its call, not the IDE block or the slash command with it; the
+    // old echo without its slash reads as `/clear` and starts a segment.
+    assert_eq!(
+        column(&s, "label")[2..4],
+        ["\"prompt: now the spaces\"", "\"prompt: and this line?\""]
+    );
+    assert_eq!(column(&s, "segment"), ["1", "1", "1", "2", "3"]);
+    let attachments = &report["attachments"];
+    assert_eq!(attachments["hook_additional_context"]["bytes"], 22);
+    assert_eq!(attachments["hook_additional_context"]["joins"], true);
+    assert_eq!(attachments["hook_success"]["joins"], false);
+    assert_eq!(attachments["task_reminder"]["bytes"], 20);
+    assert_eq!(attachments["skill_listing"]["lines"], 1);
+
+    // Every scenario loads and runs.
+    for name in names {
+        simulate()
+            .arg(out.path().join(format!("{name}.toml")))
+            .arg("--no-write")
+            .assert()
+            .success();
+    }
+}
+
+/// A Codex rollout given to `import claude-code` (and the reverse) names the other format.
+/// A trace after a compaction records it: what started it, the context then, and the
+/// size of the summary it starts with (for fitting a compaction's summary size).
+#[test]
+fn a_compaction_is_recorded_with_the_trace_it_starts() {
+    let out = tempfile::tempdir().unwrap();
+    import_json("claude-code", &[CLAUDE], out.path());
+    let s = scenario(out.path(), "shop-1a2b3c4d-part2");
+    let i = &s["import"];
+    assert_eq!(i["compaction_trigger"].as_str(), Some("manual"));
+    assert_eq!(i["compaction_pre_tokens"].as_integer(), Some(25_000));
+    assert_eq!(i["compaction_summary_bytes"].as_integer(), Some(224));
+    assert!(
+        scenario(out.path(), "shop-1a2b3c4d")["import"]
+            .get("compaction_pre_tokens")
+            .is_none()
+    );
+}
+
+#[test]
+fn a_log_of_the_other_format_is_named() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args(["import", "claude-code", CODEX, "--out"])
+        .arg(out.path().join("a"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "none a request: its lines are Codex CLI's (",
+        ))
+        .stderr(predicate::str::contains(
+            "import it with `simulate import codex …`",
+        ));
+    simulate()
+        .args(["import", "codex", MAIN, "--out"])
+        .arg(out.path().join("b"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "import it with `simulate import claude-code …`",
+        ));
+}
+
+/// `import --fit` fits every trace, writes the good fits ("fitted at import", no date: a
+/// second import writes the same bytes) and prints the quality table.
+#[test]
+fn import_fit_writes_good_fits_and_prints_their_quality() {
+    let out = tempfile::tempdir().unwrap();
+    let run = || {
+        simulate()
+            .args([
+                "import",
+                "claude-code",
+                "tests/fixtures/import/claude-code-fit",
+                "--fit",
+                "--out",
+            ])
+            .arg(out.path())
+            .assert()
+            .success()
+    };
+    let first = run();
+    let stdout = String::from_utf8(first.get_output().stdout.clone()).unwrap();
+    assert!(stdout.contains("Fit of each trace"), "{stdout}");
+    assert!(
+        stdout.contains("  1 of 1 fitted; R² ≥ 0.98 in 1;"),
+        "{stdout}"
+    );
+    let text = fs::read_to_string(out.path().join("shop-5e55a0e1.toml")).unwrap();
+    assert!(
+        text.contains(
+            "base_tokens_source = \"fitted at import (simulate fit: R² = 1.000 on 60 of 60 calls)\""
+        ),
+        "{text}"
+    );
+    run();
+    assert_eq!(
+        fs::read_to_string(out.path().join("shop-5e55a0e1.toml")).unwrap(),
+        text
+    );
+    let v: Value = serde_json::from_slice(
+        &simulate()
+            .args([
+                "import",
+                "claude-code",
+                "tests/fixtures/import/claude-code-fit",
+                "--fit",
+                "--format",
+                "json",
+                "--out",
+            ])
+            .arg(out.path())
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    let q = &v["fit"][0];
+    assert_eq!(q["status"], "written");
+    let b = q["base_tokens"].as_f64().unwrap();
+    assert!((b / 21_500.0 - 1.0).abs() < 0.02, "B = {b}");
 }

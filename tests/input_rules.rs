@@ -94,7 +94,7 @@ fn ids_with_control_characters_make_scenarios_that_load_and_a_history_that_runs(
     assert_eq!(report["sessions"].as_array().unwrap().len(), 2);
 }
 
-/// The two importers' fuzz targets, run over their seed corpora (issue 16's inputs
+/// The importers' fuzz targets, run over their seed corpora (issue 16's inputs
 /// among them): every scenario a seed makes loads.
 #[test]
 fn every_fuzz_seed_of_the_importers_makes_scenarios_that_load() {
@@ -102,6 +102,7 @@ fn every_fuzz_seed_of_the_importers_makes_scenarios_that_load() {
     for (format, dir) in [
         (Format::ClaudeCode, "fuzz/seeds/import_claude_code"),
         (Format::Codex, "fuzz/seeds/import_codex"),
+        (Format::Otel, "fuzz/seeds/import_otel"),
     ] {
         let reader = format.reader();
         let mut seeds = 0;

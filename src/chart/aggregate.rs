@@ -9,7 +9,7 @@ use plotters::prelude::{
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::history::{HistoryChartInput, edit_name};
-use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, TITLE_BAND_PX, WIDTH_PX};
+use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, drawing, layout};
 use crate::output::number::grouped;
 
@@ -56,6 +56,8 @@ pub struct Bar {
 /// Bars and axis of `aggregate.svg`.
 pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> {
     let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
+    // First in counts only the sessions some edit changes.
+    let changed = input.sessions.saturating_sub(input.sessions_unchanged);
     let mut bars = Vec::with_capacity(input.rows.len());
     for r in &input.rows {
         let name = style::truncate(edit_name(input, r.edit, FILE)?, NAME_CHARS);
@@ -71,7 +73,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
                 style::fixed(finite(r.total_pct), 1),
                 style::calls(r.equivalent_calls),
                 grouped(r.sessions_first as f64, 0),
-                grouped(input.sessions as f64, 0)
+                grouped(changed as f64, 0)
             ),
         });
     }
@@ -96,8 +98,9 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
         title: format!("{}: what each edit saves over all sessions", input.name),
         subtitle: format!(
             "Bar: share of the {} sessions' summed reread total. Whisker: p10 to p90 of \
-             the per-session shares, dot: median.",
-            grouped(input.sessions as f64, 0)
+             the per-session shares, dot: median.{}",
+            grouped(input.sessions as f64, 0),
+            unchanged_note(input)
         ),
         bars,
         x_range: (lo - pad, hi + right_share * full + pad),
@@ -105,18 +108,32 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
     })
 }
 
+/// A line of its own, `No edit changes 40 of 79 sessions (left out of first in).`, or
+/// nothing.
+fn unchanged_note(input: &HistoryChartInput) -> String {
+    if input.sessions_unchanged == 0 {
+        return String::new();
+    }
+    format!(
+        "\nNo edit changes {} of {} sessions (left out of first in).",
+        grouped(input.sessions_unchanged as f64, 0),
+        grouped(input.sessions as f64, 0)
+    )
+}
+
 /// Renders the chart as SVG text.
 pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
     let n = chart.bars.len().max(1);
     let bars_px = ROW_PX * n as i32;
-    let height = TITLE_BAND_PX + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
+    let height = band + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
         layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        let area = root.margin(TITLE_BAND_PX + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
+        let area = root.margin(band + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)
@@ -207,5 +224,22 @@ mod tests {
         assert_eq!(chart.bars[0].label, "22.0% · 11.0 calls · first in 2 of 5");
         assert!(chart.x_range.0 < -2.0);
         assert!(chart.x_range.1 > 31.0 + 1.0);
+    }
+
+    #[test]
+    fn sessions_no_edit_changes_are_said_and_left_out_of_first_in() {
+        let chart = prepare(&HistoryChartInput {
+            sessions_unchanged: 2,
+            ..input()
+        })
+        .unwrap();
+        assert_eq!(chart.bars[0].label, "22.0% · 11.0 calls · first in 2 of 3");
+        assert!(
+            chart
+                .subtitle
+                .ends_with("dot: median.\nNo edit changes 2 of 5 sessions (left out of first in)."),
+            "{}",
+            chart.subtitle
+        );
     }
 }

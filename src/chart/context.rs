@@ -8,7 +8,7 @@
 //! row of their own along the bottom, one row per clearing run, under the lines.
 
 use plotters::prelude::{
-    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, SVGBackend,
+    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
 };
 
 use super::layout::{self, Entry, Key, LEGEND_X, Marker};
@@ -66,6 +66,9 @@ pub struct Run {
     pub complete: bool,
     /// Calls that stand for several baseline calls: `(position, tokens)`.
     pub merged: Vec<(f64, f64)>,
+    /// Requests an edit adds (a tool search): `(position, tokens)`, half a call before the
+    /// call each precedes.
+    pub added: Vec<(f64, f64)>,
     /// Clearings, as positions between two calls (half a call before the call they
     /// precede), at most one per pixel column.
     pub clearings: Vec<f64>,
@@ -109,7 +112,14 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
         let values = &series.context_tokens;
         let positions = &series.baseline_position;
         let at = |i: usize| positions.get(i).map_or(i, |&p| p as usize) as f64 + 1.0;
-        let reread_total = finite_sum(values);
+        let added: Vec<(f64, f64)> = series
+            .added
+            .iter()
+            .take(MAX_MERGE_RINGS)
+            .map(|&(before, tokens)| (at(before as usize) - 0.5, tokens))
+            .collect();
+        // The added requests read the context too: they count in the total.
+        let reread_total = finite_sum(values) + series.added.iter().map(|a| a.1).sum::<f64>();
         let saved_pct = match (series.edit, baseline_total) {
             (Some(_), Some(base)) if base != 0.0 => Some(100.0 * (base - reread_total) / base),
             _ => None,
@@ -144,6 +154,7 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             complete: axis_len <= PLOT_WIDTH_PX,
             lines,
             merged,
+            added,
             clearings,
             clearing_count: series.clearings.len(),
             calls_gone: baseline.map_or(0, |b| b.context_tokens.len().saturating_sub(values.len())),
@@ -325,6 +336,13 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
                 )
                 .map_err(&err)?;
             }
+            plot.draw_series(run.added.iter().flat_map(|&p| {
+                [
+                    EmptyElement::at(p) + Rectangle::new([(-6, -6), (6, 6)], BACKGROUND.filled()),
+                    EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], colour.filled()),
+                ]
+            }))
+            .map_err(&err)?;
             plot.draw_series(run.merged.iter().flat_map(|&p| {
                 [
                     EmptyElement::at(p) + Circle::new((0, 0), 7, BACKGROUND.filled()),
@@ -391,6 +409,12 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
                 .with_note("stands for several baseline calls"),
         );
     }
+    if chart.runs.iter().any(|r| !r.added.is_empty()) {
+        entries.push(
+            Entry::new(Key::Marker(Marker::Square), "tool search")
+                .with_note("a request the edit adds before the call it precedes (in its total)"),
+        );
+    }
     if chart.runs.iter().any(|r| !r.clearings.is_empty()) {
         entries.push(
             Entry::new(Key::Rule(style::BASELINE, 1), "clearing").with_note(
@@ -415,6 +439,7 @@ mod tests {
             baseline_position: vec![],
             merged: vec![],
             clearings: vec![],
+            added: vec![],
         };
         ChartInput {
             scenario: "s".into(),
@@ -472,6 +497,7 @@ mod tests {
             baseline_position: vec![0, 1, 4, 5],
             merged: vec![1],
             clearings: vec![3],
+            added: vec![],
         };
         let chart = prepare(&input).unwrap();
         let run = &chart.runs[1];

@@ -13,6 +13,8 @@ pub struct HistoryChartInput {
     pub name: String,
     /// How many sessions were summed.
     pub sessions: usize,
+    /// Of them, sessions no edit changes (every saving 0): left out of first in.
+    pub sessions_unchanged: usize,
     /// Edit names by edit index: an edit's colour is fixed by its index, as in every chart.
     pub edits: Vec<String>,
     /// One row per edit, ranked by aggregate saving, best first.
@@ -34,7 +36,7 @@ pub struct EditSpread {
     pub p90: f64,
     /// Each session's own percentage saved, in session order.
     pub session_pcts: Vec<f64>,
-    /// Sessions where the edit ranks first.
+    /// Sessions where the edit ranks first, of those some edit changes.
     pub sessions_first: usize,
 }
 
@@ -90,6 +92,7 @@ pub(crate) mod tests {
         HistoryChartInput {
             name: "history".into(),
             sessions: 5,
+            sessions_unchanged: 0,
             edits: vec![
                 "cap shell output".into(),
                 "clear stale".into(),

@@ -162,6 +162,10 @@ pub struct RunSeries {
     pub merged: Vec<u32>,
     /// 0-based calls of this run before which a clearing happened.
     pub clearings: Vec<u32>,
+    /// Requests an edit adds (a deferred part's tool search, docs/model.md §9): the
+    /// 0-based call each runs before, and the context it re-reads. Not in
+    /// `context_tokens`: drawn half a call before that call.
+    pub added: Vec<(u32, f64)>,
 }
 
 /// One edit's bar.

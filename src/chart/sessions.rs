@@ -10,9 +10,7 @@ use plotters::prelude::{
 
 use super::history::{HistoryChartInput, edit_name};
 use super::layout::{self, Entry, Key};
-use super::style::{
-    self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, TITLE_BAND_PX, WIDTH_PX,
-};
+use super::style::{self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, WIDTH_PX};
 use super::{ChartError, drawing};
 
 /// File name of this chart.
@@ -121,8 +119,16 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
     Ok(SessionsChart {
         title: format!("{}: what each edit saves, session by session", input.name),
         subtitle: format!(
-            "{} sessions, each at its own B and ρ; {what}.",
-            crate::output::number::grouped(input.sessions as f64, 0)
+            "{} sessions, each at its own B and ρ; {what}.{}",
+            crate::output::number::grouped(input.sessions as f64, 0),
+            if input.sessions_unchanged > 0 {
+                format!(
+                    "\nNo edit changes {} of them: they sit at 0 % in every row.",
+                    crate::output::number::grouped(input.sessions_unchanged as f64, 0)
+                )
+            } else {
+                String::new()
+            }
         ),
         rows,
         x_range,
@@ -182,17 +188,18 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
     let n = chart.rows.len().max(1);
     let legend = legend(chart);
     let rows_px = ROW_PX * n as i32;
-    let height = (TITLE_BAND_PX + 16 + rows_px + BELOW_ROWS_PX + MARGIN_PX)
-        .max(TITLE_BAND_PX + 16 + layout::legend_height(&legend) + MARGIN_PX);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
+    let height = (band + 16 + rows_px + BELOW_ROWS_PX + MARGIN_PX)
+        .max(band + 16 + layout::legend_height(&legend) + MARGIN_PX);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
         layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        layout::draw_legend(&root, TITLE_BAND_PX + 14, &legend, FILE)?;
+        layout::draw_legend(&root, band + 14, &legend, FILE)?;
         let area = root.margin(
-            TITLE_BAND_PX + 8,
-            height - (TITLE_BAND_PX + 16 + rows_px + BELOW_ROWS_PX),
+            band + 8,
+            height - (band + 16 + rows_px + BELOW_ROWS_PX),
             MARGIN_PX,
             LEGEND_WIDTH_PX + 8,
         );

@@ -84,12 +84,11 @@ pub fn fit(scenario: &Scenario) -> Option<CacheFit> {
         match previous {
             None if read > 0.0 => out.warm_first_tokens = Some(read),
             None => {}
-            Some(_) if call.gap_s > ttl_s => {
-                if read > 0.0 {
-                    out.late_reads += 1;
-                    out.late_read_tokens += read;
-                }
+            Some(_) if call.gap_s > ttl_s && read > 0.0 => {
+                out.late_reads += 1;
+                out.late_read_tokens += read;
             }
+            Some(_) if call.gap_s > ttl_s => {}
             Some(before) => {
                 // The prefix a perfect cache holds: the previous request, as far as this
                 // one repeats it, if it is long enough to be cached at all.

@@ -10,6 +10,9 @@
 
 pub mod cache;
 mod ols;
+mod written;
+
+pub use written::{fitted_text, summary};
 
 use crate::scenario::Scenario;
 use serde::Serialize;
@@ -161,6 +164,26 @@ pub struct Fit {
     pub unit: String,
     /// The cache miss share, where the trace reports cache reads.
     pub cache: Option<cache::CacheFit>,
+    /// For a trace that starts after a compaction: the summary's size it implies.
+    pub compaction: Option<CompactionFit>,
+}
+
+/// What a trace that starts after a compaction says of it (docs/model.md §9): its first
+/// request read the system prompt, tools and the summary, all part of this trace's B; the
+/// summary's size is its logged text at the fitted ρ.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CompactionFit {
+    /// `auto` or `manual`, as the log says.
+    pub trigger: Option<String>,
+    /// The context when it ran, tokens, as the log says.
+    pub pre_tokens: Option<u64>,
+    /// The summary's text, UTF-8 bytes, as the log says.
+    pub summary_bytes: Option<u64>,
+    /// The first request's measured total input, tokens.
+    pub first_input_tokens: f64,
+    /// `summary_bytes ÷ ρ`: a compact edit's `summary_tokens` for sessions like this; None
+    /// when the log does not give the summary's text.
+    pub summary_tokens: Option<f64>,
 }
 
 /// Why no line can be fitted.
@@ -209,7 +232,11 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
     for (k, term) in TermKind::ALL.into_iter().enumerate() {
         let present = match term {
             TermKind::TokensPerCall => true,
-            _ => scenario.calls.iter().enumerate().any(|(i, _)| term.units(scenario, i) > 0.0),
+            _ => scenario
+                .calls
+                .iter()
+                .enumerate()
+                .any(|(i, _)| term.units(scenario, i) > 0.0),
         };
         if !present {
             continue;
@@ -264,8 +291,7 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
                     not_fitted.push(TermNotFitted {
                         term: t,
                         key: t.key(),
-                        reason: "it cannot be told apart from the other terms in this trace"
-                            .into(),
+                        reason: "it cannot be told apart from the other terms in this trace".into(),
                         tokens_used: t.given(scenario),
                     });
                     continue;
@@ -331,7 +357,9 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             key: t.key(),
             tokens: s.coefficients[2 + j],
             standard_error: s.standard_errors[2 + j],
-            units: (0..scenario.calls.len()).map(|i| t.units(scenario, i)).sum(),
+            units: (0..scenario.calls.len())
+                .map(|i| t.units(scenario, i))
+                .sum(),
         })
         .collect();
     let (lo, hi) = PLAUSIBLE_BYTES_PER_TOKEN;
@@ -379,6 +407,7 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             "tokens, measured (provider usage fields; convention {})",
             conventions.join(", ")
         ),
+        compaction: compaction_fit(scenario, &points, bytes_per_token),
         cache: cache::fit(scenario).map(|mut c| {
             if let Some(warm) = c.warm_first_tokens
                 && intercept > 0.0
@@ -387,6 +416,25 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             }
             c
         }),
+    })
+}
+
+/// The compaction a trace starts after, and the summary's size at the fitted ρ.
+fn compaction_fit(scenario: &Scenario, points: &[Point], rho: f64) -> Option<CompactionFit> {
+    let i = scenario.import.as_ref()?;
+    if i.compaction_pre_tokens.is_none() && i.compaction_summary_bytes.is_none() {
+        return None;
+    }
+    let first = points.first().filter(|p| p.call == 0)?;
+    Some(CompactionFit {
+        trigger: i.compaction_trigger.clone(),
+        pre_tokens: i.compaction_pre_tokens,
+        summary_bytes: i.compaction_summary_bytes,
+        first_input_tokens: first.measured,
+        summary_tokens: i
+            .compaction_summary_bytes
+            .filter(|_| rho > 0.0)
+            .map(|b| b as f64 / rho),
     })
 }
 

@@ -43,9 +43,11 @@ pub fn solve(rows: &[Vec<f64>], y: &[f64]) -> Option<Solution> {
             }
         }
     }
-    for a in 0..p {
-        for b in 0..a {
-            xtx[a][b] = xtx[b][a];
+    // The lower triangle mirrors the upper one.
+    for a in 1..p {
+        let (upper, lower) = xtx.split_at_mut(a);
+        for (b, row) in upper.iter().enumerate() {
+            lower[0][b] = row[a];
         }
     }
     let inverse = invert(&xtx)?;

@@ -87,7 +87,11 @@ fn with_terms(n: usize, tools: &[u64], images: &[u64]) -> String {
 
 #[test]
 fn named_terms_are_fitted_with_their_values() {
-    let text = with_terms(20, &[0, 3, 0, 0, 1, 0, 0, 0, 2], &[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2]);
+    let text = with_terms(
+        20,
+        &[0, 3, 0, 0, 1, 0, 0, 0, 2],
+        &[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2],
+    );
     let f = fit(&load(&text)).unwrap();
     assert!((f.base_tokens - 15_000.0).abs() < 1e-6, "{f:?}");
     assert!((f.bytes_per_token - 2.5).abs() < 1e-9, "{f:?}");
@@ -130,7 +134,10 @@ fn an_implausible_rho_is_refused_not_only_poor() {
     }
     let f = fit(&load(&text)).unwrap();
     let why = f.refused.unwrap();
-    assert!(why.starts_with("ρ = -4 bytes per token is outside the physical 1 to 8"), "{why}");
+    assert!(
+        why.starts_with("ρ = -4 bytes per token is outside the physical 1 to 8"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -142,9 +149,14 @@ fn the_miss_share_counts_prefix_tokens_written_again() {
     let mut text = String::from(
         "name = \"c\"\nbase_tokens = 1\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n",
     );
-    for (i, (total, read)) in [(10_000, 0), (12_000, 10_000), (14_000, 3_000), (16_000, 11_200)]
-        .into_iter()
-        .enumerate()
+    for (i, (total, read)) in [
+        (10_000, 0),
+        (12_000, 10_000),
+        (14_000, 3_000),
+        (16_000, 11_200),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let _ = write!(
             text,
@@ -157,6 +169,9 @@ fn the_miss_share_counts_prefix_tokens_written_again() {
     assert_eq!(c.prefix_tokens, 36_000.0);
     assert_eq!(c.missed_tokens, 11_800.0);
     assert!((c.miss_share - 11_800.0 / 36_000.0).abs() < 1e-15);
-    assert_eq!((c.missed_requests, c.read_nothing, c.partial_requests), (1, 0, 1));
+    assert_eq!(
+        (c.missed_requests, c.read_nothing, c.partial_requests),
+        (1, 0, 1)
+    );
     assert_eq!((c.warm_first_tokens, c.late_reads), (None, 0));
 }

@@ -8,6 +8,7 @@
 
 use super::agreement::{Agreement, agreement};
 use super::{Factors, SessionFigures};
+use crate::ledger::Affine;
 use crate::rank::{self, Ranking};
 use serde::Serialize;
 
@@ -76,7 +77,8 @@ pub struct EditAggregate {
     pub priced_sessions: usize,
     /// Per-session percentages saved: min, p10, median, p90, max.
     pub per_session_pct: Distribution,
-    /// Sessions where this edit ranks first (a tie for first counts for each tied edit).
+    /// Sessions where this edit ranks first (a tie for first counts for each tied edit),
+    /// of those some edit changes: where none does, every edit ties at 0 and none wins.
     pub sessions_first: usize,
     /// Sessions where it saves something (beyond a tie with zero).
     pub sessions_saving: usize,
@@ -86,6 +88,102 @@ pub struct EditAggregate {
     pub sessions_selected_nothing: usize,
     /// Those rules (`cap`, `step 2: drop`…), each once, in the order first met.
     pub rules_selecting_nothing: Vec<String>,
+    /// Sessions whose base this edit's base change is larger than, at their nominal point:
+    /// it removes what there is (B = 0 there), not an error.
+    pub sessions_base_clamped: usize,
+    /// Sessions where it is at some point of the factor grid (B = 0 at those points).
+    pub sessions_base_clamped_in_sweep: usize,
+    /// Every session where either happens, in session order.
+    pub base_clamped: Vec<BaseClamped>,
+    /// What the edit's `cache`, `model` or base-part steps did over the sessions
+    /// (docs/model.md §9); absent for other edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIfAggregate>,
+}
+
+/// A what-if edit over every session.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct WhatIfAggregate {
+    /// The model the sessions are priced as.
+    pub priced_as: Option<String>,
+    /// Its tokenizer's factor, where given.
+    pub tokens_factor: Option<f64>,
+    /// Sessions a cache step leaves unchanged because their trace kind is not in its
+    /// `traces`, by name, in session order.
+    pub trace_unchanged: Vec<String>,
+    /// Each base part dropped or deferred.
+    pub parts: Vec<PartAggregate>,
+}
+
+impl EditAggregate {
+    /// The edit's name as a row shows it: a model edit says what it is priced as.
+    pub fn row_name(&self) -> String {
+        match self.what_if.as_ref().and_then(|w| w.priced_as.as_ref()) {
+            Some(model) => format!("{} (priced as {model})", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// A base part dropped or deferred, over every session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartAggregate {
+    pub part: String,
+    /// `drop` or `defer`.
+    pub action: &'static str,
+    /// Calls that use the part's tools, in all.
+    pub calls_using: usize,
+    /// Sessions with such calls, with how many each, in session order.
+    pub sessions_using: Vec<(String, usize)>,
+    /// Tool searches added (deferred parts: one per session that uses its tools).
+    pub tool_searches: usize,
+}
+
+impl WhatIfAggregate {
+    /// Adds one session's report of the edit.
+    fn add(&mut self, session: &str, w: &crate::report::WhatIfReport) {
+        if self.priced_as.is_none() {
+            self.priced_as.clone_from(&w.priced_as);
+            self.tokens_factor = w.tokens_factor;
+        }
+        if w.trace_unchanged {
+            self.trace_unchanged.push(session.to_string());
+        }
+        for u in &w.parts {
+            let at = match self.parts.iter().position(|p| p.part == u.part) {
+                Some(at) => at,
+                None => {
+                    self.parts.push(PartAggregate {
+                        part: u.part.clone(),
+                        action: u.action,
+                        calls_using: 0,
+                        sessions_using: Vec::new(),
+                        tool_searches: 0,
+                    });
+                    self.parts.len() - 1
+                }
+            };
+            let p = &mut self.parts[at];
+            p.calls_using += u.call_ids.len();
+            if !u.call_ids.is_empty() {
+                p.sessions_using
+                    .push((session.to_string(), u.call_ids.len()));
+            }
+            p.tool_searches += usize::from(u.search_before.is_some());
+        }
+    }
+}
+
+/// A session whose base an edit's base change is larger than.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseClamped {
+    pub session: String,
+    /// The session's nominal B.
+    pub base_tokens: f64,
+    /// Whether the change is larger than the base at the nominal point.
+    pub at_nominal: bool,
+    /// Points of the factor grid where it is.
+    pub points: usize,
 }
 
 /// Every edit over every session, and whether the sessions agree on the order.
@@ -100,6 +198,9 @@ pub struct Aggregate {
     pub baseline_cost: f64,
     /// Sessions with a `[cache]`; the others' cost is flat (their reread total).
     pub cached_sessions: usize,
+    /// Sessions where no edit changes the reread total (every saving ties with 0); they
+    /// are left out of every edit's `sessions_first`.
+    pub sessions_unchanged: usize,
     /// By edit index.
     pub edits: Vec<EditAggregate>,
     /// Of the aggregate savings.
@@ -132,6 +233,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         baseline_cost += s.baseline_cost;
     }
     let average_call = baseline_total / calls as f64;
+    let unchanged: Vec<bool> = sessions.iter().map(SessionFigures::unchanged).collect();
     let mut edits = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let mut saved = 0.0;
@@ -139,17 +241,33 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         let mut dollars: Option<f64> = None;
         let mut priced = 0;
         let (mut first, mut saving, mut adding, mut nothing) = (0, 0, 0, 0);
+        let (mut clamped, mut clamped_in_sweep) = (0, 0);
+        let mut base_clamped = Vec::new();
         let mut rules: Vec<String> = Vec::new();
         let mut percents = Vec::with_capacity(sessions.len());
-        for s in sessions {
+        let mut what_if: Option<WhatIfAggregate> = None;
+        for (s, &unchanged) in sessions.iter().zip(&unchanged) {
             let e = s.edits.get(i)?;
+            if let Some(w) = &e.what_if {
+                what_if.get_or_insert_with(Default::default).add(&s.name, w);
+            }
             saved += e.saved_tokens;
             cost_saved += e.cost_saved;
             if let Some(d) = e.dollars_saved {
                 dollars = Some(dollars.unwrap_or(0.0) + d);
                 priced += 1;
             }
-            first += usize::from(e.rank == 1);
+            first += usize::from(e.rank == 1 && !unchanged);
+            clamped += usize::from(e.base_clamped);
+            clamped_in_sweep += usize::from(e.base_clamped_points > 0);
+            if e.base_clamped || e.base_clamped_points > 0 {
+                base_clamped.push(BaseClamped {
+                    session: s.name.clone(),
+                    base_tokens: s.base_tokens,
+                    at_nominal: e.base_clamped,
+                    points: e.base_clamped_points,
+                });
+            }
             saving += usize::from(e.saved_tokens > 0.0);
             adding += usize::from(e.saved_tokens < 0.0);
             nothing += usize::from(!e.selected_nothing.is_empty());
@@ -180,6 +298,10 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
             sessions_adding: adding,
             sessions_selected_nothing: nothing,
             rules_selecting_nothing: rules,
+            sessions_base_clamped: clamped,
+            sessions_base_clamped_in_sweep: clamped_in_sweep,
+            base_clamped,
+            what_if,
         });
     }
     let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
@@ -206,6 +328,7 @@ pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggreg
         baseline_total_tokens: baseline_total,
         baseline_cost,
         cached_sessions,
+        sessions_unchanged: unchanged.iter().filter(|&&u| u).count(),
         edits,
         ranking,
         across_sessions,
@@ -220,6 +343,9 @@ pub struct SweepSums {
     width: usize,
     sums: Vec<f64>,
     sessions: usize,
+    /// Σ of the sessions' closed forms in the factors, the baseline first then each edit;
+    /// None for a run some session replays.
+    closed_forms: Vec<Option<Affine>>,
 }
 
 impl SweepSums {
@@ -229,6 +355,17 @@ impl SweepSums {
             width: 1 + edits,
             sums: vec![0.0; points * (1 + edits)],
             sessions: 0,
+            closed_forms: vec![Some(Affine::default()); 1 + edits],
+        }
+    }
+
+    /// Adds one session's closed forms in the factors (see
+    /// `session::Session::closed_forms`): each session is affine in its own B and ρ, so
+    /// at common factors `(f_B, f_ρ)` their sum is `f_B·Σ calls·B + Σ tokens + Σ (bytes/ρ)/f_ρ`.
+    /// A run without one in any session has none in the sum.
+    pub fn add_closed_forms(&mut self, forms: &[Option<Affine>]) {
+        for (sum, form) in self.closed_forms.iter_mut().zip(forms) {
+            *sum = sum.zip(*form).map(|(s, f)| s + f);
         }
     }
 
@@ -284,6 +421,7 @@ impl SweepSums {
             factors: factors.clone(),
             points,
             agreement,
+            closed_forms: self.closed_forms,
         }
     }
 }
@@ -314,6 +452,9 @@ pub struct SweepAggregate {
     pub points: Vec<SweepPoint>,
     /// Points against the nominal aggregate order (item = point index, grid order).
     pub agreement: Agreement,
+    /// The summed closed forms in the factors (see [`SweepSums::add_closed_forms`]).
+    #[serde(skip)]
+    pub closed_forms: Vec<Option<Affine>>,
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
     let mut edits = vec![String::new(); report.edits.len()];
     for e in &report.edits {
         if let Some(slot) = edits.get_mut(e.index) {
-            slot.clone_from(&e.name);
+            // A model edit says what it is priced as.
+            *slot = e.row_name();
         }
     }
     let rows = report
@@ -32,6 +33,7 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
     HistoryChartInput {
         name: report.name.clone(),
         sessions: report.baseline.sessions,
+        sessions_unchanged: report.unchanged.sessions,
         edits,
         rows,
     }

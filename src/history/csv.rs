@@ -1,7 +1,8 @@
 //! A history's CSV files, numbers unrounded:
 //! - `sessions.csv`: one row per session and edit, the session's own figures;
 //! - `summary.csv`: one row per edit, the aggregate and the spread over sessions;
-//! - `sweep.csv`: one row per factor point and edit, the summed savings there.
+//! - `sweep.csv`: one row per factor point and edit, the summed savings there;
+//! - `whatif.csv` (only with a what-if edit): one row per session and what-if edit.
 
 use super::HistoryReport;
 use crate::output::csv::csv_error;
@@ -32,6 +33,11 @@ struct SessionRow<'a> {
     dollars_saved: Option<f64>,
     /// Rules of the edit that selected no call here, joined by `; `.
     selected_nothing: String,
+    /// The edit's base change is larger than this session's B: it removes what there is
+    /// (B = 0 here).
+    base_clamped: bool,
+    /// Points of the factor grid where it is.
+    base_clamped_points: usize,
 }
 
 /// Writes `sessions.csv`: sessions by name, edits in the edits file's order.
@@ -61,6 +67,8 @@ pub fn write_sessions(out: &mut dyn Write, report: &HistoryReport) -> io::Result
                 cost_saved_pct: e.cost_saved_pct,
                 dollars_saved: e.dollars_saved,
                 selected_nothing: e.selected_nothing.join("; "),
+                base_clamped: e.base_clamped,
+                base_clamped_points: e.base_clamped_points,
             })
             .map_err(csv_error)?;
         }
@@ -94,10 +102,15 @@ struct SummaryRow<'a> {
     session_pct_median: f64,
     session_pct_p90: f64,
     session_pct_max: f64,
+    /// Of the sessions some edit changes.
     sessions_first: usize,
+    /// Sessions no edit changes (the same on every row).
+    sessions_unchanged: usize,
     sessions_saving: usize,
     sessions_adding: usize,
     sessions_selected_nothing: usize,
+    sessions_base_clamped: usize,
+    sessions_base_clamped_in_sweep: usize,
     cost_saved: f64,
     cost_saved_pct: f64,
     cost_rank: usize,
@@ -127,9 +140,12 @@ pub fn write_summary(out: &mut dyn Write, report: &HistoryReport) -> io::Result<
             session_pct_p90: d.p90,
             session_pct_max: d.max,
             sessions_first: e.sessions_first,
+            sessions_unchanged: report.unchanged.sessions,
             sessions_saving: e.sessions_saving,
             sessions_adding: e.sessions_adding,
             sessions_selected_nothing: e.sessions_selected_nothing,
+            sessions_base_clamped: e.sessions_base_clamped,
+            sessions_base_clamped_in_sweep: e.sessions_base_clamped_in_sweep,
             cost_saved: e.cost_saved,
             cost_saved_pct: e.cost_saved_pct,
             cost_rank: e.cost_rank,
@@ -174,6 +190,68 @@ pub fn write_sweep(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()
                 rank: p.ranks[i],
             })
             .map_err(csv_error)?;
+        }
+    }
+    w.flush()
+}
+
+/// A row of `whatif.csv`: one per session and what-if edit, and per base part it drops or
+/// defers (docs/model.md §9).
+#[derive(Serialize)]
+struct WhatIfRow<'a> {
+    session: &'a str,
+    edit: &'a str,
+    priced_as: Option<&'a str>,
+    tokens_factor: Option<f64>,
+    cost_scale: f64,
+    cache_read: Option<f64>,
+    cache_write: Option<f64>,
+    cache_ttl_s: Option<f64>,
+    cache_min_tokens: Option<f64>,
+    trace: &'static str,
+    trace_unchanged: bool,
+    part: Option<&'a str>,
+    part_action: Option<&'static str>,
+    part_tokens: Option<f64>,
+    calls_using_part: Option<usize>,
+    call_ids: Option<String>,
+    tool_searches: usize,
+}
+
+/// Whether any edit of the history is a what-if edit (then `whatif.csv` is written).
+pub fn has_what_if(report: &HistoryReport) -> bool {
+    report.edits.iter().any(|e| e.what_if.is_some())
+}
+
+/// Writes `whatif.csv`: sessions by name, what-if edits in the edits file's order.
+pub fn write_whatif(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let names = names_by_index(report);
+    for s in &report.sessions {
+        for (e, name) in s.edits.iter().zip(&names) {
+            let Some(what_if) = &e.what_if else { continue };
+            for row in crate::output::csv::whatif_rows(name, what_if) {
+                w.serialize(WhatIfRow {
+                    session: &s.name,
+                    edit: row.edit,
+                    priced_as: row.priced_as,
+                    tokens_factor: row.tokens_factor,
+                    cost_scale: row.cost_scale,
+                    cache_read: row.cache_read,
+                    cache_write: row.cache_write,
+                    cache_ttl_s: row.cache_ttl_s,
+                    cache_min_tokens: row.cache_min_tokens,
+                    trace: row.trace,
+                    trace_unchanged: row.trace_unchanged,
+                    part: row.part,
+                    part_action: row.part_action,
+                    part_tokens: row.part_tokens,
+                    calls_using_part: row.calls_using_part,
+                    call_ids: row.call_ids,
+                    tool_searches: row.tool_searches,
+                })
+                .map_err(csv_error)?;
+            }
         }
     }
     w.flush()

@@ -73,23 +73,6 @@ impl Factors {
         (0..self.len()).map(|i| self.point(i))
     }
 
-    /// The four corners, where a base edit's base is lowest and highest.
-    pub fn corners(&self) -> Vec<(f64, f64)> {
-        let mut corners = Vec::with_capacity(4);
-        for b in [self.base_tokens.first(), self.base_tokens.last()]
-            .into_iter()
-            .flatten()
-        {
-            for r in [self.bytes_per_token.first(), self.bytes_per_token.last()]
-                .into_iter()
-                .flatten()
-            {
-                corners.push((*b, *r));
-            }
-        }
-        corners
-    }
-
     /// `B × ⅔, 1, 4⁄3 and ρ × 0.75, 1, 1.25`.
     pub fn describe(&self) -> String {
         let list = |v: &[f64]| v.iter().map(|&x| label(x)).collect::<Vec<_>>().join(", ");
@@ -151,7 +134,6 @@ mod tests {
         assert_eq!(f.point(0), (2.0 / 3.0, 0.75));
         assert_eq!(f.point(5), (1.0, 1.25));
         assert_eq!(f.describe(), "B × ⅔, 1, 4⁄3 and ρ × 0.75, 1, 1.25");
-        assert_eq!(f.corners().len(), 4);
     }
 
     #[test]

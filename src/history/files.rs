@@ -215,6 +215,7 @@ pub fn evaluate_all(
         .into_iter()
         .map(|s| {
             sweep.add(&s.sweep_totals);
+            sweep.add_closed_forms(&s.closed_forms);
             s.figures
         })
         .collect();

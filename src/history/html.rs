@@ -4,18 +4,57 @@
 use super::HistoryReport;
 use super::report::AgreementReport;
 use crate::output::html::{STYLE, escape, figures};
+use crate::output::html_live::{self, Axis, Form, Live, LiveEdit, TIE_TOLERANCE};
 use crate::output::number::{decimal, grouped, percent, plural};
 use std::io::{self, Write};
 
 /// Sessions listed on the page; `sessions.csv` has them all.
 const MAX_SESSION_ROWS: usize = 300;
 
+/// The live data of a history's page: the factors on every session's B and ρ over the
+/// swept factors, each edit's summed closed form. None without edits.
+fn live(r: &HistoryReport) -> Option<Live> {
+    let a = &r.across_assumptions;
+    let baseline = a.closed_forms.first().copied().flatten()?;
+    if r.edits.is_empty() {
+        return None;
+    }
+    let mut edits: Vec<LiveEdit> = r
+        .edits
+        .iter()
+        .map(|e| LiveEdit {
+            name: e.name.clone(),
+            index: e.index,
+            form: a
+                .closed_forms
+                .get(e.index + 1)
+                .copied()
+                .flatten()
+                .map(|f| Form::from(&f)),
+            cost: None,
+            output_dollars: None,
+        })
+        .collect();
+    edits.sort_by_key(|e| e.index);
+    Some(Live {
+        kind: "history",
+        x: Axis::over("B_factor", &a.factors.base_tokens, 1.0),
+        v: Axis::over("rho_factor", &a.factors.bytes_per_token, 1.0),
+        calls: r.baseline.calls as f64,
+        baseline: Form::from(&baseline),
+        edits,
+        cost: None,
+        tie_tolerance: TIE_TOLERANCE,
+    })
+}
+
 /// Writes the page for `report` with `charts` (file name, SVG text) inline.
 pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) -> io::Result<()> {
     writeln!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} — simulate history</title>\n<style>{STYLE}</style>\n</head>\n<body>",
-        escape(&r.name)
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} — simulate history</title>\n<style>{STYLE}{}</style>\n</head>\n<body>",
+        escape(&r.name),
+        html_live::STYLE
     )?;
     writeln!(out, "<h1>{}: many sessions</h1>", escape(&r.name))?;
     writeln!(out, "<p class=\"answer\">{}</p>", escape(&r.answer))?;
@@ -28,11 +67,17 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
         )?;
     }
     what_was_summed(out, r)?;
-    edits(out, r)?;
+    let live = live(r);
+    edits(out, r, live.as_ref())?;
+    what_if(out, r)?;
+    base_clamps(out, r)?;
     agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
     assumptions(out, r)?;
     figures(out, charts)?;
     sessions(out, r)?;
+    if let Some(live) = &live {
+        html_live::script(out, live)?;
+    }
     writeln!(
         out,
         "<p class=\"note\">Made by simulate from {} with the edits of {}. A reread total is a relative yardstick for comparing edits, not a bill.</p>\n</body>\n</html>",
@@ -87,22 +132,36 @@ fn what_was_summed(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     writeln!(out, "</dl>")
 }
 
-fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Result<()> {
     let n = grouped(r.baseline.sessions as f64, 0);
+    // First in counts only the sessions some edit changes.
+    let changed = grouped(r.unchanged.changed() as f64, 0);
     let count = |x: usize| grouped(x as f64, 0);
     let priced = r.edits.iter().map(|e| e.priced_sessions).max().unwrap_or(0);
     writeln!(
         out,
-        "<h2>Edits, ranked by their saving summed over all sessions</h2>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved</th><th>cost rank</th>{}</tr>",
+        "<h2>Edits, ranked by their saving summed over all sessions</h2>"
+    )?;
+    if let Some(live) = live {
+        html_live::panel(
+            out,
+            live,
+            "the other columns (greyed) stay at the nominal point: the per-session spread and counts are at every session's own B and ρ, and the cost columns are priced there",
+        )?;
+    }
+    writeln!(
+        out,
+        "<div class=\"scroll\"><table id=\"edits\">\n<thead><tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved</th><th>cost rank</th>{}</tr></thead>\n<tbody>",
         if priced > 0 { "<th>$ saved</th>" } else { "" }
     )?;
     for e in &r.edits {
         let d = &e.per_session_pct;
         writeln!(
             out,
-            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
+            "<tr data-edit=\"{}\"><td class=\"moves rank\">{}</td><td class=\"name\">{}</td><td class=\"moves saved\">{}</td><td class=\"moves pct\">{}</td><td class=\"moves equiv\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {changed}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
+            e.index,
             e.rank,
-            escape(&e.name),
+            escape(&e.row_name()),
             grouped(e.saved_tokens, 0),
             percent(e.saved_pct),
             grouped(e.equivalent_calls, 2),
@@ -124,7 +183,12 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "</table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit); selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved{}.</p>",
+        "</tbody></table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit){}; selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved{}.</p>",
+        if r.unchanged.sessions > 0 {
+            format!(", of the {changed} sessions some edit changes")
+        } else {
+            String::new()
+        },
         if priced > 0 {
             format!(
                 "; $ saved: at each session's list price ([price]), summed over the {} priced",
@@ -133,7 +197,61 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         } else {
             String::new()
         }
-    )
+    )?;
+    if let Some(line) = r.unchanged.line() {
+        writeln!(
+            out,
+            "<p class=\"note\">{}.</p>",
+            escape(&capitalised(&line))
+        )?;
+    }
+    if let Some(live) = live {
+        html_live::after_table(out, live)?;
+    }
+    Ok(())
+}
+
+/// `line` with its first letter in upper case.
+fn capitalised(line: &str) -> String {
+    let mut chars = line.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>()
+    })
+}
+
+/// What each what-if edit changes over the sessions (docs/model.md §9).
+fn what_if(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let edits = super::report::what_if_lines(r);
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h2>What the what-if edits change</h2>\n<ul>")?;
+    for (name, lines) in edits {
+        let lines: Vec<String> = lines.iter().map(|l| escape(l)).collect();
+        writeln!(
+            out,
+            "<li><b>{}</b>: {}</li>",
+            escape(&name),
+            lines.join("; ")
+        )?;
+    }
+    writeln!(out, "</ul>")
+}
+
+/// The base edits larger than some session's base, every session named.
+fn base_clamps(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let lines = super::report::base_clamp_lines(r, MAX_SESSION_ROWS);
+    if lines.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<h2>Base edits larger than a session's base</h2>\n<p class=\"note\">Not an error: the edit removes what there is (B = 0 in that session, or at those points of the factor sweep, where that session is replayed). Where B = 0 at the session's own B, its cell in the sessions table is marked †.</p>\n<ul>"
+    )?;
+    for line in lines {
+        writeln!(out, "<li>{}</li>", escape(&line))?;
+    }
+    writeln!(out, "</ul>")
 }
 
 fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport) -> io::Result<()> {
@@ -232,7 +350,17 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>"
+        "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold{}{}.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>",
+        if r.unchanged.sessions > 0 {
+            " (none where no edit changes the session)"
+        } else {
+            ""
+        },
+        if r.edits.iter().any(|e| e.sessions_base_clamped > 0) {
+            "; †: the edit's base change is larger than the session's B, which is 0 there"
+        } else {
+            ""
+        }
     )?;
     for n in &names {
         write!(out, "<th>{}</th>", escape(n))?;
@@ -250,11 +378,14 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             escape(super::report::source_kind(&s.sources.bytes_per_token)),
             grouped(s.baseline_total_tokens, 0)
         )?;
+        // Where no edit changes the session, every edit ties at 0: nobody's win.
+        let changed = !s.unchanged();
         for e in &s.edits {
-            if e.rank == 1 {
-                write!(out, "<td><b>{}</b></td>", percent(e.saved_pct))?;
+            let mark = if e.base_clamped { "†" } else { "" };
+            if e.rank == 1 && changed {
+                write!(out, "<td><b>{}</b>{mark}</td>", percent(e.saved_pct))?;
             } else {
-                write!(out, "<td>{}</td>", percent(e.saved_pct))?;
+                write!(out, "<td>{}{mark}</td>", percent(e.saved_pct))?;
             }
         }
         writeln!(out, "</tr>")?;

@@ -23,7 +23,9 @@ pub mod report;
 pub mod session;
 pub mod table;
 
-pub use aggregate::{Aggregate, Distribution, EditAggregate, SweepAggregate, SweepSums};
+pub use aggregate::{
+    Aggregate, BaseClamped, Distribution, EditAggregate, SweepAggregate, SweepSums,
+};
 pub use agreement::{Agreement, PairFlip};
 pub use factors::Factors;
 pub use report::HistoryReport;

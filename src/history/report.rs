@@ -13,6 +13,39 @@ use std::collections::BTreeMap;
 /// Sessions named per flipping pair in the report (the JSON's `sessions` has them all).
 pub const NAMED_PER_FLIP: usize = 5;
 
+/// Sessions named per base edit larger than their base, in the table (the JSON, the page
+/// and `sessions.csv` name them all).
+pub const NAMED_PER_BASE_NOTE: usize = 10;
+
+/// Sessions where no edit changes the reread total: every edit's saving ties with 0
+/// (docs/model.md §5). They are nobody's win, so the first-in counts leave them out.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Unchanged {
+    pub sessions: usize,
+    /// Of how many sessions.
+    pub of: usize,
+    /// Their names, in session order.
+    pub names: Vec<String>,
+}
+
+impl Unchanged {
+    /// The sessions that count for first in: those some edit changes.
+    pub fn changed(&self) -> usize {
+        self.of - self.sessions
+    }
+
+    /// `no edit changes 40 of 79 sessions (…)`; None when every session is changed.
+    pub fn line(&self) -> Option<String> {
+        (self.sessions > 0).then(|| {
+            format!(
+                "no edit changes {} of {} sessions (every edit saves 0 there, a tie; they are left out of first in)",
+                grouped(self.sessions as f64, 0),
+                grouped(self.of as f64, 0)
+            )
+        })
+    }
+}
+
 /// The summed baseline.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct HistoryBaseline {
@@ -66,6 +99,11 @@ pub struct AssumptionsReport {
     pub agreement: AgreementReport,
     /// Every point's summed figures, grid order.
     pub points: Vec<SweepPoint>,
+    /// The summed reread totals' closed forms in the factors on B and ρ, the baseline
+    /// first then each edit by index; None for an edit some session replays. Not in the
+    /// JSON: `report.html` embeds them to re-rank the edits as the factors move.
+    #[serde(skip)]
+    pub closed_forms: Vec<Option<crate::ledger::Affine>>,
 }
 
 /// A warning and how many sessions gave it.
@@ -99,6 +137,8 @@ pub struct HistoryReport {
     pub cost_order: String,
     pub across_sessions: AgreementReport,
     pub across_assumptions: AssumptionsReport,
+    /// Sessions no edit changes, counted apart from the first-in counts.
+    pub unchanged: Unchanged,
     /// Warnings other than rules that selected nothing (those are counted per edit).
     pub warnings: Vec<WarningCount>,
     /// `.toml` files under the directory that are not sessions.
@@ -190,7 +230,15 @@ impl HistoryReport {
         );
         let across_assumptions = AssumptionsReport {
             grid: sweep.factors.describe(),
-            method: "each session by closed form (replayed where a clearing moves with B or ρ), then summed",
+            method: if aggregate
+                .edits
+                .iter()
+                .any(|e| e.sessions_base_clamped_in_sweep > 0)
+            {
+                "each session by closed form (replayed where a clearing moves with B or ρ, or where a base edit takes its base to 0), then summed"
+            } else {
+                "each session by closed form (replayed where a clearing moves with B or ρ), then summed"
+            },
             agreement: agreement_report(
                 &sweep.agreement,
                 &names,
@@ -199,6 +247,7 @@ impl HistoryReport {
             ),
             factors: sweep.factors,
             points: sweep.points,
+            closed_forms: sweep.closed_forms,
         };
         let mut base_sources = BTreeMap::new();
         let mut bpt_sources = BTreeMap::new();
@@ -222,7 +271,22 @@ impl HistoryReport {
             cost: aggregate.baseline_cost,
             cached_sessions: aggregate.cached_sessions,
         };
-        let mut answer = answer(&ranked, &baseline, &across_sessions, &across_assumptions);
+        let unchanged = Unchanged {
+            sessions: aggregate.sessions_unchanged,
+            of: aggregate.sessions,
+            names: sessions
+                .iter()
+                .filter(|s| s.unchanged())
+                .map(|s| s.name.clone())
+                .collect(),
+        };
+        let mut answer = answer(
+            &ranked,
+            &baseline,
+            &unchanged,
+            &across_sessions,
+            &across_assumptions,
+        );
         if let Some(cost) = cost_answer(&by_cost, &ranked, &baseline, &cost_order) {
             answer.push(' ');
             answer.push_str(&cost);
@@ -241,6 +305,7 @@ impl HistoryReport {
             cost_order,
             across_sessions,
             across_assumptions,
+            unchanged,
             warnings: warnings
                 .into_iter()
                 .map(|(warning, sessions)| WarningCount { warning, sessions })
@@ -256,6 +321,7 @@ impl HistoryReport {
 fn answer(
     ranked: &[EditAggregate],
     baseline: &HistoryBaseline,
+    unchanged: &Unchanged,
     sessions: &AgreementReport,
     assumptions: &AssumptionsReport,
 ) -> String {
@@ -271,14 +337,30 @@ fn answer(
         .collect();
     let who = crate::report::who_saves_most(&tied);
     let d = &best.per_session_pct;
+    let first_in = if unchanged.sessions == 0 {
+        format!(
+            "{} of {}",
+            grouped(best.sessions_first as f64, 0),
+            grouped(n as f64, 0)
+        )
+    } else {
+        let changed = match unchanged.changed() {
+            1 => "the 1 session".to_string(),
+            c => format!("the {} sessions", grouped(c as f64, 0)),
+        };
+        format!(
+            "{} of {changed} some edit changes (no edit changes {} of {})",
+            grouped(best.sessions_first as f64, 0),
+            grouped(unchanged.sessions as f64, 0),
+            grouped(n as f64, 0)
+        )
+    };
     let mut text = format!(
-        "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {} of {}.",
+        "{over}, {who}: {} of the summed reread total (per session: median {}, p10–p90 {} to {}); it ranks first in {first_in}.",
         percent(best.saved_pct),
         percent(d.median),
         percent(d.p10),
         percent(d.p90),
-        grouped(best.sessions_first as f64, 0),
-        grouped(n as f64, 0),
     );
     if ranked.len() < 2 {
         return text;
@@ -317,6 +399,148 @@ fn answer(
         " The aggregate order holds {in_sessions} and {at_points}; {winner}."
     ));
     text
+}
+
+/// For each edit (ranked) whose base change is larger than some session's base: a line
+/// naming those sessions, up to `listed` each, then one for the sessions where it is only
+/// at some points of the factor grid. Not an error: the edit removes what there is there.
+pub fn base_clamp_lines(r: &HistoryReport, listed: usize) -> Vec<String> {
+    let n = grouped(r.baseline.sessions as f64, 0);
+    let points = r.across_assumptions.factors.len();
+    let names = |list: Vec<String>| {
+        let more = list.len().saturating_sub(listed);
+        let mut text: Vec<String> = list.into_iter().take(listed).collect::<Vec<_>>();
+        if more > 0 {
+            text.push(format!("and {} more", grouped(more as f64, 0)));
+        }
+        text.join(", ")
+    };
+    let mut lines = Vec::new();
+    for e in &r.edits {
+        let at_nominal: Vec<String> = e
+            .base_clamped
+            .iter()
+            .filter(|c| c.at_nominal)
+            .map(|c| format!("{} (B = {})", c.session, grouped(c.base_tokens, 0)))
+            .collect();
+        let some_at_nominal = !at_nominal.is_empty();
+        if some_at_nominal {
+            lines.push(format!(
+                "{} removes more than the base of {} of {n} sessions (B = 0 there): {}",
+                e.name,
+                grouped(at_nominal.len() as f64, 0),
+                names(at_nominal)
+            ));
+        }
+        let in_sweep: Vec<String> = e
+            .base_clamped
+            .iter()
+            .filter(|c| !c.at_nominal)
+            .map(|c| {
+                format!(
+                    "{} (B = {}; at {} of {points} points)",
+                    c.session,
+                    grouped(c.base_tokens, 0),
+                    c.points
+                )
+            })
+            .collect();
+        if !in_sweep.is_empty() {
+            let count = grouped(in_sweep.len() as f64, 0);
+            let of = match (some_at_nominal, in_sweep.len()) {
+                (true, 1) => format!("{count} more session"),
+                (true, _) => format!("{count} more sessions"),
+                (false, _) => format!("{count} of {n} sessions"),
+            };
+            lines.push(format!(
+                "{} removes more than the base of {of} at some points of the factor sweep only (B = 0 at those points): {}",
+                e.name,
+                names(in_sweep)
+            ));
+        }
+    }
+    lines
+}
+
+/// Sessions named per what-if sentence in the table and the page (the JSON and
+/// `whatif.csv` name them all).
+pub const NAMED_PER_WHAT_IF: usize = 10;
+
+/// For each what-if edit (ranked; docs/model.md §9): what it does over the sessions, in
+/// sentences: the model it is priced as, the sessions a cache edit leaves unchanged by
+/// their trace kind, the calls that use a dropped or deferred part's tools.
+pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
+    let n = grouped(r.baseline.sessions as f64, 0);
+    let names = |list: Vec<String>| {
+        let more = list.len().saturating_sub(NAMED_PER_WHAT_IF);
+        let mut text: Vec<String> = list.into_iter().take(NAMED_PER_WHAT_IF).collect();
+        if more > 0 {
+            text.push(format!("and {} more", grouped(more as f64, 0)));
+        }
+        text.join(", ")
+    };
+    let mut out = Vec::new();
+    for e in &r.edits {
+        let Some(w) = &e.what_if else { continue };
+        let mut lines = Vec::new();
+        if let Some(model) = &w.priced_as {
+            let factor = w.tokens_factor.map_or_else(String::new, |f| {
+                format!(
+                    ", its tokenizer giving {}× the tokens for the same bytes (each session's ρ ÷ {}; B and measured tokens as given)",
+                    crate::output::number::decimal(f),
+                    crate::output::number::decimal(f)
+                )
+            });
+            lines.push(format!(
+                "priced as {model} in every session{factor}; {}",
+                crate::report::BEHAVIOUR
+            ));
+        }
+        if !w.trace_unchanged.is_empty() {
+            lines.push(format!(
+                "leaves {} of {n} sessions unchanged, whose trace kind its traces leave out: {}",
+                grouped(w.trace_unchanged.len() as f64, 0),
+                names(w.trace_unchanged.clone())
+            ));
+        }
+        for p in &w.parts {
+            let verb = if p.action == "drop" {
+                "drops"
+            } else {
+                "defers"
+            };
+            if p.calls_using == 0 {
+                lines.push(format!(
+                    "{verb} {}: no call in any session uses its tools",
+                    p.part
+                ));
+                continue;
+            }
+            let using = format!(
+                "{} in {} of {n} sessions use {}'s tools",
+                plural(p.calls_using, "call", "calls"),
+                grouped(p.sessions_using.len() as f64, 0),
+                p.part
+            );
+            let then = if p.action == "drop" {
+                "they would need another way".to_string()
+            } else {
+                format!(
+                    "in each, a tool search before the first of them loads its definitions ({} in all)",
+                    plural(p.tool_searches, "tool search", "tool searches")
+                )
+            };
+            let sessions = names(
+                p.sessions_using
+                    .iter()
+                    .map(|(s, k)| format!("{s} ({k})"))
+                    .collect(),
+            );
+            lines.push(format!("{verb} {}: {using}; {then}: {sessions}", p.part));
+        }
+        out.push((e.name.clone(), lines));
+    }
+    out
 }
 
 /// What the prompt cache does to the answer, when some session has one: the same order,

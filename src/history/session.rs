@@ -5,12 +5,19 @@
 //! session's row says exactly what the single-scenario command says about it. The grid
 //! points use the closed forms of the sweep (`sweep::Model`), which is what keeps ten
 //! thousand sessions fast.
+//!
+//! One difference, on purpose: a base edit larger than a session's base (the shipped
+//! "drop the MCP server" on a warm-up subagent of 3,852 tokens) is an error for one
+//! scenario but not here, where it would stop the whole history on one short trace. It
+//! removes what there is (B = 0), and the session is named per edit. Its closed form would
+//! go below zero, so that edit is replayed at every point of that session's grid.
 
 use crate::error::{Error, Located};
 use crate::evaluate::{Study, evaluate};
 use crate::history::Factors;
 use crate::ledger::{Affine, Assumptions};
-use crate::report::Sources;
+use crate::rank;
+use crate::report::{Sources, WhatIfReport};
 use crate::scenario::Scenario;
 use crate::sweep::{Model, Point, totals};
 use serde::Serialize;
@@ -39,6 +46,17 @@ pub struct SessionEdit {
     /// Rules of the edit that selected no call in this session (not an error: the edit
     /// changes nothing there).
     pub selected_nothing: Vec<String>,
+    /// Whether the edit's base change is larger than this session's base at its nominal
+    /// point: it removes what there is (B = 0 in this session), not an error.
+    pub base_clamped: bool,
+    /// Points of the factor grid where it is (B = 0 there; this session's run of the edit
+    /// is replayed at every point, not taken from its closed form).
+    pub base_clamped_points: usize,
+    /// What a `cache`, `model` or base-part step did in this session (docs/model.md §9):
+    /// the model it is priced as, whether its trace kind was left out, the calls that use
+    /// a dropped or deferred part's tools. Absent for other edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIfReport>,
 }
 
 /// Every figure of one session.
@@ -73,6 +91,16 @@ impl SessionFigures {
     pub fn savings(&self) -> Vec<f64> {
         self.edits.iter().map(|e| e.saved_tokens).collect()
     }
+
+    /// Whether no edit changes this session's reread total: every saving ties with zero
+    /// (docs/model.md §5). Such a session is nobody's win, though every edit ranks first.
+    pub fn unchanged(&self) -> bool {
+        !self.edits.is_empty()
+            && self
+                .edits
+                .iter()
+                .all(|e| rank::tied(e.saved_tokens, 0.0, self.baseline_total_tokens))
+    }
 }
 
 /// A session's figures and its reread totals at every factor point: point-major, the
@@ -81,13 +109,17 @@ impl SessionFigures {
 pub struct Session {
     pub figures: SessionFigures,
     pub sweep_totals: Vec<f64>,
+    /// The reread totals' closed forms in the factors on B and ρ, the baseline first then
+    /// each edit: `T(f_B, f_ρ) = calls·B·f_B + tokens + (bytes/ρ)/f_ρ` with this session's
+    /// B and ρ folded in, so sessions add up. None for a run replayed over the grid.
+    pub closed_forms: Vec<Option<Affine>>,
 }
 
 /// Evaluates `scenario` (its edits already the history's) as the session in `file`.
 ///
-/// Errors: an edit that names a call the session lacks, or a base edit that takes this
-/// session's base below zero at a corner of the factor grid; both name the edit and the
-/// session file.
+/// Errors: an edit that names a call the session lacks, naming the edit and the session
+/// file. A base edit larger than the session's base is not one: it removes what there is
+/// (see the module's comment).
 pub fn evaluate_session(
     scenario: &Scenario,
     file: &str,
@@ -102,12 +134,17 @@ pub fn evaluate_session(
         base_tokens: at.base_tokens * fb,
         bytes_per_token: at.bytes_per_token * fr,
     };
-    let corners: Vec<Assumptions> = std::iter::once(at)
-        .chain(factors.corners().into_iter().map(scaled))
+    // By subject (the baseline first): the grid points where its base edit removes more
+    // than the base.
+    let clamped_points: Vec<usize> = study
+        .subjects()
+        .map(|subject| {
+            factors
+                .points()
+                .filter(|&f| subject.base_below_zero(scaled(f)))
+                .count()
+        })
         .collect();
-    study
-        .check_bases(&corners)
-        .map_err(|e| in_session(e, file))?;
     let nominal_point = study.nominal(at);
     let nominal = evaluate(&study, nominal_point);
     let calls = nominal.baseline.calls;
@@ -133,6 +170,9 @@ pub fn evaluate_session(
                 .map(|(b, e)| b - e),
             rank: nominal.ranking.ranks[i],
             selected_nothing: study.edit_notes.get(i).cloned().unwrap_or_default(),
+            base_clamped: study.edited[i].base_below_zero(at),
+            base_clamped_points: clamped_points[i + 1],
+            what_if: WhatIfReport::of(&study, &study.edited[i]),
         })
         .collect();
     // A rule that selects nothing is counted per edit, not as a warning.
@@ -140,19 +180,31 @@ pub fn evaluate_session(
 
     // The sweep's closed forms, reusing the nominal replay's clearings: for a run whose
     // clearings do not move with B or ρ they are the same at every point (as
-    // `Model::new` computes them, without replaying each clearing policy twice).
+    // `Model::new` computes them, without replaying each clearing policy twice). A run
+    // whose base is 0 at some point is not affine there: it is replayed.
     let clearings = std::iter::once(nominal.baseline.clearings)
         .chain(nominal.edits.into_iter().map(|e| e.outcome.clearings));
     let models: Vec<Model> = study
         .subjects()
         .zip(clearings)
-        .map(|(subject, clearings)| {
-            if subject.depends_on_assumptions() {
+        .zip(&clamped_points)
+        .map(|((subject, clearings), &clamped)| {
+            if subject.depends_on_assumptions() || clamped > 0 {
                 Model::Replay
             } else {
                 let sums = subject.sums::<Affine>(&study, &clearings, at);
                 Model::Fixed { sums, clearings }
             }
+        })
+        .collect();
+    let closed_forms = models
+        .iter()
+        .map(|m| {
+            m.affine().map(|t| Affine {
+                calls: t.calls * at.base_tokens,
+                tokens: t.tokens,
+                bytes: t.bytes / at.bytes_per_token,
+            })
         })
         .collect();
     let mut sweep_totals = Vec::with_capacity(factors.len() * models.len());
@@ -183,6 +235,7 @@ pub fn evaluate_session(
             warnings,
         },
         sweep_totals,
+        closed_forms,
     })
 }
 

@@ -52,6 +52,29 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
             )?;
         }
     }
+    let what_if = super::report::what_if_lines(r);
+    if !what_if.is_empty() {
+        writeln!(out, "\nWhat the what-if edits change:")?;
+        for (name, lines) in what_if {
+            for (k, line) in lines.iter().enumerate() {
+                if k == 0 {
+                    writeln!(out, "  {name}: {line}")?;
+                } else {
+                    writeln!(out, "    {line}")?;
+                }
+            }
+        }
+    }
+    let clamped = super::report::base_clamp_lines(r, super::report::NAMED_PER_BASE_NOTE);
+    if !clamped.is_empty() {
+        writeln!(
+            out,
+            "\nBase edits larger than a session's base (not an error: the edit removes what there is):"
+        )?;
+        for line in clamped {
+            writeln!(out, "  {line}")?;
+        }
+    }
     for w in &r.warnings {
         writeln!(
             out,
@@ -129,10 +152,12 @@ fn pad(name: &str, columns: usize) -> String {
 
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let n = r.baseline.sessions;
+    // First in counts only the sessions some edit changes.
+    let changed = r.unchanged.changed();
     let columns = r
         .edits
         .iter()
-        .map(|e| e.name.width())
+        .map(|e| e.row_name().width())
         .max()
         .unwrap_or(4)
         .clamp(4, NAME_COLUMNS);
@@ -157,7 +182,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             out,
             "  {:>4}  {}  {:>18}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
             e.rank,
-            pad(&e.name, columns),
+            pad(&e.row_name(), columns),
             grouped(e.saved_tokens, 0),
             percent(e.saved_pct),
             percent(d.median),
@@ -166,14 +191,25 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             format!(
                 "{} of {}",
                 grouped(e.sessions_first as f64, 0),
-                grouped(n as f64, 0)
+                grouped(changed as f64, 0)
             )
         )?;
     }
+    let of_changed = if r.unchanged.sessions > 0 {
+        format!(
+            ",\n   of the {} sessions some edit changes",
+            grouped(changed as f64, 0)
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "  (saved: of the summed baseline; median, p10, p90: of each session's own percentage,\n   nearest-rank; first in: sessions where the edit ranks first, a tie counting for each)"
+        "  (saved: of the summed baseline; median, p10, p90: of each session's own percentage,\n   nearest-rank; first in: sessions where the edit ranks first, a tie counting for each{of_changed})"
     )?;
+    if let Some(line) = r.unchanged.line() {
+        writeln!(out, "  {line}")?;
+    }
     if r.baseline.cached_sessions > 0 {
         writeln!(
             out,
@@ -205,7 +241,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
                 out,
                 "  {:>4}  {}  {:>18}  {:>7}  {:>10}{dollars}",
                 e.cost_rank,
-                pad(&e.name, columns),
+                pad(&e.row_name(), columns),
                 grouped(e.cost_saved, 0),
                 percent(e.cost_saved_pct),
                 e.rank

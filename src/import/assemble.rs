@@ -37,6 +37,10 @@ pub struct Leftover {
     pub lines: u64,
     /// Requests it held that an earlier file already had (a resumed session's replay).
     pub duplicates_removed: u64,
+    /// Line types it held that the reader does not know, for telling a log of another
+    /// format apart.
+    #[serde(skip)]
+    pub unknown_types: Vec<String>,
 }
 
 /// The result of an import, before anything is written.
@@ -138,6 +142,8 @@ struct Open {
 
 #[derive(Default)]
 struct RouteState {
+    /// The compaction that ended the route's last trace, for the next one to record.
+    compaction: Option<super::event::Compaction>,
     /// The open trace of the route, an index into `opened`.
     trace: Option<usize>,
     parts: u32,
@@ -179,6 +185,8 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
         routes: route_info,
         project,
         lines,
+        skipped,
+        identities,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -215,7 +223,17 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
                 parent_session: if subagent { session } else { None },
                 agent_id: info.and_then(|r| r.agent_id.clone()),
                 sidechain: info.and_then(|r| r.sidechain),
+                compaction: if state.parts > 1 {
+                    state.compaction.take()
+                } else {
+                    None
+                },
                 project: project.clone(),
+                identity: info
+                    .and_then(|r| r.session_id.as_ref())
+                    .and_then(|s| identities.get(s))
+                    .cloned()
+                    .unwrap_or_default(),
                 calls: Vec::new(),
                 duplicates_removed: 0,
                 malformed: Vec::new(),
@@ -294,13 +312,20 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
                     &mut opened,
                 );
             }
-            Event::Boundary { route } => {
+            Event::Boundary { route, compaction } => {
                 let route = route.min(routes.len() - 1);
                 last_route = route;
                 let state = &mut routes[route];
                 state.trace = None;
                 state.current = None;
                 state.prompt_pending = false;
+                state.compaction = Some(compaction);
+            }
+            Event::Summary { route, bytes } => {
+                let route = route.min(routes.len() - 1);
+                if let Some(c) = routes[route].compaction.as_mut() {
+                    *c.summary_bytes.get_or_insert(0) += bytes;
+                }
             }
             Event::Malformed(m) => {
                 out.malformed.push(m.clone());
@@ -314,6 +339,11 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
         file,
         lines,
         duplicates_removed: 0,
+        unknown_types: skipped
+            .into_iter()
+            .filter(|(_, s)| !s.known)
+            .map(|(kind, _)| kind)
+            .collect(),
     };
     let mut any_trace = false;
     for o in opened {
@@ -451,6 +481,7 @@ fn finish_calls(built: Vec<Building>) -> Vec<ImportedCall> {
             segment: b.segment,
             gap_s,
             input_hash: label::combined_hash(&b.tool_uses),
+            tool_input_bytes: b.tool_uses.iter().map(|u| u.input_bytes).sum(),
             measured: r.usage,
             model: r.model.clone(),
             timestamp: r.timestamp,

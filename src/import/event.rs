@@ -150,9 +150,38 @@ pub enum Event {
     /// The context was replaced by a summary (compaction): the route's trace ends here.
     Boundary {
         route: usize,
+        /// What the log says of the compaction.
+        compaction: Compaction,
+    },
+    /// The summary a compaction wrote, as the next trace starts with it.
+    Summary {
+        route: usize,
+        /// UTF-8 bytes of its text.
+        bytes: u64,
     },
     /// A line that could not be read; the import goes on.
     Malformed(Malformed),
+}
+
+/// A compaction as the log records it (docs/model.md §9, `compact`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Compaction {
+    /// `auto` or `manual` (Claude Code's `compactMetadata.trigger`).
+    pub trigger: Option<String>,
+    /// The context when it ran, tokens (Claude Code's `compactMetadata.preTokens`).
+    pub pre_tokens: Option<u64>,
+    /// UTF-8 bytes of the summary it wrote (the first line of the next trace).
+    pub summary_bytes: Option<u64>,
+    /// The context after it, tokens (OpenTelemetry's `post_tokens`, approximate).
+    pub post_tokens: Option<u64>,
+}
+
+/// Who ran a session, where the log says (OpenTelemetry's `user.id` and `organization.id`):
+/// labels a history can group sessions by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    pub user_id: Option<CompactString>,
+    pub organization_id: Option<CompactString>,
 }
 
 /// A line that could not be read, with why.
@@ -203,6 +232,8 @@ pub struct FileLog {
     /// `attachment` lines by their type: how many, their text bytes, and whether that
     /// type reaches the model (its bytes join the context).
     pub attachments: BTreeMap<String, Attachments>,
+    /// Who ran each session, by session id, where the format logs it.
+    pub identities: BTreeMap<CompactString, Identity>,
 }
 
 /// `attachment` lines of one type.

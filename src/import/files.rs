@@ -2,12 +2,15 @@
 //! write over them.
 //!
 //! Logs can be gigabytes: a file is never loaded whole, and a line longer than
-//! [`MAX_LINE_BYTES`] is skipped (and reported) instead of being held in memory.
+//! [`MAX_LINE_BYTES`] is skipped (and reported) instead of being held in memory. A gzip
+//! file (told by its first two bytes, whatever its name) is read as its content, a line at
+//! a time like any other: archived collector output is usually gzipped.
 
 use crate::error::{Error, Located};
+use flate2::bufread::MultiGzDecoder;
 use memchr::memchr;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Component, Path, PathBuf};
 
 /// A line longer than this is reported as malformed without being kept: 64 MiB, far above
@@ -53,6 +56,23 @@ impl Unreadable {
     }
 }
 
+/// `read`, one result per file of `files` in order, as the logs read and the files that
+/// could not be.
+pub fn partition<T>(
+    files: &[SourceFile],
+    read: Vec<Result<T, Error>>,
+) -> (Vec<T>, Vec<Unreadable>) {
+    let mut logs = Vec::with_capacity(read.len());
+    let mut unreadable = Vec::new();
+    for (file, log) in files.iter().zip(read) {
+        match log {
+            Ok(log) => logs.push(log),
+            Err(e) => unreadable.push(Unreadable::new(file, &e)),
+        }
+    }
+    (logs, unreadable)
+}
+
 /// One line of a file, without its line ending.
 #[derive(Debug)]
 pub struct Line<'a> {
@@ -76,12 +96,14 @@ pub trait JsonLines {
 
 /// Reads `file` line by line into `sink`: a line too long, or one that does not parse, is
 /// recorded as malformed with its number and why; blank lines are skipped. Lines that
-/// cannot be read are events, never errors: only a file that cannot be read at all is.
+/// cannot be read are events, never errors: only a file that cannot be read at all is. A
+/// gzip stream that breaks (cut short while a collector was writing it, or damaged) keeps
+/// the lines before the break, and the break is recorded as malformed after them.
 pub fn read_json_lines(file: &SourceFile, sink: &mut impl JsonLines) -> Result<(), Error> {
     // Through the one gate every input goes through: a named pipe or a device is refused
     // before a byte is read (it would block, or never end).
     let (opened, _) = crate::input::open(&file.path, crate::input::Kind::Log)?;
-    lines_of(opened, MAX_LINE_BYTES, |line| {
+    let broken = lines_of_file(opened, MAX_LINE_BYTES, |line| {
         sink.log().lines = line.number;
         if line.too_long {
             sink.log().malformed(
@@ -101,22 +123,92 @@ pub fn read_json_lines(file: &SourceFile, sink: &mut impl JsonLines) -> Result<(
     .map_err(|source| Error::Unreadable {
         path: file.path.clone(),
         source,
-    })
+    })?;
+    if let Some(e) = broken {
+        let after = sink.log().lines;
+        sink.log().malformed(
+            after + 1,
+            format!(
+                "the gzip stream breaks after line {after} ({e}); the lines before it were read"
+            ),
+        );
+    }
+    Ok(())
 }
 
-/// Calls `each` on every line of `path` in order, holding at most one line in memory.
-pub fn for_each_line(path: &Path, each: impl FnMut(Line<'_>)) -> io::Result<()> {
+/// Calls `each` on every line of `path` in order, holding at most one line in memory;
+/// gzip is decompressed as it is read. `Ok(Some(e))`: a gzip stream broke with `e` after
+/// the lines given.
+pub fn for_each_line(path: &Path, each: impl FnMut(Line<'_>)) -> io::Result<Option<io::Error>> {
     for_each_line_capped(path, MAX_LINE_BYTES, each)
 }
 
+/// The two bytes every gzip member starts with (RFC 1952).
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
 /// [`for_each_line`] with lines longer than `cap` bytes reported as too long.
-fn for_each_line_capped(path: &Path, cap: usize, each: impl FnMut(Line<'_>)) -> io::Result<()> {
-    lines_of(File::open(path)?, cap, each)
+fn for_each_line_capped(
+    path: &Path,
+    cap: usize,
+    each: impl FnMut(Line<'_>),
+) -> io::Result<Option<io::Error>> {
+    lines_of_file(File::open(path)?, cap, each)
 }
 
-/// The lines of `file`, as [`for_each_line_capped`].
-fn lines_of(file: File, cap: usize, mut each: impl FnMut(Line<'_>)) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(1 << 20, file);
+/// The lines of an open `file`, as [`for_each_line_capped`].
+fn lines_of_file(
+    file: File,
+    cap: usize,
+    mut each: impl FnMut(Line<'_>),
+) -> io::Result<Option<io::Error>> {
+    let mut file = BufReader::with_capacity(1 << 20, file);
+    if !file.fill_buf()?.starts_with(&GZIP_MAGIC) {
+        lines_of(&mut file, cap, &mut each)?;
+        return Ok(None);
+    }
+    // Several members (files gzipped and concatenated) read as one stream.
+    let mut gz = BufReader::with_capacity(
+        1 << 20,
+        UntilBroken {
+            inner: MultiGzDecoder::new(file),
+            broken: None,
+        },
+    );
+    lines_of(&mut gz, cap, &mut each)?;
+    Ok(gz.into_inner().broken)
+}
+
+/// A reader that ends at its source's first error and keeps it, so the lines before a
+/// damaged part of a compressed file are still read.
+struct UntilBroken<R> {
+    inner: R,
+    broken: Option<io::Error>,
+}
+
+impl<R: Read> Read for UntilBroken<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.broken.is_some() {
+            return Ok(0);
+        }
+        loop {
+            match self.inner.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.broken = Some(e);
+                    return Ok(0);
+                }
+                Ok(n) => return Ok(n),
+            }
+        }
+    }
+}
+
+/// Calls `each` on every line of `reader`, lines longer than `cap` reported as too long.
+fn lines_of(
+    reader: &mut impl BufRead,
+    cap: usize,
+    each: &mut impl FnMut(Line<'_>),
+) -> io::Result<()> {
     let mut held: Vec<u8> = Vec::new();
     let mut number = 0;
     loop {
@@ -379,6 +471,41 @@ mod tests {
                 (3, 0, true, false),
                 (4, 3, false, true)
             ]
+        );
+    }
+
+    #[test]
+    fn gzip_is_read_as_its_lines_and_a_cut_stream_keeps_what_came_before() {
+        use flate2::{Compression, write::GzEncoder};
+        let dir = tempfile::tempdir().unwrap();
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        let text: String = (1..=2000).map(|i| format!("line {i}\n")).collect();
+        gz.write_all(text.as_bytes()).unwrap();
+        let packed = gz.finish().unwrap();
+        let read = |bytes: &[u8]| {
+            let path = dir.path().join("t.json");
+            fs::write(&path, bytes).unwrap();
+            let mut lines = Vec::new();
+            let broken = for_each_line(&path, |l| {
+                lines.push(String::from_utf8_lossy(l.bytes).into_owned())
+            })
+            .unwrap();
+            (lines, broken.is_some())
+        };
+        let (lines, broken) = read(&packed);
+        assert_eq!(lines.len(), 2000);
+        assert_eq!(lines[1999], "line 2000");
+        assert!(!broken);
+        // Two members one after the other (`cat a.gz b.gz`) read as one stream.
+        let (lines, _) = read(&[packed.clone(), packed.clone()].concat());
+        assert_eq!(lines.len(), 4000);
+        // Cut short: what decompressed before the cut is read, and the break is said.
+        let (lines, broken) = read(&packed[..packed.len() / 2]);
+        assert!(broken);
+        assert!(
+            lines.len() < 2000 && lines[0] == "line 1",
+            "{}",
+            lines.len()
         );
     }
 

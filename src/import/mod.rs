@@ -5,7 +5,7 @@
 //! reader (one module, implementing [`Reader`]) that turns a file into format-free events
 //! ([`event`]); one assembler ([`assemble`]) deduplicates requests and cuts traces for every
 //! format; [`write`] renders each trace as a scenario and [`summary`] reports what was
-//! imported. A third format is one new reader module and one line in [`Format::reader`].
+//! imported. A new format is one new reader module and one line in [`Format::reader`].
 //! The formats, their sources and their quirks: `src/import/README.md`.
 
 pub mod assemble;
@@ -15,6 +15,8 @@ pub mod event;
 pub mod files;
 pub mod json;
 pub mod label;
+pub mod otel;
+pub mod quality;
 pub mod summary;
 pub mod trace;
 pub mod write;
@@ -34,6 +36,8 @@ pub enum Format {
     ClaudeCode,
     /// Codex CLI rollouts.
     Codex,
+    /// Claude Code's OpenTelemetry events, as the Collector's file exporter writes them.
+    Otel,
 }
 
 impl Format {
@@ -42,6 +46,7 @@ impl Format {
         match self {
             Format::ClaudeCode => &claude_code::ClaudeCode,
             Format::Codex => &codex::Codex,
+            Format::Otel => &otel::Otel,
         }
     }
 }
@@ -61,9 +66,25 @@ pub trait Reader: Sync {
     fn convention(&self) -> Convention;
     /// Whether a file met while searching a directory is one of this format's logs.
     fn is_log(&self, path: &Path) -> bool;
+    /// Top-level line types only this format writes: a file of another format whose lines
+    /// are of these types is this format's log given to the wrong reader.
+    fn own_line_types(&self) -> &'static [&'static str];
     /// Reads one file line by line. Lines it cannot read are events, not errors; only a
     /// file that cannot be read at all is an error.
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error>;
+    /// Reads every file (in parallel, one file per task), in the order given: the logs of
+    /// those read, and those that could not be read at all (listed, not an error). A
+    /// format whose conversations run across files (a collector's output, rotated) reads
+    /// them together; the others read each on its own.
+    fn read_all(&self, files: &[SourceFile]) -> (Vec<FileLog>, Vec<files::Unreadable>) {
+        let read: Vec<Result<FileLog, Error>> = files.par_iter().map(|f| self.read(f)).collect();
+        files::partition(files, read)
+    }
+    /// What a call's `bytes` count, when not UTF-8 bytes: said in every scenario and
+    /// summary of the format.
+    fn bytes_unit(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// `simulate import`, validated.
@@ -78,6 +99,8 @@ pub struct ImportConfig {
     pub output: app::Format,
     /// Replace scenarios in `out` that differ from what this import writes.
     pub force: bool,
+    /// Fit every trace as it is imported, write good fits, and print the quality table.
+    pub fit: bool,
 }
 
 /// Runs an import: find the logs, refuse a bad `--out` before anything is written, parse
@@ -91,8 +114,11 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     if loaded.assembled.traces.is_empty() {
         return Err(nothing_imported(c, reader, &loaded).into());
     }
-    let written = write::write_all(&c.out, &loaded.assembled.traces, reader, c.force)?;
-    summary::print(out, c.output, reader, &loaded, &written).map_err(Error::Print)
+    let mut texts = write::texts(&loaded.assembled.traces, reader);
+    let quality = c.fit.then(|| quality::assess(&mut texts, &c.out));
+    let written = write::write_all(&c.out, &loaded.assembled.traces, &texts, c.force)?;
+    summary::print(out, c.output, reader, &loaded, &written, quality.as_deref())
+        .map_err(Error::Print)
 }
 
 /// What an import read: the assembled traces, and the files that could not be read at all.
@@ -105,20 +131,12 @@ pub struct Loaded {
     pub unreadable: Vec<files::Unreadable>,
 }
 
-/// Reads `files` (in parallel, one file per task) and assembles their traces, files in
+/// Reads `files` (see [`Reader::read_all`]) and assembles their traces, files in
 /// order of their latest request's time (then path), whatever the number of threads. A
 /// file that cannot be read is listed in [`Loaded::unreadable`], not an error. Writes
 /// nothing.
 pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<Loaded, Error> {
-    let read: Vec<Result<FileLog, Error>> = files.par_iter().map(|f| reader.read(f)).collect();
-    let mut logs = Vec::with_capacity(read.len());
-    let mut unreadable = Vec::new();
-    for (file, log) in files.iter().zip(read) {
-        match log {
-            Ok(log) => logs.push(log),
-            Err(e) => unreadable.push(files::Unreadable::new(file, &e)),
-        }
-    }
+    let (mut logs, unreadable) = reader.read_all(files);
     // A resumed session replays its parent's requests and then goes on, so it ends later:
     // assembled after the parent, the replay is what gets dropped as duplicates and each
     // session keeps its own calls. (Session files are named by random UUIDs, so path order
@@ -142,27 +160,37 @@ fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, loaded: &Loaded) -> L
         .iter()
         .map(|u| format!("{} (cannot read: {})", u.file, u.reason));
     let left = a.leftovers.iter().map(|l| {
-        let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
-        let why = if l.lines == 0 {
-            "empty".to_string()
-        } else if let Some(first) = malformed.first() {
-            format!(
-                "{} of {} lines malformed; line {}: {}",
-                malformed.len(),
-                l.lines,
-                first.line,
-                first.reason
-            )
-        } else if l.duplicates_removed > 0 {
-            format!(
-                "its {} requests are all in an earlier file",
-                l.duplicates_removed
-            )
-        } else {
-            format!("{} lines, none a request", l.lines)
-        };
-        format!("{} ({why})", l.file)
-    });
+            let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
+            let why = if l.lines == 0 {
+                "empty".to_string()
+            } else if let Some(other) = other_format(reader, l) {
+                // Checked before malformed lines: another format's lines are often not
+                // of this one's shape at all.
+                format!(
+                    "{} lines, none a request: its lines are {}'s ({}); import it with `simulate import {} …`",
+                    l.lines,
+                    other.product(),
+                    l.unknown_types.join(", "),
+                    other.format()
+                )
+            } else if let Some(first) = malformed.first() {
+                format!(
+                    "{} of {} lines malformed; line {}: {}",
+                    malformed.len(),
+                    l.lines,
+                    first.line,
+                    first.reason
+                )
+            } else if l.duplicates_removed > 0 {
+                format!(
+                    "its {} requests are all in an earlier file",
+                    l.duplicates_removed
+                )
+            } else {
+                format!("{} lines, none a request", l.lines)
+            };
+            format!("{} ({why})", l.file)
+        });
     let files = loaded.unreadable.len() + a.leftovers.len();
     let mut reasons: Vec<String> = unreadable.chain(left).take(5).collect();
     if files > 5 {
@@ -180,6 +208,21 @@ fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, loaded: &Loaded) -> L
             reasons.join("; ")
         ),
     )
+}
+
+/// The format whose own line types a file that gave no request is made of, if not
+/// `reader`'s: a Codex rollout given to `import claude-code`, or the reverse.
+fn other_format(reader: &dyn Reader, l: &assemble::Leftover) -> Option<&'static dyn Reader> {
+    [Format::ClaudeCode, Format::Codex, Format::Otel]
+        .into_iter()
+        .map(Format::reader)
+        .filter(|r| r.format() != reader.format())
+        .find(|r| {
+            !l.unknown_types.is_empty()
+                && l.unknown_types
+                    .iter()
+                    .any(|t| r.own_line_types().contains(&t.as_str()))
+        })
 }
 
 /// Why a line is not valid JSON of the expected shape, for the malformed-line report.

@@ -8,8 +8,9 @@
 //! the logs).
 
 use super::assemble::Leftover;
-use super::event::Malformed;
+use super::event::{Attachments, Malformed};
 use super::files::Unreadable;
+use super::quality::Quality;
 use super::trace::{Trace, UsageSums};
 use super::{Convention, Loaded, Reader};
 use crate::app::Format;
@@ -31,6 +32,8 @@ pub struct Summary<'a> {
     pub convention: &'static str,
     /// What the token sums are.
     pub usage_note: String,
+    /// What the calls' bytes count (UTF-8 bytes unless the format says otherwise).
+    pub bytes_unit: &'static str,
     pub traces: Vec<TraceSummary<'a>>,
     pub files_without_requests: &'a [Leftover],
     /// Files that could not be read at all, and why (the rest was imported).
@@ -41,6 +44,11 @@ pub struct Summary<'a> {
     pub malformed: &'a [Malformed],
     /// Models the price data cannot price in full, and what that does to the scenarios.
     pub model_warnings: Vec<ModelWarning>,
+    /// `attachment` lines by type: how many, their text bytes, whether they join.
+    pub attachments: &'a BTreeMap<String, Attachments>,
+    /// With `--fit`: each trace's fit, in trace order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<&'a [Quality]>,
 }
 
 /// Which models a trace's calls used.
@@ -73,6 +81,12 @@ pub struct TraceSummary<'a> {
     pub session_id: Option<&'a str>,
     pub parent_session: Option<&'a str>,
     pub agent_id: Option<&'a str>,
+    /// Who ran the session, where the log says (OpenTelemetry's `user.id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<&'a str>,
+    /// OpenTelemetry's `organization.id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub organization_id: Option<&'a str>,
     pub requests: usize,
     pub duplicates_removed: u64,
     pub malformed_lines: usize,
@@ -97,6 +111,7 @@ pub fn print(
     reader: &dyn Reader,
     loaded: &Loaded,
     written: &[PathBuf],
+    fit: Option<&[Quality]>,
 ) -> io::Result<()> {
     let a = &loaded.assembled;
     let convention = reader.convention();
@@ -104,6 +119,7 @@ pub fn print(
         format: reader.format(),
         convention: convention.key(),
         usage_note: usage_note(convention),
+        bytes_unit: reader.bytes_unit().unwrap_or("UTF-8 bytes"),
         traces: a
             .traces
             .iter()
@@ -117,6 +133,8 @@ pub fn print(
                 session_id: t.session_id.as_deref(),
                 parent_session: t.parent_session.as_deref(),
                 agent_id: t.agent_id.as_deref(),
+                user_id: t.identity.user_id.as_deref(),
+                organization_id: t.identity.organization_id.as_deref(),
                 requests: t.calls.len(),
                 duplicates_removed: t.duplicates_removed,
                 malformed_lines: t.malformed.len(),
@@ -143,6 +161,8 @@ pub fn print(
             .collect(),
         malformed: &a.malformed,
         model_warnings: warnings::of(&a.traces.iter().map(model_use).collect::<Vec<_>>()),
+        attachments: &a.attachments,
+        fit,
     };
     match format {
         Format::Json => json::write(out, &summary)?,
@@ -179,7 +199,11 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         reader.product(),
         plural(files.len())
     )?;
-    writeln!(out, "Token sums are {}.\n", s.usage_note)?;
+    writeln!(out, "Token sums are {}.", s.usage_note)?;
+    if reader.bytes_unit().is_some() {
+        writeln!(out, "Bytes (what joined the context) are {}.", s.bytes_unit)?;
+    }
+    writeln!(out)?;
     let width = s
         .traces
         .iter()
@@ -291,6 +315,25 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             writeln!(out, "  unknown types (a newer log version?): {unknown}")?;
         }
     }
+    if !s.attachments.is_empty() {
+        let list: Vec<String> = s
+            .attachments
+            .iter()
+            .map(|(k, a)| {
+                if a.joins {
+                    format!(
+                        "{} {} ({} bytes joined the context)",
+                        printable(k),
+                        a.lines,
+                        grouped(a.bytes as f64, 0)
+                    )
+                } else {
+                    format!("{} {} (the client's own, not sent)", printable(k), a.lines)
+                }
+            })
+            .collect();
+        writeln!(out, "\nAttachment lines by type: {}", list.join(", "))?;
+    }
     if !s.malformed.is_empty() {
         writeln!(
             out,
@@ -314,12 +357,23 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             )?;
         }
     }
+    if let Some(fit) = s.fit {
+        fit_table(out, fit, width)?;
+    }
     let suggested = s
         .traces
         .iter()
         .find(|t| t.trace == "main")
         .or(s.traces.first());
-    if let Some(first) = suggested {
+    if s.fit.is_some() {
+        if let Some(first) = suggested {
+            writeln!(
+                out,
+                "\nNext: simulate {}   (the reread ledger at the fitted values; add [[edit]] tables to compare changes)",
+                printable(&first.scenario)
+            )?;
+        }
+    } else if let Some(first) = suggested {
         writeln!(
             out,
             "\nNext: simulate fit {0}   (fit B and ρ to the measured usage)\n      simulate {0}       (the reread ledger; add [[edit]] tables to compare changes)",
@@ -327,6 +381,89 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         )?;
     }
     Ok(())
+}
+
+/// The quality table of `--fit`: one row a trace, then how many meet the marks.
+fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<()> {
+    writeln!(
+        out,
+        "\nFit of each trace (as `simulate fit`; good fits are written into their scenario, labelled \"fitted at import\"):"
+    )?;
+    writeln!(
+        out,
+        "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>8}  {:>8}  status",
+        "scenario",
+        "calls",
+        "R²",
+        "B",
+        "ρ",
+        "tok/call",
+        "tok/tool",
+        "tok/image",
+        "miss μ",
+        "residual",
+        "cost Δ"
+    )?;
+    let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".into());
+    for q in fit.iter().filter(|q| q.r_squared.is_some()) {
+        let term = |key: &str| {
+            q.terms
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| grouped(*v, 0))
+        };
+        writeln!(
+            out,
+            "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>8}  {:>8}  {}{}",
+            q.name,
+            q.calls,
+            or_dash(q.r_squared.map(|r| format!("{r:.4}"))),
+            or_dash(q.base_tokens.map(|b| grouped(b, 0))),
+            or_dash(q.bytes_per_token.map(crate::output::number::decimal)),
+            or_dash(term("tokens_per_call")),
+            or_dash(term("tokens_per_loaded_tool")),
+            or_dash(term("tokens_per_image")),
+            or_dash(q.miss_share.map(|m| format!("{m:.3}"))),
+            or_dash(q.median_residual_pct.map(|r| format!("{r:.1} %"))),
+            or_dash(q.cost_difference_pct.map(|c| format!("{c:+.1} %"))),
+            q.status,
+            q.reason
+                .as_ref()
+                .map_or_else(String::new, |r| format!(": {r}"))
+        )?;
+    }
+    let unfitted: Vec<&Quality> = fit.iter().filter(|q| q.r_squared.is_none()).collect();
+    if !unfitted.is_empty() {
+        // One line for all of them: most are subagents of one or two requests.
+        let mut reasons: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for q in &unfitted {
+            let reason = q.reason.as_deref().unwrap_or("not fitted");
+            let reason = reason.split(": it has").next().unwrap_or(reason);
+            reasons.entry(reason).or_default().push(&q.name);
+        }
+        for (reason, names) in reasons {
+            writeln!(
+                out,
+                "  not fitted, {reason}: {} ({})",
+                names.len(),
+                names.join(", ")
+            )?;
+        }
+    }
+    let fitted: Vec<&Quality> = fit.iter().filter(|q| q.r_squared.is_some()).collect();
+    let good = fitted
+        .iter()
+        .filter(|q| q.r_squared.is_some_and(|r| r >= 0.98))
+        .count();
+    let costs: Vec<f64> = fit.iter().filter_map(|q| q.cost_difference_pct).collect();
+    let close = costs.iter().filter(|c| c.abs() <= 5.0).count();
+    writeln!(
+        out,
+        "  {} of {} fitted; R² ≥ 0.98 in {good}; cost within ±5 % of the measured in {close} of {} with a measured cost. (tok/…: fitted named terms, tokens per unit; residual: median |measured − fitted| of measured; cost Δ: simulated against measured cost, at the values written.)",
+        fitted.len(),
+        fit.len(),
+        costs.len()
+    )
 }
 
 fn plural(n: usize) -> &'static str {

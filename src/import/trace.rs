@@ -59,6 +59,9 @@ pub struct ImportedCall {
     pub gap_s: Option<f64>,
     /// xxh3 of the tool name(s) and input(s), for requests that used a tool.
     pub input_hash: Option<u64>,
+    /// UTF-8 bytes of the tool uses' names and inputs as JSON: part of the model's message
+    /// (`output_bytes`, where given), what clearing tool inputs would remove.
+    pub tool_input_bytes: u64,
     /// The provider's usage counts for the request.
     pub measured: Usage,
     pub model: Option<CompactString>,
@@ -79,8 +82,12 @@ pub struct Trace {
     pub agent_id: Option<CompactString>,
     /// A subagent written into its parent's file without an agent id: which one (1, 2, …).
     pub sidechain: Option<u32>,
+    /// The compaction this trace starts after (parts 2, 3, …), as the log records it.
+    pub compaction: Option<super::event::Compaction>,
     /// The project the session worked in, for the scenario name.
     pub project: Option<String>,
+    /// Who ran the session, where the log says.
+    pub identity: super::event::Identity,
     pub calls: Vec<ImportedCall>,
     /// Copies of requests dropped: streaming snapshots, one line per content block, and
     /// requests replayed from an earlier file.
@@ -240,7 +247,9 @@ mod tests {
             parent_session: None,
             agent_id: None,
             sidechain: None,
+            compaction: None,
             project: Some(project.into()),
+            identity: Default::default(),
             calls: Vec::new(),
             duplicates_removed: 0,
             malformed: Vec::new(),

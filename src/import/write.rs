@@ -22,22 +22,28 @@ pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 pub const LOADED_TOOL_TOKENS_ESTIMATE: u64 = 1_400;
 const LOADED_TOOL_TOKENS_SOURCE: &str = "estimated: fitted on four Claude Code 2.1.114 sessions that load deferred tools (1,131 to 1,519 tokens); run `simulate fit` for this trace's own";
 
-/// Writes every trace to `out/<name>.toml`, all or none; returns the paths, in trace order.
+/// Every trace's scenario: `(<name>.toml, its text)`, in trace order.
+pub fn texts(traces: &[Trace], reader: &dyn Reader) -> Vec<(String, String)> {
+    traces
+        .iter()
+        .map(|t| (format!("{}.toml", t.name), render(t, reader)))
+        .collect()
+}
+
+/// Writes every scenario of `texts` to `out/<file name>`, all or none; returns the paths,
+/// in order.
 ///
 /// A scenario already there that differs from what this import writes (fitted, given
 /// edits, or from another log) is not replaced unless `force`: the whole import is refused
 /// first, naming the files (exit 2), so a re-import never silently undoes a user's work.
+/// Every scenario is checked with the loader first (`texts` are those of `traces`).
 pub fn write_all(
     out: &Path,
     traces: &[Trace],
-    reader: &dyn Reader,
+    texts: &[(String, String)],
     force: bool,
 ) -> Result<Vec<PathBuf>, Error> {
-    let texts: Vec<(String, String)> = traces
-        .iter()
-        .map(|t| (format!("{}.toml", t.name), render(t, reader)))
-        .collect();
-    check_loadable(out, traces, &texts)?;
+    check_loadable(out, traces, texts)?;
     // Prepared first: the set holds the folder's lock from here, so a second import into it
     // waits, then finds this one's scenarios in the check below; two never mix.
     let mut dir = FileSet::prepare(out)?;
@@ -63,7 +69,7 @@ pub fn write_all(
             .into());
         }
     }
-    for (name, text) in &texts {
+    for (name, text) in texts {
         dir.write(name, |w| w.write_all(text.as_bytes()))?;
     }
     dir.commit()
@@ -169,19 +175,29 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
          # [call.measured] holds the provider's own usage counts of each request\n\
          # ({}).\n\
          # `bytes` is what joined the context after the call: tool results, user text and\n\
-         # attachments that reach the model, in UTF-8 bytes. `output_bytes` is the model's own\n\
+         # attachments that reach the model, in {}. `output_bytes` is the model's own\n\
          # message as the next request sends it back (text, tool-use inputs, thinking): it\n\
          # joins in place of `output_tokens`, which are priced only; a call without it joins\n\
          # its `output_tokens`. `images` and `loaded_tools` count what [terms] sizes. base_tokens\n\
          # is the first request's measured total input, a starting point; bytes_per_token is\n\
          # assumed.\n\
          #\n\
+         {}\
          # To go on:\n\
          #   simulate fit <this file>   fit B and ρ to the measured usage\n\
          #   simulate <this file>       run the reread ledger; add [[edit]] tables to compare changes\n",
         reader.product(),
         convention.describe(),
+        if reader.bytes_unit().is_some() {
+            "the unit said below"
+        } else {
+            "UTF-8 bytes"
+        },
+        reader.bytes_unit().map_or_else(String::new, |unit| format!(
+            "# The unit of `bytes` here: {unit}.\n#\n"
+        )),
     );
+
     let first = t.calls.first().map_or(0, |c| {
         c.measured.input_tokens
             + c.measured.cache_creation_input_tokens.unwrap_or(0)
@@ -223,6 +239,32 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         }
         if let Some(a) = &t.agent_id {
             let _ = writeln!(s, "agent_id = {}", string(a));
+        }
+    }
+    if let Some(c) = &t.compaction {
+        if let Some(trigger) = &c.trigger {
+            let _ = writeln!(
+                s,
+                "compaction_trigger = {}",
+                string(&clean(trigger, MAX_ID, "unknown"))
+            );
+        }
+        if let Some(pre) = c.pre_tokens {
+            let _ = writeln!(s, "compaction_pre_tokens = {pre}");
+        }
+        if let Some(bytes) = c.summary_bytes {
+            let _ = writeln!(s, "compaction_summary_bytes = {bytes}");
+        }
+        if let Some(post) = c.post_tokens {
+            let _ = writeln!(s, "compaction_post_tokens = {post}");
+        }
+    }
+    for (key, value) in [
+        ("user_id", &t.identity.user_id),
+        ("organization_id", &t.identity.organization_id),
+    ] {
+        if let Some(v) = value {
+            let _ = writeln!(s, "{key} = {}", string(&clean(v, MAX_ID, "unknown")));
         }
     }
     let _ = writeln!(s, "requests = {}", t.calls.len());
@@ -288,6 +330,9 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         let _ = writeln!(s, "output_tokens = {}", c.measured.output_tokens);
         if let Some(b) = c.output_bytes {
             let _ = writeln!(s, "output_bytes = {b}");
+        }
+        if c.tool_input_bytes > 0 {
+            let _ = writeln!(s, "tool_input_bytes = {}", c.tool_input_bytes);
         }
         if let Some(h) = c.input_hash {
             let _ = writeln!(s, "input_hash = {}", string(&hex(h)));
@@ -368,8 +413,11 @@ fn description(t: &Trace, reader: &dyn Reader) -> String {
         None => String::new(),
     };
     let n = t.calls.len();
+    let unit = reader
+        .bytes_unit()
+        .map_or_else(String::new, |u| format!("; bytes are {u}"));
     format!(
-        "{} session{session} ({which}{part}), {n} request{}{when}",
+        "{} session{session} ({which}{part}), {n} request{}{when}{unit}",
         reader.product(),
         if n == 1 { "" } else { "s" }
     )
@@ -428,6 +476,7 @@ mod tests {
             images: 0,
             loaded_tools: 0,
             output_bytes: Some(3),
+            tool_input_bytes: 0,
             segment: 1,
             gap_s: Some(1.5),
             input_hash: Some(7),
@@ -459,8 +508,9 @@ mod tests {
             label in log_text(),
             tool in proptest::option::of(log_text()),
             model in proptest::option::of(log_text()),
+            user in proptest::option::of(log_text()),
             subagent in any::<bool>(),
-            codex in any::<bool>(),
+            format in 0..3usize,
         ) {
             let calls: Vec<ImportedCall> = ids
                 .iter()
@@ -475,13 +525,18 @@ mod tests {
                 parent_session: parent.map(Into::into),
                 agent_id: agent.map(Into::into),
                 sidechain: None,
+                compaction: None,
+                identity: crate::import::event::Identity {
+                    user_id: user.clone().map(Into::into),
+                    organization_id: user.map(Into::into),
+                },
                 project: None,
                 calls,
                 duplicates_removed: 0,
                 malformed: Vec::new(),
                 name: "session".into(),
             };
-            let reader = if codex { Format::Codex } else { Format::ClaudeCode }.reader();
+            let reader = [Format::ClaudeCode, Format::Codex, Format::Otel][format].reader();
             let text = render(&trace, reader);
             let loaded = crate::scenario::load_str(&text, Path::new("imported.toml"));
             prop_assert!(loaded.is_ok(), "{}\n{text}", loaded.err().map(|e| e.to_string()).unwrap_or_default());
@@ -503,6 +558,8 @@ mod tests {
                 parent_session: Some(format!("p{c}").into()),
                 agent_id: Some(format!("ag{c}x").into()),
                 sidechain: None,
+                compaction: None,
+                identity: Default::default(),
                 project: None,
                 calls: vec![call(format!("req{c}"), "Read".into(), None, None)],
                 duplicates_removed: 0,
@@ -549,6 +606,8 @@ mod tests {
             parent_session: None,
             agent_id: None,
             sidechain: None,
+            compaction: None,
+            identity: Default::default(),
             project: None,
             calls: vec![call("r".into(), "Read".into(), None, None)],
             duplicates_removed: 0,

@@ -205,6 +205,19 @@ pub fn input(
         ),
         _ => (None, None, None),
     };
+    // Names as the charts label them: a model edit says what it is priced as. (The plain
+    // names above are the keys the sweep's pairs are matched by.)
+    let edits = edits
+        .into_iter()
+        .map(|name| {
+            report
+                .edits
+                .iter()
+                .find(|e| e.name == name)
+                .and_then(|e| e.what_if.as_ref())
+                .map_or_else(|| name.clone(), |w| w.row_name(&name))
+        })
+        .collect();
     ChartInput {
         scenario: s.name.clone(),
         base_tokens: at.base_tokens,
@@ -246,17 +259,27 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
         let clearing_before: Vec<usize> =
             outcome.clearings.events.iter().map(|e| e.before).collect();
         let with_cost = cost.is_some() && (edit.is_none() || subject.clear.is_some());
+        let mut searches = subject.whatif.searches.iter().peekable();
+        let mut added = Vec::new();
         subject.walk(
             study,
             &outcome.clearings,
             at,
             |k, slot, f: &timeline::CallFigures<f64>| {
+                // A tool search an edit adds is drawn apart, before the call it precedes.
+                if searches
+                    .next_if(|r| r.before == k && r.slot == *slot)
+                    .is_some()
+                {
+                    added.push((k as u32, f.context));
+                    return;
+                }
                 contexts.push(f.context);
                 origins.push(slot.origin);
                 if slot.label as usize >= baseline_calls {
                     merged.push(k as u32);
                 }
-                if let (true, Some(c)) = (with_cost, s.cache.as_ref()) {
+                if let (true, Some(c)) = (with_cost, subject.cache(study)) {
                     cached.push(f.cached);
                     // A request under the minimum is billed as plain input, not written;
                     // it is drawn in the write bar, marked by its cause.
@@ -278,7 +301,7 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 }
             },
         );
-        if let (Some(series), Some(c), true) = (cost.as_mut(), s.cache.as_ref(), with_cost) {
+        if let (Some(series), Some(c), true) = (cost.as_mut(), subject.cache(study), with_cost) {
             series.push(CostSeries {
                 name: subject.name.clone(),
                 edit,
@@ -297,6 +320,7 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
             baseline_position: baseline_positions(&origins, baseline_calls),
             merged,
             clearings: clearing_before.iter().map(|&b| b as u32).collect(),
+            added,
         });
     }
     (context, cost)

@@ -95,6 +95,76 @@ pub fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
     w.flush()
 }
 
+/// A row of `whatif.csv`: one per what-if edit and base part it drops or defers (one
+/// row for an edit without one).
+#[derive(Serialize)]
+pub(crate) struct WhatIfRow<'a> {
+    pub edit: &'a str,
+    pub priced_as: Option<&'a str>,
+    pub tokens_factor: Option<f64>,
+    pub cost_scale: f64,
+    pub cache_read: Option<f64>,
+    pub cache_write: Option<f64>,
+    pub cache_ttl_s: Option<f64>,
+    pub cache_min_tokens: Option<f64>,
+    pub trace: &'static str,
+    pub trace_unchanged: bool,
+    pub part: Option<&'a str>,
+    pub part_action: Option<&'static str>,
+    pub part_tokens: Option<f64>,
+    pub part_source: Option<&'a str>,
+    pub stub_tokens: Option<f64>,
+    /// Calls of the edited run that use the part's tools, and their ids (space-separated).
+    pub calls_using_part: Option<usize>,
+    pub call_ids: Option<String>,
+    pub tool_searches: usize,
+}
+
+/// The rows of one what-if edit.
+pub(crate) fn whatif_rows<'a>(
+    edit: &'a str,
+    w: &'a crate::report::WhatIfReport,
+) -> Vec<WhatIfRow<'a>> {
+    let row = |part: Option<&'a crate::whatif::PartUse>| WhatIfRow {
+        edit,
+        priced_as: w.priced_as.as_deref(),
+        tokens_factor: w.tokens_factor,
+        cost_scale: w.cost_scale,
+        cache_read: w.cache.as_ref().map(|c| c.read),
+        cache_write: w.cache.as_ref().map(|c| c.write),
+        cache_ttl_s: w.cache.as_ref().map(|c| c.ttl_s),
+        cache_min_tokens: w.cache.as_ref().map(|c| c.min_tokens),
+        trace: w.trace.key(),
+        trace_unchanged: w.trace_unchanged,
+        part: part.map(|p| p.part.as_str()),
+        part_action: part.map(|p| p.action),
+        part_tokens: part.map(|p| p.tokens),
+        part_source: part.map(|p| p.source.as_str()),
+        stub_tokens: part.and_then(|p| p.stub_tokens),
+        calls_using_part: part.map(|p| p.call_ids.len()),
+        call_ids: part.map(|p| p.call_ids.join(" ")),
+        tool_searches: w.tool_searches,
+    };
+    if w.parts.is_empty() {
+        vec![row(None)]
+    } else {
+        w.parts.iter().map(|p| row(Some(p))).collect()
+    }
+}
+
+/// Writes `whatif.csv`: what each what-if edit changes (docs/model.md §9), in ranked
+/// order; written only when the run has such an edit.
+pub fn write_whatif(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for e in &report.edits {
+        let Some(what_if) = &e.what_if else { continue };
+        for row in whatif_rows(&e.name, what_if) {
+            w.serialize(row).map_err(csv_error)?;
+        }
+    }
+    w.flush()
+}
+
 /// Writes `by_tool.csv`: one row per tool (or kind), the base and the model's output, by
 /// share of the baseline's reread total, largest first.
 pub fn write_by_tool(out: &mut dyn Write, report: &Report) -> io::Result<()> {

@@ -3,6 +3,7 @@
 //! Everything is inline: styles, and the charts as inline SVG. The page references no
 //! file and no network address, so it can be mailed or archived on its own.
 
+use crate::output::html_live::{self, Live};
 use crate::output::number::{decimal, grouped, percent, plural};
 use crate::report::{EditReport, MeasureReport, MeasuredReport, Report, SweepReport};
 use std::io::{self, Write};
@@ -75,7 +76,11 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
         "<title>{} — simulate report</title>",
         escape(&r.scenario)
     )?;
-    writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>")?;
+    writeln!(
+        out,
+        "<style>{STYLE}{}</style>\n</head>\n<body>",
+        html_live::STYLE
+    )?;
     writeln!(out, "<h1>{}</h1>", escape(&r.scenario))?;
     if let Some(d) = &r.description {
         writeln!(out, "<p>{}</p>", escape(d))?;
@@ -89,7 +94,8 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
         )?;
     }
     assumptions(out, r)?;
-    edits_table(out, r)?;
+    let live = html_live::of_report(r);
+    edits_table(out, r, live.as_ref())?;
     if let Some(sweep) = &r.sweep {
         sweep_section(out, r, sweep)?;
     }
@@ -99,6 +105,9 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
     }
     clearings(out, r)?;
     figures(out, charts)?;
+    if let Some(live) = &live {
+        html_live::script(out, live)?;
+    }
     writeln!(
         out,
         "<p class=\"note\">Made by simulate from {}. A reread total is a relative yardstick for comparing edits, not a bill; dollar figures count logical calls only (no HTTP retries).</p>\n</body>\n</html>",
@@ -221,16 +230,46 @@ fn dollars(x: Option<f64>) -> String {
     x.map_or_else(|| "—".into(), crate::output::number::dollars)
 }
 
-fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Result<()> {
     writeln!(out, "<h2>Edits, ranked by saving on the reread total</h2>")?;
     if r.edits.is_empty() {
         return writeln!(out, "<p>No edits in this scenario.</p>");
     }
     let cost = r.cost_order.is_some();
     let money = r.price.is_some();
+    let cost_moves = live.and_then(|l| l.cost.as_ref());
+    let dollars_move = cost_moves.is_some_and(|c| c.dollars.is_some());
+    if let Some(live) = live {
+        let because = r
+            .sweep
+            .as_ref()
+            .and_then(|s| s.closed_forms.cost_fixed_because.clone())
+            .unwrap_or_else(|| "a price they need is missing".into());
+        let nominal_only = match (cost, money, cost_moves.is_some(), dollars_move) {
+            (true, _, true, d) => format!(
+                "the cost columns move too{}: under the prompt cache every request and cached prefix is at least min_tokens long over the sliders' whole range, so cost is exactly affine in B and 1/ρ there as well (at the nominal cache read price and retry rate){}",
+                if money && d { ", dollars with them" } else { "" },
+                if money && !d {
+                    "; the dollar columns (greyed) stay at the nominal point: a price they need is missing"
+                } else {
+                    ""
+                }
+            ),
+            (true, m, false, _) => format!(
+                "the cost{} columns (greyed) stay at the nominal point: {because}",
+                if m { " and dollar" } else { "" }
+            ),
+            (false, true, _, true) => "the dollar columns move too: without a prompt cache every input token costs 1, so cost is the reread total × (1 + retry rate)".into(),
+            (false, true, _, false) => format!(
+                "the dollar columns (greyed) stay at the nominal point: {because}"
+            ),
+            (false, false, ..) => "calls after each edit do not depend on B or ρ".into(),
+        };
+        html_live::panel(out, live, &nominal_only)?;
+    }
     write!(
         out,
-        "<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>calls</th>"
+        "<div class=\"scroll\"><table id=\"edits\">\n<thead><tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>calls</th>"
     )?;
     if cost {
         write!(
@@ -241,41 +280,61 @@ fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     if money {
         write!(out, "<th>dollars</th><th>$ saved</th>")?;
     }
-    writeln!(out, "</tr>")?;
+    writeln!(out, "</tr></thead>\n<tbody>")?;
     for e in &r.edits {
         write!(
             out,
-            "<tr><td>{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            "<tr data-edit=\"{}\"><td class=\"moves rank\">{}</td><td class=\"name\">{}</td><td class=\"moves saved\">{}</td><td class=\"moves pct\">{}</td><td class=\"moves equiv\">{}</td><td class=\"fixed\">{}</td>",
+            e.index,
             e.rank,
-            escape(&e.name),
+            escape(
+                &e.what_if
+                    .as_ref()
+                    .map_or_else(|| e.name.clone(), |w| w.row_name(&e.name))
+            ),
             grouped(e.saved_tokens, 0),
             escape(&percent(e.saved_pct)),
             grouped(e.equivalent_calls, 2),
             grouped(e.calls as f64, 0)
         )?;
+        // The cells the script moves are marked `moves`; the rest are greyed off the
+        // nominal point.
+        let moves = |name: &str, yes: bool| {
+            if yes {
+                format!(" class=\"moves {name}\"")
+            } else {
+                String::new()
+            }
+        };
         if cost {
+            let m = cost_moves.is_some();
             write!(
                 out,
-                "<td>{}</td><td>{}</td><td>{}</td>",
+                "<td{}>{}</td><td{}>{}</td><td{}>{}</td>",
+                moves("cost", m),
                 grouped(e.cost, 0),
+                moves("costpct", m),
                 escape(&percent(e.cost_saved_pct)),
+                moves("costrank", m),
                 e.cost_rank
             )?;
         }
         if money {
             write!(
                 out,
-                "<td>{}</td><td>{}</td>",
+                "<td{}>{}</td><td{}>{}</td>",
+                moves("dollars", dollars_move),
                 escape(&dollars(e.dollars)),
+                moves("dsaved", dollars_move),
                 escape(&dollars(e.dollars_saved))
             )?;
         }
         writeln!(out, "</tr>")?;
     }
-    writeln!(out, "</table></div>")?;
+    writeln!(out, "</tbody></table></div>")?;
     writeln!(
         out,
-        "<p class=\"note\">Order: {}. Equivalent calls: the saving in average baseline calls of {} est. tokens.</p>",
+        "<p class=\"note at-nominal\">Order: {}. Equivalent calls: the saving in average baseline calls of {} est. tokens.</p>",
         escape(&r.order),
         grouped(r.baseline.average_call_tokens, 0)
     )?;
@@ -285,7 +344,30 @@ fn edits_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     if let Some(d) = &r.disagreement {
         writeln!(out, "<p><b>The rankings differ:</b> {}.</p>", escape(d))?;
     }
-    Ok(())
+    if let Some(live) = live {
+        html_live::after_table(out, live)?;
+    }
+    what_if(out, r)
+}
+
+/// What each what-if edit changes (docs/model.md §9).
+fn what_if(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let edits: Vec<&EditReport> = r.edits.iter().filter(|e| e.what_if.is_some()).collect();
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<h3>What the what-if edits change</h3>\n<ul>")?;
+    for e in edits {
+        let Some(w) = &e.what_if else { continue };
+        let lines: Vec<String> = w.lines.iter().map(|l| escape(l)).collect();
+        writeln!(
+            out,
+            "<li><b>{}</b>: {}</li>",
+            escape(&e.name),
+            lines.join("; ")
+        )?;
+    }
+    writeln!(out, "</ul>")
 }
 
 fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result<()> {

@@ -105,7 +105,10 @@ fn write_run(
     point: &Point,
 ) -> bool {
     let calls = &study.scenario.calls;
-    let prices = study.cache_prices(point);
+    // The run's own cache terms and prices (a cache or model edit's), its cost in the
+    // scenario's input-token equivalents.
+    let prices = subject.cache_prices(study, point);
+    let scale = subject.cost_scale();
     let cached = study.scenario.cache.is_some();
     let mut name = Vec::new();
     push_text(&mut name, &subject.name);
@@ -177,7 +180,7 @@ fn write_run(
                 slot: *slot,
                 figures: *f,
                 cumulative,
-                cost: timeline::call_cost(f, prices, point.retry_rate),
+                cost: timeline::call_cost(f, prices, point.retry_rate) * scale,
                 event,
             });
             if batch.len() == BATCH && open {

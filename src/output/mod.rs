@@ -7,6 +7,7 @@
 pub mod charts;
 pub mod csv;
 pub mod html;
+pub(crate) mod html_live;
 pub mod json;
 pub mod ledger_csv;
 pub mod ledger_stream;

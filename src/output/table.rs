@@ -20,6 +20,7 @@ pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Res
         measured(out, m)?;
     }
     clearings(out, report)?;
+    context_management(out, report)?;
     if let Some(sweep) = &report.sweep {
         sweep_section(out, report, sweep)?;
     }
@@ -146,7 +147,9 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         .map(|e| {
             let mut row = vec![
                 e.rank.to_string(),
-                e.name.clone(),
+                e.what_if
+                    .as_ref()
+                    .map_or_else(|| e.name.clone(), |w| w.row_name(&e.name)),
                 grouped(e.saved_tokens, 0),
                 percent(e.saved_pct),
                 grouped(e.equivalent_calls, 2),
@@ -173,6 +176,30 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         match &r.disagreement {
             Some(d) => writeln!(out, "  The rankings differ: {d}.")?,
             None => writeln!(out, "  Ranked by cost, the order is the same.")?,
+        }
+    }
+    what_if(out, r)
+}
+
+/// What each what-if edit changes (docs/model.md §9): one paragraph per edit.
+fn what_if(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let edits: Vec<&EditReport> = r.edits.iter().filter(|e| e.what_if.is_some()).collect();
+    if edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "
+What the what-if edits change:"
+    )?;
+    for e in edits {
+        let Some(w) = &e.what_if else { continue };
+        let mut lines = w.lines.iter();
+        if let Some(first) = lines.next() {
+            writeln!(out, "  {}: {first}", e.name)?;
+        }
+        for line in lines {
+            writeln!(out, "    {line}")?;
         }
     }
     Ok(())
@@ -369,6 +396,34 @@ fn clearings(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             continue;
         }
         let freed: f64 = events.iter().map(|v| v.freed_tokens).sum();
+        if let Some(summary) = events.iter().find_map(|v| v.compaction_summary_tokens) {
+            let before: Vec<String> = events
+                .iter()
+                .take(12)
+                .map(|v| v.before_call.to_string())
+                .collect();
+            writeln!(
+                out,
+                "  {}: {} before call{} {}{}; {} summarized into {} tokens each time, {} est. tokens freed (each compaction request reads the whole context and counts in the total)",
+                e.name,
+                plural(events.len(), "compaction", "compactions"),
+                if events.len() == 1 { "" } else { "s" },
+                before.join(", "),
+                if events.len() > 12 {
+                    format!(" … ({} in all)", events.len())
+                } else {
+                    String::new()
+                },
+                plural(
+                    events.iter().map(|v| v.cleared.len()).sum::<usize>(),
+                    "call",
+                    "calls"
+                ),
+                grouped(summary, 0),
+                grouped(freed, 0)
+            )?;
+            continue;
+        }
         let before: Vec<String> = events
             .iter()
             .take(12)
@@ -514,6 +569,28 @@ fn measure(
                 plural(f.count, "point", "points")
             )?;
         }
+    }
+    Ok(())
+}
+
+/// The winning clearing edit as the provider's context editing: what to paste, and where
+/// the simulation is not the API.
+fn context_management(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let Some(c) = &r.context_management else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\nTo turn on \"{}\" with the Messages API, add to each request (header anthropic-beta: {}):",
+        c.edit, c.beta_header
+    )?;
+    let json = serde_json::to_string_pretty(&c.request).unwrap_or_default();
+    for line in json.lines() {
+        writeln!(out, "  {line}")?;
+    }
+    writeln!(out, "  Where the simulation is not the API:")?;
+    for n in &c.not_the_api {
+        writeln!(out, "    - {n}")?;
     }
     Ok(())
 }

@@ -139,6 +139,18 @@ fn call_cost(
     }
 }
 
+/// Simulated against measured cost of `scenario` at its nominal point, in percent; None
+/// when its edits do not apply or it has no measured cost.
+pub fn cost_difference_pct(scenario: &crate::scenario::Scenario) -> Option<f64> {
+    let study = Study::new(scenario).ok()?;
+    let at = crate::ledger::Assumptions {
+        base_tokens: scenario.base_tokens,
+        bytes_per_token: scenario.bytes_per_token,
+    };
+    let nominal = crate::evaluate::evaluate(&study, study.nominal(at));
+    MeasuredReport::new(&study, &nominal)?.cost_difference_pct
+}
+
 impl MeasuredReport {
     /// The comparison for `study`'s baseline at the nominal point; None when no call
     /// carries measured usage.

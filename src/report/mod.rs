@@ -6,12 +6,18 @@
 //! answer, break-even summaries) are built here, once, at the precision a person needs.
 
 mod by_tool;
+mod context_editing;
+mod live;
 mod measured;
 mod sweep;
+mod whatif;
 
 pub use by_tool::{ToolShare, by_tool};
-pub use measured::{CallDifference, MeasuredReport};
+pub use context_editing::ContextManagement;
+pub use live::{ClosedForms, DollarForms, Forms};
+pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
+pub use whatif::{BEHAVIOUR, CacheTermsReport, WhatIfReport, named};
 
 use crate::cache::models;
 use crate::clear::Event;
@@ -67,9 +73,14 @@ pub struct EventReport {
     pub before_call: usize,
     /// Ids of the calls whose results were cleared.
     pub cleared: Vec<String>,
-    /// Est. tokens freed: the cleared results less their placeholders.
+    /// Est. tokens freed: the cleared results less their placeholders (a compaction: the
+    /// context before less the base, the summary and the calls kept).
     pub freed_tokens: f64,
     pub triggers: Vec<&'static str>,
+    /// A compaction: the summary's tokens (a compaction request ran before the call,
+    /// reading the whole context; `cleared` are the calls it summarized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction_summary_tokens: Option<f64>,
 }
 
 /// A clearing policy's triggers that fired without a clearing (the trigger stays armed).
@@ -91,6 +102,10 @@ pub struct IdleReport {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EditReport {
     pub name: String,
+    /// Position in the scenario's edits (0-based), the index of its closed form in
+    /// [`SweepReport::closed_forms`] (after the baseline). Not in the JSON.
+    #[serde(skip)]
+    pub index: usize,
     /// 1-based rank on reread tokens; tied edits share a rank.
     pub rank: usize,
     pub total_tokens: f64,
@@ -112,6 +127,10 @@ pub struct EditReport {
     pub events: Option<Vec<EventReport>>,
     /// Triggers that fired without a clearing; null for an edit without a clearing policy.
     pub idle: Option<IdleReport>,
+    /// What a `cache`, `model` or base-part step did (docs/model.md §9); absent for other
+    /// edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIfReport>,
 }
 
 /// The whole comparison at the nominal point.
@@ -156,6 +175,8 @@ pub struct Report {
     pub measured: Option<MeasuredReport>,
     /// Where the scenario came from, when an importer wrote it.
     pub import: Option<crate::scenario::ImportInfo>,
+    /// The best clearing edit as the provider's context editing, to paste into requests.
+    pub context_management: Option<ContextManagement>,
 }
 
 /// The unit label of token figures at `bytes_per_token`.
@@ -242,6 +263,7 @@ fn events(study: &Study, o: &Outcome) -> Vec<EventReport> {
             cleared: ids(e),
             freed_tokens: e.freed_tokens,
             triggers: e.triggers.clone(),
+            compaction_summary_tokens: e.compaction,
         })
         .collect()
 }
@@ -280,6 +302,7 @@ impl Report {
                 let o = &r.outcome;
                 EditReport {
                     name: s.edits[i].name.clone(),
+                    index: i,
                     rank: nominal.ranking.ranks[i],
                     total_tokens: o.total_tokens,
                     saved_tokens: r.saving.saved,
@@ -292,7 +315,9 @@ impl Report {
                     cost_rank: nominal.cost_ranking.ranks[i],
                     dollars: o.dollars,
                     dollars_saved: base.dollars.zip(o.dollars).map(|(b, e)| b - e),
-                    events: study.edited[i].clear.as_ref().map(|_| events(study, o)),
+                    events: (study.edited[i].clear.is_some() || study.edited[i].compact.is_some())
+                        .then(|| events(study, o)),
+                    what_if: WhatIfReport::of(study, &study.edited[i]),
                     idle: study.edited[i].clear.as_ref().map(|_| idle(o)),
                 }
             })
@@ -343,6 +368,7 @@ impl Report {
             by_tool: by_tool(study, at),
             measured: MeasuredReport::new(study, nominal),
             import: s.import.clone(),
+            context_management: context_editing::winning(study, nominal),
         }
     }
 }

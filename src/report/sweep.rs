@@ -66,6 +66,11 @@ pub struct SweepReport {
     pub sampled_only: Vec<Pair>,
     /// Ranking by cost, with `[cache]`.
     pub cost: Option<MeasureReport>,
+    /// The closed forms of the reread totals (and of the costs, where exact) over the
+    /// sliders' range. Not in the JSON: `report.html` embeds them to re-rank the edits as
+    /// B and ρ move.
+    #[serde(skip)]
+    pub closed_forms: super::ClosedForms,
 }
 
 /// What the exact break-evens of one pair of edits say over all swept ρ.
@@ -302,6 +307,7 @@ impl SweepReport {
                 .cost
                 .as_ref()
                 .map(|c| MeasureReport::new(c, &names, g)),
+            closed_forms: super::ClosedForms::new(study, sweep),
         }
     }
 }

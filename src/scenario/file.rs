@@ -9,6 +9,8 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use toml::Spanned;
 
+pub use super::whatif_file::{BaseTableFile, CacheEditFile, ModelEditFile};
+
 /// The whole file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,6 +27,8 @@ pub struct ScenarioFile {
     pub cache: Option<Spanned<CacheFile>>,
     pub price: Option<Spanned<PriceFile>>,
     pub terms: Option<Spanned<TermsFile>>,
+    /// `[base]`: the base's named parts (`[[base.part]]`).
+    pub base: Option<Spanned<BaseTableFile>>,
     #[serde(default)]
     pub call: Vec<Spanned<CallFile>>,
     pub calls_tsv: Option<Spanned<String>>,
@@ -46,6 +50,7 @@ pub struct CallFile {
     pub gap_s: Option<Spanned<f64>>,
     pub output_tokens: Option<Spanned<f64>>,
     pub output_bytes: Option<Spanned<f64>>,
+    pub tool_input_bytes: Option<Spanned<f64>>,
     pub images: Option<Spanned<i64>>,
     pub loaded_tools: Option<Spanned<i64>>,
     pub tool: Option<Spanned<String>>,
@@ -94,6 +99,12 @@ pub struct ImportFile {
     pub malformed_lines: Option<u64>,
     pub model: Option<String>,
     pub convention: Option<Spanned<String>>,
+    pub compaction_trigger: Option<String>,
+    pub compaction_pre_tokens: Option<u64>,
+    pub compaction_summary_bytes: Option<u64>,
+    pub compaction_post_tokens: Option<u64>,
+    pub user_id: Option<String>,
+    pub organization_id: Option<String>,
 }
 
 /// One `[[edit]]` table: a name and exactly one action.
@@ -107,9 +118,12 @@ pub struct EditFile {
     #[serde(rename = "move")]
     pub move_: Option<Spanned<MoveFile>>,
     pub clear: Option<Spanned<ClearFile>>,
+    pub compact: Option<Spanned<CompactFile>>,
     pub base: Option<Spanned<BaseFile>>,
     pub cap: Option<Spanned<CapFile>>,
     pub dedupe: Option<Spanned<DedupeFile>>,
+    pub cache: Option<Spanned<CacheEditFile>>,
+    pub model: Option<Spanned<ModelEditFile>>,
     pub steps: Option<Spanned<Vec<Spanned<ActionFile>>>>,
 }
 
@@ -122,9 +136,12 @@ impl EditFile {
             drop: self.drop.take(),
             move_: self.move_.take(),
             clear: self.clear.take(),
+            compact: self.compact.take(),
             base: self.base.take(),
             cap: self.cap.take(),
             dedupe: self.dedupe.take(),
+            cache: self.cache.take(),
+            model: self.model.take(),
         }
     }
 }
@@ -139,9 +156,25 @@ pub struct ActionFile {
     #[serde(rename = "move")]
     pub move_: Option<Spanned<MoveFile>>,
     pub clear: Option<Spanned<ClearFile>>,
+    pub compact: Option<Spanned<CompactFile>>,
     pub base: Option<Spanned<BaseFile>>,
     pub cap: Option<Spanned<CapFile>>,
     pub dedupe: Option<Spanned<DedupeFile>>,
+    pub cache: Option<Spanned<CacheEditFile>>,
+    pub model: Option<Spanned<ModelEditFile>>,
+}
+
+/// `compact = { above_context_tokens | at_percent + window_tokens | preset,
+/// summary_tokens, keep_calls }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactFile {
+    pub preset: Option<Spanned<String>>,
+    pub above_context_tokens: Option<Spanned<f64>>,
+    pub at_percent: Option<Spanned<f64>>,
+    pub window_tokens: Option<Spanned<f64>>,
+    pub summary_tokens: Option<Spanned<f64>>,
+    pub keep_calls: Option<Spanned<i64>>,
 }
 
 /// An edits file (`--edits FILE`): `[[edit]]` tables only, so one set of edits runs
@@ -196,13 +229,17 @@ pub struct DedupeFile {
     pub placeholder_bytes: Option<Spanned<f64>>,
 }
 
-/// `base = { by_tokens | by_bytes | to_tokens }`.
+/// `base = { by_tokens | by_bytes | to_tokens }`, or over a named part `{ drop = NAME }`,
+/// `{ defer = NAME, stub_tokens = s }` (docs/model.md §9).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BaseFile {
     pub by_tokens: Option<Spanned<f64>>,
     pub by_bytes: Option<Spanned<f64>>,
     pub to_tokens: Option<Spanned<f64>>,
+    pub drop: Option<Spanned<String>>,
+    pub defer: Option<Spanned<String>>,
+    pub stub_tokens: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -260,6 +297,11 @@ pub struct ClearFile {
     pub exclude_kinds: Option<Vec<String>>,
     pub tools: Option<Vec<String>>,
     pub exclude_tools: Option<Vec<String>>,
+    /// `api = "clear_tool_uses_20250919"`: the provider's context editing, with its keys.
+    pub api: Option<Spanned<String>>,
+    pub trigger_input_tokens: Option<Spanned<f64>>,
+    pub keep_tool_uses: Option<Spanned<i64>>,
+    pub clear_tool_inputs: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

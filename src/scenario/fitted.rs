@@ -53,7 +53,11 @@ pub fn write_fitted(
     let mut changes = FittedChanges::default();
     if !fitted.terms.is_empty() {
         if doc.get("terms").is_none() {
-            doc["terms"] = toml_edit::table();
+            // Before the [[call]] tables, beside the other settings, where a reader looks
+            // (and where the fast reader of imported files expects every table).
+            let mut terms = toml_edit::Table::new();
+            terms.set_position(settings_end(&doc));
+            doc["terms"] = toml_edit::Item::Table(terms);
         }
         for (key, tokens) in &fitted.terms {
             doc["terms"][*key] = value(tokens.round() as i64);
@@ -81,6 +85,21 @@ pub fn write_fitted(
         }
     }
     Ok((doc.to_string(), changes))
+}
+
+/// The position of the last table before the first `[[call]]` (a new table placed there
+/// comes after it: equal positions keep document order), or just before the calls.
+fn settings_end(doc: &DocumentMut) -> Option<isize> {
+    let first_call = doc
+        .get("call")
+        .and_then(|c| c.as_array_of_tables())
+        .and_then(|calls| calls.iter().filter_map(toml_edit::Table::position).min());
+    let before = doc
+        .iter()
+        .filter_map(|(_, item)| item.as_table().and_then(toml_edit::Table::position))
+        .filter(|p| first_call.is_none_or(|c| *p < c))
+        .max();
+    before.or(first_call.map(|c| c - 1))
 }
 
 fn round_significant(x: f64, digits: i32) -> f64 {
@@ -116,11 +135,24 @@ mod tests {
         );
         assert!(out.contains("retry_rate = [0.0, 0.1]"), "{out}");
         assert_eq!(changes.removed_sweep_axes, vec!["[sweep] base_tokens"]);
-        assert!(out.contains("[terms]\ntokens_per_call = 182\ntokens_per_call_source = \"fitted (test)\"\n"), "{out}");
+        assert!(
+            out.contains(
+                "[terms]\ntokens_per_call = 182\ntokens_per_call_source = \"fitted (test)\"\n"
+            ),
+            "{out}"
+        );
         // No [cache] table: the miss share is not invented into one.
         assert!(!changes.wrote_miss_share && !out.contains("miss_share"));
-        let (out, changes) = write_fitted(&format!("{text}[cache]\npreset = \"x\"\n"), "x.toml", &fitted).unwrap();
+        let (out, changes) = write_fitted(
+            &format!("{text}[cache]\npreset = \"x\"\n"),
+            "x.toml",
+            &fitted,
+        )
+        .unwrap();
         assert!(changes.wrote_miss_share);
-        assert!(out.contains("miss_share = 0.235\nmiss_share_source = \"fitted (test)\""), "{out}");
+        assert!(
+            out.contains("miss_share = 0.235\nmiss_share_source = \"fitted (test)\""),
+            "{out}"
+        );
     }
 }

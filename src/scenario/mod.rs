@@ -13,6 +13,8 @@ mod quick;
 mod tsv;
 mod unmatched;
 mod validate;
+mod whatif;
+mod whatif_file;
 
 use compact_str::CompactString;
 use std::sync::Arc;
@@ -23,7 +25,8 @@ pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_scenario_text};
 pub use quick::load_quick;
 pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
 pub use unmatched::Names;
-pub use validate::{MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
+pub use validate::{API_CLEAR, MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
+pub use whatif::{BasePart, CacheChange, ModelChange, PartChange, PartEdit, TraceKind};
 
 /// One logical model request of the baseline run.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,6 +90,10 @@ pub struct CallDetail {
     /// logged output counts are placeholders in some versions and include thinking that is
     /// never sent back in others).
     pub output_bytes: Option<f64>,
+    /// Of the model's message, the bytes of its tool uses' names and inputs as JSON (part
+    /// of `output_bytes` where that is given, else of `output_tokens`): what clearing tool
+    /// inputs removes. 0 when not given.
+    pub tool_input_bytes: f64,
     /// Images in what joined after the call, each counted as [`Terms::tokens_per_image`].
     pub images: u64,
     /// Tool definitions that joined after the call (a `tool_reference` result of tool
@@ -138,7 +145,9 @@ impl Terms {
     /// Tokens per loaded tool definition (0 when not given: validation refuses a scenario
     /// that loads tools without it).
     pub fn per_loaded_tool(&self) -> f64 {
-        self.tokens_per_loaded_tool.as_ref().map_or(0.0, |t| t.tokens)
+        self.tokens_per_loaded_tool
+            .as_ref()
+            .map_or(0.0, |t| t.tokens)
     }
 }
 
@@ -237,7 +246,10 @@ impl MeasuredUsage {
         let fields: &[(&'static str, Option<f64>)] = match self.convention {
             Convention::Anthropic => &[
                 ("input_tokens", self.input_tokens),
-                ("cache_creation_input_tokens", self.cache_creation_input_tokens),
+                (
+                    "cache_creation_input_tokens",
+                    self.cache_creation_input_tokens,
+                ),
                 ("cache_read_input_tokens", self.cache_read_input_tokens),
             ],
             Convention::OpenAi => &[("input_tokens", self.input_tokens)],
@@ -361,6 +373,29 @@ pub struct ClearPolicy {
     pub tools: Option<Vec<String>>,
     /// Results of these tools are never cleared (`exclude_tools`).
     pub exclude_tools: Vec<String>,
+    /// The provider's context editing this policy stands for (`api =
+    /// "clear_tool_uses_20250919"`), so the output can give its `context_management` JSON.
+    pub api: Option<&'static str>,
+    /// With `api`: the tool-use inputs in the model's messages are cleared with their
+    /// results (`clear_tool_inputs`).
+    pub clear_tool_inputs: bool,
+}
+
+/// When a compaction runs (docs/model.md §9): before a call whose context would exceed
+/// `threshold_tokens`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactPolicy {
+    /// The context above which the compaction runs, tokens (`above_context_tokens`, or
+    /// `at_percent` of `window_tokens`, or a preset's).
+    pub threshold_tokens: f64,
+    /// The summary's size, tokens: priced as the compaction request's output, and what
+    /// the context holds (with B and the kept calls) from then on.
+    pub summary_tokens: f64,
+    /// The latest calls kept as they are after a compaction (default 0).
+    pub keep_calls: u64,
+    /// How the threshold was given, for reports (`above 100,000 tokens`, `80 % of a
+    /// 200,000-token window`, `preset compact_20260112 (…)`).
+    pub trigger: String,
 }
 
 impl ClearPolicy {
@@ -500,7 +535,16 @@ pub enum Action {
         to: Place,
     },
     Clear(ClearPolicy),
+    /// `compact = { … }`: summarize the context when it grows past a threshold.
+    Compact(CompactPolicy),
     Steps(Vec<Action>),
+    /// `cache = { … }`: other prompt-cache terms (docs/model.md §9).
+    Cache(CacheChange),
+    /// `model = { to, tokens_factor }`: priced as another model (docs/model.md §9).
+    Model(ModelChange),
+    /// `base = { drop | defer = NAME }`: a named base part dropped or deferred
+    /// (docs/model.md §9).
+    BasePart(PartChange),
 }
 
 impl Action {
@@ -514,11 +558,13 @@ impl Action {
             } => vec![call, t],
             Action::Merge { calls, .. } => calls.iter().map(String::as_str).collect(),
             Action::Clear(_)
+            | Action::Compact(_)
             | Action::TrimSelected { .. }
             | Action::DropSelected { .. }
             | Action::Cap { .. }
             | Action::Dedupe { .. }
             | Action::Base(_) => Vec::new(),
+            Action::Cache(_) | Action::Model(_) | Action::BasePart(_) => Vec::new(),
             Action::Steps(steps) => steps.iter().flat_map(Action::call_ids).collect(),
         }
     }
@@ -535,7 +581,11 @@ impl Action {
             Action::Drop { .. } => "drop",
             Action::Move { .. } => "move",
             Action::Clear(_) => "clear",
+            Action::Compact(_) => "compact",
             Action::Steps(_) => "steps",
+            Action::Cache(_) => "cache",
+            Action::Model(_) => "model",
+            Action::BasePart(_) => "base",
         }
     }
 }
@@ -575,7 +625,7 @@ pub struct AssumptionSources {
 /// The `[import]` table an importer writes: where an imported scenario came from.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct ImportInfo {
-    /// `claude-code` or `codex`.
+    /// `claude-code`, `codex` or `otel`.
     pub format: String,
     pub file: String,
     pub session_id: Option<String>,
@@ -591,6 +641,17 @@ pub struct ImportInfo {
     /// The model the trace used most.
     pub model: Option<String>,
     pub convention: Option<Convention>,
+    /// For a trace after a compaction: what started it, as the log says (`auto`,
+    /// `manual`), the context then (tokens) and the summary's size (UTF-8 bytes).
+    pub compaction_trigger: Option<String>,
+    pub compaction_pre_tokens: Option<u64>,
+    pub compaction_summary_bytes: Option<u64>,
+    /// The context after the compaction, tokens (approximate; OpenTelemetry logs it).
+    pub compaction_post_tokens: Option<u64>,
+    /// Who ran the session (OpenTelemetry's `user.id`), for grouping a history.
+    pub user_id: Option<String>,
+    /// The organisation the session ran under (OpenTelemetry's `organization.id`).
+    pub organization_id: Option<String>,
 }
 
 /// A checked scenario, ready for the engine.
@@ -626,6 +687,9 @@ pub struct Scenario {
     /// Values legal but almost surely a slip (`bytes_per_token = 0.3`, `[cache] read =
     /// 10`), and calls given ids of their own, located in the file; the edits' are theirs.
     pub warnings: Vec<String>,
+    /// `[[base.part]]`: named parts of the base tokens (docs/model.md §9); B is their sum
+    /// plus the rest.
+    pub base_parts: Vec<BasePart>,
 }
 
 impl Scenario {

@@ -38,6 +38,10 @@ enum Path {
     Lanes { expired: Option<Vec<bool>> },
     /// Replayed under its clearing policy in lanes.
     Clearing(Box<Plan>),
+    /// Replayed at each point by the reference walk: a run with requests an edit adds
+    /// (a deferred part's tool search, a compaction's request), which the lanes do not
+    /// model.
+    Reference,
 }
 
 /// Every run of a study with its path.
@@ -57,23 +61,29 @@ impl<'s> Evaluator<'s> {
     /// set, lanes otherwise.
     pub fn new(study: &'s Study<'s>, models: &'s [Model], closed_form: bool) -> Evaluator<'s> {
         let s = study.scenario;
-        let cache = s.cache.as_ref();
         let subjects: Vec<&Subject> = study.subjects().collect();
         let paths = subjects
             .iter()
             .zip(models)
-            .map(|(subject, model)| match (&subject.clear, model) {
-                (_, Model::Fixed { .. }) if closed_form => Path::PerPoint,
-                (None, _) => Path::Lanes {
-                    expired: cache.map(|c| replay::expired(&s.calls, &subject.run, c)),
-                },
-                (Some(policy), _) => Path::Clearing(Box::new(Plan::new(
-                    &s.calls,
-                    &subject.run,
-                    policy,
-                    &subject.clearable,
-                    cache,
-                ))),
+            .map(|(subject, model)| {
+                // The run's own cache terms (a cache or model edit's).
+                let cache = subject.cache(study);
+                match (&subject.clear, model) {
+                    (_, Model::Fixed { .. }) if closed_form => Path::PerPoint,
+                    _ if !subject.whatif.searches.is_empty() || subject.compact.is_some() => {
+                        Path::Reference
+                    }
+                    (None, _) => Path::Lanes {
+                        expired: cache.map(|c| replay::expired(&s.calls, &subject.run, c)),
+                    },
+                    (Some(policy), _) => Path::Clearing(Box::new(Plan::new(
+                        &s.calls,
+                        &subject.run,
+                        policy,
+                        &subject.clearable,
+                        cache,
+                    ))),
+                }
             })
             .collect();
         Evaluator {
@@ -86,7 +96,9 @@ impl<'s> Evaluator<'s> {
 
     /// Whether any run is replayed.
     fn replays(&self) -> bool {
-        self.paths.iter().any(|p| !matches!(p, Path::PerPoint))
+        self.paths
+            .iter()
+            .any(|p| !matches!(p, Path::PerPoint | Path::Reference))
     }
 
     /// Units of work of the whole grid, for the progress bar: a replayed run costs its
@@ -100,6 +112,7 @@ impl<'s> Evaluator<'s> {
             .zip(&self.subjects)
             .map(|(path, subject)| match path {
                 Path::PerPoint => points,
+                Path::Reference => points.saturating_mul(subject.requests().max(1) as u64),
                 _ => pairs.saturating_mul(subject.run.len().max(1) as u64),
             })
             .fold(0u64, u64::saturating_add)
@@ -150,7 +163,7 @@ impl<'s> Evaluator<'s> {
         let mut jobs: Vec<(usize, usize, &[usize])> = Vec::new();
         for (s, path) in self.paths.iter().enumerate() {
             let most = match path {
-                Path::PerPoint => continue,
+                Path::PerPoint | Path::Reference => continue,
                 Path::Lanes { .. } => replay::LANES,
                 Path::Clearing(_) => CLEARING_GROUP,
             };
@@ -160,13 +173,13 @@ impl<'s> Evaluator<'s> {
             }
         }
         let study = self.study;
-        let cache = study.scenario.cache.as_ref();
         let results: Vec<Vec<RunSums<f64>>> = jobs
             .par_iter()
             .map_init(clearing::Buffers::default, |buffers, &(s, r, bs)| {
                 let rho = grid.bytes_per_token[r];
                 let subject = &self.subjects[s];
                 let run = &subject.run;
+                let cache = subject.cache(study);
                 // Each point's assumptions as this run is walked: with the base an edit
                 // changed, if any.
                 let at = |b: usize| {
@@ -178,13 +191,15 @@ impl<'s> Evaluator<'s> {
                 let sums = match &self.paths[s] {
                     Path::Clearing(plan) => {
                         let bases: Vec<f64> = bs.iter().map(|&b| at(b).base_tokens).collect();
+                        // ρ as the run is walked: ÷ a model edit's tokens factor.
+                        let rho = bs.first().map_or(rho, |&b| at(b).bytes_per_token);
                         clearing::sums(plan, run, rho, &bases, cache, buffers)
                     }
                     Path::Lanes { expired } => {
                         let at: Vec<Assumptions> = bs.iter().map(|&b| at(b)).collect();
                         replay::sums(run, &at, cache.zip(expired.as_deref()))
                     }
-                    Path::PerPoint => Vec::new(),
+                    Path::PerPoint | Path::Reference => Vec::new(),
                 };
                 progress.advance((run.len().max(1) as u64).saturating_mul(bs.len() as u64));
                 sums
@@ -206,12 +221,19 @@ impl<'s> Evaluator<'s> {
             .iter()
             .zip(self.models)
             .zip(replayed)
-            .map(|((subject, model), sums)| match sums {
+            .zip(&self.paths)
+            .map(|(((subject, model), sums), path)| match sums {
                 Some(sums) => Totals {
                     tokens: sums.context,
-                    cost: sums.cost(study.cache_prices(point), point.retry_rate),
+                    cost: subject.cost(study, sums, point),
                 },
-                None => totals(study, subject, model, point, true),
+                None => totals(
+                    study,
+                    subject,
+                    model,
+                    point,
+                    !matches!(path, Path::Reference),
+                ),
             })
             .collect()
     }
@@ -261,8 +283,13 @@ impl<'s> Evaluator<'s> {
     fn point_work(&self) -> u64 {
         self.paths
             .iter()
-            .filter(|p| matches!(p, Path::PerPoint))
-            .count() as u64
+            .zip(&self.subjects)
+            .map(|(p, subject)| match p {
+                Path::PerPoint => 1,
+                Path::Reference => subject.requests().max(1) as u64,
+                _ => 0,
+            })
+            .fold(0u64, u64::saturating_add)
     }
 }
 

@@ -4,6 +4,7 @@
 use crate::clear::Clearings;
 use crate::evaluate::{Study, Subject};
 use crate::ledger::Affine;
+use crate::scenario::CacheSpec;
 use crate::sweep::Point;
 use crate::timeline::RunSums;
 
@@ -41,6 +42,15 @@ impl Model {
     }
 }
 
+/// Whether a run's closed form holds under `cache` with base `base`: every request is at
+/// least the base, so none is under the minimum where the base is not; and the first
+/// request's warm read (`warm_share × base`) is either nothing or at least the minimum,
+/// since the replay counts a shorter one as nothing cached.
+fn holds(cache: &CacheSpec, base: f64) -> bool {
+    base >= cache.min_tokens
+        && (cache.warm_share == 0.0 || cache.warm_share * base >= cache.min_tokens)
+}
+
 /// A run's reread total and cost at a point.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Totals {
@@ -58,11 +68,14 @@ pub fn totals(
     closed_form: bool,
 ) -> Totals {
     let at = point.assumptions();
-    let cache = study.scenario.cache.as_ref();
-    let prices = study.cache_prices(point);
+    // The run's own cache terms (a cache or model edit's): the closed form's validity
+    // (B ≥ min_tokens) is the run's.
+    let cache = subject.cache(study);
     let sums: RunSums<f64> = match model {
+        // The closed form assumes every cached prefix at least min_tokens: the base (any
+        // request and prefix is at least it), and the warm part of it at the first call.
         Model::Fixed { sums, .. }
-            if closed_form && cache.is_none_or(|c| subject.at(at).base_tokens >= c.min_tokens) =>
+            if closed_form && cache.is_none_or(|c| holds(c, subject.at(at).base_tokens)) =>
         {
             RunSums {
                 context: sums.context.at(at),
@@ -76,6 +89,39 @@ pub fn totals(
     };
     Totals {
         tokens: sums.context,
-        cost: sums.cost(prices, point.retry_rate),
+        cost: subject.cost(study, &sums, point),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::Assumptions;
+    use crate::scenario::load_str;
+    use std::path::Path;
+
+    /// Regression: with a warm share whose read is under the minimum (0.3 × 2,000 = 600 <
+    /// 1,024), the closed form counted 600 tokens read at the first call where the replay
+    /// counts none cached, so the sweep's cost differed from `--replay` (2,072.5 against
+    /// 2,762.5). Such a point is now replayed.
+    #[test]
+    fn a_warm_read_under_the_minimum_is_replayed() {
+        let s = load_str(
+            "name = \"w\"\nbase_tokens = 2000\nbytes_per_token = 1.0\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\nwarm_share = 0.3\n[[call]]\nid = \"a\"\nbytes = 100\n[[call]]\nid = \"b\"\nbytes = 100\n",
+            Path::new("w.toml"),
+        )
+        .unwrap();
+        let study = Study::new(&s).unwrap();
+        for base in [2_000.0, 4_000.0] {
+            let point = study.nominal(Assumptions {
+                base_tokens: base,
+                bytes_per_token: 1.0,
+            });
+            let model = Model::new(&study, &study.baseline, &point);
+            assert!(matches!(model, Model::Fixed { .. }));
+            let closed = totals(&study, &study.baseline, &model, &point, true);
+            let replayed = totals(&study, &study.baseline, &model, &point, false);
+            assert_eq!(closed, replayed, "B = {base}");
+        }
     }
 }

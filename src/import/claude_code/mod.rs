@@ -6,7 +6,9 @@
 
 mod parser;
 
-use super::event::{Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText};
+use super::event::{
+    Compaction, Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText,
+};
 use super::files::{self, SourceFile};
 use super::json::{ContentBytes, input_hash};
 use super::label::tool_label;
@@ -71,10 +73,23 @@ impl Reader for ClaudeCode {
         Convention::Anthropic
     }
 
+    fn own_line_types(&self) -> &'static [&'static str] {
+        &[
+            "user",
+            "assistant",
+            "summary",
+            "file-history-snapshot",
+            "attachment",
+        ]
+    }
+
     fn is_log(&self, path: &Path) -> bool {
         path.extension().is_some_and(|e| e == "jsonl")
-            // Claude Code's prompt history, not a transcript, when ~/.claude is given.
-            && path.file_name().is_some_and(|n| n != "history.jsonl")
+            // Files under ~/.claude that are not transcripts: the prompt history, and the
+            // journal a workflow keeps of its steps.
+            && path
+                .file_name()
+                .is_some_and(|n| n != "history.jsonl" && n != "journal.jsonl")
     }
 
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {
@@ -136,7 +151,9 @@ impl Reading {
     /// one; any other line belongs to its parent's (the latest one when the parent was
     /// never seen, as in a file cut at its start, or the key is missing).
     fn sidechain(&mut self, uuid: Option<&str>, parent: Option<Option<&str>>) -> u32 {
-        let known = parent.flatten().and_then(|p| self.sidechain_of.get(p).copied());
+        let known = parent
+            .flatten()
+            .and_then(|p| self.sidechain_of.get(p).copied());
         let n = match (known, parent) {
             (Some(n), _) => n,
             (None, Some(None)) => {
@@ -172,11 +189,10 @@ impl Reading {
         };
         // Several subagents in the parent's file, started in parallel, each from its own
         // root: one trace each, not one mixed trace.
-        let sidechain = (subagent && agent_id.is_none())
-            .then(|| {
-                let parent = line.parent_uuid.as_ref().map(|p| p.as_deref());
-                self.sidechain(line.uuid.as_deref(), parent)
-            });
+        let sidechain = (subagent && agent_id.is_none()).then(|| {
+            let parent = line.parent_uuid.as_ref().map(|p| p.as_deref());
+            self.sidechain(line.uuid.as_deref(), parent)
+        });
         let route = self.log.route(Route {
             subagent,
             agent_id,
@@ -188,7 +204,16 @@ impl Reading {
             "user" => self.user(number, route, &line),
             "attachment" => self.attachment(number, route, &line),
             "system" if line.subtype.as_deref() == Some("compact_boundary") => {
-                self.log.events.push(Event::Boundary { route });
+                let m = line.compact_metadata.as_ref();
+                self.log.events.push(Event::Boundary {
+                    route,
+                    compaction: Compaction {
+                        trigger: m.and_then(|m| m.trigger.as_deref()).map(str::to_string),
+                        pre_tokens: m.and_then(|m| m.pre_tokens),
+                        summary_bytes: None,
+                        post_tokens: None,
+                    },
+                });
             }
             known if KNOWN_SKIPPED.contains(&known) => self.log.skip(known, true),
             unknown => self.log.skip(unknown, false),
@@ -271,7 +296,8 @@ impl Reading {
     /// joins the context like injected user text.
     fn attachment(&mut self, number: u64, route: usize, line: &Line<'_>) {
         let Some(a) = &line.attachment else {
-            self.log.malformed(number, "attachment line without `attachment`");
+            self.log
+                .malformed(number, "attachment line without `attachment`");
             return;
         };
         let kind = a.kind.as_deref().unwrap_or("(no type)");
@@ -300,6 +326,19 @@ impl Reading {
             self.log.malformed(number, "user line without `message`");
             return;
         };
+        // The summary a compaction wrote opens the next trace: recorded with the
+        // compaction (it joins as that trace's base, like any text before its first request).
+        if line.is_compact_summary == Some(true) {
+            let bytes = match &message.content {
+                Content::Text(t) => t.bytes,
+                Content::Blocks(blocks) => blocks
+                    .iter()
+                    .filter_map(|b| b.text.as_ref().map(|t| t.bytes))
+                    .sum(),
+                Content::Empty => 0,
+            };
+            self.log.events.push(Event::Summary { route, bytes });
+        }
         let meta = line.is_meta == Some(true) || line.is_compact_summary == Some(true);
         let mut text = ContentBytes::default();
         let mut answered_tool = false;
@@ -461,8 +500,8 @@ fn tool_use(b: &Block<'_>) -> ToolUse {
     let input = b.input.clone().unwrap_or(Value::Null);
     let server_side = b.kind.as_deref() == Some("server_tool_use");
     // What the model's message puts back for this use: its name and input as JSON.
-    let input_bytes = name.len() as u64
-        + serde_json::to_string(&input).map_or(0, |j| j.len() as u64);
+    let input_bytes =
+        name.len() as u64 + serde_json::to_string(&input).map_or(0, |j| j.len() as u64);
     ToolUse {
         input_bytes,
         id: b.id.as_deref().unwrap_or("").into(),

@@ -41,17 +41,24 @@ pub struct Line<'a> {
     /// The line this one follows: `Some(None)` for an explicit null, the root of a
     /// conversation (a session's first line, or a subagent's first line in 1.0.x, which
     /// writes subagents into the parent's file); None when the key is absent.
-    #[serde(
-        rename = "parentUuid",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
+    #[serde(rename = "parentUuid", borrow, default, deserialize_with = "present")]
     pub parent_uuid: Option<Option<Cow<'a, str>>>,
     #[serde(borrow, default)]
     pub message: Option<Message<'a>>,
     #[serde(borrow, default)]
     pub attachment: Option<Attachment<'a>>,
+    /// `compact_boundary`: what the compaction was.
+    #[serde(rename = "compactMetadata", borrow, default)]
+    pub compact_metadata: Option<CompactMetadata<'a>>,
+}
+
+/// `compactMetadata` of a `compact_boundary` line.
+#[derive(Debug, Deserialize)]
+pub struct CompactMetadata<'a> {
+    #[serde(borrow, default)]
+    pub trigger: Option<Cow<'a, str>>,
+    #[serde(rename = "preTokens", default)]
+    pub pre_tokens: Option<u64>,
 }
 
 /// `attachment` (Claude Code 2.1.x): something the client adds beside the conversation —
@@ -72,7 +79,9 @@ pub struct Attachment<'a> {
 
 /// A key that is present: its value, null included (`Some(None)`); an absent key is
 /// None through `default`.
-fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Cow<'a, str>>>, D::Error> {
+fn present<'de: 'a, 'a, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<Cow<'a, str>>>, D::Error> {
     Option::<Cow<'a, str>>::deserialize(d).map(Some)
 }
 

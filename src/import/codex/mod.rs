@@ -6,7 +6,7 @@
 
 mod parser;
 
-use super::event::{Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
+use super::event::{Compaction, Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
 use super::files::{self, SourceFile};
 use super::json::{input_hash, text_input_hash};
 use super::label::tool_label;
@@ -44,6 +44,10 @@ impl Reader for Codex {
 
     fn convention(&self) -> Convention {
         Convention::OpenAi
+    }
+
+    fn own_line_types(&self) -> &'static [&'static str] {
+        &["session_meta", "turn_context", "response_item", "event_msg"]
     }
 
     fn is_log(&self, path: &Path) -> bool {
@@ -128,7 +132,19 @@ impl Reading {
                 }
                 self.set_project(&payload);
             }
-            "compacted" => self.log.events.push(Event::Boundary { route: self.route }),
+            "compacted" => {
+                // `CompactedItem { message }`: the summary that replaces the context.
+                let summary = payload.message.as_ref().map(|m| m.bytes);
+                self.log.events.push(Event::Boundary {
+                    route: self.route,
+                    compaction: Compaction {
+                        trigger: None,
+                        pre_tokens: None,
+                        summary_bytes: summary,
+                        post_tokens: None,
+                    },
+                });
+            }
             "response_item" => self.response_item(payload),
             _ => self.event(number, line.timestamp.as_deref(), payload),
         }

@@ -135,7 +135,14 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
     if c.bytes.is_none() && c.tokens.is_none() && c.images.is_none() {
         return None;
     }
-    let sizes = [c.bytes, c.tokens, c.output_tokens, c.output_bytes, c.gap_s];
+    let sizes = [
+        c.bytes,
+        c.tokens,
+        c.output_tokens,
+        c.output_bytes,
+        c.tool_input_bytes,
+        c.gap_s,
+    ];
     if !sizes.iter().flatten().all(|&x| size_ok(x)) {
         return None;
     }
@@ -153,10 +160,12 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
     };
     let (images, loaded_tools) = (units(c.images)?, units(c.loaded_tools)?);
     let output_bytes = c.output_bytes;
+    let tool_input_bytes = c.tool_input_bytes;
     let detail = (tool.is_some()
         || input_hash.is_some()
         || measured.is_some()
         || output_bytes.is_some()
+        || tool_input_bytes.is_some()
         || images > 0
         || loaded_tools > 0)
         .then(|| {
@@ -165,6 +174,7 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
                 input_hash,
                 measured,
                 output_bytes,
+                tool_input_bytes: tool_input_bytes.unwrap_or(0.0),
                 images,
                 loaded_tools,
             })

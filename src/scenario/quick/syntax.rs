@@ -31,6 +31,7 @@ pub(super) struct RawCall<'a> {
     pub gap_s: Option<f64>,
     pub output_tokens: Option<f64>,
     pub output_bytes: Option<f64>,
+    pub tool_input_bytes: Option<f64>,
     pub images: Option<i64>,
     pub loaded_tools: Option<i64>,
     pub tool: Option<Cow<'a, str>>,
@@ -211,6 +212,7 @@ fn key_bit(key: &str, measured: bool) -> Option<u32> {
             "output_bytes" => 11,
             "images" => 12,
             "loaded_tools" => 13,
+            "tool_input_bytes" => 14,
             _ => return None,
         }
     };
@@ -231,6 +233,7 @@ fn set_call<'a>(c: &mut RawCall<'a>, key: &str, value: Value<'a>) -> Option<()> 
         ("gap_s", v) => c.gap_s = Some(number(v)?),
         ("output_tokens", v) => c.output_tokens = Some(number(v)?),
         ("output_bytes", v) => c.output_bytes = Some(number(v)?),
+        ("tool_input_bytes", v) => c.tool_input_bytes = Some(number(v)?),
         ("images", Value::Int(n)) => c.images = Some(n),
         ("loaded_tools", Value::Int(n)) => c.loaded_tools = Some(n),
         _ => return None,

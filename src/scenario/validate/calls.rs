@@ -99,6 +99,11 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
         .as_ref()
         .map(|v| ck.non_negative(v, &format!("{place}: output_bytes")))
         .transpose()?;
+    let tool_input_bytes = c
+        .tool_input_bytes
+        .as_ref()
+        .map(|v| ck.non_negative(v, &format!("{place}: tool_input_bytes")))
+        .transpose()?;
     let units = |v: &Option<Spanned<i64>>, key: &str| -> Result<u64, Located> {
         v.as_ref()
             .map_or(Ok(0), |v| ck.count(v, &format!("{place}: {key}"), 0))
@@ -109,6 +114,7 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
         || input_hash.is_some()
         || measured.is_some()
         || output_bytes.is_some()
+        || tool_input_bytes.is_some()
         || images > 0
         || loaded_tools > 0)
         .then(|| {
@@ -117,6 +123,7 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
                 input_hash,
                 measured,
                 output_bytes,
+                tool_input_bytes: tool_input_bytes.unwrap_or(0.0),
                 images,
                 loaded_tools,
             })

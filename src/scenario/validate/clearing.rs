@@ -20,6 +20,22 @@ pub(super) fn clear(
     let count = |v: &Option<Spanned<i64>>, key: &str, min: i64| {
         v.as_ref().map(|v| ck.count(v, &at(key), min)).transpose()
     };
+    if let Some(api) = &c.api {
+        return api_clear(ck, place, c, api);
+    }
+    for (given, key) in [
+        (c.trigger_input_tokens.is_some(), "trigger_input_tokens"),
+        (c.keep_tool_uses.is_some(), "keep_tool_uses"),
+        (c.clear_tool_inputs.is_some(), "clear_tool_inputs"),
+    ] {
+        if given {
+            return Err(ck.err(
+                span,
+                &at(key),
+                format!("{key} is a key of the provider's context editing: add api = \"{API_CLEAR}\", or use this clear's own keys (above_context_tokens, keep_results)"),
+            ));
+        }
+    }
     let policy = ClearPolicy {
         every_segments: count(&c.every_segments, "every_segments", 1)?,
         above_tool_bytes: positive(&c.above_tool_bytes, "above_tool_bytes")?,
@@ -43,6 +59,8 @@ pub(super) fn clear(
             .unwrap_or_else(|| vec!["web_search".into()]),
         tools: c.tools.clone(),
         exclude_tools: c.exclude_tools.clone().unwrap_or_default(),
+        api: None,
+        clear_tool_inputs: false,
     };
     if policy.every_segments.is_none()
         && policy.above_tool_bytes.is_none()
@@ -62,4 +80,81 @@ pub(super) fn clear(
         ));
     }
     Ok(policy)
+}
+
+/// Anthropic's context editing, `clear_tool_uses_20250919` (the context-editing docs, read
+/// 2026-12-01): when a request's input tokens exceed `trigger_input_tokens` (default
+/// 100,000), the oldest tool results are cleared, keeping the most recent
+/// `keep_tool_uses` (default 3); nothing happens unless at least `clear_at_least_tokens`
+/// are freed; `exclude_tools` are never cleared; with `clear_tool_inputs` the tool-use
+/// inputs in the model's messages go too. Expressed as this engine's policy (its
+/// `above_context_tokens`, `keep_results`), with what differs said in the report.
+pub const API_CLEAR: &str = "clear_tool_uses_20250919";
+
+fn api_clear(
+    ck: &Checker,
+    place: &str,
+    c: &ClearFile,
+    api: &Spanned<String>,
+) -> Result<ClearPolicy, Located> {
+    let at = |key: &str| format!("{place}: clear.{key}");
+    if api.get_ref() != API_CLEAR {
+        return Err(ck.err(
+            Some(api.span()),
+            &at("api"),
+            format!(
+                "unknown context-editing strategy \"{}\": give api = \"{API_CLEAR}\" (Anthropic's tool-result clearing)",
+                super::shown(api.get_ref())
+            ),
+        ));
+    }
+    // The engine's own triggers and keep rules are not the API's: one or the other.
+    for (given, key) in [
+        (c.every_segments.is_some(), "every_segments"),
+        (c.above_tool_bytes.is_some(), "above_tool_bytes"),
+        (c.above_context_tokens.is_some(), "above_context_tokens"),
+        (c.older_than_calls.is_some(), "older_than_calls"),
+        (c.after_gap_s.is_some(), "after_gap_s"),
+        (c.keep_segments.is_some(), "keep_segments"),
+        (c.keep_results.is_some(), "keep_results"),
+        (c.tools.is_some(), "tools"),
+    ] {
+        if given {
+            return Err(ck.err(
+                Some(api.span()),
+                &at(key),
+                format!("{key} is not a key of {API_CLEAR}: its keys are trigger_input_tokens, keep_tool_uses, clear_at_least_tokens, exclude_tools and clear_tool_inputs"),
+            ));
+        }
+    }
+    let trigger = match &c.trigger_input_tokens {
+        Some(v) => ck.positive(v, &at("trigger_input_tokens"))?,
+        None => 100_000.0,
+    };
+    let keep = match &c.keep_tool_uses {
+        Some(v) => ck.count(v, &at("keep_tool_uses"), 0)?,
+        None => 3,
+    };
+    Ok(ClearPolicy {
+        above_context_tokens: Some(trigger),
+        keep_results: keep,
+        clear_at_least_tokens: match &c.clear_at_least_tokens {
+            Some(v) => ck.non_negative(v, &at("clear_at_least_tokens"))?,
+            None => 0.0,
+        },
+        placeholder_bytes: match &c.placeholder_bytes {
+            Some(v) => ck.non_negative(v, &at("placeholder_bytes"))?,
+            None => 9.0,
+        },
+        exclude_kinds_given: c.exclude_kinds.is_some(),
+        exclude_kinds: c
+            .exclude_kinds
+            .clone()
+            .unwrap_or_else(|| vec!["web_search".into()]),
+        tools: None,
+        exclude_tools: c.exclude_tools.clone().unwrap_or_default(),
+        api: Some(API_CLEAR),
+        clear_tool_inputs: c.clear_tool_inputs.unwrap_or(false),
+        ..ClearPolicy::default()
+    })
 }

@@ -6,6 +6,7 @@
 use super::Checker;
 use super::clearing::clear;
 use super::rules;
+use super::whatif;
 use crate::error::{Located, line_column};
 use crate::scenario::file::{ActionFile, EditFile, MergeAtFile};
 use crate::scenario::{Action, Edit, MergeAt, Place, TrimBy};
@@ -120,6 +121,9 @@ fn edit_action(
                 if matches!(action, Action::Clear(_)) && i + 1 != count {
                     return Err(ck.err(Some(spans.find(&format!("{prefix}clear")).unwrap_or(0..0)), &step_place, "a clear must be the last step: it is a policy replayed over the run that the other steps leave"));
                 }
+                if matches!(action, Action::Compact(_)) && i + 1 != count {
+                    return Err(ck.err(Some(spans.find(&format!("{prefix}compact")).unwrap_or(0..0)), &step_place, "a compact must be the last step: it is a policy replayed over the run that the other steps leave"));
+                }
                 actions.push(action);
             }
             Ok(Action::Steps(actions))
@@ -127,7 +131,7 @@ fn edit_action(
         (0, None) => Err(ck.err(
             Some(span),
             place,
-            "the edit has no action: give one of trim, merge, drop, move, clear, base, cap, dedupe or steps",
+            "the edit has no action: give one of trim, merge, drop, move, clear, compact, base, cap, dedupe, cache, model or steps",
         )),
         (1, None) => one_action(ck, place, span, own, spans, ""),
         (_, steps) => {
@@ -158,6 +162,9 @@ impl ActionFile {
         if self.clear.is_some() {
             keys.push("clear");
         }
+        if self.compact.is_some() {
+            keys.push("compact");
+        }
         if self.base.is_some() {
             keys.push("base");
         }
@@ -166,6 +173,12 @@ impl ActionFile {
         }
         if self.dedupe.is_some() {
             keys.push("dedupe");
+        }
+        if self.cache.is_some() {
+            keys.push("cache");
+        }
+        if self.model.is_some() {
+            keys.push("model");
         }
         keys
     }
@@ -182,7 +195,7 @@ fn one_action(
     let keys = a.keys();
     if keys.len() != 1 {
         let m = if keys.is_empty() {
-            "the step has no action: give one of trim, merge, drop, move, clear, base, cap or dedupe".to_string()
+            "the step has no action: give one of trim, merge, drop, move, clear, compact, base, cap, dedupe, cache or model".to_string()
         } else {
             format!(
                 "the step has {} actions ({}); give exactly one per step",
@@ -340,6 +353,18 @@ fn one_action(
     if let Some(c) = a.clear {
         spans.add(format!("{prefix}clear"), c.span());
         return Ok(Action::Clear(clear(ck, place, &c)?));
+    }
+    if let Some(c) = a.compact {
+        spans.add(format!("{prefix}compact"), c.span());
+        return Ok(Action::Compact(super::compact::compact(ck, place, &c)?));
+    }
+    if let Some(c) = a.cache {
+        spans.add(format!("{prefix}cache"), c.span());
+        return whatif::cache_edit(ck, &c, &at("cache"));
+    }
+    if let Some(m) = a.model {
+        spans.add(format!("{prefix}model"), m.span());
+        return whatif::model_edit(ck, &m, &at("model"));
     }
     Err(ck.err(Some(span), place, "no action"))
 }

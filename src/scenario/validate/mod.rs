@@ -8,12 +8,15 @@
 mod cache;
 mod calls;
 mod clearing;
+mod compact;
 mod edits;
 mod rules;
 mod slips;
 mod sweep;
 mod terms;
+mod whatif;
 
+pub use clearing::API_CLEAR;
 pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
 pub use terms::MAX_UNITS;
 
@@ -307,6 +310,12 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
     let before_edits = ck.warnings.borrow().len();
     let edits = edits::edits(&ck, raw.edit)?;
     let after_edits = ck.warnings.borrow().len();
+    let base_parts = raw
+        .base
+        .as_ref()
+        .map(|b| whatif::base_parts(&ck, b, base_tokens, &terms))
+        .transpose()?
+        .unwrap_or_default();
     let source = |v: &Option<Spanned<String>>, key: &str| {
         v.as_ref()
             .map(|v| ck.label(v, key).map(str::to_string))
@@ -352,6 +361,7 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         terms,
         import,
         edits_file: None,
+        base_parts,
     })
 }
 
@@ -390,7 +400,7 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         }),
     };
     let (Some(format), Some(file)) = (&i.format, &i.file) else {
-        return Err(ck.err(span, "[import]", "an [import] table needs `format` (claude-code or codex) and `file` (the transcript it came from)"));
+        return Err(ck.err(span, "[import]", "an [import] table needs `format` (claude-code, codex or otel) and `file` (the transcript it came from)"));
     };
     Ok(ImportInfo {
         format: format.clone(),
@@ -405,6 +415,12 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         malformed_lines: i.malformed_lines,
         model: i.model.clone(),
         convention,
+        compaction_trigger: i.compaction_trigger.clone(),
+        compaction_pre_tokens: i.compaction_pre_tokens,
+        compaction_summary_bytes: i.compaction_summary_bytes,
+        compaction_post_tokens: i.compaction_post_tokens,
+        user_id: i.user_id.clone(),
+        organization_id: i.organization_id.clone(),
     })
 }
 

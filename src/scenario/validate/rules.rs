@@ -165,8 +165,18 @@ pub(super) fn trim_selected(
 
 /// `base = { by_tokens = N }`, `{ by_bytes = N }` or `{ to_tokens = N }`.
 pub(super) fn base(ck: &Checker, b: &Spanned<BaseFile>, place: &str) -> Result<Action, Located> {
+    if b.get_ref().drop.is_some() || b.get_ref().defer.is_some() {
+        return super::whatif::base_part_edit(ck, b, place);
+    }
     let span = b.span();
     let b = b.get_ref();
+    if let Some(s) = &b.stub_tokens {
+        return Err(ck.err(
+            Some(s.span()),
+            &format!("{place}.stub_tokens"),
+            "stub_tokens goes with defer = \"<part>\": what a deferred base part leaves in every request",
+        ));
+    }
     let given = [&b.by_tokens, &b.by_bytes, &b.to_tokens]
         .iter()
         .filter(|v| v.is_some())
@@ -175,7 +185,7 @@ pub(super) fn base(ck: &Checker, b: &Spanned<BaseFile>, place: &str) -> Result<A
         return Err(ck.err(
             Some(span),
             place,
-            "give exactly one of by_tokens (tokens removed from B; negative adds), by_bytes (bytes removed, ÷ ρ) or to_tokens (the new B)",
+            "give exactly one of by_tokens (tokens removed from B; negative adds), by_bytes (bytes removed, ÷ ρ), to_tokens (the new B), drop = \"<part>\" or defer = \"<part>\" (a [[base.part]])",
         ));
     }
     // A negative change is allowed (a new skill file adds to B); it must stay finite.

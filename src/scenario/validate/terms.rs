@@ -36,12 +36,19 @@ pub(super) fn terms(ck: &Checker, t: &Spanned<TermsFile>) -> Result<Terms, Locat
         }
         let source = source
             .as_ref()
-            .map(|s| ck.label(s, &format!("[terms] {key}_source")).map(str::to_string))
+            .map(|s| {
+                ck.label(s, &format!("[terms] {key}_source"))
+                    .map(str::to_string)
+            })
             .transpose()?;
         Ok(Some(Term { tokens, source }))
     };
     Ok(Terms {
-        tokens_per_call: term(&t.tokens_per_call, &t.tokens_per_call_source, "tokens_per_call")?,
+        tokens_per_call: term(
+            &t.tokens_per_call,
+            &t.tokens_per_call_source,
+            "tokens_per_call",
+        )?,
         tokens_per_image: term(
             &t.tokens_per_image,
             &t.tokens_per_image_source,

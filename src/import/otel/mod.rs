@@ -1,0 +1,482 @@
+//! Claude Code's OpenTelemetry events, as an OpenTelemetry Collector's `file` exporter
+//! writes them (OTLP/JSON, one export a line) → events.
+//!
+//! Unlike a transcript, one file holds many sessions, interleaved in whatever order the
+//! exports arrived, and a session may go on in the next (rotated) file. So the files are
+//! read together: every record is read (in parallel, one file per task) into a few figures,
+//! the records are gathered by `session.id` across files, each session is put in order
+//! (`event.sequence`, then time), and only then made into events: a call per
+//! `api_request`, the `tool_result`s after it joining it, a `compaction` ending its trace.
+//! The format, its sources and what the telemetry lacks: `src/import/README.md`.
+
+mod parser;
+mod record;
+
+use super::event::{
+    Event, FileLog, Identity, Joined, Malformed, Request, Route, ToolUse, UserText,
+};
+use super::files::{self, SourceFile};
+use super::{Convention, Reader};
+use crate::error::Error;
+use compact_str::{CompactString, format_compact};
+use rayon::prelude::*;
+use record::{Body, Read, Record, Source};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::path::Path;
+
+/// The OpenTelemetry reader.
+pub struct Otel;
+
+/// What a call's bytes are, said in every scenario and summary of this format.
+pub const BYTES_UNIT: &str = "UTF-16 code units of each result as Claude Code sent it (its telemetry's `tool_result_size_bytes`), not UTF-8 bytes: the same for ASCII text, fewer for other text; `simulate fit` absorbs the difference into ρ";
+
+impl Reader for Otel {
+    fn format(&self) -> &'static str {
+        "otel"
+    }
+
+    fn product(&self) -> &'static str {
+        "Claude Code (OpenTelemetry)"
+    }
+
+    fn logs_are(&self) -> &'static str {
+        "OpenTelemetry Collector file-exporter output (*.json, *.jsonl, *.json.gz, *.jsonl.gz)"
+    }
+
+    fn convention(&self) -> Convention {
+        // `input_tokens` is the Messages API usage block's (the monitoring page's
+        // `claude_code.llm_request` span: "Input token count from the API usage block"),
+        // with the cache reads and writes in their own attributes.
+        Convention::Anthropic
+    }
+
+    fn own_line_types(&self) -> &'static [&'static str] {
+        &["resourceLogs"]
+    }
+
+    fn is_log(&self, path: &Path) -> bool {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        name.ends_with(".json") || name.ends_with(".jsonl")
+    }
+
+    fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {
+        let mut logs = build(vec![parse(0, file)?]);
+        Ok(logs.pop().unwrap_or_else(|| FileLog::new(file.display())))
+    }
+
+    fn read_all(&self, files: &[SourceFile]) -> (Vec<FileLog>, Vec<files::Unreadable>) {
+        let parsed: Vec<Result<Parsed, Error>> = files
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| parse(i, f))
+            .collect();
+        let (parsed, unreadable) = files::partition(files, parsed);
+        (build(parsed), unreadable)
+    }
+
+    fn bytes_unit(&self) -> Option<&'static str> {
+        Some(BYTES_UNIT)
+    }
+}
+
+/// One file, read: its records, and what could not be read or was skipped.
+struct Parsed {
+    /// The file's log, without events yet: lines, skipped records, line-level problems.
+    log: FileLog,
+    records: Vec<Record>,
+    index: usize,
+}
+
+impl files::JsonLines for Parsed {
+    fn log(&mut self) -> &mut FileLog {
+        &mut self.log
+    }
+
+    fn line(&mut self, number: u64, bytes: &[u8]) -> Result<(), serde_json::Error> {
+        let line: parser::Line = serde_json::from_slice(bytes)?;
+        let Some(resources) = line.resource_logs else {
+            let kind = if line.resource_spans.is_some() {
+                (
+                    "resourceSpans (a traces export, not logs)".to_string(),
+                    true,
+                )
+            } else if line.resource_metrics.is_some() {
+                (
+                    "resourceMetrics (a metrics export, not logs)".to_string(),
+                    true,
+                )
+            } else if let Some(t) = line.kind.0 {
+                // Another format's line: its type names the format (see `other_format`).
+                (t, false)
+            } else {
+                ("(a line without resourceLogs)".to_string(), false)
+            };
+            self.log.skip(&kind.0, kind.1);
+            return Ok(());
+        };
+        let mut place = 0u32;
+        for resource in &resources {
+            let resource_attributes = resource
+                .resource
+                .as_ref()
+                .map_or(&[][..], |r| r.attributes.as_slice());
+            for scope in &resource.scope_logs {
+                for raw in &scope.log_records {
+                    place += 1;
+                    match serde_json::from_str::<parser::LogRecord>(raw.get()) {
+                        Ok(r) => {
+                            match record::read(&r, resource_attributes, self.index, number, place) {
+                                Read::Record(rec) => self.records.push(*rec),
+                                Read::Skipped { kind, known } => self.log.skip(&kind, known),
+                            }
+                        }
+                        Err(e) => self.log.malformed(
+                            number,
+                            format!("log record {place} of the line: unexpected shape: {e}"),
+                        ),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse(index: usize, file: &SourceFile) -> Result<Parsed, Error> {
+    let mut p = Parsed {
+        log: FileLog::new(file.display()),
+        records: Vec::new(),
+        index,
+    };
+    files::read_json_lines(file, &mut p)?;
+    Ok(p)
+}
+
+/// One session's records, gathered from every file.
+struct Session {
+    id: CompactString,
+    /// The file of its first record (the one its scenario names).
+    file: usize,
+    records: Vec<Record>,
+}
+
+/// The files' records → one log per file, each holding the sessions whose first record is
+/// in it. A file that only goes on with sessions of earlier files (rotated output, a copy)
+/// is folded into the log of the first of them: its problems and skipped records are
+/// counted there, and it is no file "without a request".
+fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
+    let mut sessions: Vec<Session> = Vec::new();
+    let mut by_id: FxHashMap<CompactString, usize> = FxHashMap::default();
+    let mut logs: Vec<FileLog> = Vec::with_capacity(parsed.len());
+    // The session of each file's first record.
+    let mut first_session: Vec<Option<usize>> = Vec::with_capacity(parsed.len());
+    for p in parsed {
+        let mut first = None;
+        for r in p.records {
+            let s = *by_id.entry(r.session.clone()).or_insert_with(|| {
+                sessions.push(Session {
+                    id: r.session.clone(),
+                    file: p.index,
+                    records: Vec::new(),
+                });
+                sessions.len() - 1
+            });
+            first.get_or_insert(s);
+            sessions[s].records.push(r);
+        }
+        first_session.push(first);
+        logs.push(p.log);
+    }
+    let session_file: Vec<usize> = sessions.iter().map(|s| s.file).collect();
+    let mut started = vec![false; logs.len()];
+    for &f in &session_file {
+        started[f] = true;
+    }
+    let names: Vec<String> = logs.iter().map(|l| l.file.clone()).collect();
+
+    // Route 0 of every log is no session's, and the file's line-level problems come first
+    // in its events, so they belong to no trace (the summary lists them all the same).
+    let mut events: Vec<Vec<Event>> = logs
+        .iter_mut()
+        .map(|log| {
+            log.routes.push(Route {
+                subagent: false,
+                agent_id: None,
+                session_id: None,
+                sidechain: None,
+            });
+            std::mem::take(&mut log.events)
+        })
+        .collect();
+    for mut s in sessions {
+        s.records.sort_by_key(Record::order);
+        let log = &mut logs[s.file];
+        let route = log.routes.len();
+        log.routes.push(Route {
+            subagent: false,
+            agent_id: None,
+            session_id: (!s.id.is_empty()).then(|| s.id.clone()),
+            sidechain: None,
+        });
+        let identity = Identity {
+            user_id: s.records.iter().find_map(|r| r.user_id.clone()),
+            organization_id: s.records.iter().find_map(|r| r.organization_id.clone()),
+        };
+        if !s.id.is_empty() && identity != Identity::default() {
+            log.identities.insert(s.id.clone(), identity);
+        }
+        let converted = session_events(route, &s.id, s.records, log, &names);
+        if converted.iter().any(|e| !matches!(e, Event::Malformed(_))) {
+            events[s.file].extend(converted);
+        } else {
+            // Only problems: they go with the file's own.
+            lead_with(&mut events[s.file], converted);
+        }
+    }
+
+    let mut out: Vec<Option<(FileLog, Vec<Event>)>> =
+        logs.into_iter().zip(events).map(Some).collect();
+    for (i, first) in first_session.iter().enumerate() {
+        let Some(target) = first.map(|s| session_file[s]).filter(|_| !started[i]) else {
+            continue;
+        };
+        let Some((folded, folded_events)) = out[i].take() else {
+            continue;
+        };
+        if let Some((log, events)) = out[target].as_mut() {
+            for (kind, s) in folded.skipped {
+                let e = log.skipped.entry(kind).or_default();
+                e.lines += s.lines;
+                e.known = s.known;
+            }
+            lead_with(events, folded_events);
+        }
+    }
+    out.into_iter()
+        .flatten()
+        .map(|(mut log, events)| {
+            log.events = events;
+            log
+        })
+        .collect()
+}
+
+/// Puts `problems` after the problems `events` starts with, before any session's events.
+fn lead_with(events: &mut Vec<Event>, problems: Vec<Event>) {
+    let lead = events
+        .iter()
+        .take_while(|e| matches!(e, Event::Malformed(_)))
+        .count();
+    events.splice(lead..lead, problems);
+}
+
+/// What the records of one session, in order, make of it.
+#[derive(Default)]
+struct Conversation {
+    /// The latest request of the conversation, an index into the events: tool uses join it.
+    latest: Option<usize>,
+    /// A subagent's request came after the conversation's latest: what follows, until the
+    /// conversation goes on, is the subagent's.
+    in_subagent: bool,
+    tool_uses: FxHashSet<CompactString>,
+    /// `prompt.id`s of the `user_prompt` events seen, and of the latest request.
+    prompts: FxHashSet<CompactString>,
+    prompt: Option<CompactString>,
+    requests: u64,
+}
+
+/// The events of one session (its records sorted), on route `route` of `log`; `names` are
+/// the files of the import, by index.
+fn session_events(
+    route: usize,
+    session: &str,
+    records: Vec<Record>,
+    log: &mut FileLog,
+    names: &[String],
+) -> Vec<Event> {
+    let mut c = Conversation::default();
+    let mut events: Vec<Event> = Vec::with_capacity(records.len());
+    // Problems before the session's first event wait for it, so they are the session's.
+    let mut waiting: Vec<Event> = Vec::new();
+    for r in records {
+        let before = events.len();
+        let at = |r: &Record| match r.sequence {
+            Some(n) => format_compact!("{session}#{n}"),
+            None => format_compact!("{session}@{}:{}.{}", r.file, r.line, r.place),
+        };
+        match &r.body {
+            Body::Request(q) => match &q.source {
+                Source::Main => {
+                    // A new prompt.id with no user_prompt of it: a prompt all the same
+                    // (its event lost or filtered out), of unknown size.
+                    if let (Some(new), Some(old)) = (&r.prompt_id, &c.prompt)
+                        && new != old
+                        && !c.prompts.contains(new)
+                    {
+                        c.prompts.insert(new.clone());
+                        events.push(prompt_event(
+                            route,
+                            0,
+                            "(no user_prompt event)",
+                            false,
+                            None,
+                        ));
+                    }
+                    c.prompt.clone_from(&r.prompt_id);
+                    c.in_subagent = false;
+                    c.requests += 1;
+                    let key = match &q.request_id {
+                        Some(id) => id.clone(),
+                        None => at(&r),
+                    };
+                    let id = match (&q.request_id, r.sequence) {
+                        (Some(id), _) => id.clone(),
+                        (None, Some(n)) => format_compact!("seq-{n}"),
+                        (None, None) => format_compact!("req-{}", c.requests),
+                    };
+                    c.latest = Some(events.len());
+                    events.push(Event::Request(Box::new(Request {
+                        route,
+                        line: r.line,
+                        message_key: key,
+                        request_key: None,
+                        id,
+                        timestamp: r.time,
+                        usage: q.usage,
+                        model: q.model.clone(),
+                        tool_uses: Vec::new(),
+                        result_bytes: 0,
+                        // The telemetry has no text of the model's message: its output
+                        // joins as its logged output tokens.
+                        own_blocks: Vec::new(),
+                        own_sized: false,
+                        web: false,
+                    })));
+                }
+                Source::Subagent => {
+                    c.in_subagent = true;
+                    log.skip("claude_code.api_request (a subagent's: not imported)", true);
+                }
+                Source::Other(name) => log.skip(
+                    &format!("claude_code.api_request (query_source {name}: not the conversation)"),
+                    true,
+                ),
+            },
+            Body::ToolResult(t) => {
+                if c.in_subagent && !t.ends_a_subagent() {
+                    log.skip("claude_code.tool_result (a subagent's: not imported)", true);
+                    continue;
+                }
+                c.in_subagent = false;
+                let id = t.tool_use_id.clone().unwrap_or_else(|| at(&r));
+                if c.tool_uses.insert(id.clone())
+                    && let Some(Event::Request(q)) = c.latest.and_then(|i| events.get_mut(i))
+                {
+                    let name_bytes = t.name.len() as u64;
+                    q.tool_uses.push(ToolUse {
+                        id: id.clone(),
+                        name: t.name.clone(),
+                        label: t.label.clone(),
+                        // Without the logged input, no two uses are taken as the same.
+                        input_hash: t.input_hash.unwrap_or_else(|| {
+                            xxhash_rust::xxh3::xxh3_64(format!("otel\0{session}\0{id}").as_bytes())
+                        }),
+                        web: t.web,
+                        input_bytes: t.input_size.map_or(0, |n| n + name_bytes),
+                    });
+                }
+                let (bytes, images) = if t.image {
+                    (0, 1)
+                } else {
+                    (t.size.or(t.error_bytes).unwrap_or(0), 0)
+                };
+                events.push(Event::Joined(Joined {
+                    route,
+                    bytes,
+                    images,
+                    tool_references: 0,
+                    attachment: false,
+                    answers: Some(id),
+                    user_text: None,
+                    line_id: None,
+                }));
+            }
+            Body::Prompt(p) => {
+                c.in_subagent = false;
+                if let Some(id) = &r.prompt_id {
+                    c.prompts.insert(id.clone());
+                }
+                let line_id = r.prompt_id.clone().unwrap_or_else(|| at(&r));
+                events.push(prompt_event(
+                    route,
+                    p.length.unwrap_or(0),
+                    &p.snippet,
+                    p.slash_command,
+                    Some(line_id),
+                ));
+            }
+            Body::Compaction { compaction, failed } => {
+                if *failed {
+                    log.skip(
+                        "claude_code.compaction (failed: the context was kept)",
+                        true,
+                    );
+                    continue;
+                }
+                c.in_subagent = false;
+                c.latest = None;
+                events.push(Event::Boundary {
+                    route,
+                    compaction: compaction.clone(),
+                });
+            }
+            Body::Unreadable(why) => {
+                let m = Event::Malformed(Malformed {
+                    file: names.get(r.file).cloned().unwrap_or_default(),
+                    line: r.line,
+                    reason: format!("log record {} of the line: {why}", r.place),
+                });
+                if events.is_empty() {
+                    waiting.push(m);
+                } else {
+                    events.push(m);
+                }
+            }
+        }
+        if before == 0 && !events.is_empty() {
+            events.append(&mut waiting);
+        }
+    }
+    events.append(&mut waiting);
+    events
+}
+
+fn prompt_event(
+    route: usize,
+    bytes: u64,
+    snippet: &str,
+    slash_command: bool,
+    line_id: Option<CompactString>,
+) -> Event {
+    Event::Joined(Joined {
+        route,
+        bytes,
+        images: 0,
+        tool_references: 0,
+        attachment: false,
+        answers: None,
+        user_text: Some(UserText {
+            real_prompt: true,
+            slash_command,
+            snippet: snippet.to_string(),
+        }),
+        line_id,
+    })
+}
+
+#[cfg(test)]
+mod tests;

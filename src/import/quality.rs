@@ -1,0 +1,106 @@
+//! `simulate import … --fit`: every trace fitted as it is imported, and how far the
+//! simulation can be trusted on it, before any edit.
+//!
+//! Each scenario's text is loaded as the file it will become, fitted (docs/model.md §6.2),
+//! and, where the fit is good, written with the fitted values (labelled `fitted at import`,
+//! without a date, so a second import of the same logs writes the same bytes). Then the
+//! fitted scenario is run at its nominal point and its simulated cost set beside the cost
+//! the provider's usage gives.
+
+use crate::fit;
+use crate::report::cost_difference_pct;
+use crate::scenario;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+
+/// One trace's fit, as the quality table shows it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Quality {
+    /// The scenario name.
+    pub name: String,
+    pub calls: usize,
+    /// `written`, `poor`, `refused` or `not fitted`.
+    pub status: &'static str,
+    /// Why it was not written, or why there is no fit.
+    pub reason: Option<String>,
+    pub r_squared: Option<f64>,
+    pub base_tokens: Option<f64>,
+    pub bytes_per_token: Option<f64>,
+    /// Named terms fitted: `[terms]` key and tokens per unit.
+    pub terms: Vec<(&'static str, f64)>,
+    /// The cache miss share, where fitted.
+    pub miss_share: Option<f64>,
+    pub median_residual_pct: Option<f64>,
+    /// Simulated against measured cost in percent, with the values the scenario holds
+    /// (fitted where written); None without a measured cost.
+    pub cost_difference_pct: Option<f64>,
+}
+
+/// Fits every `(file name, text)` of `texts` (scenarios to be written into `out`) and
+/// replaces the text of each good fit with the fitted one; returns the table's rows in
+/// the same order.
+pub fn assess(texts: &mut [(String, String)], out: &Path) -> Vec<Quality> {
+    texts
+        .par_iter_mut()
+        .map(|(name, text)| assess_one(name, text, out))
+        .collect()
+}
+
+fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
+    let path = out.join(file_name);
+    let name = file_name.trim_end_matches(".toml").to_string();
+    let Ok(s) = scenario::load_str(text, &path) else {
+        return not_fitted(name, 0, "the written scenario does not load".into());
+    };
+    let calls = s.calls.len();
+    let f = match fit::fit(&s) {
+        Ok(f) => f,
+        Err(e) => return not_fitted(name, calls, e.to_string()),
+    };
+    let (status, reason) = match (&f.refused, &f.poor) {
+        (Some(why), _) => ("refused", Some(why.clone())),
+        (None, Some(why)) => ("poor", Some(why.clone())),
+        (None, None) => ("written", None),
+    };
+    if status == "written" {
+        let source = format!("fitted at import ({})", fit::summary(&f, calls));
+        if let Ok((fitted, _)) = fit::fitted_text(text, &path.display().to_string(), &f, &source)
+            && scenario::load_str(&fitted, &path).is_ok()
+        {
+            *text = fitted;
+        }
+    }
+    let cost_difference_pct = scenario::load_str(text, &path)
+        .ok()
+        .and_then(|s| cost_difference_pct(&s));
+    Quality {
+        name,
+        calls,
+        status,
+        reason,
+        r_squared: Some(f.r_squared),
+        base_tokens: Some(f.base_tokens),
+        bytes_per_token: Some(f.bytes_per_token),
+        terms: f.terms.iter().map(|t| (t.key, t.tokens)).collect(),
+        miss_share: f.cache.as_ref().map(|c| c.miss_share),
+        median_residual_pct: Some(f.median_residual_pct),
+        cost_difference_pct,
+    }
+}
+
+fn not_fitted(name: String, calls: usize, reason: String) -> Quality {
+    Quality {
+        name,
+        calls,
+        status: "not fitted",
+        reason: Some(reason),
+        r_squared: None,
+        base_tokens: None,
+        bytes_per_token: None,
+        terms: Vec::new(),
+        miss_share: None,
+        median_residual_pct: None,
+        cost_difference_pct: None,
+    }
+}

@@ -1,0 +1,175 @@
+//! `compact` policies (docs/model.md §9): when a compaction runs, and what it leaves.
+
+use super::Checker;
+use crate::error::Located;
+use crate::output::number::grouped;
+use crate::scenario::CompactPolicy;
+use crate::scenario::file::CompactFile;
+use toml::Spanned;
+
+/// The Messages API's server-side compaction: its default trigger and the lowest it
+/// accepts (Anthropic's compaction docs, `compact_20260112`, read 2026-12-01).
+pub const API_DEFAULT_TRIGGER: f64 = 150_000.0;
+pub const API_MIN_TRIGGER: f64 = 50_000.0;
+/// Claude Code's automatic compaction runs at the window less a reserve: 13,000 tokens of
+/// buffer (`AUTOCOMPACT_BUFFER_TOKENS`) and up to 20,000 for the summary's output
+/// (`min(max output, 20,000)`), as read from Claude Code's `autoCompact.ts` by several
+/// readers of its source (2026; e.g. 167,000 of a 200,000-token window, 83.5 %).
+pub const CLAUDE_CODE_RESERVE: f64 = 33_000.0;
+/// Claude Code's default context window.
+pub const CLAUDE_CODE_WINDOW: f64 = 200_000.0;
+
+pub(super) fn compact(
+    ck: &Checker,
+    place: &str,
+    c: &Spanned<CompactFile>,
+) -> Result<CompactPolicy, Located> {
+    let span = Some(c.span());
+    let c = c.get_ref();
+    let at = |key: &str| format!("{place}: compact.{key}");
+    let positive = |v: &Option<Spanned<f64>>, key: &str| {
+        v.as_ref().map(|v| ck.positive(v, &at(key))).transpose()
+    };
+    let above = positive(&c.above_context_tokens, "above_context_tokens")?;
+    let window = positive(&c.window_tokens, "window_tokens")?;
+    let percent = match &c.at_percent {
+        Some(v) => {
+            let p = ck.positive(v, &at("at_percent"))?;
+            if p > 100.0 {
+                return Err(ck.err(
+                    Some(v.span()),
+                    &at("at_percent"),
+                    format!("{p} % is more than the whole window: give a percentage from 0 to 100"),
+                ));
+            }
+            Some((p, v.span()))
+        }
+        None => None,
+    };
+    let (threshold_tokens, trigger) = match (c.preset.as_ref(), above, percent) {
+        (Some(p), _, Some((_, s))) => {
+            return Err(ck.err(
+                Some(s),
+                &at("at_percent"),
+                format!(
+                    "preset \"{}\" sets the trigger; give above_context_tokens to change it, not at_percent",
+                    super::shown(p.get_ref())
+                ),
+            ));
+        }
+        (Some(p), above, None) => match p.get_ref().as_str() {
+            "compact_20260112" => {
+                let x = above.unwrap_or(API_DEFAULT_TRIGGER);
+                if x < API_MIN_TRIGGER {
+                    return Err(ck.err(
+                        c.above_context_tokens.as_ref().map(|v| v.span()),
+                        &at("above_context_tokens"),
+                        format!(
+                            "{} is below the {} tokens the Messages API's compaction accepts as a trigger: give at least {}",
+                            grouped(x, 0),
+                            grouped(API_MIN_TRIGGER, 0),
+                            grouped(API_MIN_TRIGGER, 0)
+                        ),
+                    ));
+                }
+                (
+                    x,
+                    format!(
+                        "the Messages API's compact_20260112, above {} input tokens (its default is 150,000, its minimum 50,000; Anthropic's compaction docs, read 2026-12-01)",
+                        grouped(x, 0)
+                    ),
+                )
+            }
+            "claude-code" => {
+                let w = window.unwrap_or(CLAUDE_CODE_WINDOW);
+                let x = above.unwrap_or(w - CLAUDE_CODE_RESERVE);
+                if x <= 0.0 {
+                    return Err(ck.err(
+                        c.window_tokens.as_ref().map(|v| v.span()),
+                        &at("window_tokens"),
+                        format!(
+                            "a window of {} tokens leaves nothing above Claude Code's reserve of {}: give a larger window",
+                            grouped(w, 0),
+                            grouped(CLAUDE_CODE_RESERVE, 0)
+                        ),
+                    ));
+                }
+                (
+                    x,
+                    format!(
+                        "Claude Code's automatic compaction, above {} tokens (a {}-token window less its reserve of 33,000: a 13,000-token buffer and up to 20,000 for the summary, as read from its autoCompact.ts source)",
+                        grouped(x, 0),
+                        grouped(w, 0)
+                    ),
+                )
+            }
+            other => {
+                return Err(ck.err(
+                    Some(p.span()),
+                    &at("preset"),
+                    format!(
+                        "unknown compaction preset \"{}\": give \"compact_20260112\" (the Messages API's) or \"claude-code\" (Claude Code's automatic compaction)",
+                        super::shown(other)
+                    ),
+                ));
+            }
+        },
+        (None, Some(x), None) => (x, format!("above {} tokens", grouped(x, 0))),
+        (None, None, Some((p, _))) => {
+            let Some(w) = window else {
+                return Err(ck.err(
+                    span,
+                    &at("window_tokens"),
+                    "at_percent needs window_tokens: the context window it is a percentage of (e.g. window_tokens = 200000)",
+                ));
+            };
+            (
+                p / 100.0 * w,
+                format!("at {p} % of a {}-token window", grouped(w, 0)),
+            )
+        }
+        (None, Some(_), Some((_, s))) => {
+            return Err(ck.err(
+                Some(s),
+                &at("at_percent"),
+                "give above_context_tokens or at_percent (with window_tokens), not both",
+            ));
+        }
+        (None, None, None) => {
+            return Err(ck.err(
+                span,
+                &at("*"),
+                "a compact needs a trigger: above_context_tokens = N, at_percent = P with window_tokens = W, or preset = \"compact_20260112\" or \"claude-code\"",
+            ));
+        }
+    };
+    let Some(summary) = &c.summary_tokens else {
+        return Err(ck.err(
+            span,
+            &at("summary_tokens"),
+            "missing key `summary_tokens`: the size of the summary a compaction writes (a session of yours that compacted shows it: `simulate fit` on its part 2 gives the first request's input less B)",
+        ));
+    };
+    let summary_tokens = ck.non_negative(summary, &at("summary_tokens"))?;
+    if summary_tokens >= threshold_tokens {
+        return Err(ck.err(
+            Some(summary.span()),
+            &at("summary_tokens"),
+            format!(
+                "a summary of {} tokens is not smaller than the trigger of {}: every call would compact again",
+                grouped(summary_tokens, 0),
+                grouped(threshold_tokens, 0)
+            ),
+        ));
+    }
+    let keep_calls = match &c.keep_calls {
+        Some(v) => ck.count(v, &at("keep_calls"), 0)?,
+        None => 0,
+    };
+    Ok(CompactPolicy {
+        threshold_tokens,
+        summary_tokens,
+        keep_calls,
+        trigger,
+    })
+}

@@ -1,0 +1,121 @@
+//! The engine types of the what-if edits of docs/model.md §9 that change what a run is
+//! priced and based on, not its calls: `cache` (other prompt-cache terms), `model` (another
+//! model's prices and tokenizer) and `base = { drop | defer }` over the base's named parts
+//! (`[[base.part]]`).
+
+use super::{ImportInfo, LabelGlob};
+
+/// Which kind of trace a scenario is, for a cache edit's `traces`: a subagent's, or the
+/// session's own conversation (`[import] trace` = `main` or `after-compaction`, and every
+/// scenario not written by an importer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceKind {
+    Main,
+    Subagent,
+}
+
+impl TraceKind {
+    /// Every kind, as `traces` names them.
+    pub const ALL: [TraceKind; 2] = [TraceKind::Main, TraceKind::Subagent];
+
+    /// The kind of the trace `import` describes (main when there is no `[import]`).
+    pub fn of(import: Option<&ImportInfo>) -> TraceKind {
+        match import.map(|i| i.trace.as_str()) {
+            Some("subagent") => TraceKind::Subagent,
+            _ => TraceKind::Main,
+        }
+    }
+
+    /// The word `traces` uses.
+    pub fn key(self) -> &'static str {
+        match self {
+            TraceKind::Main => "main",
+            TraceKind::Subagent => "subagent",
+        }
+    }
+
+    /// The kind a word names.
+    pub fn parse(word: &str) -> Option<TraceKind> {
+        TraceKind::ALL.into_iter().find(|k| k.key() == word)
+    }
+}
+
+/// `cache = { … }`: the run under other prompt-cache terms. A term left out keeps the
+/// run's own (its `[cache]`, or what an earlier step set).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CacheChange {
+    /// Price of a cached input token, × base input price.
+    pub read: Option<f64>,
+    /// Price of an input token written to the cache, × base input price.
+    pub write: Option<f64>,
+    /// Seconds a cached prefix lives unread.
+    pub ttl_s: Option<f64>,
+    /// Shortest cacheable request, in tokens.
+    pub min_tokens: Option<f64>,
+    /// The preset the terms came from, with its source (`claude-sonnet-4-5-1h (…)`).
+    pub preset: Option<String>,
+    /// The trace kinds the edit changes; None: every kind. A trace of another kind is left
+    /// unchanged (counted, not an error).
+    pub traces: Option<Vec<TraceKind>>,
+}
+
+/// `model = { to, tokens_factor }`: the run priced as another model of the price data,
+/// its tokenizer giving `tokens_factor` times the tokens for the same bytes (ρ ÷ factor).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelChange {
+    /// The price data's name of the model (`claude-sonnet-4-6`).
+    pub to: String,
+    /// f: the same bytes give f times the tokens. Default 1.
+    pub tokens_factor: f64,
+}
+
+/// One `[[base.part]]`: a named share of the base tokens (an MCP server's tool
+/// definitions, a settings file), with the tool names it serves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BasePart {
+    pub name: String,
+    /// Tokens of the part, in every request's base.
+    pub tokens: f64,
+    /// Where `tokens` came from (`/context, 2026-11-30`; `estimated: …` for a published
+    /// figure; the fitted tokens per loaded definition × the part's definitions).
+    pub source: String,
+    /// Tool names the part serves, as globs (`mcp__github__*`).
+    pub tools: Vec<LabelGlob>,
+}
+
+impl BasePart {
+    /// Whether `tool` is one of the part's.
+    pub fn serves(&self, tool: &str) -> bool {
+        self.tools.iter().any(|g| g.pattern.matches(tool))
+    }
+}
+
+/// What a base-part edit does with its part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PartEdit {
+    /// `base = { drop = NAME }`: the part leaves every request.
+    Drop,
+    /// `base = { defer = NAME, stub_tokens = s }`: tool search. Only `s` tokens ride along
+    /// from the first request; before the first call that uses one of the part's tools a
+    /// tool-search request runs, and the part's tokens join the context after it.
+    Defer { stub_tokens: f64 },
+}
+
+/// `base = { drop | defer = NAME, … }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartChange {
+    /// The `[[base.part]]` named.
+    pub part: String,
+    pub how: PartEdit,
+}
+
+impl PartChange {
+    /// The key that names the action in the file: `drop` or `defer`.
+    pub fn key(&self) -> &'static str {
+        match self.how {
+            PartEdit::Drop => "drop",
+            PartEdit::Defer { .. } => "defer",
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! What-if edits that change what a run is priced and based on, not its calls
+//! (docs/model.md §9): `cache` (other prompt-cache terms, per trace kind), `model` (another
+//! model's prices and cache terms, and its tokenizer's factor), and `base = { drop | defer }`
+//! over the base's named parts (`[[base.part]]`).
+//!
+//! `crate::edit` hands each such step to a [`Steps`], which keeps what the steps leave
+//! beside the run: a [`WhatIf`]. The subject carries it (`crate::evaluate::Subject`), so
+//! everything that prices or walks a run takes the subject's own cache terms, prices and
+//! ρ, not the scenario's. None of these edits changes the sequence of calls; a deferred part
+//! adds one request (the tool search) before the first call that uses its tools, at a
+//! position fixed by the sequence, so the reread total stays affine in B and 1/ρ.
+
+mod parts;
+mod pricing;
+pub mod published;
+
+pub use parts::PartUse;
+pub use pricing::Pricing;
+
+use crate::edit::EditError;
+use crate::run::Run;
+use crate::scenario::{
+    BaseChange, BasePart, CacheChange, CacheSpec, Call, ModelChange, PartChange, Price, Scenario,
+    TraceKind,
+};
+use crate::timeline::AddedRequest;
+
+/// What the scenario says that the what-if steps need.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    /// The scenario's `[cache]`.
+    pub cache: Option<&'a CacheSpec>,
+    /// The scenario's `[price]`.
+    pub price: Option<&'a Price>,
+    /// Main or subagent, from `[import] trace`.
+    pub trace: TraceKind,
+    /// `[[base.part]]`.
+    pub parts: &'a [BasePart],
+    /// The input price (USD per million tokens) the scenario's cost is counted in: its
+    /// `[price]`, else the price data's for its log's model. A model edit's cost is
+    /// converted into these input-token equivalents.
+    pub input_price: Option<f64>,
+}
+
+impl<'a> Scope<'a> {
+    /// The scope of `s`.
+    pub fn of(s: &'a Scenario) -> Scope<'a> {
+        let logged = s
+            .import
+            .as_ref()
+            .and_then(|i| i.model.as_deref())
+            .and_then(crate::cache::models::find)
+            .map(|m| m.input);
+        Scope {
+            cache: s.cache.as_ref(),
+            price: s.price.as_ref(),
+            trace: TraceKind::of(s.import.as_ref()),
+            parts: &s.base_parts,
+            input_price: s.price.as_ref().map(|p| p.input).or(logged),
+        }
+    }
+}
+
+/// What the what-if steps of an edit leave beside its run. The default changes nothing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WhatIf {
+    /// The run's own cache terms and prices, after a `cache` or `model` step; None: the
+    /// scenario's.
+    pub pricing: Option<Pricing>,
+    /// A `model` step's tokens factor f (None: 1): the run is walked at ρ ÷ f.
+    pub tokens_factor: Option<f64>,
+    /// The trace kind of a scenario that a `cache` step's `traces` leave out: that step
+    /// changed nothing here.
+    pub trace_unchanged: Option<TraceKind>,
+    /// Every base part dropped or deferred, with the calls that use its tools.
+    pub parts: Vec<PartUse>,
+    /// The tool-search requests deferred parts add, by position.
+    pub searches: Vec<AddedRequest>,
+    /// Things to know that are not errors and do not leave the step without effect (a
+    /// model edit without a price to compare with): reported as warnings.
+    pub remarks: Vec<String>,
+}
+
+impl WhatIf {
+    /// f: the same bytes give f times the tokens (1 without a model edit).
+    pub fn tokens_factor(&self) -> f64 {
+        self.tokens_factor.unwrap_or(1.0)
+    }
+
+    /// Whether nothing here changes the run.
+    pub fn is_none(&self) -> bool {
+        *self == WhatIf::default()
+    }
+
+    /// Where tokens join the context between calls: before the call at each position, the
+    /// definitions its tool search loads (for a clearing's context trigger).
+    pub fn joins(&self) -> Vec<(usize, f64)> {
+        self.searches
+            .iter()
+            .map(|r| (r.before, r.joins_tokens))
+            .collect()
+    }
+}
+
+/// The what-if steps of one edit, applied in order.
+#[derive(Debug)]
+pub struct Steps<'a> {
+    scope: &'a Scope<'a>,
+    whatif: WhatIf,
+    /// Steps that change nothing here, as rules that select nothing are noted (a part the
+    /// scenario does not have).
+    notes: Vec<String>,
+}
+
+impl<'a> Steps<'a> {
+    /// No step yet.
+    pub fn new(scope: &'a Scope<'a>) -> Steps<'a> {
+        Steps {
+            scope,
+            whatif: WhatIf::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A `cache` step.
+    pub fn cache(&mut self, change: &CacheChange) -> Result<(), EditError> {
+        pricing::cache(self.scope, &mut self.whatif, change, &mut self.notes)
+    }
+
+    /// A `model` step.
+    pub fn model(&mut self, change: &ModelChange) -> Result<(), EditError> {
+        pricing::model(self.scope, &mut self.whatif, change)
+    }
+
+    /// A `base = { drop | defer }` step: the change to the base tokens it makes.
+    pub fn part(&mut self, change: &PartChange) -> Result<BaseChange, EditError> {
+        parts::step(self.scope, &mut self.whatif, change, &mut self.notes)
+    }
+
+    /// What the steps leave beside `run`, the run as every step of the edit left it: the
+    /// calls that use each part's tools, and the tool searches, placed on it.
+    pub fn finish(mut self, calls: &[Call], run: &mut Run) -> (WhatIf, Vec<String>) {
+        parts::place(self.scope, &mut self.whatif, calls, run);
+        pricing::finish(self.scope, &mut self.whatif);
+        (self.whatif, self.notes)
+    }
+}

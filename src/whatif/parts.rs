@@ -1,0 +1,138 @@
+//! `base = { drop | defer }` steps over the base's named parts (docs/model.md §9), and where
+//! their tools are used in the run.
+
+use super::{Scope, WhatIf};
+use crate::edit::EditError;
+use crate::run::{Run, Slot};
+use crate::scenario::{BaseChange, Call, PartChange, PartEdit};
+use crate::timeline::AddedRequest;
+
+/// A base part an edit drops or defers, and the calls of its run that use its tools.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PartUse {
+    /// The part's name.
+    pub part: String,
+    /// `drop` or `defer`.
+    pub action: &'static str,
+    /// The part's tokens, and where they came from.
+    pub tokens: f64,
+    pub source: String,
+    /// What a deferred part leaves in every request.
+    pub stub_tokens: Option<f64>,
+    /// The baseline calls (by index) of the edited run that use one of the part's tools,
+    /// in run order: dropped, they would need another way; deferred, the first of them is
+    /// preceded by the tool search.
+    #[serde(skip)]
+    pub calls: Vec<u32>,
+    /// Their ids.
+    pub call_ids: Vec<String>,
+    /// Their tools, each once, in order of first use.
+    pub tools_used: Vec<String>,
+    /// For a deferred part whose tools are used: the 0-based position in the run of the
+    /// call its tool search runs before.
+    pub search_before: Option<usize>,
+}
+
+/// A base-part step: the base change it makes (the part's tokens leave the base; a
+/// deferred part leaves its stub). A part the scenario does not have changes nothing and is
+/// noted, as a rule that selects nothing is.
+pub(super) fn step(
+    scope: &Scope,
+    whatif: &mut WhatIf,
+    change: &PartChange,
+    notes: &mut Vec<String>,
+) -> Result<BaseChange, EditError> {
+    let Some(part) = scope.parts.iter().find(|p| p.name == change.part) else {
+        let known: Vec<&str> = scope.parts.iter().map(|p| p.name.as_str()).collect();
+        let parts = if known.is_empty() {
+            "it has none".to_string()
+        } else {
+            format!("its parts: {}", known.join(", "))
+        };
+        notes.push(format!(
+            "base: no [[base.part]] named \"{}\" in this scenario ({parts}): the step changes nothing",
+            change.part
+        ));
+        return Ok(BaseChange::NONE);
+    };
+    if let Some(earlier) = whatif.parts.iter().find(|u| u.part == part.name) {
+        return Err(EditError {
+            key: format!("base.{}", change.key()),
+            message: format!(
+                "an earlier step already {} part \"{}\": drop or defer a part once",
+                if earlier.action == "drop" {
+                    "drops"
+                } else {
+                    "defers"
+                },
+                part.name
+            ),
+        });
+    }
+    let stub = match change.how {
+        PartEdit::Drop => None,
+        PartEdit::Defer { stub_tokens } => Some(stub_tokens),
+    };
+    whatif.parts.push(PartUse {
+        part: part.name.clone(),
+        action: change.key(),
+        tokens: part.tokens,
+        source: part.source.clone(),
+        stub_tokens: stub,
+        calls: Vec::new(),
+        call_ids: Vec::new(),
+        tools_used: Vec::new(),
+        search_before: None,
+    });
+    Ok(BaseChange {
+        keep: true,
+        tokens: stub.unwrap_or(0.0) - part.tokens,
+        bytes: 0.0,
+    })
+}
+
+/// Finds, on the edited run, the calls that use each part's tools (by the call's `tool`,
+/// matched against the part's globs), and places each deferred part's tool search before
+/// the first of them: a request of its own, whose result is the part's definitions.
+pub(super) fn place(scope: &Scope, whatif: &mut WhatIf, calls: &[Call], run: &mut Run) {
+    let mut searches = Vec::new();
+    for u in &mut whatif.parts {
+        let Some(part) = scope.parts.iter().find(|p| p.name == u.part) else {
+            continue;
+        };
+        for (position, slot) in run.iter().enumerate() {
+            let call = &calls[slot.origin as usize];
+            let Some(tool) = call.tool().filter(|t| part.serves(t)) else {
+                continue;
+            };
+            if u.calls.is_empty() && u.stub_tokens.is_some() {
+                u.search_before = Some(position);
+            }
+            u.calls.push(slot.origin);
+            u.call_ids.push(call.id.to_string());
+            if !u.tools_used.iter().any(|t| t == tool) {
+                u.tools_used.push(tool.to_string());
+            }
+        }
+        if let Some(before) = u.search_before {
+            let origin = run.get(before).map_or(0, |s| s.origin);
+            let label = run.push_label(calls, format!("tool search: loads {}", u.part));
+            searches.push(AddedRequest {
+                before,
+                joins_tokens: u.tokens,
+                slot: Slot {
+                    origin,
+                    label,
+                    bytes: 0.0,
+                    tokens: u.tokens,
+                    output_tokens: 0.0,
+                    own_tokens: 0.0,
+                    own_bytes: 0.0,
+                },
+            });
+        }
+    }
+    // Two parts first used by one call: their searches run in the order of the steps.
+    searches.sort_by_key(|r| r.before);
+    whatif.searches = searches;
+}
