@@ -7,7 +7,7 @@ use simulate::ledger::{Affine, Assumptions};
 use simulate::output::csv::SweepCsv;
 use simulate::rank;
 use simulate::scenario::{Scenario, load_str};
-use simulate::sweep::{self, Grid, SweepOptions};
+use simulate::sweep::{self, Grid, Model, SweepOptions};
 use simulate::timeline::{self, RunSums, Walker};
 use std::path::Path;
 
@@ -556,6 +556,66 @@ proptest! {
                     prop_assert!(*got == want, "{}: {:?} vs {:?} at {:?}", subject.name, got, want, p);
                 }
             }
+        }
+    }
+}
+
+/// Scenarios at the edges of what is accepted: sizes up to the 1e15 cap, ρ down to 0.01,
+/// a prompt cache, and edits whose savings are tiny beside the totals.
+fn edge_text() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(
+            (
+                prop::sample::select(vec![0.0, 3.0, 1e9, 1e13, 1e15]),
+                prop::sample::select(vec![0.0, 5.0, 1e15]),
+                0u32..400,
+            ),
+            2..6,
+        ),
+        prop::sample::select(vec![1_024.0, 1e9, 1e15]),
+        prop::sample::select(vec![0.01, 1.0, 1000.0]),
+    )
+        .prop_map(|(calls, base, rho)| {
+            let mut t = format!("name = \"edge\"\nbase_tokens = {base:e}\nbytes_per_token = {rho}\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n");
+            for (i, (bytes, tokens, gap)) in calls.iter().enumerate() {
+                t.push_str(&format!("[[call]]\nid = \"c{i}\"\nlabel = \"c{i}\"\nbytes = {bytes:e}\ntokens = {tokens:e}\ngap_s = {gap}\n"));
+            }
+            let n = calls.len();
+            t.push_str(&format!("[[edit]]\nname = \"trim\"\ntrim = {{ call = \"c0\", by_percent = 50 }}\n[[edit]]\nname = \"drop\"\ndrop = {{ call = \"c{}\" }}\n[[edit]]\nname = \"merge\"\nmerge = {{ calls = [\"c0\", \"c{}\"] }}\n", n - 1, n - 1));
+            t
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Issue 16 §6: at the edges of the accepted range the closed form and the replay agree
+    /// to 1e-9 of the larger of the run's and the baseline's total (the model's own
+    /// tolerance for a tie), on reread tokens and on cost, for every run, at the nominal
+    /// point and the default grid's corners.
+    #[test]
+    fn closed_form_and_replay_agree_at_the_edges(text in edge_text()) {
+        let s = load(&text);
+        let study = Study::new(&s).unwrap();
+        let at = Assumptions { base_tokens: s.base_tokens, bytes_per_token: s.bytes_per_token };
+        let nominal = study.nominal(at);
+        let models: Vec<Model> = study.subjects().map(|x| Model::new(&study, x, &nominal)).collect();
+        // The nominal point and the default grid's corners.
+        for (fb, fr) in [(1.0, 1.0), (2.0 / 3.0, 0.75), (2.0 / 3.0, 1.25), (4.0 / 3.0, 0.75), (4.0 / 3.0, 1.25)] {
+        let point = simulate::sweep::Point {
+            base_tokens: at.base_tokens * fb,
+            bytes_per_token: at.bytes_per_token * fr,
+            ..nominal
+        };
+        let base_closed = sweep::totals(&study, &study.baseline, &models[0], &point, true);
+        for (subject, model) in study.subjects().zip(&models) {
+            let closed = sweep::totals(&study, subject, model, &point, true);
+            let replayed = sweep::totals(&study, subject, model, &point, false);
+            // Of the larger of the run's total and the baseline's: a saving is their difference.
+            let tol = |total: f64, base: f64| 1e-9 * total.abs().max(base.abs()).max(1.0);
+            prop_assert!((closed.tokens - replayed.tokens).abs() <= tol(closed.tokens, base_closed.tokens), "{} tokens {} vs {}", subject.name, closed.tokens, replayed.tokens);
+            prop_assert!((closed.cost - replayed.cost).abs() <= tol(closed.cost, base_closed.cost), "{} cost {} vs {}", subject.name, closed.cost, replayed.cost);
+        }
         }
     }
 }
