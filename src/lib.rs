@@ -27,6 +27,7 @@ pub mod rank;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod suggest;
 pub mod sweep;
 pub mod telemetry;
 pub mod timeline;
