@@ -260,6 +260,10 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
                     (x + 12, y + 12, HPos::Left),
                     (x - 12, y - 12, HPos::Right),
                     (x - 12, y + 12, HPos::Right),
+                    (x + 12, y - 28, HPos::Left),
+                    (x + 12, y + 28, HPos::Left),
+                    (x - 12, y - 28, HPos::Right),
+                    (x - 12, y + 28, HPos::Right),
                 ];
                 for (lx, ly, h) in candidates {
                     let rect = match h {
