@@ -30,6 +30,30 @@ fn pad(name: &str, columns: usize) -> String {
     text
 }
 
+/// Lines of prose are wrapped to this many columns.
+const PROSE_COLUMNS: usize = 100;
+
+/// `text` wrapped at spaces to [`PROSE_COLUMNS`], the first line after `first`, the others
+/// after `rest`.
+fn prose(out: &mut dyn Write, first: &str, rest: &str, text: &str) -> io::Result<()> {
+    let mut line = first.to_string();
+    // After a label the first word needs a space; after an indent it does not.
+    let mut empty = first.trim().is_empty();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !empty && line.width() + 1 + word.width() > PROSE_COLUMNS {
+            writeln!(out, "{line}")?;
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    writeln!(out, "{line}")
+}
+
 /// Writes the table (the `top` edits), then the rerun command and the files written.
 pub fn write(
     out: &mut dyn Write,
@@ -58,11 +82,12 @@ pub fn write(
         grouped(b.cached_sessions as f64, 0),
         grouped(b.sessions as f64, 0)
     )?;
-    writeln!(out, "\n{}", r.answer)?;
+    writeln!(out)?;
+    prose(out, "", "", &r.answer)?;
     writeln!(out, "\nWhat the data shows:")?;
     for f in Family::ALL {
         for finding in r.findings.iter().filter(|x| x.family == f) {
-            writeln!(out, "  {}: {}", f.label(), finding.text)?;
+            prose(out, &format!("  {}:", f.label()), "      ", &finding.text)?;
         }
     }
     if r.candidates.is_empty() {
@@ -140,10 +165,14 @@ pub fn write(
             )
         )?;
     }
-    writeln!(
+    prose(
         out,
-        "  (cost saved: {}; saved: of the summed baseline; {}; saves cost in: sessions where the edit saves cost; p10–p90: of each session's own percentage of cost saved, nearest rank; sweep: the points of {} on every session's own B and ρ where the summed cost saving is positive, and the edit's cost rank among all candidates there)",
-        r.cost_unit, r.context_removed, r.sweep.grid
+        "  ",
+        "   ",
+        &format!(
+            "(cost saved: {}; saved: of the summed baseline; {}; saves cost in: sessions where the edit saves cost; p10–p90: of each session's own percentage of cost saved, nearest rank; sweep: the points of {} on every session's own B and ρ where the summed cost saving is positive, and the edit's cost rank among all candidates there)",
+            r.cost_unit, r.context_removed, r.sweep.grid
+        ),
     )?;
     if priced {
         let n = r
@@ -159,37 +188,40 @@ pub fn write(
         )?;
     }
     if !r.families.is_empty() {
-        writeln!(
+        writeln!(out)?;
+        prose(
             out,
-            "\nTrade-offs, cost saved against context removed (the Pareto front: the edits of a family that no other, nor doing nothing, beats on both):"
+            "",
+            "",
+            "Trade-offs, cost saved against context removed (the Pareto front: the edits of a family that no other, nor doing nothing, beats on both):",
         )?;
         for f in &r.families {
-            let front: Vec<String> = f
+            writeln!(
+                out,
+                "  {} ({}): {} of {} on the front{}",
+                f.label,
+                f.chart,
+                grouped(f.front.len() as f64, 0),
+                plural(f.candidates, "edit", "edits"),
+                if f.front.is_empty() {
+                    ": no edit of the family saves cost"
+                } else {
+                    ", least context removed first:"
+                }
+            )?;
+            for s in f
                 .front
                 .iter()
                 .filter_map(|name| r.candidates.iter().find(|s| &s.name == name))
-                .map(|s| {
-                    format!(
-                        "{} ({} saved, {} removed)",
-                        s.name,
-                        percent(s.cost_saved_pct),
-                        grouped(s.context_removed_tokens, 0)
-                    )
-                })
-                .collect();
-            let list = if front.is_empty() {
-                "none: no edit of the family saves cost".to_string()
-            } else {
-                front.join("; ")
-            };
-            writeln!(
-                out,
-                "  {} ({}, {}): {} on the front, least context removed first: {list}",
-                f.label,
-                plural(f.candidates, "edit", "edits"),
-                f.chart,
-                grouped(f.front.len() as f64, 0)
-            )?;
+            {
+                writeln!(
+                    out,
+                    "    {}: saves {} of the cost, removes {} est. tokens",
+                    s.name,
+                    percent(s.cost_saved_pct),
+                    grouped(s.context_removed_tokens, 0)
+                )?;
+            }
         }
     }
     writeln!(out, "\nRerun (the same figures): {}", r.rerun)?;
@@ -213,6 +245,16 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_wraps_at_spaces() {
+        let mut out = Vec::new();
+        prose(&mut out, "  a:", "    ", &"word ".repeat(40)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.lines().all(|l| l.width() <= PROSE_COLUMNS), "{text}");
+        assert!(text.starts_with("  a: word"));
+        assert!(text.lines().skip(1).all(|l| l.starts_with("    word")));
+    }
 
     #[test]
     fn names_are_padded_or_cut() {
