@@ -531,3 +531,31 @@ fn render(svg: &Path) {
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     std::fs::remove_file(&png).unwrap();
 }
+
+/// The example shown in the README: `simulate suggest scenarios/history --out docs/examples`.
+#[test]
+fn the_checked_in_example_is_what_the_code_draws_now() {
+    let out = tempfile::tempdir().unwrap();
+    suggest("scenarios/history", out.path(), &[]);
+    let fresh = out.path().join("history-suggest");
+    let checked_in = Path::new("docs/examples/history-suggest");
+    let regenerate =
+        "regenerate: cargo run --release -- suggest scenarios/history --out docs/examples";
+    assert_eq!(
+        support::names(&fresh),
+        support::names(checked_in),
+        "{regenerate}"
+    );
+    for name in support::names(&fresh) {
+        let mut now = std::fs::read_to_string(fresh.join(&name)).unwrap();
+        if name == "suggested.toml" {
+            // Its rerun command names the folder it was written to.
+            now = now.replace(&out.path().display().to_string(), "docs/examples");
+        }
+        let then = std::fs::read_to_string(checked_in.join(&name)).unwrap();
+        assert!(
+            now == then,
+            "docs/examples/history-suggest/{name} differs; {regenerate}"
+        );
+    }
+}
