@@ -118,7 +118,7 @@ enum Sub {
 const SUGGEST_ABOUT: &str = "\
 Propose edits found in the sessions themselves, evaluate them all and rank them.
 
-PATH is one scenario, or a directory of them (what `simulate import` writes). The data is
+FILE|DIR is one scenario, or a directory of them (what `simulate import` writes). The data is
 read first, and each rule proposes the edits it finds there (docs/model.md §9):
   caps         tools whose outputs are large (p90 ≥ 4,096 bytes) and skewed (p90 ≥ 2 ×
                the median), capped at their p75 and p90 sizes (nearest rank);

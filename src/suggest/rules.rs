@@ -188,7 +188,32 @@ pub fn propose(evidence: &Evidence) -> Proposal {
     compaction(evidence, &mut p);
     hour_cache(evidence, &mut p);
     tool_definitions(evidence, &mut p);
+    unique_names(&mut p.candidates);
     p
+}
+
+/// Longest tool or part name shown in an edit's name, in characters (edit names are at
+/// most 200).
+const NAME_PART_CHARS: usize = 80;
+
+/// `name` as part of an edit's name: cut with `…` when long.
+fn shown(name: &str) -> String {
+    crate::chart::style::truncate(name, NAME_PART_CHARS)
+}
+
+/// Makes the names unique (two long tool names cut to the same text): a later one gets
+/// ` (2)`, ` (3)`, ….
+fn unique_names(candidates: &mut [Candidate]) {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for c in candidates {
+        let mut name = c.name.clone();
+        let mut k = 2;
+        while !seen.insert(name.clone()) {
+            name = format!("{} ({k})", c.name);
+            k += 1;
+        }
+        c.name = name;
+    }
 }
 
 impl Proposal {
@@ -291,7 +316,7 @@ fn caps(e: &Evidence, p: &mut Proposal) {
             let cut = s.iter().filter(|&&x| x > at).count();
             proposed.push(format!("p{q} ({})", bytes(at)));
             p.candidates.push(Candidate {
-                name: format!("cap {} at {} (p{q})", t.tool, bytes(at)),
+                name: format!("cap {} at {} (p{q})", shown(&t.tool), bytes(at)),
                 family: Family::Cap,
                 action: format!(
                     "cap = {{ select = {{ tool = {} }}, max_bytes = {} }}",
@@ -392,7 +417,7 @@ fn read_once(e: &Evidence, p: &mut Proposal) {
             }
         );
         p.candidates.push(Candidate {
-            name: format!("read-once: {}", r.tool),
+            name: format!("read-once: {}", shown(&r.tool)),
             family: Family::ReadOnce,
             action: format!(
                 "dedupe = {{ select = {{ tool = {} }} }}",
@@ -780,7 +805,7 @@ fn tool_definitions(e: &Evidence, p: &mut Proposal) {
         );
         let name = toml_string(&part.part);
         p.candidates.push(Candidate {
-            name: format!("drop {}", part.part),
+            name: format!("drop {}", shown(&part.part)),
             family: Family::ToolDefinitions,
             action: format!("base = {{ drop = {name} }}"),
             evidence: format!("{used}; those calls would need another way."),
@@ -793,7 +818,7 @@ fn tool_definitions(e: &Evidence, p: &mut Proposal) {
             point_label: part.part.clone(),
         });
         p.candidates.push(Candidate {
-            name: format!("defer {} (tool search)", part.part),
+            name: format!("defer {} (tool search)", shown(&part.part)),
             family: Family::ToolDefinitions,
             action: format!(
                 "base = {{ defer = {name}, stub_tokens = {} }}",
@@ -934,6 +959,24 @@ mod tests {
         assert!(!names(&propose(&e)).contains(&"1-hour cache"));
         e.pauses = vec![pauses(0, 0)];
         assert!(names(&propose(&e)).is_empty());
+    }
+
+    #[test]
+    fn long_tool_names_are_cut_and_names_stay_unique() {
+        let mut e = evidence();
+        let long = "x".repeat(300);
+        let sizes = [1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 5e3, 9e3, 20e3];
+        e.tools = vec![
+            tool(&format!("{long}a"), &sizes),
+            tool(&format!("{long}b"), &sizes),
+        ];
+        let p = propose(&e);
+        let names = names(&p);
+        assert_eq!(names.len(), 4);
+        assert!(names.iter().all(|n| n.chars().count() <= 200), "{names:?}");
+        let unique: std::collections::HashSet<&&str> = names.iter().collect();
+        assert_eq!(unique.len(), 4);
+        assert!(names[2].ends_with("(p75) (2)"), "{names:?}");
     }
 
     #[test]
