@@ -65,6 +65,8 @@ pub enum Command {
     Telemetry(crate::telemetry::TelemetryConfig),
     /// `simulate history DIR --edits EDITS.toml`.
     History(crate::history_command::HistoryConfig),
+    /// `simulate suggest FILE|DIR`.
+    Suggest(crate::suggest_command::SuggestConfig),
 }
 
 /// Runs `command`, printing to `out`.
@@ -76,6 +78,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Import(c) => crate::import::run(c, out),
         Command::Telemetry(c) => crate::telemetry::run(c, out),
         Command::History(c) => crate::history_command::run(c, out),
+        Command::Suggest(c) => crate::suggest_command::run(c, out),
     }
 }
 

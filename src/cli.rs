@@ -29,7 +29,7 @@ flips, and the exact break-even.
 Your own agent logs (Claude Code, Codex CLI) become scenarios with `simulate import`; the
 provider's measured usage then stands beside the simulation, and `simulate fit` replaces
 the assumed B and ρ with fitted ones. `simulate history` runs one set of edits over every
-session of a directory.
+session of a directory; `simulate suggest` finds the edits in the sessions themselves.
 
 Token figures say what they are: est. tokens (bytes ÷ ρ) over an assumed, fitted or
 measured base; a reread total is a yardstick for comparing edits, not a bill.";
@@ -51,6 +51,9 @@ Examples:
       Compare rule edits (cap a tool's output, read files once, clear on idle) on it.
   simulate history sessions --edits scenarios/imported/edits.toml
       The same edits over every session: totals, spread, and whether the ranking holds.
+  simulate suggest sessions
+      Edits found in the sessions themselves (caps, read once, clearing, compaction, a
+      1-hour cache), evaluated, ranked by cost, written as an edits file to rerun.
   simulate ledger run.tsv --base 30000 --bpt 3.3
       The call-by-call ledger of a trace (lines of number<TAB>label<TAB>bytes).
   simulate telemetry runs.jsonl --unit cl100k_base
@@ -107,6 +110,74 @@ enum Sub {
     /// Evaluate the same edits on every session of a directory, and sum them.
     #[command(long_about = HISTORY_ABOUT)]
     History(HistoryArgs),
+    /// Propose edits found in the sessions themselves, evaluate them all and rank them.
+    #[command(long_about = SUGGEST_ABOUT)]
+    Suggest(SuggestArgs),
+}
+
+const SUGGEST_ABOUT: &str = "\
+Propose edits found in the sessions themselves, evaluate them all and rank them.
+
+FILE|DIR is one scenario, or a directory of them (what `simulate import` writes). The data is
+read first, and each rule proposes the edits it finds there (docs/model.md §9):
+  caps         tools whose outputs are large (p90 ≥ 4,096 bytes) and skewed (p90 ≥ 2 ×
+               the median), capped at their p75 and p90 sizes (nearest rank);
+  read once    every tool with an input seen again in its session (input_hash);
+  idle         clearing after a pause longer than the cache TTL, where pauses exceed it;
+  context      Anthropic's context editing at its defaults (100,000, keep 3) and on a grid
+  editing      of triggers (the p50, p75 and p90 of the contexts the calls read, rounded
+               to 5,000) × tool uses kept (1, 3, 5);
+  compaction   at the same thresholds and the API's 150,000 (at least its minimum 50,000),
+               the summary measured from the history's own compactions or assumed (said);
+  1-hour cache where the pauses longer than the cache TTL mostly last up to an hour;
+  tool parts   drop or defer each [[base.part]] whose tools are rarely used (none where no
+               scenario declares parts: a part's size is never guessed).
+Every candidate is then evaluated on every session exactly as `simulate history DIR --edits
+suggested.toml` evaluates it, and ranked by the cost it saves summed over the sessions
+(input-token equivalents under each session's prompt cache), with the reread tokens it
+saves, the context it removes (est. tokens the agent no longer sees, counted once), in how
+many sessions it saves cost and at how many points of the assumption sweep (every
+session's B × 2/3, 1, 4/3 and ρ × 0.75, 1, 1.25).
+
+Files in OUT/<name>-suggest/: suggested.toml (the edits with what suggested each and what
+it saved, to read, adjust and rerun with `simulate history DIR --edits`), suggest.csv
+(every candidate), and one chart per parametric family (tradeoff-cap.svg,
+tradeoff-context-editing.svg, tradeoff-compaction.svg): cost saved against context
+removed, the Pareto front marked, to pick a point rather than trust one number.
+
+Examples:
+  simulate suggest scenarios/history
+  simulate history scenarios/history --edits out/history-suggest/suggested.toml
+  simulate suggest sessions/shop-5e55a0e1.toml --top 5 --no-write
+  simulate suggest ~/sessions --format json --jobs 1";
+
+#[derive(Args, Debug)]
+struct SuggestArgs {
+    /// A scenario file, or a directory searched recursively for them.
+    #[arg(value_name = "FILE|DIR")]
+    path: PathBuf,
+
+    /// Root directory for results; files go to OUT/<name>-suggest/. `--out -` writes no
+    /// files.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    out: PathBuf,
+
+    /// How many of the ranked edits the table shows (the JSON and suggest.csv have all).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    top: u32,
+
+    /// What to print: a table for people, or everything (every candidate, the findings,
+    /// suggested.toml's text) as JSON.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Write no files: only print the results on stdout.
+    #[arg(long)]
+    no_write: bool,
+
+    /// Threads to use (default: one per core); the results are the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    jobs: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -485,6 +556,16 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         Some(Sub::History(h)) => {
             return history_config(h).map(Command::History);
         }
+        Some(Sub::Suggest(a)) => {
+            return Ok(Command::Suggest(crate::suggest_command::SuggestConfig {
+                path: a.path,
+                out_root: (!a.no_write && a.out.as_os_str() != "-").then_some(a.out),
+                top: a.top as usize,
+                format: a.format.into(),
+                jobs: a.jobs.map(|n| n as usize),
+                factors: crate::history::Factors::default(),
+            }));
+        }
         Some(Sub::Telemetry(t)) => {
             return Ok(Command::Telemetry(crate::telemetry::TelemetryConfig {
                 file: t.file,
@@ -530,7 +611,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
 /// clap reads any unknown word as the scenario, so its own suggestion never fires.
 fn misspelt_subcommand(scenario: &std::path::Path) -> Option<&'static str> {
     let word = scenario.to_str()?;
-    const SUBCOMMANDS: [&str; 5] = ["ledger", "fit", "import", "telemetry", "history"];
+    const SUBCOMMANDS: [&str; 6] = ["ledger", "fit", "import", "telemetry", "history", "suggest"];
     // The exact name is the subcommand itself: its own usage error is the one to show.
     if scenario.exists() || word.contains(['/', '.']) || SUBCOMMANDS.contains(&word) {
         return None;

@@ -28,6 +28,8 @@ pub mod rank;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod suggest;
+pub mod suggest_command;
 pub mod sweep;
 pub mod telemetry;
 pub mod timeline;

@@ -246,6 +246,7 @@ pub mod ranking;
 pub mod savings;
 pub mod sessions;
 pub mod totals;
+pub mod tradeoff;
 
 use std::io;
 

@@ -253,6 +253,45 @@ fn one(
     ))
 }
 
+/// A session read but not evaluated: its file (relative to the history's directory) and
+/// its scenario, with its own edits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub file: String,
+    pub scenario: crate::scenario::Scenario,
+}
+
+/// Reads `files` (under `dir`) as [`evaluate_all`] does, in parallel, without evaluating
+/// them: the sessions ordered by scenario name, and the files that are not sessions (by the
+/// same rule). For a command that looks at the data before it chooses the edits
+/// (`simulate suggest`); a broken scenario is the same error.
+pub fn load_all(dir: &Path, files: &[PathBuf]) -> Result<(Vec<Loaded>, Vec<Skipped>), Error> {
+    let outcomes: Vec<Result<Result<Loaded, Skipped>, Error>> = files
+        .par_iter()
+        .map(|path| {
+            let text = read_scenario_text(path)?;
+            let file = relative(dir, path);
+            match load_quick(&text, path) {
+                Ok(scenario) => Ok(Ok(Loaded { file, scenario })),
+                Err(e) => match not_a_scenario(&text) {
+                    Some(reason) => Ok(Err(Skipped { file, reason })),
+                    None => Err(e),
+                },
+            }
+        })
+        .collect();
+    let mut sessions = Vec::with_capacity(files.len());
+    let mut skipped = Vec::new();
+    for outcome in outcomes {
+        match outcome? {
+            Ok(s) => sessions.push(s),
+            Err(s) => skipped.push(s),
+        }
+    }
+    sessions.sort_by(|a, b| a.scenario.name.cmp(&b.scenario.name));
+    Ok((sessions, skipped))
+}
+
 /// Why `text` is not a scenario at all, if it is valid TOML without `[[call]]` tables or
 /// `calls_tsv`; None when it is meant as one (and so its error stands).
 fn not_a_scenario(text: &str) -> Option<String> {

@@ -59,21 +59,28 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario, Error> {
 /// Errors as [`load`].
 pub fn load_edits(path: &Path) -> Result<Vec<Edit>, Error> {
     let text = read_scenario_text(path)?;
+    load_edits_str(&text, path)
+}
+
+/// Checks edits-file text as if read from `path` (for messages): what [`load_edits`] does
+/// after reading. `simulate suggest` parses the edits it writes with it, so the file it
+/// writes is exactly what it evaluated.
+pub fn load_edits_str(text: &str, path: &Path) -> Result<Vec<Edit>, Error> {
     let file_name = path.display().to_string();
-    let raw: EditsFile = toml::from_str(&text).map_err(|e| {
+    let raw: EditsFile = toml::from_str(text).map_err(|e| {
         // A whole scenario given as the edits file: say so rather than "unknown field".
         let scenario_keys = ["name", "base_tokens", "bytes_per_token", "call", "calls_tsv"];
-        match toml::from_str::<toml::Table>(&text) {
+        match toml::from_str::<toml::Table>(text) {
             Ok(t) if t.keys().any(|k| scenario_keys.contains(&k.as_str())) => Error::from(
                 Located::new(
                     &file_name,
                     "this is a scenario file, but --edits takes a file of [[edit]] tables only: run the scenario itself, or copy its [[edit]] tables into a file of their own",
                 ),
             ),
-            _ => toml_error(&file_name, &text, &e),
+            _ => toml_error(&file_name, text, &e),
         }
     })?;
-    Ok(validate::edits(raw, &text, path)?)
+    Ok(validate::edits(raw, text, path)?)
 }
 
 /// Reads a scenario's (or edits file's) text: a regular UTF-8 file of at most 8 MiB.

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 pub use bounds::Assumption;
 pub use fitted::{Fitted, FittedChanges, write_fitted};
-pub use load::{MAX_INPUT_BYTES, load, load_edits, load_str, read_scenario_text};
+pub use load::{MAX_INPUT_BYTES, load, load_edits, load_edits_str, load_str, read_scenario_text};
 pub use quick::load_quick;
 pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
 pub use unmatched::Names;

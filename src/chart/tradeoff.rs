@@ -1,0 +1,368 @@
+//! `tradeoff-<family>.svg` (`simulate suggest`): a parametric family of suggested edits
+//! (cap sizes, context-editing triggers and keeps, compaction thresholds) as cost saved
+//! against context removed, one dot per edit, with the Pareto front marked: the edits that
+//! no other edit of the family, nor doing nothing, beats on both. The reader picks a point
+//! on the front by how much context they can spare, instead of trusting one number.
+
+use plotters::prelude::{
+    ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
+};
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout::{self, Entry, Key, Marker};
+use super::style::{
+    self, BACKGROUND, INK, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, NOMINAL_RULE, SMALL_SIZE, WIDTH_PX,
+};
+use super::{ChartError, drawing};
+
+/// Height of the plot, px.
+const PLOT_PX: i32 = 470;
+/// Room for the x axis's ticks and description, px.
+const BELOW_PLOT_PX: i32 = 58;
+/// Room for the y axis's ticks and description, px.
+const LEFT_OF_PLOT_PX: i32 = 78;
+/// Width of the front's band, px.
+const FRONT_PX: u32 = 9;
+/// Longest point label, characters.
+const LABEL_CHARS: usize = 28;
+
+/// One family of edits, as the suggestion measured them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradeoffInput {
+    /// The chart's file name.
+    pub file: &'static str,
+    /// The history's name, for the title.
+    pub name: String,
+    /// The family, for people (`cap size`).
+    pub family: String,
+    pub sessions: usize,
+    /// One curve per value of the other parameter (a tool, a keep count), in order.
+    pub series: Vec<TradeoffSeries>,
+}
+
+/// The edits of one curve, in the order of their parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradeoffSeries {
+    pub label: String,
+    pub points: Vec<TradeoffPoint>,
+}
+
+/// One edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradeoffPoint {
+    /// Short, beside the dot (`Read p75`, `45k, keep 1`).
+    pub label: String,
+    /// Context removed, est. tokens, summed over the sessions.
+    pub removed: f64,
+    /// Cost saved, percent of the summed baseline cost.
+    pub saved_pct: f64,
+    pub on_front: bool,
+}
+
+/// The chart, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradeoffChart {
+    pub file: &'static str,
+    pub title: String,
+    pub subtitle: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    pub x_range: (f64, f64),
+    pub y_range: (f64, f64),
+    pub series: Vec<TradeoffSeries>,
+    /// The front as a path: doing nothing, then the front's edits by context removed.
+    pub front: Vec<(f64, f64)>,
+    /// How many edits are on the front, of all.
+    pub on_front: usize,
+    pub points: usize,
+}
+
+/// Series, axes and the front of one family.
+pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
+    let all: Vec<&TradeoffPoint> = input.series.iter().flat_map(|s| &s.points).collect();
+    if all.is_empty() {
+        return Err(ChartError::Data {
+            chart: input.file,
+            message: "a trade-off chart needs at least one edit".into(),
+        });
+    }
+    if all
+        .iter()
+        .any(|p| !p.removed.is_finite() || !p.saved_pct.is_finite())
+    {
+        return Err(ChartError::Data {
+            chart: input.file,
+            message: "a figure is not finite".into(),
+        });
+    }
+    let mut front: Vec<(f64, f64)> = all
+        .iter()
+        .filter(|p| p.on_front)
+        .map(|p| (p.removed, p.saved_pct))
+        .collect();
+    front.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let on_front = front.len();
+    front.insert(0, (0.0, 0.0));
+    let (x_lo, x_hi) =
+        style::finite_range(all.iter().map(|p| p.removed).chain([0.0])).unwrap_or((0.0, 1.0));
+    let (y_lo, y_hi) =
+        style::finite_range(all.iter().map(|p| p.saved_pct).chain([0.0])).unwrap_or((0.0, 1.0));
+    // Room on the right for the labels of the edits furthest out.
+    let (x_lo, x_hi) = style::padded(x_lo, x_hi + 0.18 * (x_hi - x_lo), 0.04);
+    let y_range = style::padded(y_lo, y_hi, 0.08);
+    Ok(TradeoffChart {
+        file: input.file,
+        title: format!(
+            "{}: {}: cost saved against context removed",
+            input.name, input.family
+        ),
+        subtitle: format!(
+            "One dot per suggested edit, summed over {}. Up: more cost saved; right: more context the agent no longer sees.\n\
+             Ringed and joined by the grey band: the Pareto front ({} of {}), the edits that no other edit here, nor doing nothing, beats on both: pick one by how much context you can spare.",
+            crate::output::number::plural(input.sessions, "session", "sessions"),
+            on_front,
+            all.len()
+        ),
+        x_desc: "context removed, est. tokens (summed over sessions, each counted once)".into(),
+        y_desc: "cost saved, % of the summed baseline cost".into(),
+        x_range: (x_lo.min(0.0), x_hi),
+        y_range,
+        series: input
+            .series
+            .iter()
+            .map(|s| TradeoffSeries {
+                label: style::clean(&s.label),
+                points: s
+                    .points
+                    .iter()
+                    .map(|p| TradeoffPoint {
+                        label: style::truncate(&style::clean(&p.label), LABEL_CHARS),
+                        ..p.clone()
+                    })
+                    .collect(),
+            })
+            .collect(),
+        front,
+        on_front,
+        points: all.len(),
+    })
+}
+
+fn legend(chart: &TradeoffChart) -> Vec<Entry> {
+    let mut entries = vec![Entry::new(Key::Heading, "Edits, one dot each")];
+    for (i, s) in chart.series.iter().enumerate() {
+        entries.push(Entry::new(
+            Key::Line(style::edit_colour(i), 2),
+            s.label.clone(),
+        ));
+    }
+    entries.push(Entry::new(Key::Heading, "Pareto front"));
+    entries.push(
+        Entry::new(
+            Key::Marker(Marker::Ring),
+            format!("on the front: {} of {}", chart.on_front, chart.points),
+        )
+        .with_note("no edit of the family saves more cost while removing no more context"),
+    );
+    entries.push(Entry::new(
+        Key::Swatch(NOMINAL_RULE, 1.0),
+        "the front, from doing nothing",
+    ));
+    entries.push(
+        Entry::new(Key::Marker(Marker::Square), "doing nothing")
+            .with_note("no context removed, no cost saved"),
+    );
+    entries
+}
+
+/// Whether two px rectangles overlap.
+fn overlaps(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Renders the chart as SVG text.
+pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
+    let err = drawing(chart.file);
+    let legend = legend(chart);
+    let band = layout::title_band_px(&chart.title, &chart.subtitle);
+    let height = (band + 16 + PLOT_PX + BELOW_PLOT_PX + MARGIN_PX)
+        .max(band + 16 + layout::legend_height(&legend) + MARGIN_PX);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
+        root.fill(&BACKGROUND).map_err(&err)?;
+        layout::draw_title(&root, &chart.title, &chart.subtitle, chart.file)?;
+        layout::draw_legend(&root, band + 14, &legend, chart.file)?;
+        let area = root.margin(
+            band + 8,
+            height - (band + 16 + PLOT_PX + BELOW_PLOT_PX),
+            MARGIN_PX,
+            LEGEND_WIDTH_PX + 8,
+        );
+        let (x_lo, x_hi) = chart.x_range;
+        let (y_lo, y_hi) = chart.y_range;
+        let mut plot = ChartBuilder::on(&area)
+            .margin(8)
+            .x_label_area_size(BELOW_PLOT_PX)
+            .y_label_area_size(LEFT_OF_PLOT_PX)
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+            .map_err(&err)?;
+        let decimals = style::decimals_for_step((y_hi - y_lo) / 8.0);
+        let pct = |y: &f64| format!("{}%", style::fixed(*y, decimals));
+        let tokens = |x: &f64| style::short(*x);
+        style::house_mesh(&mut plot.configure_mesh())
+            .x_labels(8)
+            .y_labels(9)
+            .x_label_formatter(&tokens)
+            .y_label_formatter(&pct)
+            .x_desc(chart.x_desc.clone())
+            .y_desc(chart.y_desc.clone())
+            .draw()
+            .map_err(&err)?;
+        // Zero lines: doing nothing is where they cross.
+        plot.draw_series([
+            PathElement::new(vec![(x_lo, 0.0), (x_hi, 0.0)], MUTED.stroke_width(1)),
+            PathElement::new(vec![(0.0, y_lo), (0.0, y_hi)], MUTED.stroke_width(1)),
+        ])
+        .map_err(&err)?;
+        // The front's band, under everything else.
+        plot.draw_series([PathElement::new(
+            chart.front.clone(),
+            NOMINAL_RULE.stroke_width(FRONT_PX),
+        )])
+        .map_err(&err)?;
+        for (i, s) in chart.series.iter().enumerate() {
+            let colour = style::edit_colour(i);
+            let path: Vec<(f64, f64)> = s.points.iter().map(|p| (p.removed, p.saved_pct)).collect();
+            plot.draw_series([PathElement::new(path.clone(), colour.stroke_width(2))])
+                .map_err(&err)?;
+            plot.draw_series(path.iter().map(|&xy| Circle::new(xy, 5, colour.filled())))
+                .map_err(&err)?;
+        }
+        let (ox, oy) = plot.backend_coord(&(0.0, 0.0));
+        layout::marker(&root, Marker::Square, (ox, oy), chart.file)?;
+        // Rings and labels of the front's edits; labels where they do not overlap.
+        let mut placed: Vec<(i32, i32, i32, i32)> = vec![(ox - 6, oy - 6, ox + 6, oy + 6)];
+        for s in &chart.series {
+            for p in s.points.iter().filter(|p| p.on_front) {
+                let (x, y) = plot.backend_coord(&(p.removed, p.saved_pct));
+                root.draw(&Circle::new((x, y), 9, INK.stroke_width(2)))
+                    .map_err(&err)?;
+                placed.push((x - 10, y - 10, x + 10, y + 10));
+            }
+        }
+        for s in &chart.series {
+            for p in &s.points {
+                let (x, y) = plot.backend_coord(&(p.removed, p.saved_pct));
+                let w = style::text_width_px(&p.label, SMALL_SIZE);
+                let candidates = [
+                    (x + 12, y - 12, HPos::Left),
+                    (x + 12, y + 12, HPos::Left),
+                    (x - 12, y - 12, HPos::Right),
+                    (x - 12, y + 12, HPos::Right),
+                    (x + 12, y - 28, HPos::Left),
+                    (x + 12, y + 28, HPos::Left),
+                    (x - 12, y - 28, HPos::Right),
+                    (x - 12, y + 28, HPos::Right),
+                ];
+                for (lx, ly, h) in candidates {
+                    let rect = match h {
+                        HPos::Right => (lx - w, ly - 8, lx, ly + 8),
+                        _ => (lx, ly - 8, lx + w, ly + 8),
+                    };
+                    let (right_edge, _) = plot.backend_coord(&(x_hi, y_lo));
+                    let (left_edge, _) = plot.backend_coord(&(x_lo, y_lo));
+                    if rect.2 > right_edge || rect.0 < left_edge {
+                        continue;
+                    }
+                    if placed.iter().any(|&r| overlaps(r, rect)) {
+                        continue;
+                    }
+                    placed.push(rect);
+                    let colour = if p.on_front { INK } else { MUTED };
+                    root.draw(&Rectangle::new(
+                        [(rect.0 - 1, rect.1), (rect.2 + 1, rect.3)],
+                        BACKGROUND.mix(0.8).filled(),
+                    ))
+                    .map_err(&err)?;
+                    root.draw(&Text::new(
+                        p.label.clone(),
+                        (lx, ly),
+                        style::text(SMALL_SIZE, colour, h, VPos::Center),
+                    ))
+                    .map_err(&err)?;
+                    break;
+                }
+            }
+        }
+        root.present().map_err(&err)?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> TradeoffInput {
+        let p = |label: &str, removed, saved_pct, on_front| TradeoffPoint {
+            label: label.into(),
+            removed,
+            saved_pct,
+            on_front,
+        };
+        TradeoffInput {
+            file: "tradeoff-cap.svg",
+            name: "history".into(),
+            family: "cap size".into(),
+            sessions: 12,
+            series: vec![
+                TradeoffSeries {
+                    label: "Bash".into(),
+                    points: vec![
+                        p("Bash p75", 40_000.0, 6.0, true),
+                        p("Bash p90", 20_000.0, 2.0, true),
+                    ],
+                },
+                TradeoffSeries {
+                    label: "Read".into(),
+                    points: vec![
+                        p("Read p75", 50_000.0, 5.0, false),
+                        p("Read p90", 90_000.0, 9.0, true),
+                    ],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn the_front_runs_from_doing_nothing_by_context_removed() {
+        let chart = prepare(&input()).unwrap();
+        assert_eq!(
+            chart.front,
+            vec![
+                (0.0, 0.0),
+                (20_000.0, 2.0),
+                (40_000.0, 6.0),
+                (90_000.0, 9.0)
+            ]
+        );
+        assert_eq!((chart.on_front, chart.points), (3, 4));
+        assert!(chart.subtitle.contains("(3 of 4)"), "{}", chart.subtitle);
+        assert!(chart.x_range.0 <= 0.0 && chart.x_range.1 > 90_000.0);
+        assert!(chart.y_range.0 < 0.0 && chart.y_range.1 > 9.0);
+        let a = draw(&chart).unwrap();
+        assert_eq!(a, draw(&prepare(&input()).unwrap()).unwrap());
+        assert!(a.contains("Pareto front"));
+    }
+
+    #[test]
+    fn no_edit_or_a_non_finite_figure_is_an_error() {
+        let mut empty = input();
+        empty.series.clear();
+        assert!(matches!(prepare(&empty), Err(ChartError::Data { .. })));
+        let mut bad = input();
+        bad.series[0].points[0].saved_pct = f64::NAN;
+        assert!(matches!(prepare(&bad), Err(ChartError::Data { .. })));
+    }
+}

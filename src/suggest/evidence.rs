@@ -1,0 +1,255 @@
+//! What the sessions show that an edit could act on (docs/model.md §9, "Suggested edits"):
+//! each tool's output sizes, repeated inputs, pauses against the cache TTL, the contexts
+//! the calls read, the compactions the logs recorded and the base's named parts. Pure
+//! arithmetic over the scenarios; the rules in `rules` turn it into candidate edits.
+
+use crate::history::files::Loaded;
+use crate::report::Sources;
+use crate::run::Run;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One hour, in seconds: the longer prompt-cache lifetime (docs/model.md §4, §9).
+pub const HOUR_S: f64 = 3_600.0;
+
+/// Every output size of one tool, over all sessions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolOutputs {
+    pub tool: String,
+    /// Result bytes of each call of the tool that has some, ascending.
+    pub sizes: Vec<f64>,
+    /// Sessions with such a call.
+    pub sessions: usize,
+}
+
+/// Calls of one tool whose input an earlier call of the same session had (`input_hash`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Repeats {
+    pub tool: String,
+    /// Calls repeating an earlier input.
+    pub calls: usize,
+    /// Of them, those whose result has the same bytes as the first call with that input (a
+    /// re-read that most likely found the same thing; the others saw something new).
+    pub same_size: usize,
+    /// Sessions with a repeat.
+    pub sessions: usize,
+}
+
+/// Pauses in the sessions whose cache lives `ttl_s`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pauses {
+    pub ttl_s: f64,
+    /// Sessions with a `[cache]` of this TTL.
+    pub sessions_with_ttl: usize,
+    /// Pauses before a call (from the second) longer than the TTL: the cache expired.
+    pub over_ttl: usize,
+    /// Of them, pauses of at most an hour (a 1-hour cache would have kept the prefix).
+    pub within_hour: usize,
+    /// Sessions with such a pause.
+    pub sessions: usize,
+}
+
+/// A compaction a log recorded, starting the trace of `session`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Compaction {
+    pub session: String,
+    /// The summary's text, UTF-8 bytes (`[import] compaction_summary_bytes`).
+    pub summary_bytes: u64,
+    /// The trace's nominal ρ and where it came from.
+    pub bytes_per_token: f64,
+    pub bytes_per_token_source: String,
+}
+
+impl Compaction {
+    /// The summary in tokens at the trace's ρ: what `simulate fit` gives as its summary
+    /// tokens (`fit::CompactionFit`) when ρ is fitted.
+    pub fn summary_tokens(&self) -> f64 {
+        self.summary_bytes as f64 / self.bytes_per_token
+    }
+}
+
+/// One `[[base.part]]` over the sessions that declare it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartUse {
+    pub part: String,
+    /// Its tokens as the first declaring session (by name) gives them, with their source.
+    pub tokens: f64,
+    pub source: String,
+    /// Sessions that declare it, and of them those with a call that uses its tools.
+    pub sessions: usize,
+    pub sessions_using: usize,
+    /// Calls of the declaring sessions, and of them those that use its tools.
+    pub calls: usize,
+    pub calls_using: usize,
+}
+
+/// Everything the rules look at.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    pub sessions: usize,
+    pub calls: usize,
+    /// By tool name.
+    pub tools: Vec<ToolOutputs>,
+    /// By tool name, tools with at least one repeat.
+    pub repeats: Vec<Repeats>,
+    /// By TTL, ascending.
+    pub pauses: Vec<Pauses>,
+    /// Sessions without a `[cache]` (their cost is flat: no TTL to compare pauses with).
+    pub uncached_sessions: usize,
+    /// The context each call from the second on reads at its session's nominal point (B +
+    /// what joined before it), est. tokens, ascending: where a context trigger could fire.
+    pub contexts: Vec<f64>,
+    /// In session order.
+    pub compactions: Vec<Compaction>,
+    /// By part name.
+    pub parts: Vec<PartUse>,
+}
+
+impl Evidence {
+    /// Gathers the evidence of `sessions` (in their order, by name).
+    pub fn gather(sessions: &[Loaded]) -> Evidence {
+        let mut tools: BTreeMap<String, (Vec<f64>, usize)> = BTreeMap::new();
+        let mut repeats: BTreeMap<String, Repeats> = BTreeMap::new();
+        let mut pauses: Vec<Pauses> = Vec::new();
+        let mut uncached = 0;
+        let mut contexts = Vec::new();
+        let mut compactions = Vec::new();
+        let mut parts: BTreeMap<String, PartUse> = BTreeMap::new();
+        let mut calls = 0;
+        for loaded in sessions {
+            let s = &loaded.scenario;
+            calls += s.calls.len();
+            // Output sizes, per tool, and which tools this session has.
+            let mut seen_tools: Vec<&str> = Vec::new();
+            for c in &s.calls {
+                if let Some(tool) = c.tool().filter(|_| c.bytes > 0.0) {
+                    let entry = tools.entry(tool.to_string()).or_default();
+                    entry.0.push(c.bytes);
+                    if !seen_tools.contains(&tool) {
+                        seen_tools.push(tool);
+                        entry.1 += 1;
+                    }
+                }
+            }
+            // Repeated inputs: the first call with each hash, and the repeats after it.
+            let mut first: FxHashMap<&str, f64> = FxHashMap::default();
+            let mut repeated_tools: Vec<&str> = Vec::new();
+            for c in &s.calls {
+                let (Some(tool), Some(hash)) = (c.tool(), c.input_hash()) else {
+                    continue;
+                };
+                match first.get(hash) {
+                    None => {
+                        first.insert(hash, c.bytes);
+                    }
+                    Some(&bytes) => {
+                        let r = repeats.entry(tool.to_string()).or_insert_with(|| Repeats {
+                            tool: tool.to_string(),
+                            calls: 0,
+                            same_size: 0,
+                            sessions: 0,
+                        });
+                        r.calls += 1;
+                        r.same_size += usize::from(bytes == c.bytes);
+                        if !repeated_tools.contains(&tool) {
+                            repeated_tools.push(tool);
+                            r.sessions += 1;
+                        }
+                    }
+                }
+            }
+            // Pauses against the session's own cache TTL.
+            match &s.cache {
+                None => uncached += 1,
+                Some(cache) => {
+                    let at = match pauses.iter().position(|p| p.ttl_s == cache.ttl_s) {
+                        Some(at) => at,
+                        None => {
+                            pauses.push(Pauses {
+                                ttl_s: cache.ttl_s,
+                                sessions_with_ttl: 0,
+                                over_ttl: 0,
+                                within_hour: 0,
+                                sessions: 0,
+                            });
+                            pauses.len() - 1
+                        }
+                    };
+                    let p = &mut pauses[at];
+                    p.sessions_with_ttl += 1;
+                    let over: Vec<f64> = s
+                        .calls
+                        .iter()
+                        .skip(1)
+                        .map(|c| c.gap_s)
+                        .filter(|&g| g > cache.ttl_s)
+                        .collect();
+                    p.over_ttl += over.len();
+                    p.within_hour += over.iter().filter(|&&g| g <= HOUR_S).count();
+                    p.sessions += usize::from(!over.is_empty());
+                }
+            }
+            // The context each call reads, at the session's nominal point.
+            let run = Run::baseline(&s.calls, &s.terms);
+            let mut context = s.base_tokens;
+            for (i, slot) in run.iter().enumerate() {
+                if i > 0 {
+                    contexts.push(context);
+                }
+                context += slot.size(s.bytes_per_token);
+            }
+            if let Some(bytes) = s.import.as_ref().and_then(|i| i.compaction_summary_bytes) {
+                compactions.push(Compaction {
+                    session: s.name.clone(),
+                    summary_bytes: bytes,
+                    bytes_per_token: s.bytes_per_token,
+                    bytes_per_token_source: Sources::of(s, false, false).bytes_per_token,
+                });
+            }
+            for part in &s.base_parts {
+                let using = s
+                    .calls
+                    .iter()
+                    .filter(|c| c.tool().is_some_and(|t| part.serves(t)))
+                    .count();
+                let p = parts.entry(part.name.clone()).or_insert_with(|| PartUse {
+                    part: part.name.clone(),
+                    tokens: part.tokens,
+                    source: part.source.clone(),
+                    sessions: 0,
+                    sessions_using: 0,
+                    calls: 0,
+                    calls_using: 0,
+                });
+                p.sessions += 1;
+                p.sessions_using += usize::from(using > 0);
+                p.calls += s.calls.len();
+                p.calls_using += using;
+            }
+        }
+        pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
+        contexts.sort_by(f64::total_cmp);
+        Evidence {
+            sessions: sessions.len(),
+            calls,
+            tools: tools
+                .into_iter()
+                .map(|(tool, (mut sizes, sessions))| {
+                    sizes.sort_by(f64::total_cmp);
+                    ToolOutputs {
+                        tool,
+                        sizes,
+                        sessions,
+                    }
+                })
+                .collect(),
+            repeats: repeats.into_values().collect(),
+            pauses,
+            uncached_sessions: uncached,
+            contexts,
+            compactions,
+            parts: parts.into_values().collect(),
+        }
+    }
+}

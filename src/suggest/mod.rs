@@ -1,0 +1,171 @@
+//! `simulate suggest`: candidate edits found in the sessions themselves, evaluated with the
+//! engine and ranked (docs/model.md §9, "Suggested edits").
+//!
+//! A suggestion is a history run with generated edits. The parts: `evidence` reads what
+//! the sessions show (output sizes per tool, repeated inputs, pauses, contexts,
+//! compactions, base parts), `rules` turns it into candidates, `edits_file` writes them as
+//! an edits file that the normal loader parses, so what is evaluated is what the user
+//! gets; the history engine (`crate::history`) evaluates them on every session; `measure`
+//! adds what the history does not give (the context each edit removes, its cost over the
+//! factor sweep); `pareto` marks each parametric family's trade-off front; `report` is
+//! the data every output renders (`table`, `csv`, JSON, `charts`).
+
+pub mod charts;
+pub mod csv;
+pub mod edits_file;
+pub mod evidence;
+pub mod measure;
+pub mod pareto;
+pub mod report;
+pub mod rules;
+pub mod table;
+
+pub use evidence::Evidence;
+pub use report::SuggestReport;
+pub use rules::{Candidate, Family, Proposal, propose};
+
+use crate::error::{Error, Located};
+use crate::history::files::{self, Loaded};
+use crate::history::{Factors, HistoryReport, aggregate};
+use crate::scenario::{self, Edit};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// What a suggestion reads and how it names its outputs.
+pub struct Input<'a> {
+    /// The directory the sessions are under (a single scenario's folder).
+    pub dir: &'a Path,
+    /// The session files, as `files::find` lists them (or the one scenario).
+    pub paths: &'a [PathBuf],
+    /// The scenario or directory, as given.
+    pub path_shown: &'a str,
+    /// Results go to `out/<name>/`.
+    pub name: &'a str,
+    pub factors: &'a Factors,
+    /// The edits file's path: where it is written (or would be), for messages.
+    pub edits_path: &'a Path,
+    /// The command that reruns it.
+    pub rerun: &'a str,
+    /// Show the history's progress bar on a long run.
+    pub progress: bool,
+}
+
+/// A suggestion: the report, and the edits file's text (empty without candidates).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggestion {
+    pub report: SuggestReport,
+    pub edits: Vec<Edit>,
+}
+
+/// Reads the sessions, proposes the candidates, evaluates them as `simulate history
+/// DIR --edits suggested.toml` does, and measures what the history does not give.
+pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
+    // The files that are not sessions are listed by the evaluation below, by the same rule.
+    let (loaded, _) = files::load_all(input.dir, input.paths)?;
+    if loaded.is_empty() {
+        return Err(Located::new(
+            input.path_shown,
+            "no scenario files found (searched recursively for *.toml with [[call]] tables or calls_tsv, as `simulate import` writes)",
+        )
+        .into());
+    }
+    let evidence = Evidence::gather(&loaded);
+    let proposal = propose(&evidence);
+    let header = edits_file::Header {
+        path: input.path_shown,
+        sessions: loaded.len(),
+        rerun: input.rerun,
+    };
+    let first = edits_file::text(&proposal, &header, None);
+    let edits = if proposal.candidates.is_empty() {
+        Vec::new()
+    } else {
+        scenario::load_edits_str(&first, input.edits_path)?
+    };
+    let edits_shown = input.edits_path.display().to_string();
+    let evaluated = files::evaluate_all(
+        input.dir,
+        input.paths,
+        &edits,
+        &edits_shown,
+        input.factors,
+        input.progress,
+    )?;
+    let mut skipped = evaluated.skipped;
+    skipped.sort_by(|a, b| a.file.cmp(&b.file));
+    let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
+    let Some(aggregate) = aggregate::aggregate(&names, &evaluated.sessions) else {
+        return Err(Located::new(input.path_shown, "no sessions to evaluate").into());
+    };
+    // The history's sessions and the ones read here are the same files, in name order.
+    let same = evaluated.sessions.len() == loaded.len()
+        && evaluated
+            .sessions
+            .iter()
+            .zip(&loaded)
+            .all(|(s, l)| s.name == l.scenario.name);
+    if !same {
+        return Err(Located::new(
+            input.path_shown,
+            "the session files changed while they were read: run again",
+        )
+        .into());
+    }
+    let sweep = evaluated.sweep.finish(input.factors, &aggregate);
+    let history = HistoryReport::new(
+        input.name,
+        input.path_shown,
+        &edits_shown,
+        aggregate,
+        sweep,
+        evaluated.sessions,
+        skipped,
+    );
+    let measures = measure_all(&loaded, &edits, &edits_shown, input.factors)?;
+    let sums = measure::Sums::of(&measures, edits.len(), input.factors.len());
+    let report = SuggestReport::new(&report::Parts {
+        name: input.name,
+        path: input.path_shown,
+        proposal: &proposal,
+        history: &history,
+        sums: &sums,
+        factors: input.factors,
+        edits_file: &edits_shown,
+        rerun: input.rerun,
+    });
+    let text = if proposal.candidates.is_empty() {
+        String::new()
+    } else {
+        let text = edits_file::text(&proposal, &header, Some(&report));
+        // Comments change no edit: the file written is the one evaluated.
+        let again = scenario::load_edits_str(&text, input.edits_path)?;
+        if !edits_file::same_edits(&edits, &again) {
+            return Err(Located::new(
+                input.edits_path.display().to_string(),
+                "the edits file with its figures parses to other edits than the one evaluated (a bug in simulate suggest)",
+            )
+            .into());
+        }
+        text
+    };
+    Ok(Suggestion {
+        report: report.with_edits_file(text),
+        edits,
+    })
+}
+
+/// Every session's measures, in session (name) order.
+fn measure_all(
+    loaded: &[Loaded],
+    edits: &[Edit],
+    edits_shown: &str,
+    factors: &Factors,
+) -> Result<Vec<measure::SessionMeasure>, Error> {
+    loaded
+        .par_iter()
+        .map(|l| {
+            let s = l.scenario.clone().with_edits(edits.to_vec(), edits_shown);
+            measure::measure(&s, factors)
+        })
+        .collect()
+}

@@ -1,0 +1,988 @@
+//! The candidate rules of `simulate suggest` (docs/model.md §9, "Suggested edits"): from
+//! the evidence of the sessions to edits of the engine, each with the sentence that says
+//! why, and a finding for every rule, including those that found nothing to propose.
+//!
+//! Every threshold a rule uses is a constant here, named and documented, so the
+//! docs, the table and the tests read the same numbers.
+
+use super::evidence::{Evidence, HOUR_S, ToolOutputs};
+use crate::history::aggregate::nearest_rank;
+use crate::output::number::{grouped, plural};
+use serde::Serialize;
+
+/// A tool's outputs are considered for a cap from this many results with bytes on.
+pub const CAP_MIN_OUTPUTS: usize = 4;
+/// Large: the tool's p90 output is at least this many bytes (about 1,000 tokens).
+pub const CAP_LARGE_BYTES: f64 = 4_096.0;
+/// Skewed: the tool's p90 output is at least this many times its median.
+pub const CAP_SKEW: f64 = 2.0;
+/// The percentiles (nearest rank) a large, skewed tool is capped at.
+pub const CAP_PERCENTILES: [u32; 2] = [75, 90];
+
+/// The percentiles (nearest rank) of the contexts the calls read that become context
+/// triggers (context editing, compaction).
+pub const CONTEXT_PERCENTILES: [u32; 3] = [50, 75, 90];
+/// Triggers are rounded to the nearest multiple of this many tokens.
+pub const TRIGGER_STEP_TOKENS: f64 = 5_000.0;
+/// Anthropic's context editing (`clear_tool_uses_20250919`) defaults: trigger and tool uses
+/// kept (context-editing docs, read 2026-12-01).
+pub const API_CLEAR_TRIGGER: f64 = 100_000.0;
+pub const API_CLEAR_KEEP: u64 = 3;
+/// The tool uses kept, crossed with every trigger.
+pub const CLEAR_KEEPS: [u64; 3] = [1, 3, 5];
+/// The Messages API's compaction (`compact_20260112`): its default trigger and the lowest
+/// it accepts (Anthropic's compaction docs, read 2026-12-01). No threshold below the
+/// minimum is proposed.
+pub const API_COMPACT_TRIGGER: f64 = 150_000.0;
+pub const API_COMPACT_MIN: f64 = 50_000.0;
+/// The summary a compaction writes where the history has no compaction of its own to
+/// measure, tokens: assumed, about the one compaction in the shared real logs (Claude Code
+/// 2.0.76: 13,366 bytes of summary, about 3,900 tokens; docs/model.md §9).
+pub const SUMMARY_TOKENS_ASSUMED: f64 = 4_000.0;
+/// The 1-hour cache's write price, × base input (Anthropic's 1-hour cache writes).
+pub const HOUR_WRITE: f64 = 2.0;
+/// A part is rarely used when at most this share of the sessions that declare it use its
+/// tools (with two or more such sessions) ...
+pub const PART_RARE_SESSIONS: f64 = 0.25;
+/// ... or, in a single session, at most this share of its calls.
+pub const PART_RARE_CALLS: f64 = 0.05;
+/// The stub a deferred part leaves behind (the tool-search tool and the deferred tools'
+/// names), tokens: assumed, as `scenarios/whatif.toml`; `/context` shows the real one.
+pub const STUB_TOKENS_ASSUMED: f64 = 500.0;
+
+/// A kind of candidate edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    Cap,
+    ReadOnce,
+    IdleClearing,
+    ContextEditing,
+    Compaction,
+    HourCache,
+    ToolDefinitions,
+}
+
+impl Family {
+    /// In the order the rules run and the edits file lists them.
+    pub const ALL: [Family; 7] = [
+        Family::Cap,
+        Family::ReadOnce,
+        Family::IdleClearing,
+        Family::ContextEditing,
+        Family::Compaction,
+        Family::HourCache,
+        Family::ToolDefinitions,
+    ];
+
+    /// The word in `suggest.csv` and the JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Family::Cap => "cap",
+            Family::ReadOnce => "read-once",
+            Family::IdleClearing => "idle-clearing",
+            Family::ContextEditing => "context-editing",
+            Family::Compaction => "compaction",
+            Family::HourCache => "1-hour-cache",
+            Family::ToolDefinitions => "tool-definitions",
+        }
+    }
+
+    /// For people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Family::Cap => "cap size",
+            Family::ReadOnce => "read once",
+            Family::IdleClearing => "idle clearing",
+            Family::ContextEditing => "context editing",
+            Family::Compaction => "compaction",
+            Family::HourCache => "1-hour cache",
+            Family::ToolDefinitions => "tool definitions",
+        }
+    }
+
+    /// The trade-off chart of a parametric family (cap size, clear trigger and keep,
+    /// compaction threshold); None for the others.
+    pub fn chart_file(self) -> Option<&'static str> {
+        match self {
+            Family::Cap => Some("tradeoff-cap.svg"),
+            Family::ContextEditing => Some("tradeoff-context-editing.svg"),
+            Family::Compaction => Some("tradeoff-compaction.svg"),
+            _ => None,
+        }
+    }
+}
+
+/// The parameters of a candidate, for `suggest.csv` and the JSON (only those its family
+/// has are set).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Parameters {
+    pub tool: Option<String>,
+    /// The percentile of the tool's outputs a cap is at.
+    pub percentile: Option<u32>,
+    pub max_bytes: Option<f64>,
+    pub trigger_tokens: Option<f64>,
+    pub keep_tool_uses: Option<u64>,
+    pub threshold_tokens: Option<f64>,
+    pub summary_tokens: Option<f64>,
+    pub ttl_s: Option<f64>,
+    pub part: Option<String>,
+    /// `drop` or `defer`.
+    pub part_action: Option<&'static str>,
+    pub stub_tokens: Option<f64>,
+}
+
+/// One edit the data suggests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Unique among the candidates; the `[[edit]]` name.
+    pub name: String,
+    pub family: Family,
+    /// The edit's action as TOML, the line after `name` in the edits file.
+    pub action: String,
+    /// What in the data suggested it, in a sentence.
+    pub evidence: String,
+    pub parameters: Parameters,
+    /// In a parametric family's chart: the curve it lies on (a tool, a keep count) and
+    /// its label there.
+    pub series: Option<String>,
+    pub point_label: String,
+}
+
+/// What one rule found, in a sentence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub family: Family,
+    pub text: String,
+}
+
+/// The summary tokens compactions are given, and where the figure comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SummarySize {
+    pub tokens: f64,
+    /// `measured: …` or `assumed: …`.
+    pub source: String,
+}
+
+/// Every candidate and every finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Proposal {
+    /// In family order, then as each rule lists them.
+    pub candidates: Vec<Candidate>,
+    pub findings: Vec<Finding>,
+    /// What compaction candidates use.
+    pub summary: SummarySize,
+}
+
+/// Runs every rule on `evidence`.
+pub fn propose(evidence: &Evidence) -> Proposal {
+    let mut p = Proposal {
+        candidates: Vec::new(),
+        findings: Vec::new(),
+        summary: summary_size(evidence),
+    };
+    caps(evidence, &mut p);
+    read_once(evidence, &mut p);
+    idle_clearing(evidence, &mut p);
+    context_editing(evidence, &mut p);
+    compaction(evidence, &mut p);
+    hour_cache(evidence, &mut p);
+    tool_definitions(evidence, &mut p);
+    unique_names(&mut p.candidates);
+    p
+}
+
+/// Longest tool or part name shown in an edit's name, in characters (edit names are at
+/// most 200).
+const NAME_PART_CHARS: usize = 80;
+
+/// `name` as part of an edit's name: cut with `…` when long.
+fn shown(name: &str) -> String {
+    crate::chart::style::truncate(name, NAME_PART_CHARS)
+}
+
+/// Makes the names unique (two long tool names cut to the same text): a later one gets
+/// ` (2)`, ` (3)`, ….
+fn unique_names(candidates: &mut [Candidate]) {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for c in candidates {
+        let mut name = c.name.clone();
+        let mut k = 2;
+        while !seen.insert(name.clone()) {
+            name = format!("{} ({k})", c.name);
+            k += 1;
+        }
+        c.name = name;
+    }
+}
+
+impl Proposal {
+    fn find(&mut self, family: Family, text: String) {
+        self.findings.push(Finding { family, text });
+    }
+}
+
+/// A whole number as TOML writes it (`10454`), else the shortest decimal.
+pub fn toml_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        let mut buffer = ryu::Buffer::new();
+        buffer.format(x).to_string()
+    }
+}
+
+/// `text` as a TOML basic string.
+pub fn toml_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Nearest-rank percentile `p` of ascending `sorted` (0 when empty).
+fn percentile(sorted: &[f64], p: u32) -> f64 {
+    nearest_rank(sorted, f64::from(p)).unwrap_or(0.0)
+}
+
+fn bytes(x: f64) -> String {
+    format!("{} bytes", grouped(x, 0))
+}
+
+/// `Read's 166 outputs in 20 sessions: median 2,425 bytes, p75 10,454, p90 26,972, largest 89,654`.
+fn sizes_line(t: &ToolOutputs) -> String {
+    let s = &t.sizes;
+    format!(
+        "{}'s {} in {}: median {}, p75 {}, p90 {}, largest {}",
+        t.tool,
+        plural(s.len(), "output", "outputs"),
+        plural(t.sessions, "session", "sessions"),
+        bytes(percentile(s, 50)),
+        grouped(percentile(s, 75), 0),
+        grouped(percentile(s, 90), 0),
+        grouped(s.last().copied().unwrap_or(0.0), 0)
+    )
+}
+
+/// Caps for tools whose outputs are large and skewed, at their p75 and p90 sizes (those
+/// below the largest output: a cap there would cut nothing).
+fn caps(e: &Evidence, p: &mut Proposal) {
+    let (mut few, mut small, mut even) = (Vec::new(), Vec::new(), Vec::new());
+    for t in &e.tools {
+        let s = &t.sizes;
+        if s.len() < CAP_MIN_OUTPUTS {
+            few.push(t.tool.clone());
+            continue;
+        }
+        let (median, p90) = (percentile(s, 50), percentile(s, 90));
+        let largest = s.last().copied().unwrap_or(0.0);
+        if p90 < CAP_LARGE_BYTES {
+            small.push(format!("{} ({})", t.tool, grouped(p90, 0)));
+            continue;
+        }
+        if p90 < CAP_SKEW * median {
+            even.push(format!(
+                "{} ({} against {})",
+                t.tool,
+                grouped(p90, 0),
+                grouped(median, 0)
+            ));
+            continue;
+        }
+        let mut proposed = Vec::new();
+        let mut not = Vec::new();
+        let mut last = None;
+        for q in CAP_PERCENTILES {
+            let at = percentile(s, q);
+            if at >= largest {
+                not.push(format!(
+                    "p{q} is its largest output, so a cap there cuts nothing"
+                ));
+                continue;
+            }
+            if last == Some(at) {
+                not.push(format!("p{q} is the same size as the cap before it"));
+                continue;
+            }
+            last = Some(at);
+            let cut = s.iter().filter(|&&x| x > at).count();
+            proposed.push(format!("p{q} ({})", bytes(at)));
+            p.candidates.push(Candidate {
+                name: format!("cap {} at {} (p{q})", shown(&t.tool), bytes(at)),
+                family: Family::Cap,
+                action: format!(
+                    "cap = {{ select = {{ tool = {} }}, max_bytes = {} }}",
+                    toml_string(&t.tool),
+                    toml_number(at)
+                ),
+                evidence: format!(
+                    "{}; a cap at p{q} cuts {} of them to {}.",
+                    sizes_line(t),
+                    grouped(cut as f64, 0),
+                    bytes(at)
+                ),
+                parameters: Parameters {
+                    tool: Some(t.tool.clone()),
+                    percentile: Some(q),
+                    max_bytes: Some(at),
+                    ..Parameters::default()
+                },
+                series: Some(t.tool.clone()),
+                point_label: format!("{} p{q} ({} B)", t.tool, grouped(at, 0)),
+            });
+        }
+        let mut text = format!(
+            "{}: large and skewed (p90 at least {} and at least {}× the median)",
+            sizes_line(t),
+            bytes(CAP_LARGE_BYTES),
+            CAP_SKEW
+        );
+        if !proposed.is_empty() {
+            text.push_str(&format!("; capped at {}", proposed.join(" and ")));
+        }
+        if !not.is_empty() {
+            text.push_str(&format!("; {}", not.join("; ")));
+        }
+        p.find(Family::Cap, text);
+    }
+    if !small.is_empty() {
+        p.find(
+            Family::Cap,
+            format!(
+                "not large (p90 under {}): {}",
+                bytes(CAP_LARGE_BYTES),
+                small.join(", ")
+            ),
+        );
+    }
+    if !even.is_empty() {
+        p.find(
+            Family::Cap,
+            format!(
+                "large but not skewed (p90 under {}× the median): {}",
+                CAP_SKEW,
+                even.join(", ")
+            ),
+        );
+    }
+    if !few.is_empty() {
+        p.find(
+            Family::Cap,
+            format!(
+                "fewer than {CAP_MIN_OUTPUTS} outputs, too few to tell: {}",
+                few.join(", ")
+            ),
+        );
+    }
+    if e.tools.is_empty() {
+        p.find(
+            Family::Cap,
+            "no call names its tool with a result in bytes: nothing to cap".into(),
+        );
+    }
+}
+
+/// Read-once for every tool with a repeated input.
+fn read_once(e: &Evidence, p: &mut Proposal) {
+    if e.repeats.is_empty() {
+        p.find(
+            Family::ReadOnce,
+            "no call repeats an earlier call's input (input_hash) in its session: nothing to read once".into(),
+        );
+    }
+    for r in &e.repeats {
+        let changed = r.calls - r.same_size;
+        let text = format!(
+            "{} of {} in {} {} an earlier input of the same session ({} with the same result size as the first{})",
+            plural(r.calls, "call", "calls"),
+            r.tool,
+            plural(r.sessions, "session", "sessions"),
+            if r.calls == 1 { "repeats" } else { "repeat" },
+            grouped(r.same_size as f64, 0),
+            if changed > 0 {
+                format!(
+                    "; {} got a result of another size, something new that reading once would hide",
+                    grouped(changed as f64, 0)
+                )
+            } else {
+                String::new()
+            }
+        );
+        p.candidates.push(Candidate {
+            name: format!("read-once: {}", shown(&r.tool)),
+            family: Family::ReadOnce,
+            action: format!(
+                "dedupe = {{ select = {{ tool = {} }} }}",
+                toml_string(&r.tool)
+            ),
+            evidence: format!("{text}."),
+            parameters: Parameters {
+                tool: Some(r.tool.clone()),
+                ..Parameters::default()
+            },
+            series: None,
+            point_label: r.tool.clone(),
+        });
+        p.find(Family::ReadOnce, format!("{text}: read once"));
+    }
+}
+
+/// `300 s` or `1 h`.
+fn duration(s: f64) -> String {
+    if s == HOUR_S {
+        "1 h".into()
+    } else {
+        format!("{} s", grouped(s, 0))
+    }
+}
+
+/// Clearing on idle time at each cache TTL some pause exceeds.
+fn idle_clearing(e: &Evidence, p: &mut Proposal) {
+    if e.pauses.is_empty() {
+        p.find(
+            Family::IdleClearing,
+            "no session has a [cache]: no TTL for a pause to exceed".into(),
+        );
+    }
+    for pauses in &e.pauses {
+        let ttl = duration(pauses.ttl_s);
+        if pauses.over_ttl == 0 {
+            p.find(
+                Family::IdleClearing,
+                format!(
+                    "no pause is longer than the {ttl} cache TTL in {}",
+                    plural(
+                        pauses.sessions_with_ttl,
+                        "session with it",
+                        "sessions with it"
+                    )
+                ),
+            );
+            continue;
+        }
+        let text = format!(
+            "{} longer than the {ttl} cache TTL in {} of {} with it: the cache has expired there, so clearing adds no cache write",
+            plural(pauses.over_ttl, "pause", "pauses"),
+            grouped(pauses.sessions as f64, 0),
+            plural(pauses.sessions_with_ttl, "session", "sessions")
+        );
+        p.candidates.push(Candidate {
+            name: format!("clear after a {ttl} pause (the cache TTL)"),
+            family: Family::IdleClearing,
+            action: format!("clear = {{ after_gap_s = {} }}", toml_number(pauses.ttl_s)),
+            evidence: format!("{text}."),
+            parameters: Parameters {
+                ttl_s: Some(pauses.ttl_s),
+                ..Parameters::default()
+            },
+            series: None,
+            point_label: ttl,
+        });
+        p.find(Family::IdleClearing, format!("{text}: clear there"));
+    }
+}
+
+/// The context triggers found in the data: the percentiles of the contexts the calls read,
+/// rounded, with `extra` (a default), each below the largest context (else it never fires)
+/// and at least `floor`; ascending, distinct.
+fn triggers(e: &Evidence, extra: f64, floor: f64) -> Vec<f64> {
+    let largest = e.contexts.last().copied().unwrap_or(0.0);
+    let mut t: Vec<f64> = CONTEXT_PERCENTILES
+        .iter()
+        .map(|&q| {
+            let x = percentile(&e.contexts, q);
+            ((x / TRIGGER_STEP_TOKENS).round() * TRIGGER_STEP_TOKENS).max(TRIGGER_STEP_TOKENS)
+        })
+        .chain([extra])
+        .filter(|&x| x < largest && x >= floor)
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t.dedup();
+    t
+}
+
+/// `the calls read a median of 48,000 tokens (p75 …, p90 …, largest …)`.
+fn contexts_line(e: &Evidence) -> String {
+    let c = &e.contexts;
+    format!(
+        "the {} after each session's first read a median of {} est. tokens of context (p75 {}, p90 {}, largest {})",
+        plural(c.len(), "call", "calls"),
+        grouped(percentile(c, 50), 0),
+        grouped(percentile(c, 75), 0),
+        grouped(percentile(c, 90), 0),
+        grouped(c.last().copied().unwrap_or(0.0), 0)
+    )
+}
+
+/// The context-editing preset at its defaults and on a grid of triggers × tool uses kept.
+fn context_editing(e: &Evidence, p: &mut Proposal) {
+    if e.contexts.is_empty() {
+        p.find(
+            Family::ContextEditing,
+            "no session has a second call: no context to trigger on".into(),
+        );
+        return;
+    }
+    let triggers = triggers(e, API_CLEAR_TRIGGER, 0.0);
+    let mut text = format!(
+        "{}; triggers at its p50, p75 and p90 (rounded to {}) and the API's default {}, each below the largest",
+        contexts_line(e),
+        grouped(TRIGGER_STEP_TOKENS, 0),
+        grouped(API_CLEAR_TRIGGER, 0)
+    );
+    if !triggers.contains(&API_CLEAR_TRIGGER) {
+        text.push_str(&format!(
+            "; the API's defaults never fire: no call reads more than {}",
+            grouped(API_CLEAR_TRIGGER, 0)
+        ));
+    }
+    if triggers.is_empty() {
+        p.find(Family::ContextEditing, format!("{text}: none left"));
+        return;
+    }
+    let listed: Vec<String> = triggers.iter().map(|&t| grouped(t, 0)).collect();
+    let keeps: Vec<String> = CLEAR_KEEPS.iter().map(|k| k.to_string()).collect();
+    p.find(
+        Family::ContextEditing,
+        format!(
+            "{text}: triggers {} × tool uses kept {}",
+            listed.join(", "),
+            keeps.join(", ")
+        ),
+    );
+    for &trigger in &triggers {
+        for keep in CLEAR_KEEPS {
+            let defaults = trigger == API_CLEAR_TRIGGER && keep == API_CLEAR_KEEP;
+            let name = if defaults {
+                format!(
+                    "context editing: API defaults ({}, keep {keep})",
+                    grouped(trigger, 0)
+                )
+            } else {
+                format!("context editing at {}, keep {keep}", grouped(trigger, 0))
+            };
+            let affected = e.contexts.iter().filter(|&&c| c > trigger).count();
+            p.candidates.push(Candidate {
+                name,
+                family: Family::ContextEditing,
+                action: format!(
+                    "clear = {{ api = \"{}\", trigger_input_tokens = {}, keep_tool_uses = {keep} }}",
+                    crate::scenario::API_CLEAR,
+                    toml_number(trigger)
+                ),
+                evidence: format!(
+                    "Anthropic's context editing{}: {} of the {} after each session's first read more than {} est. tokens.",
+                    if defaults { " at its defaults" } else { "" },
+                    grouped(affected as f64, 0),
+                    plural(e.contexts.len(), "call", "calls"),
+                    grouped(trigger, 0)
+                ),
+                parameters: Parameters {
+                    trigger_tokens: Some(trigger),
+                    keep_tool_uses: Some(keep),
+                    ..Parameters::default()
+                },
+                series: Some(format!("keep {keep} tool uses")),
+                point_label: format!("at {}, keep {keep}", crate::chart::style::short(trigger)),
+            });
+        }
+    }
+}
+
+/// The summary size compactions are given: the median (nearest rank) of the history's own
+/// compactions' summaries at their traces' ρ, else [`SUMMARY_TOKENS_ASSUMED`].
+fn summary_size(e: &Evidence) -> SummarySize {
+    if e.compactions.is_empty() {
+        return SummarySize {
+            tokens: SUMMARY_TOKENS_ASSUMED,
+            source: format!(
+                "assumed: {} tokens (the history records no compaction to measure; about the one compaction of the shared real logs, 13,366 bytes of summary)",
+                grouped(SUMMARY_TOKENS_ASSUMED, 0)
+            ),
+        };
+    }
+    let mut tokens: Vec<f64> = e.compactions.iter().map(|c| c.summary_tokens()).collect();
+    tokens.sort_by(f64::total_cmp);
+    let median = percentile(&tokens, 50).round().max(1.0);
+    let list: Vec<String> = e
+        .compactions
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {} of summary ÷ its ρ {}, {}",
+                c.session,
+                bytes(c.summary_bytes as f64),
+                crate::output::number::decimal(c.bytes_per_token),
+                c.bytes_per_token_source
+            )
+        })
+        .collect();
+    // The bytes are measured; the tokens are as good as the ρ they are divided by.
+    let fitted = e
+        .compactions
+        .iter()
+        .all(|c| crate::history::report::source_kind(&c.bytes_per_token_source) == "fitted");
+    SummarySize {
+        tokens: median,
+        source: format!(
+            "{}: {} tokens, the median summary of the history's {} [{}]",
+            if fitted {
+                "measured"
+            } else {
+                "measured bytes at a ρ not fitted"
+            },
+            grouped(median, 0),
+            plural(e.compactions.len(), "compaction", "compactions"),
+            list.join("; ")
+        ),
+    }
+}
+
+/// Compaction at the thresholds found in the data.
+fn compaction(e: &Evidence, p: &mut Proposal) {
+    if e.contexts.is_empty() {
+        p.find(
+            Family::Compaction,
+            "no session has a second call: no context to compact".into(),
+        );
+        return;
+    }
+    let thresholds = triggers(e, API_COMPACT_TRIGGER, API_COMPACT_MIN);
+    let s = p.summary.tokens;
+    let text = format!(
+        "thresholds at the contexts' p50, p75 and p90 (rounded to {}) and the API's default {}, each at least its minimum {} and below the largest context; summary {}",
+        grouped(TRIGGER_STEP_TOKENS, 0),
+        grouped(API_COMPACT_TRIGGER, 0),
+        grouped(API_COMPACT_MIN, 0),
+        p.summary.source
+    );
+    if thresholds.is_empty() {
+        p.find(Family::Compaction, format!("{text}: none left"));
+        return;
+    }
+    let listed: Vec<String> = thresholds.iter().map(|&t| grouped(t, 0)).collect();
+    p.find(
+        Family::Compaction,
+        format!("{text}: thresholds {}", listed.join(", ")),
+    );
+    for &x in &thresholds {
+        let affected = e.contexts.iter().filter(|&&c| c > x).count();
+        p.candidates.push(Candidate {
+            name: format!("compact above {} tokens", grouped(x, 0)),
+            family: Family::Compaction,
+            action: format!(
+                "compact = {{ above_context_tokens = {}, summary_tokens = {} }}",
+                toml_number(x),
+                toml_number(s)
+            ),
+            evidence: format!(
+                "{} of the {} after each session's first read more than {} est. tokens; the summary is {}.",
+                grouped(affected as f64, 0),
+                plural(e.contexts.len(), "call", "calls"),
+                grouped(x, 0),
+                p.summary.source
+            ),
+            parameters: Parameters {
+                threshold_tokens: Some(x),
+                summary_tokens: Some(s),
+                ..Parameters::default()
+            },
+            series: Some(format!("summary {} tokens", grouped(s, 0))),
+            point_label: format!("above {}", crate::chart::style::short(x)),
+        });
+    }
+}
+
+/// A 1-hour TTL where the pauses longer than the cache's TTL are mostly up to an hour.
+fn hour_cache(e: &Evidence, p: &mut Proposal) {
+    let shorter: Vec<_> = e.pauses.iter().filter(|x| x.ttl_s < HOUR_S).collect();
+    if shorter.is_empty() {
+        p.find(
+            Family::HourCache,
+            "no session has a cache living less than an hour".into(),
+        );
+        return;
+    }
+    let over: usize = shorter.iter().map(|x| x.over_ttl).sum();
+    let within: usize = shorter.iter().map(|x| x.within_hour).sum();
+    let sessions: usize = shorter.iter().map(|x| x.sessions_with_ttl).sum();
+    if over == 0 {
+        p.find(
+            Family::HourCache,
+            format!(
+                "no pause outlives the cache in {} whose cache lives less than an hour",
+                plural(sessions, "session", "sessions")
+            ),
+        );
+        return;
+    }
+    let text = format!(
+        "of {} longer than the cache's TTL in {} whose cache lives less than an hour, {} {} at most an hour",
+        plural(over, "pause", "pauses"),
+        plural(sessions, "session", "sessions"),
+        grouped(within as f64, 0),
+        if within == 1 { "lasts" } else { "last" }
+    );
+    if 2 * within <= over {
+        p.find(
+            Family::HourCache,
+            format!("{text}: not mostly, so no 1-hour cache"),
+        );
+        return;
+    }
+    p.find(Family::HourCache, format!("{text}: a 1-hour cache"));
+    p.candidates.push(Candidate {
+        name: "1-hour cache".into(),
+        family: Family::HourCache,
+        action: format!(
+            "cache = {{ ttl_s = {}, write = {} }}",
+            toml_number(HOUR_S),
+            ryu::Buffer::new().format(HOUR_WRITE)
+        ),
+        evidence: format!(
+            "{text}: a cache living an hour (its writes at {HOUR_WRITE}× input, Anthropic's 1-hour price) keeps the prefix over them."
+        ),
+        parameters: Parameters {
+            ttl_s: Some(HOUR_S),
+            ..Parameters::default()
+        },
+        series: None,
+        point_label: "1 h".into(),
+    });
+}
+
+/// Drop or defer each base part whose tools are rarely used.
+fn tool_definitions(e: &Evidence, p: &mut Proposal) {
+    if e.parts.is_empty() {
+        p.find(
+            Family::ToolDefinitions,
+            "no scenario declares [[base.part]] (the tool definitions' sizes, from /context): none proposed, since a part's size is never guessed".into(),
+        );
+        return;
+    }
+    for part in &e.parts {
+        let used = format!(
+            "{} ({} tokens, {}) is declared in {}; {} of them use its tools, in {} of their {}",
+            part.part,
+            grouped(part.tokens, 0),
+            part.source,
+            plural(part.sessions, "session", "sessions"),
+            grouped(part.sessions_using as f64, 0),
+            plural(part.calls_using, "call", "calls"),
+            grouped(part.calls as f64, 0)
+        );
+        let rare = if part.sessions >= 2 {
+            part.sessions_using as f64 <= PART_RARE_SESSIONS * part.sessions as f64
+        } else {
+            part.calls_using as f64 <= PART_RARE_CALLS * part.calls as f64
+        };
+        let rule = if part.sessions >= 2 {
+            format!(
+                "rarely used: at most {} % of the sessions that declare it",
+                PART_RARE_SESSIONS * 100.0
+            )
+        } else {
+            format!(
+                "rarely used: at most {} % of the session's calls",
+                PART_RARE_CALLS * 100.0
+            )
+        };
+        if !rare {
+            p.find(Family::ToolDefinitions, format!("{used}: not {rule}"));
+            continue;
+        }
+        p.find(
+            Family::ToolDefinitions,
+            format!("{used}: {rule}; dropped, and deferred"),
+        );
+        let name = toml_string(&part.part);
+        p.candidates.push(Candidate {
+            name: format!("drop {}", shown(&part.part)),
+            family: Family::ToolDefinitions,
+            action: format!("base = {{ drop = {name} }}"),
+            evidence: format!("{used}; those calls would need another way."),
+            parameters: Parameters {
+                part: Some(part.part.clone()),
+                part_action: Some("drop"),
+                ..Parameters::default()
+            },
+            series: None,
+            point_label: part.part.clone(),
+        });
+        p.candidates.push(Candidate {
+            name: format!("defer {} (tool search)", shown(&part.part)),
+            family: Family::ToolDefinitions,
+            action: format!(
+                "base = {{ defer = {name}, stub_tokens = {} }}",
+                toml_number(STUB_TOKENS_ASSUMED)
+            ),
+            evidence: format!(
+                "{used}; a tool search loads its definitions before the first such call. The stub left behind is assumed: {} tokens (the tool-search tool and the deferred tools' names; /context shows yours).",
+                grouped(STUB_TOKENS_ASSUMED, 0)
+            ),
+            parameters: Parameters {
+                part: Some(part.part.clone()),
+                part_action: Some("defer"),
+                stub_tokens: Some(STUB_TOKENS_ASSUMED),
+                ..Parameters::default()
+            },
+            series: None,
+            point_label: part.part.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suggest::evidence::Pauses;
+
+    fn evidence() -> Evidence {
+        Evidence {
+            sessions: 1,
+            calls: 0,
+            tools: Vec::new(),
+            repeats: Vec::new(),
+            pauses: Vec::new(),
+            uncached_sessions: 0,
+            contexts: Vec::new(),
+            compactions: Vec::new(),
+            parts: Vec::new(),
+        }
+    }
+
+    fn tool(name: &str, sizes: &[f64]) -> ToolOutputs {
+        ToolOutputs {
+            tool: name.into(),
+            sizes: sizes.to_vec(),
+            sessions: 1,
+        }
+    }
+
+    fn names(p: &Proposal) -> Vec<&str> {
+        p.candidates.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    #[test]
+    fn caps_at_the_p75_and_p90_sizes_below_the_largest() {
+        let mut e = evidence();
+        e.tools = vec![
+            // 1, 2, 4, 40 KB: p75 = 4 KB (rank 3); p90 = 40 KB (rank 4), the largest.
+            tool("Bash", &[1_000.0, 2_000.0, 4_000.0, 40_000.0]),
+            // Ten outputs: median (rank 5) 1,000, p75 (rank 8) 5,000, p90 (rank 9) 9,000.
+            tool("Read", &[1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 5e3, 9e3, 20e3]),
+            // Large, not skewed: p90 7,000 < 2 × 6,000.
+            tool("Grep", &[5e3, 6e3, 6e3, 7e3]),
+            // Skewed, not large: p90 4,000 < 4,096.
+            tool("Edit", &[100.0, 100.0, 200.0, 4_000.0]),
+            tool("Glob", &[1e6, 1.0, 2.0]),
+        ];
+        let p = propose(&e);
+        assert_eq!(
+            names(&p),
+            vec![
+                "cap Bash at 4,000 bytes (p75)",
+                "cap Read at 5,000 bytes (p75)",
+                "cap Read at 9,000 bytes (p90)",
+            ]
+        );
+        assert_eq!(
+            p.candidates[2].action,
+            "cap = { select = { tool = \"Read\" }, max_bytes = 9000 }"
+        );
+        assert!(
+            p.candidates[0]
+                .evidence
+                .ends_with("a cap at p75 cuts 1 of them to 4,000 bytes.")
+        );
+        let found: Vec<&str> = p.findings.iter().map(|f| f.text.as_str()).collect();
+        assert!(
+            found.contains(&"not large (p90 under 4,096 bytes): Edit (4,000)"),
+            "{found:?}"
+        );
+        assert!(found.contains(
+            &"large but not skewed (p90 under 2× the median): Grep (7,000 against 6,000)"
+        ));
+        assert!(found.contains(&"fewer than 4 outputs, too few to tell: Glob"));
+    }
+
+    #[test]
+    fn triggers_are_the_contexts_percentiles_rounded_below_the_largest() {
+        let mut e = evidence();
+        // p50 (rank 5) 52,400 → 50,000; p75 (rank 8) 77,600 → 80,000; p90 (rank 9)
+        // 91,000 → 90,000; 100,000 is above the largest.
+        e.contexts = vec![
+            10e3, 20e3, 30e3, 40e3, 52.4e3, 60e3, 70e3, 77.6e3, 91e3, 99e3,
+        ];
+        assert_eq!(triggers(&e, API_CLEAR_TRIGGER, 0.0), vec![50e3, 80e3, 90e3]);
+        assert_eq!(
+            triggers(&e, API_COMPACT_TRIGGER, API_COMPACT_MIN),
+            vec![50e3, 80e3, 90e3]
+        );
+        let p = propose(&e);
+        // Three triggers × three keeps; three compaction thresholds.
+        let clears = p
+            .candidates
+            .iter()
+            .filter(|c| c.family == Family::ContextEditing);
+        assert_eq!(clears.count(), 9);
+        assert!(names(&p).contains(&"compact above 80,000 tokens"));
+        // With a context past 100,000 the API's defaults are proposed under their name.
+        e.contexts.push(120e3);
+        let p = propose(&e);
+        assert!(names(&p).contains(&"context editing: API defaults (100,000, keep 3)"));
+    }
+
+    #[test]
+    fn an_hour_cache_only_where_most_pauses_over_the_ttl_last_up_to_an_hour() {
+        let pauses = |over, within| Pauses {
+            ttl_s: 300.0,
+            sessions_with_ttl: 2,
+            over_ttl: over,
+            within_hour: within,
+            sessions: 1,
+        };
+        let mut e = evidence();
+        e.pauses = vec![pauses(4, 3)];
+        let p = propose(&e);
+        assert!(names(&p).contains(&"1-hour cache"));
+        assert!(names(&p).contains(&"clear after a 300 s pause (the cache TTL)"));
+        e.pauses = vec![pauses(4, 2)];
+        assert!(!names(&propose(&e)).contains(&"1-hour cache"));
+        e.pauses = vec![pauses(0, 0)];
+        assert!(names(&propose(&e)).is_empty());
+    }
+
+    #[test]
+    fn long_tool_names_are_cut_and_names_stay_unique() {
+        let mut e = evidence();
+        let long = "x".repeat(300);
+        let sizes = [1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 5e3, 9e3, 20e3];
+        e.tools = vec![
+            tool(&format!("{long}a"), &sizes),
+            tool(&format!("{long}b"), &sizes),
+        ];
+        let p = propose(&e);
+        let names = names(&p);
+        assert_eq!(names.len(), 4);
+        assert!(names.iter().all(|n| n.chars().count() <= 200), "{names:?}");
+        let unique: std::collections::HashSet<&&str> = names.iter().collect();
+        assert_eq!(unique.len(), 4);
+        assert!(names[2].ends_with("(p75) (2)"), "{names:?}");
+    }
+
+    #[test]
+    fn toml_values() {
+        assert_eq!(toml_number(10_454.0), "10454");
+        assert_eq!(toml_number(2.5), "2.5");
+        assert_eq!(toml_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+    }
+}

@@ -1,0 +1,154 @@
+//! `simulate suggest FILE|DIR`: candidate edits found in the sessions, evaluated and ranked
+//! (docs/model.md §9, "Suggested edits"); `suggested.toml` reruns with `simulate history
+//! --edits`.
+//!
+//! Order as for `history`: the files are listed first, the output directory is prepared
+//! before the long work (a bad path fails at once), every file is staged and committed
+//! together, and the table or JSON is printed last.
+
+use crate::app::Format;
+use crate::error::{Error, Located};
+use crate::history::{Factors, files};
+use crate::history_command::default_name;
+use crate::output::{self, OutputDir};
+use crate::suggest::{self, SuggestReport};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The edits file a suggestion writes.
+pub const EDITS_FILE: &str = "suggested.toml";
+
+/// A validated `simulate suggest` command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuggestConfig {
+    /// One scenario, or a directory searched recursively for them.
+    pub path: PathBuf,
+    /// Results go to `out_root/<name>-suggest/`; None: write no files.
+    pub out_root: Option<PathBuf>,
+    /// Edits shown in the table (every one is in the JSON and `suggest.csv`).
+    pub top: usize,
+    pub format: Format,
+    /// Threads; None: one per core.
+    pub jobs: Option<usize>,
+    /// The factor sweep the robustness is checked over.
+    pub factors: Factors,
+}
+
+/// Runs the suggestion, printing to `out`.
+pub fn run(c: &SuggestConfig, out: &mut dyn Write) -> Result<(), Error> {
+    let (report, files) = match c.jobs {
+        None => suggestion(c)?,
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| {
+                    Error::from(Located::new(
+                        "command line",
+                        format!("cannot start {n} threads for --jobs: {e}"),
+                    ))
+                })?;
+            pool.install(|| suggestion(c))?
+        }
+    };
+    print(c, out, &report, &files)
+}
+
+/// The suggestion and the files written.
+fn suggestion(c: &SuggestConfig) -> Result<(SuggestReport, Vec<PathBuf>), Error> {
+    let shown = c.path.display().to_string();
+    let meta = std::fs::metadata(&c.path).map_err(|source| Error::Unreadable {
+        path: c.path.clone(),
+        source,
+    })?;
+    let single = !meta.is_dir();
+    let (dir, paths) = if single {
+        let dir = c
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        (dir, vec![c.path.clone()])
+    } else {
+        // Nothing is skipped as "the edits file": a suggestion reads none.
+        let (paths, _) = files::find(&c.path, Path::new(""))?;
+        (c.path.clone(), paths)
+    };
+    if paths.is_empty() {
+        return Err(Located::new(
+            shown,
+            "no scenario files found (searched recursively for *.toml with [[call]] tables or calls_tsv, as `simulate import` writes)",
+        )
+        .into());
+    }
+    let stem = if single {
+        c.path.with_extension("")
+    } else {
+        c.path.clone()
+    };
+    let name = format!("{}-suggest", default_name(&stem));
+    let mut dir_out = match &c.out_root {
+        Some(root) => Some(OutputDir::prepare(root, &name, &paths)?),
+        None => None,
+    };
+    let edits_path = match &c.out_root {
+        Some(root) => root.join(&name).join(EDITS_FILE),
+        None => PathBuf::from(EDITS_FILE),
+    };
+    let rerun = rerun(&shown, single, &edits_path, c.out_root.is_some());
+    let suggestion = suggest::suggest(&suggest::Input {
+        dir: &dir,
+        paths: &paths,
+        path_shown: &shown,
+        name: &name,
+        factors: &c.factors,
+        edits_path: &edits_path,
+        rerun: &rerun,
+        progress: true,
+    })?;
+    let report = suggestion.report;
+    let files = match dir_out.take() {
+        // Without a candidate there is nothing to rerun: no files (the staging folder goes
+        // with `dir`).
+        Some(mut dir) if !report.candidates.is_empty() => {
+            dir.write(EDITS_FILE, |w| {
+                w.write_all(report.suggested_toml.as_bytes())
+            })?;
+            dir.write("suggest.csv", |w| suggest::csv::write(w, &report))?;
+            for (file, svg) in suggest::charts::draw_all(&report)? {
+                dir.write(file, |w| w.write_all(svg.as_bytes()))?;
+            }
+            dir.commit()?
+        }
+        _ => Vec::new(),
+    };
+    Ok((report, files))
+}
+
+/// The command that reruns the edits file on the same sessions.
+fn rerun(shown: &str, single: bool, edits: &Path, written: bool) -> String {
+    let command = if single {
+        format!("simulate {shown} --edits {}", edits.display())
+    } else {
+        format!("simulate history {shown} --edits {}", edits.display())
+    };
+    if written {
+        command
+    } else {
+        format!("{command} (not written: --no-write; --format json holds its text)")
+    }
+}
+
+fn print(
+    c: &SuggestConfig,
+    out: &mut dyn Write,
+    report: &SuggestReport,
+    files: &[PathBuf],
+) -> Result<(), Error> {
+    match c.format {
+        Format::Json => output::json::write(out, report),
+        Format::Table => suggest::table::write(out, report, c.top, files),
+    }
+    .map_err(Error::Print)
+}
