@@ -11,6 +11,9 @@ use simulate::chart::{
 };
 use simulate::ledger::Affine;
 
+#[path = "charts/scenarios.rs"]
+mod scenarios;
+
 const RHO: f64 = 3.3;
 const B: f64 = 30_000.0;
 const EDITS: [&str; 3] = ["trim runbook", "merge status checks", "clear stale results"];
@@ -265,12 +268,13 @@ fn realistic() -> ChartInput {
         context_tokens,
         baseline_position: vec![],
         merged: vec![],
+        moved: vec![],
         clearings: vec![],
         added: vec![],
     };
     // The merge keeps calls 1–5 and 8–22 of the baseline: calls 6 and 7 went into call 5.
     let mut merged_run = series(EDITS[1], Some(1), merged);
-    merged_run.baseline_position = (0..5).chain(7..22).collect();
+    merged_run.baseline_position = (0..5).chain(7..22).map(f64::from).collect();
     merged_run.merged = vec![4];
     let mut clear_run = series(EDITS[2], Some(2), clear_context);
     clear_run.clearings = vec![11];
@@ -1075,6 +1079,7 @@ fn million() -> ChartInput {
         context_tokens: run(every),
         baseline_position: vec![],
         merged: vec![],
+        moved: vec![],
         // The clearing run clears every 1,000 calls: a thousand rules, one per pixel at most.
         clearings: if edit == Some(2) {
             (1..1_000).map(|k| k * 1_000).collect()

@@ -8,7 +8,8 @@
 //! row of their own along the bottom, one row per clearing run, under the lines.
 
 use plotters::prelude::{
-    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
+    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Polygon, Rectangle,
+    SVGBackend,
 };
 
 use super::layout::{self, Entry, Key, LEGEND_X, Marker};
@@ -66,6 +67,8 @@ pub struct Run {
     pub complete: bool,
     /// Calls that stand for several baseline calls: `(position, tokens)`.
     pub merged: Vec<(f64, f64)>,
+    /// Calls drawn away from their own place in the baseline (moved): `(position, tokens)`.
+    pub moved: Vec<(f64, f64)>,
     /// Requests an edit adds (a tool search): `(position, tokens)`, half a call before the
     /// call each precedes.
     pub added: Vec<(f64, f64)>,
@@ -111,12 +114,18 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
         }
         let values = &series.context_tokens;
         let positions = &series.baseline_position;
-        let at = |i: usize| positions.get(i).map_or(i, |&p| p as usize) as f64 + 1.0;
+        let at = |i: usize| positions.get(i).copied().unwrap_or(i as f64) + 1.0;
+        // What happens before call i (a clearing, an added request) stands between it and
+        // the call before, which may be less than a whole position away (a moved call).
+        let before = |i: usize| match i.checked_sub(1) {
+            Some(j) => (at(j) + at(i)) / 2.0,
+            None => at(i) - 0.5,
+        };
         let added: Vec<(f64, f64)> = series
             .added
             .iter()
             .take(MAX_MERGE_RINGS)
-            .map(|&(before, tokens)| (at(before as usize) - 0.5, tokens))
+            .map(|&(call, tokens)| (before(call as usize), tokens))
             .collect();
         // The added requests read the context too: they count in the total.
         let reread_total = finite_sum(values) + series.added.iter().map(|a| a.1).sum::<f64>();
@@ -125,17 +134,20 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             _ => None,
         };
         let lines = reduce::segments(values, positions, axis_len, PLOT_WIDTH_PX);
-        let merged = series
-            .merged
-            .iter()
-            .take(MAX_MERGE_RINGS)
-            .filter_map(|&i| Some((at(i as usize), *values.get(i as usize)?)))
-            .collect();
+        let marks = |calls: &[u32]| -> Vec<(f64, f64)> {
+            calls
+                .iter()
+                .take(MAX_MERGE_RINGS)
+                .filter_map(|&i| Some((at(i as usize), *values.get(i as usize)?)))
+                .collect()
+        };
+        let merged = marks(&series.merged);
+        let moved = marks(&series.moved);
         // A clearing happens before its call: the rule stands half a call earlier.
         let mut clearings: Vec<f64> = Vec::new();
         let column = |x: f64| (x / bucket_calls.max(1.0)).floor();
-        for &before in &series.clearings {
-            let x = at(before as usize) - 0.5;
+        for &call in &series.clearings {
+            let x = before(call as usize);
             if clearings
                 .last()
                 .is_none_or(|&last| column(last) != column(x))
@@ -154,6 +166,7 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             complete: axis_len <= PLOT_WIDTH_PX,
             lines,
             merged,
+            moved,
             added,
             clearings,
             clearing_count: series.clearings.len(),
@@ -167,7 +180,12 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
     for (run, widths) in runs.iter_mut().zip(widths) {
         run.widths_px = widths;
     }
-    let x_range = (0.5, axis_len as f64 + 0.5);
+    // A call moved to the very front is drawn half a position before the first.
+    let leftmost = runs
+        .iter()
+        .flat_map(|r| r.lines.iter().flatten().map(|p| p.0))
+        .fold(1.0, f64::min);
+    let x_range = (leftmost - 0.5, axis_len as f64 + 0.5);
     let highest = style::finite_range(
         runs.iter()
             .flat_map(|r| r.lines.iter().flatten().map(|p| p.1)),
@@ -193,17 +211,27 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             "."
         }
     );
+    let moves = runs.iter().any(|r| !r.moved.is_empty());
+    let place = match moves {
+        true => {
+            "Calls sit at their place in the baseline: gaps where calls were merged, dropped or moved away; a moved call sits between the calls it now runs between."
+        }
+        false => {
+            "Calls sit at their place in the baseline: gaps where calls were merged or dropped."
+        }
+    };
     if moved || cleared {
         subtitle.push('\n');
-        subtitle.push_str(match (moved, cleared) {
+        match (moved, cleared) {
             (true, true) => {
-                "Calls sit at their place in the baseline: gaps where calls were merged or dropped. Rules under the axis: clearings."
+                subtitle.push_str(place);
+                subtitle.push_str(" Rules under the axis: clearings.");
             }
-            (true, false) => {
-                "Calls sit at their place in the baseline: gaps where calls were merged or dropped."
-            }
-            _ => "Thin rules under the call numbers: clearings, one row per run (its context drops at the next call).",
-        });
+            (true, false) => subtitle.push_str(place),
+            _ => subtitle.push_str(
+                "Thin rules under the call numbers: clearings, one row per run (its context drops at the next call).",
+            ),
+        }
     }
     Ok(ContextChart {
         title: format!(
@@ -222,10 +250,10 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
 }
 
 /// Positions on the call axis a run needs: its calls, or its last baseline position.
-fn axis_len(values: &[f64], positions: &[u32]) -> usize {
+fn axis_len(values: &[f64], positions: &[f64]) -> usize {
     positions
         .last()
-        .map_or(values.len(), |&p| p as usize + 1)
+        .map_or(values.len(), |&p| p.max(0.0).floor() as usize + 1)
         .max(values.len())
 }
 
@@ -343,6 +371,20 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
                 ]
             }))
             .map_err(&err)?;
+            // A moved call: an open diamond in the run's colour on a white halo.
+            plot.draw_series(run.moved.iter().map(|&p| {
+                EmptyElement::at(p)
+                    + Polygon::new(vec![(0, -8), (8, 0), (0, 8), (-8, 0)], BACKGROUND.filled())
+            }))
+            .map_err(&err)?;
+            plot.draw_series(run.moved.iter().map(|&p| {
+                EmptyElement::at(p)
+                    + PathElement::new(
+                        vec![(0, -6), (6, 0), (0, 6), (-6, 0), (0, -6)],
+                        colour.stroke_width(3),
+                    )
+            }))
+            .map_err(&err)?;
             plot.draw_series(run.merged.iter().flat_map(|&p| {
                 [
                     EmptyElement::at(p) + Circle::new((0, 0), 7, BACKGROUND.filled()),
@@ -409,6 +451,15 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
                 .with_note("stands for several baseline calls"),
         );
     }
+    if chart.runs.iter().any(|r| !r.moved.is_empty()) {
+        if !chart.runs.iter().any(|r| !r.merged.is_empty()) {
+            entries.push(Entry::new(Key::Heading, ""));
+        }
+        entries.push(
+            Entry::new(Key::Marker(Marker::OpenDiamond), "moved call")
+                .with_note("drawn between the calls it now runs between; its old place is a gap"),
+        );
+    }
     if chart.runs.iter().any(|r| !r.added.is_empty()) {
         entries.push(
             Entry::new(Key::Marker(Marker::Square), "tool search")
@@ -438,6 +489,7 @@ mod tests {
             context_tokens: ramp(step),
             baseline_position: vec![],
             merged: vec![],
+            moved: vec![],
             clearings: vec![],
             added: vec![],
         };
@@ -494,8 +546,9 @@ mod tests {
             name: "merge".into(),
             edit: Some(0),
             context_tokens: vec![30_000.0, 30_050.0, 30_100.0, 30_150.0],
-            baseline_position: vec![0, 1, 4, 5],
+            baseline_position: vec![0.0, 1.0, 4.0, 5.0],
             merged: vec![1],
+            moved: vec![],
             clearings: vec![3],
             added: vec![],
         };

@@ -323,6 +323,8 @@ pub(crate) enum Marker {
     Square,
     /// A diamond.
     Diamond,
+    /// A diamond's outline (an open diamond).
+    OpenDiamond,
     /// A ring (an open circle).
     Ring,
 }
@@ -377,6 +379,17 @@ pub(crate) fn marker(
             root.draw(&Polygon::new(
                 vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
                 INK.filled(),
+            ))
+        }
+        Marker::OpenDiamond => {
+            root.draw(&Polygon::new(
+                vec![(x, y - 8), (x + 8, y), (x, y + 8), (x - 8, y)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&PathElement::new(
+                vec![(x, y - 6), (x + 6, y), (x, y + 6), (x - 6, y), (x, y - 6)],
+                INK.stroke_width(2),
             ))
         }
     }

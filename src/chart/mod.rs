@@ -154,12 +154,16 @@ pub struct RunSeries {
     /// `context_tokens[i]`: context re-read by call i+1, in est. tokens. May hold a million
     /// values: draw it reduced to the pixel width (min and max per pixel bucket).
     pub context_tokens: Vec<f64>,
-    /// `baseline_position[i]`: the 0-based position in the baseline where call i+1 is
-    /// drawn, ascending; empty: the call's own position. A run that merges or drops calls
-    /// is drawn against the baseline's positions, with gaps where calls went.
-    pub baseline_position: Vec<u32>,
+    /// `baseline_position[i]`: the 0-based position on the baseline's call axis where call
+    /// i+1 is drawn, ascending; empty: the call's own position. A call the edit does not
+    /// move sits at its own place in the baseline, so a run that merges or drops calls has
+    /// gaps where calls went; a moved call sits between the calls it now runs between (a
+    /// fractional position), and its old place is a gap.
+    pub baseline_position: Vec<f64>,
     /// 0-based calls of this run that stand for several baseline calls (merges).
     pub merged: Vec<u32>,
+    /// 0-based calls of this run drawn away from their own place in the baseline (moves).
+    pub moved: Vec<u32>,
     /// 0-based calls of this run before which a clearing happened.
     pub clearings: Vec<u32>,
     /// Requests an edit adds (a deferred part's tool search, docs/model.md §9): the

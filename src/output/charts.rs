@@ -313,12 +313,14 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 min_tokens: c.min_tokens,
             });
         }
+        let (baseline_position, moved) = baseline_positions(&origins, baseline_calls);
         context.push(RunSeries {
             name: subject.name.clone(),
             edit,
             context_tokens: contexts,
-            baseline_position: baseline_positions(&origins, baseline_calls),
+            baseline_position,
             merged,
+            moved,
             clearings: clearing_before.iter().map(|&b| b as u32).collect(),
             added,
         });
@@ -326,29 +328,79 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
     (context, cost)
 }
 
-/// Where each call of a run is drawn on the baseline's call axis: the k-th call at the
-/// k-th smallest baseline position the run keeps. A merge or drop leaves gaps where calls
-/// went; a move keeps the order of positions (a moved call is drawn where it now runs).
-/// Empty when that is every call's own position (nothing to store).
-fn baseline_positions(origins: &[u32], baseline_calls: usize) -> Vec<u32> {
-    let mut kept = vec![false; baseline_calls];
+/// Where each call of a run is drawn on the baseline's call axis, and which calls are
+/// drawn away from their own place: every call the edits leave in order (the longest run
+/// of ascending origins) at its own baseline position, so a merge or drop leaves a gap
+/// where calls went and a merged call is drawn where it is in every edit; a moved call
+/// between the calls it now runs between, just before the next (its old place is a gap).
+/// Empty positions when that is every call's own index (nothing to store).
+fn baseline_positions(origins: &[u32], baseline_calls: usize) -> (Vec<f64>, Vec<u32>) {
+    let mut seen = vec![false; baseline_calls];
     for &o in origins {
-        if let Some(k) = kept.get_mut(o as usize) {
-            *k = true;
+        match seen.get_mut(o as usize) {
+            Some(s) if !*s => *s = true,
+            // Two calls claim one position, or one beyond the baseline (not made by any
+            // edit today): the run's own positions are then the honest fallback.
+            _ => return (Vec::new(), Vec::new()),
         }
     }
-    let positions: Vec<u32> = (0..baseline_calls as u32)
-        .filter(|&p| kept[p as usize])
-        .collect();
-    let own = positions.len() == origins.len()
-        && positions.iter().enumerate().all(|(k, &p)| p as usize == k);
-    if own || positions.len() != origins.len() {
-        // Either nothing moved, or two calls claim one position (not made by any edit
-        // today): the run's own positions are then the honest fallback.
-        Vec::new()
-    } else {
-        positions
+    let in_place = ascending_run(origins);
+    let mut positions = vec![0.0; origins.len()];
+    let mut moved = Vec::new();
+    let mut k = 0;
+    while k < origins.len() {
+        if in_place[k] {
+            positions[k] = f64::from(origins[k]);
+            k += 1;
+            continue;
+        }
+        // A stretch of moved calls: spread just before the next call left in place.
+        let end = (k..origins.len())
+            .find(|&j| in_place[j])
+            .unwrap_or(origins.len());
+        let before = k.checked_sub(1).map_or(-1.0, |j| positions[j]);
+        let next = in_place
+            .get(end)
+            .map_or(baseline_calls as f64, |_| f64::from(origins[end]));
+        let count = (end - k) as f64;
+        let step = (next - before).min(1.0) / (count + 1.0);
+        for (m, j) in (k..end).enumerate() {
+            positions[j] = next - (count - m as f64) * step;
+            moved.push(j as u32);
+        }
+        k = end;
     }
+    let own = positions.iter().enumerate().all(|(k, &p)| p == k as f64);
+    if own {
+        (Vec::new(), moved)
+    } else {
+        (positions, moved)
+    }
+}
+
+/// Which of `origins` form a longest strictly ascending subsequence (the calls an edit left
+/// in order; of two as long, either is honest: `[2, 3, 0, 1]` moved 0 and 1 to the end or
+/// 2 and 3 to the front), in O(n log n).
+fn ascending_run(origins: &[u32]) -> Vec<bool> {
+    // tails[l]: index of the smallest last origin of an ascending run of length l + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut previous: Vec<Option<usize>> = vec![None; origins.len()];
+    for (i, &o) in origins.iter().enumerate() {
+        let l = tails.partition_point(|&t| origins[t] < o);
+        previous[i] = l.checked_sub(1).map(|p| tails[p]);
+        if l == tails.len() {
+            tails.push(i);
+        } else {
+            tails[l] = i;
+        }
+    }
+    let mut in_place = vec![false; origins.len()];
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        in_place[i] = true;
+        at = previous[i];
+    }
+    in_place
 }
 
 fn savings_grid(
@@ -631,13 +683,47 @@ mod tests {
 
     #[test]
     fn positions_follow_the_baseline_with_gaps_where_calls_went() {
+        let none = || (Vec::<f64>::new(), Vec::<u32>::new());
         // Calls 2 and 3 merged into call 1: the run keeps positions 0, 1, 4.
-        assert_eq!(baseline_positions(&[0, 1, 4], 5), vec![0, 1, 4]);
+        assert_eq!(
+            baseline_positions(&[0, 1, 4], 5),
+            (vec![0.0, 1.0, 4.0], vec![])
+        );
         // Nothing removed: every call at its own place (stored as empty).
-        assert_eq!(baseline_positions(&[0, 1, 2], 3), Vec::<u32>::new());
-        // A move: the same positions, drawn in run order.
-        assert_eq!(baseline_positions(&[0, 2, 1], 3), Vec::<u32>::new());
+        assert_eq!(baseline_positions(&[0, 1, 2], 3), none());
         // A merge "at last": the merged call keeps the last one's origin.
-        assert_eq!(baseline_positions(&[0, 3, 4], 5), vec![0, 3, 4]);
+        assert_eq!(
+            baseline_positions(&[0, 3, 4], 5),
+            (vec![0.0, 3.0, 4.0], vec![])
+        );
+        // Two calls at one place: their own positions.
+        assert_eq!(baseline_positions(&[0, 0, 1], 3), none());
+    }
+
+    #[test]
+    fn a_moved_call_sits_where_it_now_runs_and_the_others_stay() {
+        // Call 0 moved before call 3: calls 1 and 2 keep their places, 0 runs at 2.5.
+        assert_eq!(
+            baseline_positions(&[1, 2, 0, 3], 4),
+            (vec![1.0, 2.0, 2.5, 3.0], vec![2])
+        );
+        // Moved with a merge of 2 and 3 (kept at 2): the merge stays at 2.
+        assert_eq!(
+            baseline_positions(&[1, 2, 0, 4], 5),
+            (vec![1.0, 2.0, 3.5, 4.0], vec![2])
+        );
+        // Two calls moved to the end, after the last one.
+        assert_eq!(
+            baseline_positions(&[2, 3, 4, 0, 1], 5),
+            (
+                vec![2.0, 3.0, 4.0, 4.333_333_333_333_333, 4.666_666_666_666_667],
+                vec![3, 4]
+            )
+        );
+        // Moved to the front.
+        assert_eq!(
+            baseline_positions(&[3, 0, 1, 2], 4),
+            (vec![-0.5, 0.0, 1.0, 2.0], vec![0])
+        );
     }
 }
