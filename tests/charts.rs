@@ -103,6 +103,7 @@ fn slice(label: Option<&str>, saving: &dyn Fn(usize, f64, f64) -> f64) -> PlaneS
             .iter()
             .map(|&r| PLANE_B.iter().map(|&b| baseline_total(b, r)).collect())
             .collect(),
+        counts: vec![],
     }
 }
 
@@ -697,7 +698,7 @@ fn many_flipping_pairs_are_capped_and_counted() {
     let chart = chart::ranking::prepare(&input, &plane, "ranking.svg").expect("prepared");
     assert_eq!(chart.panels.len(), 9);
     assert!(
-        chart.subtitle.contains("and 6 more pairs"),
+        chart.subtitle.contains("6 more pairs not drawn"),
         "{}",
         chart.subtitle
     );
@@ -999,6 +1000,7 @@ fn wide_ranking(rows: usize, columns: usize) -> RankingPlane {
                 .iter()
                 .map(|&r| bs.iter().map(|&b| baseline_total(b, r)).collect())
                 .collect(),
+            counts: vec![],
         }],
         points: rows * columns,
         matching_order: rows * columns / 2,
@@ -1186,6 +1188,7 @@ fn edge_cases_still_draw() {
             holds_nominal: true,
             saved: vec![vec![vec![-3.0, -3.0, -3.0]]],
             baseline: vec![vec![1e6]],
+            counts: vec![],
         }],
         flips: vec![],
         points: 1,

@@ -410,19 +410,21 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         let total = style::short(run.reread_total);
         let mut note = match run.saved_pct {
             Some(pct) => format!("{total} est. tokens, {}% saved", style::percent(pct)),
-            None => format!(
-                "{total} est. tokens, {} calls",
-                style::short(run.calls as f64)
-            ),
+            None => format!("{total} est. tokens, {} calls", style::count(run.calls)),
         };
         if run.clearing_count > 0 {
             let n = run.clearing_count;
-            note.push_str(&format!(", {n} clearing{}", if n == 1 { "" } else { "s" }));
+            note.push_str(&format!(
+                ", {} clearing{}",
+                style::count(n),
+                if n == 1 { "" } else { "s" }
+            ));
         }
         if run.calls_gone > 0 {
             let n = run.calls_gone;
             note.push_str(&format!(
-                ", {n} call{} fewer",
+                ", {} call{} fewer",
+                style::count(n),
                 if n == 1 { "" } else { "s" }
             ));
         }

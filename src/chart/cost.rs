@@ -274,13 +274,14 @@ fn counts(panel: &CostPanel) -> String {
                 WriteCause::Clearing => "clearings",
                 WriteCause::BelowMinimum => "below min.",
             };
-            format!("{n} {what}")
+            format!("{} {what}", style::count(n))
         })
         .collect::<Vec<_>>()
         .join(", ");
     if hidden > 0 {
         text.push_str(&format!(
-            "; {hidden} more clearing{} where the cache had expired anyway",
+            "; {} more clearing{} where the cache had expired anyway",
+            style::count(hidden),
             if hidden == 1 { "" } else { "s" }
         ));
     }
@@ -458,9 +459,9 @@ fn legend(chart: &CostChart) -> Vec<Entry> {
     entries.extend(chart.panels.iter().map(|p| {
         let rewrites = counts(p);
         let note = if rewrites.is_empty() {
-            format!("{} calls", style::short(p.calls as f64))
+            format!("{} calls", style::count(p.calls))
         } else {
-            format!("{} calls; {rewrites}", style::short(p.calls as f64))
+            format!("{} calls; {rewrites}", style::count(p.calls))
         };
         Entry::new(Key::Swatch(style::run_colour(p.edit), 1.0), p.name.clone()).with_note(note)
     }));

@@ -131,6 +131,20 @@ pub struct PlaneSlice {
     pub saved: Vec<Vec<Vec<f64>>>,
     /// `baseline[r][b]`: the baseline's total there (savings within 1e-9 of it tie).
     pub baseline: Vec<Vec<f64>>,
+    /// For each flipping pair, its counts over the whole plane this slice stands for,
+    /// every swept point and not only those drawn (a thinned grid is drawn from fewer), so
+    /// the panels say what the text says. Empty: count the cells drawn.
+    pub counts: Vec<PairCount>,
+}
+
+/// How often the second edit of a pair saves more, and how often the two tie, over the
+/// swept points a plane stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairCount {
+    pub a: usize,
+    pub b: usize,
+    pub flipped: usize,
+    pub ties: usize,
 }
 
 /// A pair of edits whose order flips somewhere in the grid.

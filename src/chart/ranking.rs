@@ -175,6 +175,15 @@ pub fn prepare(
 
     let x_range = plane::cell_range(&plane.base_tokens);
     let y_range = plane::cell_range(&plane.bytes_per_token);
+    let (nb, nr) = plane.swept;
+    let thinned = nb > plane.base_tokens.len() || nr > plane.bytes_per_token.len();
+    // Swept points one panel stands for: its (B, ρ) plane, or the whole grid when a
+    // single plane stands for every value of the other swept axes.
+    let stands_for = if plane.slices.len() == 1 && plane.slices_left_out == 0 {
+        plane.points
+    } else {
+        nb * nr
+    };
     let mut panels = Vec::with_capacity(rows * columns);
     let mut row_headings = Vec::new();
     for (k, &(a, b)) in shown.iter().enumerate() {
@@ -199,10 +208,27 @@ pub fn prepare(
             };
             let plane::Shading {
                 boxes: sampled_shading,
-                flipped,
-                ties,
-                cells,
+                flipped: drawn_flipped,
+                ties: drawn_ties,
+                cells: drawn_cells,
             } = plane::shading(plane, slice, a, b, &frame);
+            // What the text counts: every swept point the plane stands for, drawn or not.
+            let counted = slice.counts.iter().find(|c| (c.a, c.b) == (a, b));
+            let (flipped, ties, cells, drawn) = match counted {
+                Some(c) => (c.flipped, c.ties, stands_for, None),
+                None if !thinned => {
+                    let weight = stands_for / drawn_cells.max(1);
+                    (
+                        drawn_flipped * weight,
+                        drawn_ties * weight,
+                        stands_for,
+                        None,
+                    )
+                }
+                // Not counted over the whole grid (a pair that never flips): its ties are
+                // those among the drawn points, and said so.
+                None => (drawn_flipped, drawn_ties, stands_for, Some(drawn_cells)),
+            };
             let affine = |e: usize| plane.affine.get(e).copied().flatten();
             let exact = affine(a).zip(affine(b));
             // With closed forms the whole plane is known, not only the sampled points.
@@ -236,7 +262,7 @@ pub fn prepare(
                 }
                 None => "sampled only".to_string(),
             };
-            let notes: Vec<String> = [status(flipped, ties, cells), break_even]
+            let notes: Vec<String> = [status(flipped, ties, cells, drawn), break_even]
                 .iter()
                 .map(|n| style::fit(n, text_px, SMALL_SIZE))
                 .collect();
@@ -330,17 +356,29 @@ fn hatched_edits(panels: &[PairPanel]) -> Vec<usize> {
 /// Lines above each panel: the two names, the status and the break-even.
 const CAPTION_LINES: i32 = 4;
 
-/// "flipped at 6 of 55 points": how often the second edit saves more.
-fn status(flipped: usize, ties: usize, cells: usize) -> String {
-    let ties = match ties {
-        0 => String::new(),
-        1 => ", 1 tie".to_string(),
-        n => format!(", {n} ties"),
+/// "flipped at 6 of 55 points": how often the second edit saves more, of the swept points,
+/// with the ties among the `drawn` points when only those were counted.
+fn status(flipped: usize, ties: usize, cells: usize, drawn: Option<usize>) -> String {
+    let count = style::count;
+    let ties = match (ties, drawn) {
+        (0, _) => String::new(),
+        (n, Some(drawn)) => format!(
+            ", {} tie{} among the {} drawn",
+            count(n),
+            plural(n),
+            count(drawn)
+        ),
+        (1, None) => ", 1 tie".to_string(),
+        (n, None) => format!(", {} ties", count(n)),
     };
     match flipped {
-        0 => format!("no flip at any of {cells} points{ties}"),
-        n => format!("flipped at {n} of {cells} points{ties}"),
+        0 => format!("no flip at any of {} points{ties}", count(cells)),
+        n => format!("flipped at {} of {} points{ties}", count(n), count(cells)),
     }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Title and subtitle: does the ranking hold, which pairs are drawn, which slice.
@@ -357,7 +395,8 @@ fn words(
     let title = if plane.flips.is_empty() {
         lines.push(format!(
             "Ranked by {}: the nominal order holds at all {} points of the sweep.",
-            plane.measure, plane.points
+            plane.measure,
+            style::count(plane.points)
         ));
         match closest {
             Some(c) if c.always_tie => format!(
@@ -386,15 +425,16 @@ fn words(
         lines.push(format!(
             "Ranked by {}: the nominal order holds at {} of {} points; {} pair{} of edits swap places. Each panel shades the (B, ρ) plane by which of two edits saves more.",
             plane.measure,
-            plane.matching_order,
-            plane.points,
-            plane.flips.len(),
+            style::count(plane.matching_order),
+            style::count(plane.points),
+            style::count(plane.flips.len()),
             if plane.flips.len() == 1 { "" } else { "s" },
         ));
         if more > 0 {
             lines.push(format!(
-                "Drawn: the first {shown} pairs in nominal order, and {more} more pair{} (listed in the report).",
-                if more == 1 { "" } else { "s" }
+                "Drawn: the first {shown} pairs in nominal order; {} more pair{} not drawn (listed in the report).",
+                style::count(more),
+                plural(more)
             ));
         }
         format!(
@@ -437,9 +477,11 @@ fn words(
     let (nb, nr) = plane.swept;
     if nb > plane.base_tokens.len() || nr > plane.bytes_per_token.len() {
         lines.push(format!(
-            "Thinned for drawing: {} of {nb} B values, {} of {nr} ρ values.",
-            plane.base_tokens.len(),
-            plane.bytes_per_token.len()
+            "Thinned for drawing: {} of {} B values, {} of {} ρ values (the counts are of every swept point).",
+            style::count(plane.base_tokens.len()),
+            style::count(nb),
+            style::count(plane.bytes_per_token.len()),
+            style::count(nr)
         ));
     }
     (title, lines.join("\n"))
@@ -738,6 +780,7 @@ mod tests {
                 holds_nominal: true,
                 saved,
                 baseline,
+                counts: vec![],
             }],
             slices_left_out: 0,
             flips: if flips {

@@ -217,11 +217,17 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         "One panel per assumed bytes per token ρ."
     }
     .to_string();
+    let nominal_drawn = panels.iter().any(|p| p.is_nominal);
     if grid.swept_bytes_per_token > panels.len() {
         subtitle.push_str(&format!(
-            "\nPanels drawn: {} of the {} swept ρ values (evenly spaced, with the nominal): {}.",
-            panels.len(),
-            grid.swept_bytes_per_token,
+            "\nPanels drawn: {} of the {} swept ρ values (evenly spaced{}): {}.",
+            style::count(panels.len()),
+            style::count(grid.swept_bytes_per_token),
+            if nominal_drawn {
+                ", with the nominal"
+            } else {
+                ""
+            },
             panels
                 .iter()
                 .map(|p| style::ratio(p.bytes_per_token))
@@ -229,9 +235,24 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
                 .join(", ")
         ));
     }
+    if !nominal_drawn && input.bytes_per_token.is_finite() {
+        let rho = input.bytes_per_token;
+        let inside = grid.bytes_per_token.iter().any(|&r| r < rho)
+            && grid.bytes_per_token.iter().any(|&r| r > rho);
+        subtitle.push_str(&format!(
+            "\nNo panel at the nominal point: the nominal ρ = {} lies {}.",
+            style::ratio(rho),
+            if inside {
+                "between swept values"
+            } else {
+                "outside the swept range"
+            }
+        ));
+    }
     if unlabelled > 0 {
         subtitle.push_str(&format!(
-            "\n{unlabelled} break-even label{} left out for room (ringed still; the report lists every break-even).",
+            "\n{} break-even label{} left out for room (ringed still; the report lists every break-even).",
+            style::count(unlabelled),
             if unlabelled == 1 { "" } else { "s" }
         ));
     }

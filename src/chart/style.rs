@@ -96,6 +96,11 @@ pub fn short(x: f64) -> String {
     }
 }
 
+/// A count as the text writes it, with thousands separators: `10,000`.
+pub fn count(n: usize) -> String {
+    number::grouped(n as f64, 0)
+}
+
 /// The colour of edit `index`.
 pub fn edit_colour(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]

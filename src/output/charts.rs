@@ -5,8 +5,8 @@
 //! picture stays readable.
 
 use crate::chart::{
-    self, BreakEvenMark, ChartError, ChartInput, CostBar, CostSeries, CostTotals, PairFlip,
-    PlaneSlice, RankingPlane, RunSeries, SavingsGrid, TotalBar, WriteCause,
+    self, BreakEvenMark, ChartError, ChartInput, CostBar, CostSeries, CostTotals, PairCount,
+    PairFlip, PlaneSlice, RankingPlane, RunSeries, SavingsGrid, TotalBar, WriteCause,
 };
 use crate::evaluate::{Evaluation, Study};
 use crate::ledger::Assumptions;
@@ -529,11 +529,41 @@ fn ranking_plane(
             let holds_nominal = !cost
                 || (g.cache_read.get(c) == Some(&nominal.cache_read)
                     && g.retry_rate.get(t) == Some(&nominal.retry_rate));
+            // Counted over every swept point, not only the drawn ones; the reread plane
+            // stands for every cache read and retry rate swept, as the text counts it.
+            let weight = if cost { 1 } else { nc * nt };
+            let counts = measure
+                .flips
+                .iter()
+                .filter_map(|f| {
+                    let (a, b) = (index_of(&f.a)?, index_of(&f.b)?);
+                    let (mut flipped, mut ties) = (0, 0);
+                    for cell in (0..nb * nr).filter_map(|i| slice.get(i * k + s)) {
+                        let (saved, total) = if cost {
+                            (&cell.cost_saved, cell.baseline_cost)
+                        } else {
+                            (&cell.saved, cell.baseline_tokens)
+                        };
+                        match chart::plane::side(saved, total, a, b) {
+                            chart::plane::Side::B => flipped += weight,
+                            chart::plane::Side::Tie => ties += weight,
+                            chart::plane::Side::A => {}
+                        }
+                    }
+                    Some(PairCount {
+                        a,
+                        b,
+                        flipped,
+                        ties,
+                    })
+                })
+                .collect();
             Some(PlaneSlice {
                 label: (cost && others_swept).then(|| slice_label(g, c, t)),
                 holds_nominal,
                 saved,
                 baseline,
+                counts,
             })
         })
         .collect::<Option<Vec<_>>>()?;

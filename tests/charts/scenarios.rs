@@ -88,3 +88,101 @@ fn the_shipped_coding_scenario_rings_its_merge_at_one_place() {
     assert_eq!(ring("read sources in one call"), [5.0]);
     assert_eq!(ring("all four"), [5.0]);
 }
+
+/// Runs the binary on `args` with `--out` a fresh folder: its stdout and the folder.
+fn run_binary(args: &[&str]) -> (String, tempfile::TempDir) {
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let output = assert_cmd::Command::cargo_bin("simulate")
+        .expect("the binary")
+        .args(args)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .expect("it runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (String::from_utf8_lossy(&output.stdout).into_owned(), out)
+}
+
+/// Every text element of an SVG file, joined by spaces.
+fn svg_text(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let doc = roxmltree::Document::parse(&text).expect("well-formed SVG");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Numbers of four or more digits written without a thousands separator.
+fn ungrouped(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut found = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        let end = (k..chars.len())
+            .find(|&j| !chars[j].is_ascii_digit())
+            .unwrap_or(chars.len());
+        // A decimal part (3.1234) is not a count.
+        let decimals = k > 0 && chars[k - 1] == '.';
+        if end - k >= 4 && !decimals {
+            found.push(chars[k..end].iter().collect());
+        }
+        k = end.max(k + 1);
+    }
+    found
+}
+
+#[test]
+fn a_thinned_grid_counts_what_the_text_counts() {
+    let (stdout, out) = run_binary(&[
+        "scenarios/coding.toml",
+        "--sweep-base",
+        "8000:48000:100",
+        "--sweep-bpt",
+        "3:4.6:100",
+    ]);
+    let dir = out.path().join("coding");
+    let ranking = svg_text(&dir.join("ranking.svg"));
+    assert!(
+        ranking.contains("holds at 4,881 of 10,000 points"),
+        "{ranking}"
+    );
+    // Each pair's panel counts the points the text gives it, of the whole grid.
+    let mut pairs = 0;
+    for line in stdout.lines().filter(|l| l.contains(" beats ")) {
+        let count = line
+            .rsplit_once('(')
+            .and_then(|(_, c)| c.strip_suffix(" points)"))
+            .unwrap_or_else(|| panic!("no count in {line:?}"));
+        let wanted = format!("flipped at {count} of 10,000 points");
+        assert!(ranking.contains(&wanted), "{wanted:?} not in {ranking}");
+        pairs += 1;
+    }
+    assert_eq!(pairs, 4, "{stdout}");
+    // The nominal ρ (3.8) is not a swept value: no panel claims it, and the chart says so.
+    let savings = svg_text(&dir.join("savings.svg"));
+    assert!(!savings.contains("(nominal)"), "{savings}");
+    assert!(!savings.contains("with the nominal"), "{savings}");
+    assert!(
+        savings.contains("the nominal ρ = 3.8 lies between swept values"),
+        "{savings}"
+    );
+    for name in ["ranking.svg", "savings.svg", "context.svg", "totals.svg"] {
+        let text = svg_text(&dir.join(name));
+        assert_eq!(ungrouped(&text), Vec::<String>::new(), "{name}: {text}");
+    }
+}
+
+#[test]
+fn the_ungrouped_number_finder_finds_them() {
+    assert_eq!(ungrouped("at 4881 of 10,000 points"), ["4881"]);
+    assert_eq!(
+        ungrouped("ρ = 3.1234, B = 30k, 999 calls"),
+        Vec::<String>::new()
+    );
+}
