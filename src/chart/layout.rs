@@ -285,11 +285,7 @@ fn draw_key(
             ],
             colour.filled(),
         )),
-        Key::Ring => {
-            root.draw(&Circle::new((x + 11, y), 6, BACKGROUND.filled()))
-                .map_err(&err)?;
-            root.draw(&Circle::new((x + 11, y), 6, INK.stroke_width(2)))
-        }
+        Key::Ring => root.draw(&Circle::new((x + 11, y), 6, INK.stroke_width(2))),
         Key::TwoTone(first, second) => {
             root.draw(&Rectangle::new(
                 [(left, top), (x + 11, bottom)],

@@ -252,6 +252,7 @@ pub struct CostSeries {
 mod layout;
 pub mod reduce;
 mod same;
+pub mod scale;
 pub mod style;
 
 pub mod aggregate;
