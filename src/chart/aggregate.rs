@@ -8,7 +8,7 @@ use plotters::prelude::{
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::history::{HistoryChartInput, edit_name};
+use super::history::{HistoryChartInput, row_names};
 use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, drawing, layout};
 use crate::output::number::grouped;
@@ -59,8 +59,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
     // First in counts only the sessions some edit changes.
     let changed = input.sessions.saturating_sub(input.sessions_unchanged);
     let mut bars = Vec::with_capacity(input.rows.len());
-    for r in &input.rows {
-        let name = style::truncate(edit_name(input, r.edit, FILE)?, NAME_CHARS);
+    for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
         bars.push(Bar {
             edit: r.edit,
             name,
@@ -164,6 +163,10 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
                 colour.mix(0.85).filled(),
             )])
             .map_err(&err)?;
+            let (x0, y0) = plot.backend_coord(&(0.0, middle + half));
+            let (x1, y1) = plot.backend_coord(&(bar.total_pct, middle - half));
+            let rect = (x0.min(x1), y0, x0.max(x1), y1);
+            layout::draw_mark(&root, rect, style::edit_mark(bar.edit), FILE)?;
             // The whisker on a thin white halo, so it reads on any bar colour; a wider
             // halo looked like a gap splitting the bar in two.
             for (c, w) in [(BACKGROUND, 4), (INK, 2)] {
@@ -197,7 +200,7 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
                 &root,
                 (left, y),
                 std::slice::from_ref(&bar.name),
-                colour,
+                bar.edit,
                 FILE,
             )?;
         }

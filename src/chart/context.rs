@@ -7,6 +7,7 @@
 //! and seeming to re-read more than the baseline. Clearings are thin vertical rules in a
 //! row of their own along the bottom, one row per clearing run, under the lines.
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::{
     ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Polygon, Rectangle,
     SVGBackend,
@@ -343,11 +344,17 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
                     start = end;
                 }
             }
-            plot.draw_series(
-                paths
-                    .into_iter()
-                    .map(|(points, width)| PathElement::new(points, colour.stroke_width(width))),
-            )
+            // Past the eighth edit colours repeat: the line is dashed or dotted as well.
+            match style::dashes(style::run_mark(run.edit)) {
+                None => {
+                    plot.draw_series(paths.into_iter().map(|(points, width)| {
+                        PathElement::new(points, colour.stroke_width(width))
+                    }))
+                }
+                Some((on, off)) => plot.draw_series(paths.into_iter().map(|(points, width)| {
+                    DashedPathElement::new(points, on, off, colour.stroke_width(width))
+                })),
+            }
             .map_err(&err)?;
             let points: usize = run.lines.iter().map(Vec::len).sum();
             if run.complete && points <= MAX_DOTS {
@@ -400,8 +407,8 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
 
 fn legend(chart: &ContextChart) -> Vec<Entry> {
     let mut entries = vec![Entry::new(Key::Heading, "runs (reread total)")];
-    for run in &chart.runs {
-        let colour = style::run_colour(run.edit);
+    let names: Vec<String> = chart.runs.iter().map(|r| r.name.clone()).collect();
+    for (run, name) in chart.runs.iter().zip(layout::legend_names(&names)) {
         let width = if run.edit.is_none() {
             BASELINE_LINE_PX
         } else {
@@ -431,7 +438,7 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         if let Some(other) = &run.same_as {
             note.push_str(&format!("; = same as {other} (inside its line)"));
         }
-        entries.push(Entry::new(Key::Line(colour, width), run.name.clone()).with_note(note));
+        entries.push(Entry::new(layout::line_key(run.edit, width), name).with_note(note));
     }
     let nested = chart.runs.iter().any(|r| {
         let own = if r.edit.is_none() {

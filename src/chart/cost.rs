@@ -345,34 +345,58 @@ pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
             left,
             WIDTH_PX as i32 - right,
         );
-        for (panel, cell) in chart.panels.iter().zip(area.split_evenly((n as usize, 1))) {
-            draw_panel(chart, panel, &cell, &root)?;
+        // Every caption has the same room: names too long for it are cut where they
+        // agree, so two runs never read alike.
+        let width = area.dim_in_pixel().0 as i32;
+        let room = chart
+            .panels
+            .iter()
+            .map(|p| caption_room(width, p))
+            .min()
+            .unwrap_or(width);
+        let names: Vec<String> = chart.panels.iter().map(|p| p.name.clone()).collect();
+        let names = style::apart(&names, |n| {
+            style::text_width_px(n, SUBTITLE_SIZE * 1.08) <= room
+        });
+        let cells = area.split_evenly((n as usize, 1));
+        for ((panel, cell), name) in chart.panels.iter().zip(cells).zip(names) {
+            draw_panel(chart, panel, &name, &cell, &root)?;
         }
         root.present().map_err(&err)?;
     }
     Ok(svg)
 }
 
+/// The figures after a panel's name in its caption.
+fn caption_figures(panel: &CostPanel) -> String {
+    format!(
+        ": {} written, {} read (est. tokens)",
+        style::short(panel.written_total),
+        style::short(panel.cached_total)
+    )
+}
+
+/// Room for the run's name in a caption of a panel `width` px wide, px: a long name gives
+/// way to the figures, so the caption stays in its panel.
+fn caption_room(width: i32, panel: &CostPanel) -> i32 {
+    (width - 20 - style::text_width_px(&caption_figures(panel), SUBTITLE_SIZE * 1.08)).max(60)
+}
+
 fn draw_panel(
     chart: &CostChart,
     panel: &CostPanel,
+    name: &str,
     area: &super::Area,
     root: &super::Area,
 ) -> Result<(), ChartError> {
     let err = drawing(FILE);
     let (x_lo, x_hi) = chart.x_range;
     let (y_lo, y_hi) = panel.y_range;
-    let figures = format!(
-        ": {} written, {} read (est. tokens)",
-        style::short(panel.written_total),
-        style::short(panel.cached_total)
-    );
-    // A long run name gives way to the figures, so the caption stays in its panel.
-    let room =
-        area.dim_in_pixel().0 as i32 - 20 - style::text_width_px(&figures, SUBTITLE_SIZE * 1.08);
+    let room = caption_room(area.dim_in_pixel().0 as i32, panel);
     let caption = format!(
-        "{}{figures}",
-        style::fit(&panel.name, room.max(60), SUBTITLE_SIZE * 1.08)
+        "{}{}",
+        style::fit(name, room, SUBTITLE_SIZE * 1.08),
+        caption_figures(panel)
     );
     let mut plot = ChartBuilder::on(area)
         .caption(
@@ -456,15 +480,22 @@ fn legend(chart: &CostChart) -> Vec<Entry> {
     }
     entries.push(Entry::new(Key::Heading, ""));
     entries.push(Entry::new(Key::Heading, "runs"));
-    entries.extend(chart.panels.iter().map(|p| {
-        let rewrites = counts(p);
-        let note = if rewrites.is_empty() {
-            format!("{} calls", style::count(p.calls))
-        } else {
-            format!("{} calls; {rewrites}", style::count(p.calls))
-        };
-        Entry::new(Key::Swatch(style::run_colour(p.edit), 1.0), p.name.clone()).with_note(note)
-    }));
+    let names: Vec<String> = chart.panels.iter().map(|p| p.name.clone()).collect();
+    entries.extend(
+        chart
+            .panels
+            .iter()
+            .zip(layout::legend_names(&names))
+            .map(|(p, name)| {
+                let rewrites = counts(p);
+                let note = if rewrites.is_empty() {
+                    format!("{} calls", style::count(p.calls))
+                } else {
+                    format!("{} calls; {rewrites}", style::count(p.calls))
+                };
+                Entry::new(layout::swatch_key(p.edit, 1.0), name).with_note(note)
+            }),
+    );
     entries
 }
 

@@ -1,6 +1,7 @@
 //! The frame every chart shares: the title band on top and the legend column on the right,
 //! both outside the plot so they never cover data.
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::{Circle, Color, FontTransform, PathElement, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -18,6 +19,10 @@ pub(crate) enum Key {
     Swatch(RGBColor, f64),
     /// A short horizontal line.
     Line(RGBColor, u32),
+    /// A short horizontal line with a mark: dashed or dotted (an edit past the eighth).
+    MarkedLine(RGBColor, u32, style::Mark),
+    /// A filled square with a mark: hatched or cross-hatched (an edit past the eighth).
+    MarkedSwatch(RGBColor, style::Mark),
     /// A short vertical line (a marker across the plot, like the nominal value).
     Rule(RGBColor, u32),
     /// The break-even marker: a ring.
@@ -61,6 +66,67 @@ impl Entry {
     }
 }
 
+/// The legend key of a run's line: its colour, and its mark past the eighth edit.
+pub(crate) fn line_key(edit: Option<usize>, width: u32) -> Key {
+    let colour = style::run_colour(edit);
+    match style::run_mark(edit) {
+        style::Mark::Solid => Key::Line(colour, width),
+        mark => Key::MarkedLine(colour, width, mark),
+    }
+}
+
+/// The legend key of an edit's bar or area: its colour, and its mark past the eighth edit.
+pub(crate) fn swatch_key(edit: Option<usize>, opacity: f64) -> Key {
+    let colour = style::run_colour(edit);
+    match style::run_mark(edit) {
+        style::Mark::Solid => Key::Swatch(colour, opacity),
+        // An opacity over white, as a solid colour the hatching can sit on.
+        mark => Key::MarkedSwatch(style::tint(colour, 1.0 - opacity), mark),
+    }
+}
+
+/// A filled px rectangle in `colour`, hatched (white) as `mark` says, so that two edits
+/// of one colour stay apart.
+pub(crate) fn draw_marked_rect(
+    root: &Area,
+    (x0, y0, x1, y1): (i32, i32, i32, i32),
+    colour: RGBColor,
+    mark: style::Mark,
+    chart: &'static str,
+) -> Result<(), ChartError> {
+    let (x0, x1) = (x0.min(x1), x0.max(x1));
+    let (y0, y1) = (y0.min(y1), y0.max(y1));
+    root.draw(&Rectangle::new([(x0, y0), (x1, y1)], colour.filled()))
+        .map_err(drawing(chart))?;
+    draw_mark(root, (x0, y0, x1, y1), mark, chart)
+}
+
+/// The hatching of `mark` over the px rectangle, in white: none for solid.
+pub(crate) fn draw_mark(
+    root: &Area,
+    rect: (i32, i32, i32, i32),
+    mark: style::Mark,
+    chart: &'static str,
+) -> Result<(), ChartError> {
+    let lines = match mark {
+        style::Mark::Solid => Vec::new(),
+        style::Mark::Dashed => style::hatch_lines(rect),
+        style::Mark::Dotted => {
+            let mut both = style::hatch_lines(rect);
+            both.extend(style::back_hatch_lines(rect));
+            both
+        }
+    };
+    for (from, to) in lines {
+        root.draw(&PathElement::new(
+            vec![from, to],
+            BACKGROUND.stroke_width(1),
+        ))
+        .map_err(drawing(chart))?;
+    }
+    Ok(())
+}
+
 /// Left edge of the legend column, in px.
 pub(crate) const LEGEND_X: i32 = WIDTH_PX as i32 - LEGEND_WIDTH_PX;
 /// Room for a legend label beside its key, in px: labels wrap, never run off the page.
@@ -77,6 +143,16 @@ const TITLE_LINE_PX: i32 = 28;
 const SUBTITLE_LINE_PX: i32 = 19;
 /// Room for the title and subtitle: the page less its margins.
 const TITLE_PX: i32 = WIDTH_PX as i32 - 2 * MARGIN_PX - 8;
+
+/// Names for keyed legend lines: whole where they fit the label's lines, else cut where
+/// they agree with the others ([`style::apart`]), so that no two read alike.
+pub(crate) fn legend_names(names: &[String]) -> Vec<String> {
+    style::apart(names, |n| {
+        style::wrap(n, LABEL_PX, LABEL_SIZE, LABEL_LINES)
+            .last()
+            .is_none_or(|l| !l.ends_with('…'))
+    })
+}
 
 /// An entry's label and note as they are drawn, line by line.
 fn entry_lines(entry: &Entry) -> (Vec<String>, Vec<String>) {
@@ -278,6 +354,18 @@ fn draw_key(
             ],
             colour.filled(),
         )),
+        Key::MarkedLine(colour, width, mark) => {
+            let (on, off) = style::dashes(mark).unwrap_or((22, 0));
+            root.draw(&DashedPathElement::new(
+                vec![(left, y), (right + 1, y)],
+                on,
+                off,
+                colour.stroke_width(width),
+            ))
+        }
+        Key::MarkedSwatch(colour, mark) => {
+            return draw_marked_rect(root, (left, top, right, bottom), colour, mark, chart);
+        }
         Key::Rule(colour, width) => root.draw(&Rectangle::new(
             [
                 (x + 11 - width as i32 / 2, top - 2),
@@ -416,7 +504,7 @@ pub(crate) fn draw_bar_name(
     root: &Area,
     (left, y): (i32, i32),
     lines: &[String],
-    colour: RGBColor,
+    edit: usize,
     chart: &'static str,
 ) -> Result<(), ChartError> {
     let err = drawing(chart);
@@ -429,9 +517,11 @@ pub(crate) fn draw_bar_name(
         ))
         .map_err(&err)?;
     }
-    root.draw(&Rectangle::new(
-        [(left - 22, y - 7), (left - 8, y + 7)],
-        colour.filled(),
-    ))
-    .map_err(err)
+    draw_marked_rect(
+        root,
+        (left - 22, y - 7, left - 8, y + 7),
+        style::edit_colour(edit),
+        style::edit_mark(edit),
+        chart,
+    )
 }

@@ -53,6 +53,8 @@ const MAX_DOTS: usize = 400;
 /// Least spacing between tick labels, px.
 const X_LABEL_SPACING_PX: i32 = 58;
 const Y_LABEL_SPACING_PX: i32 = 20;
+/// Widest an edit name may be in the title (two lines for the sentence and both names).
+const TITLE_NAME_PX: i32 = 420;
 /// How much the edit colours are lightened for shading, so the curve and dots stand out.
 pub const SHADE_TINT: f64 = 0.35;
 
@@ -125,7 +127,6 @@ pub fn prepare(
 ) -> Result<RankingChart, ChartError> {
     plane::check(input, plane, file)?;
     let names: Vec<String> = input.edits.iter().map(|e| style::clean(e)).collect();
-    let name = |e: usize| names.get(e).cloned().unwrap_or_default();
     let pairs: Vec<(usize, usize)> = plane.flips.iter().map(|f| (f.a, f.b)).collect();
     let per_row = if plane.slices.len() > 1 {
         MAX_PAIRS_PER_SLICE
@@ -140,7 +141,19 @@ pub fn prepare(
     };
     let more = pairs.len().saturating_sub(shown.len());
 
-    let (title, subtitle) = words(input, plane, &name, shown.len(), more, closest.as_ref());
+    // Names in the title and subtitle, cut where they agree when too long to share a line.
+    let titled = style::apart(&names, |n| {
+        style::text_width_px(n, style::TITLE_SIZE * 1.08) <= TITLE_NAME_PX
+    });
+    let title_name = |e: usize| titled.get(e).cloned().unwrap_or_default();
+    let (title, subtitle) = words(
+        input,
+        plane,
+        &title_name,
+        shown.len(),
+        more,
+        closest.as_ref(),
+    );
     let grid_top = layout::title_band_px(&title, &subtitle) + 6;
     let columns = if plane.slices.len() > 1 {
         shown.len().max(1)
@@ -157,6 +170,13 @@ pub fn prepare(
         shown.len().div_ceil(columns).max(1)
     };
     let cell_w = (GRID_RIGHT_PX - GRID_LEFT_PX) / columns as i32;
+    // Captions start at the cell's left edge, over the tick labels, so that long edit
+    // names keep 40 px more before they are cut; cut where they agree, they read apart.
+    let text_px = cell_w - 14;
+    let captions = style::apart(&names, |n| {
+        style::text_width_px(n, LABEL_SIZE) <= text_px - 18
+    });
+    let caption = |e: usize| captions.get(e).cloned().unwrap_or_default();
     let plot_w = cell_w - Y_TICKS_PX - 14;
     let caption_px = CAPTION_LINE_PX * CAPTION_LINES + 6;
     // Rows that are slices get a heading line above their captions.
@@ -239,9 +259,6 @@ pub fn prepare(
             let curve = exact.map_or_else(Vec::new, |(ta, tb)| {
                 plane::break_even_curve(&ta, &tb, x_range, y_range, &plane.bytes_per_token)
             });
-            // Captions start at the cell's left edge, over the tick labels, so that long
-            // edit names keep 40 px more before they are cut.
-            let text_px = cell_w - 14;
             let sampled = if plane.affine.is_empty() {
                 "sampled only: cost has no closed form here"
             } else {
@@ -275,8 +292,8 @@ pub fn prepare(
                 a,
                 b,
                 names: [
-                    style::fit(&name(a), text_px - 18, LABEL_SIZE),
-                    style::fit(&name(b), text_px - 18, LABEL_SIZE),
+                    style::fit(&caption(a), text_px - 18, LABEL_SIZE),
+                    style::fit(&caption(b), text_px - 18, LABEL_SIZE),
                 ],
                 notes,
                 caption_at: (left, top),
@@ -700,6 +717,7 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
     // The full names, which small panels may have cut short.
     entries.push(Entry::new(Key::Heading, ""));
     entries.push(Entry::new(Key::Heading, "edits"));
+    let names = layout::legend_names(&chart.edits);
     for e in drawn_edits(&chart.panels) {
         let shade = style::tint(style::edit_colour(e), SHADE_TINT);
         let key = if chart.hatched.contains(&e) {
@@ -707,10 +725,7 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
         } else {
             Key::Swatch(shade, 1.0)
         };
-        entries.push(Entry::new(
-            key,
-            chart.edits.get(e).cloned().unwrap_or_default(),
-        ));
+        entries.push(Entry::new(key, names.get(e).cloned().unwrap_or_default()));
     }
     if !chart.hatched.is_empty() {
         entries.push(

@@ -242,8 +242,14 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         .collect();
     let same_as = same::coinciding(whole.iter().map(Vec::as_slice));
     let widths = same::widths(&same_as, &vec![LINE_PX; edits.len()]);
+    // Names in the words along a panel's edge, cut where they agree if they must be.
+    let tag_room = plot_px
+        - 2 * LABEL_EDGE_PX
+        - TAG_INDENT_PX
+        - style::text_width_px(": 88.8–88.8 %", SMALL_SIZE);
+    let tag_names = style::apart(&edits, |n| style::text_width_px(n, SMALL_SIZE) <= tag_room);
     for panel in &mut panels {
-        panel.tags = tags(panel, &off_scale, &edits, plot_px);
+        panel.tags = tags(panel, &off_scale, &tag_names, plot_px);
         panel.lines.retain(|l| on(l.edit));
     }
 
@@ -613,10 +619,19 @@ fn draw_panel(
     for line in &panel.lines {
         let colour = style::edit_colour(line.edit);
         let width = chart.widths.get(line.edit).copied().unwrap_or(LINE_PX);
-        plot.draw_series([PathElement::new(
-            line.points.clone(),
-            colour.stroke_width(width),
-        )])
+        // Past the eighth edit colours repeat: the line is dashed or dotted as well.
+        match style::dashes(style::edit_mark(line.edit)) {
+            None => plot.draw_series([PathElement::new(
+                line.points.clone(),
+                colour.stroke_width(width),
+            )]),
+            Some((on, off)) => plot.draw_series([DashedPathElement::new(
+                line.points.clone(),
+                on,
+                off,
+                colour.stroke_width(width),
+            )]),
+        }
         .map_err(&err)?;
         if line.points.len() <= MAX_DOTS {
             let radius = DOT_PX + width.saturating_sub(LINE_PX) / 2;
@@ -701,9 +716,8 @@ fn draw_panel(
 
 fn legend(chart: &SavingsChart) -> Vec<Entry> {
     let mut entries = vec![Entry::new(Key::Heading, "edits")];
-    for (e, name) in chart.edits.iter().enumerate() {
-        let colour = style::edit_colour(e);
-        let entry = Entry::new(Key::Line(colour, 4), name.clone());
+    for (e, name) in layout::legend_names(&chart.edits).into_iter().enumerate() {
+        let entry = Entry::new(layout::line_key(Some(e), 4), name);
         let off = chart.off_scale.iter().find(|o| o.edit == e);
         entries.push(match (off, chart.same_as.get(e).copied().flatten()) {
             (Some(o), _) => entry.with_note(format!(

@@ -8,7 +8,7 @@ use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
 };
 
-use super::history::{HistoryChartInput, edit_name};
+use super::history::{HistoryChartInput, row_names};
 use super::layout::{self, Entry, Key};
 use super::style::{self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, WIDTH_PX};
 use super::{ChartError, drawing};
@@ -76,8 +76,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
     let x_range = style::padded(lo, hi, 0.04);
     let binned = input.sessions > MAX_DOTS;
     let mut rows = Vec::with_capacity(input.rows.len());
-    for r in &input.rows {
-        let name = style::truncate(edit_name(input, r.edit, FILE)?, NAME_CHARS);
+    for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
         let pcts: Vec<f64> = r
             .session_pcts
             .iter()
@@ -274,7 +273,7 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
                 &root,
                 (left, y),
                 std::slice::from_ref(&row.name),
-                colour,
+                row.edit,
                 FILE,
             )?;
         }

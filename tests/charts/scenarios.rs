@@ -295,3 +295,118 @@ fn break_even_rings_leave_the_crossing_visible_and_labels_clear_the_axis() {
         );
     }
 }
+
+/// The last word of each edit name of `tests/fixtures/charts/many.toml`: where they differ.
+const MANY_TAILS: [&str; 10] = [
+    "runbook",
+    "changelog",
+    "build",
+    "test",
+    "lint",
+    "rebuild",
+    "retest",
+    "links",
+    "images",
+    "error-log",
+];
+
+/// Polylines of `svg` stroked in `colour`.
+fn stroked(svg: &str, colour: &str) -> usize {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(colour))
+        .count()
+}
+
+#[test]
+fn more_edits_than_colours_are_told_apart_by_a_mark_and_by_their_names() {
+    let input = swept_input("tests/fixtures/charts/many.toml");
+    let charts = chart::draw_all(&input).expect("drawn");
+    let text = |name: &str| {
+        let svg = &charts.iter().find(|(n, _)| *n == name).expect(name).1;
+        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let svg = |name: &str| {
+        charts
+            .iter()
+            .find(|(n, _)| *n == name)
+            .expect(name)
+            .1
+            .clone()
+    };
+    // Edits 1 and 9 share sky blue (edit 0 and 8 orange): the ninth and tenth are dashed.
+    let orange = "#E69F00";
+    // Three panels of one solid line for edit 0, and many dashes for edit 8.
+    assert!(
+        stroked(&svg("savings.svg"), orange) > 12,
+        "edit 9 is not dashed"
+    );
+    assert!(
+        stroked(&svg("context.svg"), orange) > 4,
+        "edit 9 is not dashed"
+    );
+    // Their bars are hatched in white: no bar of the first eight is.
+    assert!(stroked(&svg("totals.svg"), "#FFFFFF") > 0, "no hatched bar");
+    // Every name keeps the words where it differs from the others.
+    for chart in ["totals.svg", "context.svg", "savings.svg"] {
+        let words = text(chart);
+        for tail in MANY_TAILS {
+            assert!(words.contains(tail), "{chart}: {tail} was cut off: {words}");
+        }
+    }
+    // The ranking names its closest pair in full where they differ.
+    let ranking = text("ranking.svg");
+    assert!(
+        ranking.contains("retest") && ranking.contains("links"),
+        "{ranking}"
+    );
+}
+
+#[test]
+fn history_charts_keep_where_long_names_differ() {
+    use simulate::chart::history::{EditSpread, HistoryChartInput, draw_all};
+    let names: Vec<String> = MANY_TAILS
+        .iter()
+        .map(|t| format!("trim the output of the nightly maintenance step: {t}"))
+        .collect();
+    let rows = (0..names.len())
+        .map(|edit| EditSpread {
+            edit,
+            total_pct: 10.0 - edit as f64,
+            equivalent_calls: 1.0,
+            p10: 0.0,
+            median: 5.0,
+            p90: 10.0,
+            session_pcts: vec![0.0, 5.0, 10.0],
+            sessions_first: 1,
+        })
+        .collect();
+    let input = HistoryChartInput {
+        name: "history".into(),
+        sessions: 3,
+        sessions_unchanged: 0,
+        edits: names,
+        rows,
+    };
+    for (name, svg) in draw_all(&input).expect("drawn") {
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+        let words: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .collect();
+        for tail in MANY_TAILS {
+            assert!(
+                words.iter().any(|w| w.ends_with(&format!(" {tail}"))),
+                "{name}: {tail} was cut off: {words:?}"
+            );
+        }
+        // The ninth and tenth swatches are hatched.
+        assert!(stroked(&svg, "#FFFFFF") > 0, "{name}: no hatched swatch");
+    }
+}
