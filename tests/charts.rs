@@ -320,6 +320,10 @@ fn realistic() -> ChartInput {
                 written_tokens: base_written,
                 causes,
                 clearings: 0,
+                clearings_before: vec![],
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             },
@@ -330,6 +334,10 @@ fn realistic() -> ChartInput {
                 written_tokens: clear_written,
                 causes: clear_causes,
                 clearings: 1,
+                clearings_before: vec![11],
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             },
@@ -1111,6 +1119,12 @@ fn million() -> ChartInput {
                     })
                     .collect(),
                 clearings: n / 10_000,
+                clearings_before: (0..n / 10_000)
+                    .map(|k| (k * 10_000 + 5_000) as u32)
+                    .collect(),
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             })

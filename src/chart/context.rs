@@ -17,7 +17,7 @@ use super::layout::{self, Entry, Key, LEGEND_X, Marker};
 use super::reduce;
 use super::same;
 use super::style::{self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, LINE_PX, MARGIN_PX, WIDTH_PX};
-use super::{ChartError, ChartInput, drawing, edit_name};
+use super::{AddedKind, ChartError, ChartInput, drawing, edit_name};
 
 /// File name of this chart.
 pub const FILE: &str = "context.svg";
@@ -70,14 +70,16 @@ pub struct Run {
     pub merged: Vec<(f64, f64)>,
     /// Calls drawn away from their own place in the baseline (moved): `(position, tokens)`.
     pub moved: Vec<(f64, f64)>,
-    /// Requests an edit adds (a tool search): `(position, tokens)`, half a call before the
-    /// call each precedes.
-    pub added: Vec<(f64, f64)>,
+    /// Requests an edit adds: tool searches and compaction requests, `(position, tokens)`,
+    /// half a call before the call each precedes.
+    pub searches: Vec<(f64, f64)>,
+    pub compactions: Vec<(f64, f64)>,
     /// Clearings, as positions between two calls (half a call before the call they
     /// precede), at most one per pixel column.
     pub clearings: Vec<f64>,
-    /// How many clearings there are in all.
+    /// How many clearings there are in all, and how many compactions.
     pub clearing_count: usize,
+    pub compaction_count: usize,
     /// Calls of the baseline this run does not have (merged away or dropped).
     pub calls_gone: usize,
     /// The earlier run this one coincides with call for call, if any.
@@ -122,14 +124,18 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             Some(j) => (at(j) + at(i)) / 2.0,
             None => at(i) - 0.5,
         };
-        let added: Vec<(f64, f64)> = series
-            .added
-            .iter()
-            .take(MAX_MERGE_RINGS)
-            .map(|&(call, tokens)| (before(call as usize), tokens))
-            .collect();
+        let added = |kind: AddedKind| -> Vec<(f64, f64)> {
+            series
+                .added
+                .iter()
+                .filter(|a| a.kind == kind)
+                .take(MAX_MERGE_RINGS)
+                .map(|a| (before(a.before as usize), a.tokens))
+                .collect()
+        };
+        let (searches, compactions) = (added(AddedKind::ToolSearch), added(AddedKind::Compaction));
         // The added requests read the context too: they count in the total.
-        let reread_total = finite_sum(values) + series.added.iter().map(|a| a.1).sum::<f64>();
+        let reread_total = finite_sum(values) + series.added.iter().map(|a| a.tokens).sum::<f64>();
         let saved_pct = match (series.edit, baseline_total) {
             (Some(_), Some(base)) if base != 0.0 => Some(100.0 * (base - reread_total) / base),
             _ => None,
@@ -168,7 +174,13 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             lines,
             merged,
             moved,
-            added,
+            searches,
+            compactions,
+            compaction_count: series
+                .added
+                .iter()
+                .filter(|a| a.kind == AddedKind::Compaction)
+                .count(),
             clearings,
             clearing_count: series.clearings.len(),
             calls_gone: baseline.map_or(0, |b| b.context_tokens.len().saturating_sub(values.len())),
@@ -187,10 +199,14 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
         .flat_map(|r| r.lines.iter().flatten().map(|p| p.0))
         .fold(1.0, f64::min);
     let x_range = (leftmost - 0.5, axis_len as f64 + 0.5);
-    let highest = style::finite_range(
-        runs.iter()
-            .flat_map(|r| r.lines.iter().flatten().map(|p| p.1)),
-    )
+    let highest = style::finite_range(runs.iter().flat_map(|r| {
+        r.lines
+            .iter()
+            .flatten()
+            .chain(&r.searches)
+            .chain(&r.compactions)
+            .map(|p| p.1)
+    }))
     .map_or(1.0, |(_, hi)| hi);
     // Zero at the bottom: the height of a line is the whole context, not a difference.
     let y_range = (0.0, style::padded(0.0, highest.max(0.0), 0.04).1);
@@ -371,10 +387,20 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
                 )
                 .map_err(&err)?;
             }
-            plot.draw_series(run.added.iter().flat_map(|&p| {
+            plot.draw_series(run.searches.iter().flat_map(|&p| {
                 [
                     EmptyElement::at(p) + Rectangle::new([(-6, -6), (6, 6)], BACKGROUND.filled()),
                     EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], colour.filled()),
+                ]
+            }))
+            .map_err(&err)?;
+            // A compaction request: a triangle pointing down, to the smaller context after.
+            plot.draw_series(run.compactions.iter().flat_map(|&p| {
+                [
+                    EmptyElement::at(p)
+                        + Polygon::new(vec![(-8, -6), (8, -6), (0, 8)], BACKGROUND.filled()),
+                    EmptyElement::at(p)
+                        + Polygon::new(vec![(-6, -4), (6, -4), (0, 5)], colour.filled()),
                 ]
             }))
             .map_err(&err)?;
@@ -427,6 +453,14 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
                 if n == 1 { "" } else { "s" }
             ));
         }
+        if run.compaction_count > 0 {
+            let n = run.compaction_count;
+            note.push_str(&format!(
+                ", {} compaction{}",
+                style::count(n),
+                if n == 1 { "" } else { "s" }
+            ));
+        }
         if run.calls_gone > 0 {
             let n = run.calls_gone;
             note.push_str(&format!(
@@ -469,10 +503,17 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
                 .with_note("drawn between the calls it now runs between; its old place is a gap"),
         );
     }
-    if chart.runs.iter().any(|r| !r.added.is_empty()) {
+    if chart.runs.iter().any(|r| !r.searches.is_empty()) {
         entries.push(
             Entry::new(Key::Marker(Marker::Square), "tool search")
                 .with_note("a request the edit adds before the call it precedes (in its total)"),
+        );
+    }
+    if chart.runs.iter().any(|r| !r.compactions.is_empty()) {
+        entries.push(
+            Entry::new(Key::Marker(Marker::Down), "compaction request").with_note(
+                "reads the whole context once to write a summary; the calls after read less (in its total)",
+            ),
         );
     }
     if chart.runs.iter().any(|r| !r.clearings.is_empty()) {

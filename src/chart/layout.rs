@@ -409,6 +409,8 @@ pub(crate) enum Marker {
     Diamond,
     /// A diamond's outline (an open diamond).
     OpenDiamond,
+    /// A triangle pointing down.
+    Down,
     /// A ring (an open circle).
     Ring,
 }
@@ -462,6 +464,17 @@ pub(crate) fn marker(
             .map_err(&err)?;
             root.draw(&Polygon::new(
                 vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
+                INK.filled(),
+            ))
+        }
+        Marker::Down => {
+            root.draw(&Polygon::new(
+                vec![(x - 7, y - 5), (x + 7, y - 5), (x, y + 7)],
+                BACKGROUND.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Polygon::new(
+                vec![(x - 5, y - 4), (x + 5, y - 4), (x, y + 5)],
                 INK.filled(),
             ))
         }

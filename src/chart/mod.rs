@@ -180,10 +180,28 @@ pub struct RunSeries {
     pub moved: Vec<u32>,
     /// 0-based calls of this run before which a clearing happened.
     pub clearings: Vec<u32>,
-    /// Requests an edit adds (a deferred part's tool search, docs/model.md §9): the
-    /// 0-based call each runs before, and the context it re-reads. Not in
-    /// `context_tokens`: drawn half a call before that call.
-    pub added: Vec<(u32, f64)>,
+    /// Requests an edit adds (a deferred part's tool search, a compaction's request,
+    /// docs/model.md §9). Not in `context_tokens`: drawn half a call before that call.
+    pub added: Vec<AddedRequest>,
+}
+
+/// A request an edit adds between the calls of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AddedRequest {
+    /// The 0-based call it runs before.
+    pub before: u32,
+    /// The context it re-reads, in est. tokens.
+    pub tokens: f64,
+    pub kind: AddedKind,
+}
+
+/// What an added request is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddedKind {
+    /// A tool search that loads a deferred part's definitions.
+    ToolSearch,
+    /// A compaction: it reads the whole context once to write the summary.
+    Compaction,
 }
 
 /// One edit's bar.
@@ -226,6 +244,8 @@ pub enum WriteCause {
     Expired,
     /// A clearing changed the prefix: everything from the first cleared result on.
     Clearing,
+    /// A compaction replaced the conversation with its summary: all but the base.
+    Compaction,
     /// The cached prefix would be shorter than the minimum cacheable length.
     BelowMinimum,
 }
@@ -241,8 +261,18 @@ pub struct CostSeries {
     pub written_tokens: Vec<f64>,
     /// Why each call writes what it writes; empty when unknown.
     pub causes: Vec<WriteCause>,
-    /// Clearings in the run (some may land where the cache had expired anyway).
+    /// Clearings in the run (some may land where the cache had expired anyway), and the
+    /// 0-based calls they come before.
     pub clearings: usize,
+    pub clearings_before: Vec<u32>,
+    /// The 0-based calls a compaction comes before: each a request of its own.
+    pub compactions_before: Vec<u32>,
+    /// Tool searches the edit adds, drawn as bars of their own half a call before the call
+    /// they precede: `(call, tokens read from cache, tokens written)`.
+    pub added: Vec<(u32, f64, f64)>,
+    /// Tokens read from and written to the cache by requests not drawn (compaction
+    /// requests): in the run's totals.
+    pub not_drawn: (f64, f64),
     /// The cache's time to live, in s, for the legend.
     pub ttl_s: f64,
     /// The minimum cacheable length, in tokens, for the legend.

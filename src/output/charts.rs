@@ -5,8 +5,9 @@
 //! picture stays readable.
 
 use crate::chart::{
-    self, BreakEvenMark, ChartError, ChartInput, CostBar, CostSeries, CostTotals, PairCount,
-    PairFlip, PlaneSlice, RankingPlane, RunSeries, SavingsGrid, TotalBar, WriteCause,
+    self, AddedKind, AddedRequest, BreakEvenMark, ChartError, ChartInput, CostBar, CostSeries,
+    CostTotals, PairCount, PairFlip, PlaneSlice, RankingPlane, RunSeries, SavingsGrid, TotalBar,
+    WriteCause,
 };
 use crate::evaluate::{Evaluation, Study};
 use crate::ledger::Assumptions;
@@ -160,7 +161,7 @@ pub fn input(
     let at = nominal.at();
     let edits: Vec<String> = s.edits.iter().map(|e| e.name.clone()).collect();
     let index_of = |name: &str| edits.iter().position(|e| e == name).unwrap_or(0);
-    let (context, cost) = runs(study, nominal);
+    let (mut context, mut cost) = runs(study, nominal);
     let totals = report
         .edits
         .iter()
@@ -207,7 +208,7 @@ pub fn input(
     };
     // Names as the charts label them: a model edit says what it is priced as. (The plain
     // names above are the keys the sweep's pairs are matched by.)
-    let edits = edits
+    let edits: Vec<String> = edits
         .into_iter()
         .map(|name| {
             report
@@ -218,6 +219,18 @@ pub fn input(
                 .map_or_else(|| name.clone(), |w| w.row_name(&name))
         })
         .collect();
+    // Every run an edit made is labelled as its edit is.
+    let label = |edit: Option<usize>, name: &mut String| {
+        if let Some(row) = edit.and_then(|e| edits.get(e)) {
+            name.clone_from(row);
+        }
+    };
+    for run in &mut context {
+        label(run.edit, &mut run.name);
+    }
+    for run in cost.iter_mut().flatten() {
+        label(run.edit, &mut run.name);
+    }
     ChartInput {
         scenario: s.name.clone(),
         base_tokens: at.base_tokens,
@@ -238,7 +251,7 @@ pub fn input(
 }
 
 /// Every run walked call by call at the nominal point: its context series and, with
-/// `[cache]`, the cache traffic of the baseline and of each clearing edit.
+/// `[cache]`, the cache traffic of the baseline and of each edit that changes it.
 fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<CostSeries>>) {
     let s = study.scenario;
     let at = nominal.at();
@@ -256,22 +269,48 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
         let mut cached = Vec::new();
         let mut written = Vec::new();
         let mut causes = Vec::new();
-        let clearing_before: Vec<usize> =
-            outcome.clearings.events.iter().map(|e| e.before).collect();
-        let with_cost = cost.is_some() && (edit.is_none() || subject.clear.is_some());
+        let events = &outcome.clearings.events;
+        // A compaction is a request of its own, drawn as one; a clearing is a rule.
+        let before = |compaction: bool| -> Vec<usize> {
+            events
+                .iter()
+                .filter(|e| e.compaction.is_some() == compaction)
+                .map(|e| e.before)
+                .collect()
+        };
+        let (clearing_before, compaction_before) = (before(false), before(true));
+        let cache = subject.cache(study).filter(|_| cost.is_some());
         let mut searches = subject.whatif.searches.iter().peekable();
+        let mut pending = events.iter().peekable();
         let mut added = Vec::new();
-        subject.walk(
+        let mut added_cost = Vec::new();
+        let sums = subject.walk(
             study,
             &outcome.clearings,
             at,
             |k, slot, f: &timeline::CallFigures<f64>| {
+                // The first request at a position takes its event, as the walk does: a
+                // compaction's request reads the context as it stood before it.
+                if let Some(e) = pending.next_if(|e| e.before == k)
+                    && e.compaction.is_some()
+                {
+                    added.push(AddedRequest {
+                        before: k as u32,
+                        tokens: f.context + e.freed_tokens,
+                        kind: AddedKind::Compaction,
+                    });
+                }
                 // A tool search an edit adds is drawn apart, before the call it precedes.
                 if searches
                     .next_if(|r| r.before == k && r.slot == *slot)
                     .is_some()
                 {
-                    added.push((k as u32, f.context));
+                    added.push(AddedRequest {
+                        before: k as u32,
+                        tokens: f.context,
+                        kind: AddedKind::ToolSearch,
+                    });
+                    added_cost.push((k as u32, f.cached, f.written + f.uncached));
                     return;
                 }
                 contexts.push(f.context);
@@ -279,7 +318,7 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 if slot.label as usize >= baseline_calls {
                     merged.push(k as u32);
                 }
-                if let (true, Some(c)) = (with_cost, subject.cache(study)) {
+                if let Some(c) = cache {
                     cached.push(f.cached);
                     // A request under the minimum is billed as plain input, not written;
                     // it is drawn in the write bar, marked by its cause.
@@ -291,6 +330,8 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                         WriteCause::First
                     } else if gap > c.ttl_s {
                         WriteCause::Expired
+                    } else if compaction_before.binary_search(&k).is_ok() {
+                        WriteCause::Compaction
                     } else if clearing_before.binary_search(&k).is_ok() {
                         WriteCause::Clearing
                     } else if f.cached == 0.0 && f.context > 0.0 {
@@ -301,17 +342,39 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 }
             },
         );
-        if let (Some(series), Some(c), true) = (cost.as_mut(), subject.cache(study), with_cost) {
-            series.push(CostSeries {
+        if let (Some(series), Some(c)) = (cost.as_mut(), cache) {
+            // What the walk reads and writes beyond the requests it shows: the compaction
+            // requests', in the totals.
+            let shown = |calls: &[f64], added: f64| calls.iter().sum::<f64>() + added;
+            let added_cached: f64 = added_cost.iter().map(|a| a.1).sum();
+            let added_written: f64 = added_cost.iter().map(|a| a.2).sum();
+            let not_drawn = if compaction_before.is_empty() {
+                (0.0, 0.0)
+            } else {
+                (
+                    (sums.cached - shown(&cached, added_cached)).max(0.0),
+                    (sums.written + sums.uncached - shown(&written, added_written)).max(0.0),
+                )
+            };
+            let run = CostSeries {
                 name: subject.name.clone(),
                 edit,
                 cached_tokens: cached,
                 written_tokens: written,
                 causes,
                 clearings: clearing_before.len(),
+                clearings_before: clearing_before.iter().map(|&b| b as u32).collect(),
+                compactions_before: compaction_before.iter().map(|&b| b as u32).collect(),
+                added: added_cost,
+                not_drawn,
                 ttl_s: c.ttl_s,
                 min_tokens: c.min_tokens,
-            });
+            };
+            // An edit whose cache reads and writes are the baseline's, call for call, has
+            // nothing to show: the chart names it instead.
+            if series.first().is_none_or(|base| !same_traffic(base, &run)) {
+                series.push(run);
+            }
         }
         let (baseline_position, moved) = baseline_positions(&origins, baseline_calls);
         context.push(RunSeries {
@@ -326,6 +389,21 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
         });
     }
     (context, cost)
+}
+
+/// Whether two runs read and write the cache alike at every call (within 1e-9).
+fn same_traffic(a: &CostSeries, b: &CostSeries) -> bool {
+    let alike = |x: &[f64], y: &[f64]| {
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|(p, q)| (p - q).abs() <= 1e-9 * p.abs().max(q.abs()).max(1.0))
+    };
+    alike(&a.cached_tokens, &b.cached_tokens)
+        && alike(&a.written_tokens, &b.written_tokens)
+        && a.added.is_empty()
+        && b.added.is_empty()
+        && a.compactions_before == b.compactions_before
 }
 
 /// Where each call of a run is drawn on the baseline's call axis, and which calls are

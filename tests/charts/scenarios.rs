@@ -13,7 +13,16 @@ use simulate::sweep::{self, Grid, SweepOptions, SweepOverrides};
 
 /// The charts' input of `path` at its nominal point, without a sweep, and its report.
 fn nominal_input(path: &str) -> (ChartInput, Report) {
-    let scenario = scenario::load(Path::new(path)).expect("the scenario loads");
+    nominal_input_with(path, None)
+}
+
+/// As [`nominal_input`], with the edits of `edits` (`--edits`) when given.
+fn nominal_input_with(path: &str, edits: Option<&str>) -> (ChartInput, Report) {
+    let mut scenario = scenario::load(Path::new(path)).expect("the scenario loads");
+    if let Some(edits) = edits {
+        let loaded = scenario::load_edits(Path::new(edits)).expect("the edits load");
+        scenario = scenario.with_edits(loaded, edits);
+    }
     let study = Study::new(&scenario).expect("its edits apply");
     let at = Assumptions {
         base_tokens: scenario.base_tokens,
@@ -409,4 +418,142 @@ fn history_charts_keep_where_long_names_differ() {
         // The ninth and tenth swatches are hatched.
         assert!(stroked(&svg, "#FFFFFF") > 0, "{name}: no hatched swatch");
     }
+}
+
+/// The report's reread total of the edit named `name`.
+fn reported_total(report: &Report, name: &str) -> f64 {
+    report
+        .edits
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("no edit {name} in the report"))
+        .total_tokens
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+#[test]
+fn cost_marks_every_clearing_it_counts() {
+    let (input, _) = nominal_input_with(
+        "scenarios/clearing.toml",
+        Some("tests/fixtures/charts/new-kinds.toml"),
+    );
+    let series = input.cost.as_deref().expect("a cache, so cost.svg");
+    let chart = chart::cost::prepare(&input, series).expect("prepared");
+    let eager = chart
+        .panels
+        .iter()
+        .find(|p| p.name == "eager: older than 2 calls")
+        .expect("a panel for the eager clearing");
+    // 66 clearings in the text and in the legend, and 66 ticks in the panel.
+    assert_eq!(eager.clearings, 66);
+    assert_eq!(eager.clearing_ticks.len(), 66);
+    let svg = chart::cost::draw(&chart).expect("drawn");
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    let legend: String = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(legend.contains("66 clearings, a tick each"), "{legend}");
+}
+
+#[test]
+fn a_compaction_and_another_cache_are_drawn_as_the_text_counts_them() {
+    let (input, report) = nominal_input_with(
+        "scenarios/clearing.toml",
+        Some("tests/fixtures/charts/new-kinds.toml"),
+    );
+    // context.svg: the compaction's requests are drawn and counted in its total.
+    let context = chart::context::prepare(&input).expect("prepared");
+    let compact = run(&context, "compact at 100k");
+    assert_eq!(compact.compactions.len(), 2);
+    assert!(
+        compact.clearings.is_empty(),
+        "a compaction is not a clearing"
+    );
+    assert!(
+        close(
+            compact.reread_total,
+            reported_total(&report, "compact at 100k")
+        ),
+        "{} against {}",
+        compact.reread_total,
+        reported_total(&report, "compact at 100k")
+    );
+    let svg = chart::context::draw(&context).expect("drawn");
+    assert!(svg.contains("2 compactions") && svg.contains("compaction request"));
+    // cost.svg: a panel for every edit whose cache traffic differs from the baseline's:
+    // the compaction, and the 1-hour cache, which never expires.
+    let series = input.cost.as_deref().expect("a cache, so cost.svg");
+    let cost = chart::cost::prepare(&input, series).expect("prepared");
+    let names: Vec<&str> = cost.panels.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "baseline",
+            "eager: older than 2 calls",
+            "compact at 100k",
+            "context editing",
+            "1-hour cache"
+        ]
+    );
+    assert!(
+        !cost.subtitle.contains("have no panel"),
+        "{}",
+        cost.subtitle
+    );
+    // Every token a request reads is read from the cache or written (or plain input):
+    // each panel's two totals add up to the run's reread total, compaction requests too.
+    for panel in &cost.panels {
+        let total = match panel.edit {
+            Some(_) => reported_total(&report, &panel.name),
+            None => report.baseline.total_tokens,
+        };
+        assert!(
+            close(panel.cached_total + panel.written_total, total),
+            "{}: {} + {} against {total}",
+            panel.name,
+            panel.cached_total,
+            panel.written_total
+        );
+    }
+    let hour = cost
+        .panels
+        .iter()
+        .find(|p| p.name == "1-hour cache")
+        .expect("its panel");
+    assert!(
+        !hour
+            .cause_counts
+            .iter()
+            .any(|c| c.0 == simulate::chart::WriteCause::Expired),
+        "a 1-hour cache does not expire over 5-minute pauses"
+    );
+}
+
+#[test]
+fn a_model_edit_says_what_it_is_priced_as_in_every_chart() {
+    let (input, _) = nominal_input("scenarios/whatif.toml");
+    let charts = chart::draw_all(&input).expect("drawn");
+    for (name, svg) in &charts {
+        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+        // Wrapped labels join up again.
+        let words = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if words.contains("Haiku 4.5") {
+            assert!(
+                words.contains("Haiku 4.5 (priced as claude-haiku-4-5)"),
+                "{name} names the model edit without what it is priced as: {words}"
+            );
+        }
+    }
+    assert!(charts.iter().any(|(n, _)| *n == "context.svg"));
 }
