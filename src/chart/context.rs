@@ -474,7 +474,8 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         }
         entries.push(Entry::new(layout::line_key(run.edit, width), name).with_note(note));
     }
-    let nested = chart.runs.iter().any(|r| {
+    // The first run drawn wider than its own stroke holds a later one inside it.
+    let nested = chart.runs.iter().position(|r| {
         let own = if r.edit.is_none() {
             BASELINE_LINE_PX
         } else {
@@ -482,10 +483,18 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         };
         r.widths_px.iter().flatten().any(|&w| w > own)
     });
-    if nested {
-        entries.push(Entry::new(Key::Heading, "").with_note(
-            "where runs agree, each is drawn inside the one listed before it: a rim per run",
-        ));
+    if let Some(k) = nested {
+        let outer = style::run_colour(chart.runs[k].edit);
+        let inner = chart
+            .runs
+            .get(k + 1)
+            .map_or(style::edit_colour(0), |r| style::run_colour(r.edit));
+        entries.push(Entry::new(Key::Heading, ""));
+        entries.push(
+            Entry::new(Key::Nested(outer, inner), "runs that read the same").with_note(
+                "where two runs read the same, the later is drawn inside the earlier: each shows as a rim of its colour",
+            ),
+        );
     }
     if chart.runs.iter().any(|r| !r.merged.is_empty()) {
         entries.push(Entry::new(Key::Heading, ""));

@@ -23,12 +23,17 @@ pub(crate) enum Key {
     MarkedLine(RGBColor, u32, style::Mark),
     /// A filled square with a mark: hatched or cross-hatched (an edit past the eighth).
     MarkedSwatch(RGBColor, style::Mark),
+    /// A wide line in one colour with a thin one in another inside it: two runs that
+    /// coincide, the later drawn inside the earlier.
+    Nested(RGBColor, RGBColor),
     /// A short vertical line (a marker across the plot, like the nominal value).
     Rule(RGBColor, u32),
     /// The break-even marker: a ring.
     Ring,
     /// A small dot (a sampled point).
     Dot,
+    /// A dot in a colour, as large as the plot's (one session).
+    Spot(RGBColor),
     /// A square, left half in one colour and right half in another.
     TwoTone(RGBColor, RGBColor),
     /// A filled square hatched with diagonal lines (fill, lines).
@@ -37,6 +42,8 @@ pub(crate) enum Key {
     Marker(Marker),
     /// An outlined square (a total drawn as an outline beside filled dots).
     Outline,
+    /// A horizontal whisker with end caps (a range of values).
+    Whisker,
     /// No key: a heading or a note.
     Heading,
     /// No key, but indented like a keyed line: an item under the line above.
@@ -363,6 +370,17 @@ fn draw_key(
                 colour.stroke_width(width),
             ))
         }
+        Key::Nested(outer, inner) => {
+            root.draw(&Rectangle::new(
+                [(left, y - 4), (right, y + 4)],
+                outer.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Rectangle::new(
+                [(left, y - 1), (right, y + 1)],
+                inner.filled(),
+            ))
+        }
         Key::MarkedSwatch(colour, mark) => {
             return draw_marked_rect(root, (left, top, right, bottom), colour, mark, chart);
         }
@@ -386,11 +404,23 @@ fn draw_key(
             ))
         }
         Key::Dot => root.draw(&Circle::new((x + 11, y), 2, INK.mix(0.75).filled())),
+        Key::Spot(colour) => root.draw(&Circle::new((x + 11, y), 4, colour.filled())),
         Key::Marker(shape) => return marker(root, shape, (x + 11, y), chart),
         Key::Outline => root.draw(&Rectangle::new(
             [(left, top), (right, bottom)],
             INK.stroke_width(3),
         )),
+        Key::Whisker => {
+            for path in [
+                vec![(left, y), (right, y)],
+                vec![(left, y - 5), (left, y + 5)],
+                vec![(right, y - 5), (right, y + 5)],
+            ] {
+                root.draw(&PathElement::new(path, INK.stroke_width(2)))
+                    .map_err(&err)?;
+            }
+            Ok(())
+        }
         Key::Heading | Key::Indent => Ok(()),
     }
     .map_err(err)

@@ -683,9 +683,11 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
                 style::tint(style::edit_colour(a), SHADE_TINT),
                 style::tint(style::edit_colour(b), SHADE_TINT),
             ),
-            "which edit saves more",
+            "shade: which edit saves more",
         )
-        .with_note("the colours named above each panel; the first name leads at the nominal point"),
+        .with_note(
+            "a spot's colour: which of the two edits named above saves more there; the first named wins at the nominal point",
+        ),
     ];
     if chart
         .panels
@@ -712,7 +714,10 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
         );
     }
     if chart.panels.iter().any(|p| p.nominal_px.is_some()) {
-        entries.push(Entry::new(Key::Ring, "nominal point"));
+        entries.push(
+            Entry::new(Key::Ring, "nominal point")
+                .with_note("the B and ρ the text's ranking is at"),
+        );
     }
     // The full names, which small panels may have cut short.
     entries.push(Entry::new(Key::Heading, ""));
@@ -728,10 +733,9 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
         entries.push(Entry::new(key, names.get(e).cloned().unwrap_or_default()));
     }
     if !chart.hatched.is_empty() {
-        entries.push(
-            Entry::new(Key::Indent, "")
-                .with_note("hatched: a colour close to another edit's, told apart in every panel"),
-        );
+        entries.push(Entry::new(Key::Indent, "").with_note(
+            "hatched: an edit whose colour is close to another's (or the same, past eight edits), hatched wherever it is drawn",
+        ));
     }
     entries
 }

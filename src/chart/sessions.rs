@@ -164,8 +164,8 @@ fn legend(chart: &SessionsChart) -> Vec<Entry> {
             "sessions (density)",
         )
     } else {
-        Entry::new(Key::Swatch(style::BASELINE, DOT_OPACITY), "one session")
-            .with_note("a dot in the edit's colour")
+        Entry::new(Key::Spot(style::BASELINE), "one session")
+            .with_note("a dot in the edit's colour, at what it saves in that session")
     };
     vec![
         Entry::new(Key::Heading, "Per session"),
@@ -174,10 +174,12 @@ fn legend(chart: &SessionsChart) -> Vec<Entry> {
             Key::Swatch(style::BASELINE, BAND_OPACITY * 2.0),
             "p10 to p90",
         )
-        .with_note("nearest-rank percentiles"),
-        Entry::new(Key::Rule(INK, 3), "median session"),
+        .with_note("the middle 80 % of sessions (nearest-rank percentiles; the whisker in aggregate.svg)"),
+        Entry::new(Key::Rule(INK, 3), "median session").with_note("half the sessions save more"),
         Entry::new(Key::Heading, "All sessions"),
-        Entry::new(Key::Outline, "aggregate saving").with_note("share of the summed total"),
+        Entry::new(Key::Outline, "aggregate saving").with_note(
+            "share of the summed reread total of all sessions: long ones weigh more (the bar in aggregate.svg)",
+        ),
     ]
 }
 

@@ -557,3 +557,112 @@ fn a_model_edit_says_what_it_is_priced_as_in_every_chart() {
     }
     assert!(charts.iter().any(|(n, _)| *n == "context.svg"));
 }
+
+/// All the text of the chart `name` among `charts`, wrapped lines joined.
+fn words_of(charts: &[(&'static str, String)], name: &str) -> String {
+    let svg = &charts
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("{name} was not drawn"))
+        .1;
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn every_chart_states_its_key_in_words() {
+    let coding = chart::draw_all(&swept_input("scenarios/coding.toml")).expect("drawn");
+    // context.svg: the rims of runs drawn one inside the other.
+    let context = words_of(&coding, "context.svg");
+    assert!(
+        context.contains("runs that read the same")
+            && context.contains("the later is drawn inside the earlier"),
+        "{context}"
+    );
+    // ranking.svg: what the shade and the hatching mean, and which name comes first.
+    let ranking = words_of(&coding, "ranking.svg");
+    for wanted in [
+        "which of the two edits named above saves more there",
+        "the first named wins at the nominal point",
+        "hatched wherever it is drawn",
+    ] {
+        assert!(ranking.contains(wanted), "{wanted:?} not in {ranking}");
+    }
+    // savings.svg: what a ring and its letter are.
+    let savings = words_of(&coding, "savings.svg");
+    assert!(
+        savings.contains("the letter over its dashed line names the pair"),
+        "{savings}"
+    );
+    // cost.svg: the shading against the bars.
+    let (clearing, _) = nominal_input("scenarios/clearing.toml");
+    let clearing = chart::draw_all(&clearing).expect("drawn");
+    let cost = words_of(&clearing, "cost.svg");
+    assert!(
+        cost.contains("shaded: read from the cache") && cost.contains("bars: written to the cache"),
+        "{cost}"
+    );
+}
+
+#[test]
+fn the_history_charts_mark_one_thing_with_one_glyph_and_say_so() {
+    use simulate::chart::history::{EditSpread, HistoryChartInput, draw_all};
+    let input = HistoryChartInput {
+        name: "history".into(),
+        sessions: 5,
+        sessions_unchanged: 0,
+        edits: vec!["cap shell output".into(), "clear stale".into()],
+        rows: vec![
+            EditSpread {
+                edit: 1,
+                total_pct: 22.0,
+                equivalent_calls: 11.0,
+                p10: 5.0,
+                median: 20.0,
+                p90: 44.0,
+                session_pcts: vec![5.0, 12.0, 20.0, 31.0, 44.0],
+                sessions_first: 3,
+            },
+            EditSpread {
+                edit: 0,
+                total_pct: 15.0,
+                equivalent_calls: 7.5,
+                p10: 0.0,
+                median: 14.0,
+                p90: 40.0,
+                session_pcts: vec![0.0, 3.0, 14.0, 18.0, 40.0],
+                sessions_first: 2,
+            },
+        ],
+    };
+    let charts = draw_all(&input).expect("drawn");
+    for name in ["sessions.svg", "aggregate.svg"] {
+        let words = words_of(&charts, name);
+        for wanted in [
+            "median session",
+            "p10 to p90",
+            "the middle 80 % of sessions",
+        ] {
+            assert!(words.contains(wanted), "{name}: {wanted:?} not in {words}");
+        }
+        // The median is the same black rule in both: one per row, no dot.
+        let svg = &charts.iter().find(|(n, _)| *n == name).expect(name).1;
+        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+        let rules = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .filter(|n| n.attribute("stroke") == Some("#222222"))
+            .filter(|n| n.attribute("stroke-width") == Some("3"))
+            .count();
+        assert_eq!(rules, 2, "{name}: one median rule per row");
+        let dots = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("circle") && n.attribute("fill") == Some("#222222"))
+            .count();
+        assert_eq!(dots, 0, "{name}: a median drawn as a dot");
+    }
+}
