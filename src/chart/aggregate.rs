@@ -153,14 +153,8 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
-        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        layout::draw_legend(&root, band + 14, &legend, FILE)?;
-        let area = root.margin(
-            band + 8,
-            height - (band + 16 + bars_px + BELOW_BARS_PX),
-            MARGIN_PX,
-            LEGEND_WIDTH_PX + 8,
-        );
+        let words = (chart.title.as_str(), chart.subtitle.as_str());
+        let area = layout::framed(&root, words, &legend, bars_px + BELOW_BARS_PX, FILE)?;
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)

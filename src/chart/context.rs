@@ -445,29 +445,14 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
             Some(pct) => format!("{total} est. tokens, {}% saved", style::percent(pct)),
             None => format!("{total} est. tokens, {} calls", style::count(run.calls)),
         };
-        if run.clearing_count > 0 {
-            let n = run.clearing_count;
-            note.push_str(&format!(
-                ", {} clearing{}",
-                style::count(n),
-                if n == 1 { "" } else { "s" }
-            ));
-        }
-        if run.compaction_count > 0 {
-            let n = run.compaction_count;
-            note.push_str(&format!(
-                ", {} compaction{}",
-                style::count(n),
-                if n == 1 { "" } else { "s" }
-            ));
-        }
-        if run.calls_gone > 0 {
-            let n = run.calls_gone;
-            note.push_str(&format!(
-                ", {} call{} fewer",
-                style::count(n),
-                if n == 1 { "" } else { "s" }
-            ));
+        for (n, one, many) in [
+            (run.clearing_count, "clearing", "clearings"),
+            (run.compaction_count, "compaction", "compactions"),
+            (run.calls_gone, "call fewer", "calls fewer"),
+        ] {
+            if n > 0 {
+                note.push_str(&format!(", {}", style::counted(n, one, many)));
+            }
         }
         if let Some(other) = &run.same_as {
             note.push_str(&format!("; = same as {other} (inside its line)"));

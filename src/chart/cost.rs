@@ -308,7 +308,6 @@ fn cause_words(cause: WriteCause, chart: &CostChart) -> (String, String) {
 /// `1 first call, 10 expired; 5 clearings, a tick each (2 where the cache had expired
 /// anyway)`: the rewrites of a run by cause, its clearings and compactions.
 fn counts(panel: &CostPanel) -> String {
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
     let found = |cause| {
         panel
             .cause_counts
@@ -339,7 +338,10 @@ fn counts(panel: &CostPanel) -> String {
     if panel.clearings > 0 {
         let n = panel.clearings;
         let expired = n.saturating_sub(found(WriteCause::Clearing));
-        let mut text = format!("{} clearing{}, a tick each", style::count(n), plural(n));
+        let mut text = format!(
+            "{}, a tick each",
+            style::counted(n, "clearing", "clearings")
+        );
         if expired > 0 {
             text.push_str(&format!(
                 " ({} where the cache had expired anyway)",
@@ -351,17 +353,15 @@ fn counts(panel: &CostPanel) -> String {
     if panel.compactions > 0 {
         let n = panel.compactions;
         parts.push(format!(
-            "{} compaction{}, a ▼ each; their own requests are in the totals, not drawn",
-            style::count(n),
-            plural(n)
+            "{}, a ▼ each; their own requests are in the totals, not drawn",
+            style::counted(n, "compaction", "compactions")
         ));
     }
     if !panel.added.is_empty() {
         let n = panel.added.len();
         parts.push(format!(
-            "{} tool search{}, a thin bar each",
-            style::count(n),
-            if n == 1 { "" } else { "es" }
+            "{}, a thin bar each",
+            style::counted(n, "tool search", "tool searches")
         ));
     }
     if let Some(ttl) = panel.own_ttl_s {

@@ -1,6 +1,7 @@
 //! The frame every chart shares: the title band on top and the legend column on the right,
 //! both outside the plot so they never cover data.
 
+use plotters::drawing::DrawingAreaErrorKind;
 use plotters::element::DashedPathElement;
 use plotters::prelude::{Circle, Color, FontTransform, PathElement, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, VPos};
@@ -248,6 +249,27 @@ pub(crate) fn draw_title(
     Ok(())
 }
 
+/// Title, subtitle and the legend column drawn on `root`; returns the area left of the
+/// legend for a plot of `plot_px` (its axes included) under the title band.
+pub(crate) fn framed<'a>(
+    root: &Area<'a>,
+    (title, subtitle): (&str, &str),
+    legend: &[Entry],
+    plot_px: i32,
+    chart: &'static str,
+) -> Result<Area<'a>, ChartError> {
+    let band = title_band_px(title, subtitle);
+    draw_title(root, title, subtitle, chart)?;
+    draw_legend(root, band + 14, legend, chart)?;
+    let height = root.dim_in_pixel().1 as i32;
+    Ok(root.margin(
+        band + 8,
+        height - (band + 16 + plot_px),
+        MARGIN_PX,
+        LEGEND_WIDTH_PX + 8,
+    ))
+}
+
 /// An axis description rotated to read bottom-up, centred on `(x, y)`.
 pub(crate) fn draw_vertical_label(
     root: &Area,
@@ -475,39 +497,24 @@ pub(crate) fn marker(
                 INK.filled(),
             ))
         }
-        Marker::Triangle => {
-            root.draw(&Polygon::new(
-                vec![(x, y - 7), (x + 7, y + 5), (x - 7, y + 5)],
-                BACKGROUND.filled(),
-            ))
-            .map_err(&err)?;
-            root.draw(&Polygon::new(
-                vec![(x, y - 5), (x + 5, y + 4), (x - 5, y + 4)],
-                INK.filled(),
-            ))
-        }
-        Marker::Diamond => {
-            root.draw(&Polygon::new(
-                vec![(x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y)],
-                BACKGROUND.filled(),
-            ))
-            .map_err(&err)?;
-            root.draw(&Polygon::new(
-                vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
-                INK.filled(),
-            ))
-        }
-        Marker::Down => {
-            root.draw(&Polygon::new(
-                vec![(x - 7, y - 5), (x + 7, y - 5), (x, y + 7)],
-                BACKGROUND.filled(),
-            ))
-            .map_err(&err)?;
-            root.draw(&Polygon::new(
-                vec![(x - 5, y - 4), (x + 5, y - 4), (x, y + 5)],
-                INK.filled(),
-            ))
-        }
+        Marker::Triangle => filled_polygon(
+            root,
+            (x, y),
+            &[(0, -7), (7, 5), (-7, 5)],
+            &[(0, -5), (5, 4), (-5, 4)],
+        ),
+        Marker::Diamond => filled_polygon(
+            root,
+            (x, y),
+            &[(0, -7), (7, 0), (0, 7), (-7, 0)],
+            &[(0, -5), (5, 0), (0, 5), (-5, 0)],
+        ),
+        Marker::Down => filled_polygon(
+            root,
+            (x, y),
+            &[(-7, -5), (7, -5), (0, 7)],
+            &[(-5, -4), (5, -4), (0, 5)],
+        ),
         Marker::OpenDiamond => {
             root.draw(&Polygon::new(
                 vec![(x, y - 8), (x + 8, y), (x, y + 8), (x - 8, y)],
@@ -521,6 +528,20 @@ pub(crate) fn marker(
         }
     }
     .map_err(err)
+}
+
+/// A polygon marker at `(x, y)`: the `halo` offsets filled white, the `ink` ones in ink.
+fn filled_polygon(
+    root: &Area,
+    (x, y): (i32, i32),
+    halo: &[(i32, i32)],
+    ink: &[(i32, i32)],
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    let at = |points: &[(i32, i32)]| -> Vec<(i32, i32)> {
+        points.iter().map(|&(dx, dy)| (x + dx, y + dy)).collect()
+    };
+    root.draw(&Polygon::new(at(halo), BACKGROUND.filled()))?;
+    root.draw(&Polygon::new(at(ink), INK.filled()))
 }
 
 /// Height of one line of a bar's name, px.

@@ -10,7 +10,7 @@ use plotters::prelude::{
 
 use super::history::{HistoryChartInput, row_names};
 use super::layout::{self, Entry, Key};
-use super::style::{self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, WIDTH_PX};
+use super::style::{self, BACKGROUND, DOT_PX, INK, MARGIN_PX, MUTED, WIDTH_PX};
 use super::{ChartError, drawing};
 
 /// File name of this chart.
@@ -196,14 +196,8 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
-        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        layout::draw_legend(&root, band + 14, &legend, FILE)?;
-        let area = root.margin(
-            band + 8,
-            height - (band + 16 + rows_px + BELOW_ROWS_PX),
-            MARGIN_PX,
-            LEGEND_WIDTH_PX + 8,
-        );
+        let words = (chart.title.as_str(), chart.subtitle.as_str());
+        let area = layout::framed(&root, words, &legend, rows_px + BELOW_ROWS_PX, FILE)?;
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)

@@ -101,6 +101,11 @@ pub fn count(n: usize) -> String {
     number::grouped(n as f64, 0)
 }
 
+/// `1 clearing`, `66 clearings`: a count and its noun.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
 /// The colour of edit `index`.
 pub fn edit_colour(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]

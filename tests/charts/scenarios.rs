@@ -98,13 +98,11 @@ fn a_merge_is_drawn_at_the_same_place_with_or_without_a_move() {
     let xs: Vec<f64> = points(moved).iter().map(|p| p.0).collect();
     assert_eq!(xs, [2.0, 3.0, 4.0, 4.5, 5.0, 6.0]);
     assert_eq!(moved.moved.iter().map(|m| m.0).collect::<Vec<_>>(), [4.5]);
-    // And the chart says so in words.
-    assert!(chart.subtitle.contains("moved"), "{}", chart.subtitle);
+    // And the chart says so in words, in its subtitle and its legend.
     let svg = chart::context::draw(&chart).expect("drawn");
-    assert!(
-        svg.contains("moved call"),
-        "no legend entry for a moved call"
-    );
+    for wanted in ["moved away", "moved call"] {
+        assert!(svg.contains(wanted), "no {wanted:?} in {}", chart.subtitle);
+    }
 }
 
 #[test]
@@ -143,8 +141,12 @@ fn run_binary(args: &[&str]) -> (String, tempfile::TempDir) {
 
 /// Every text element of an SVG file, joined by spaces.
 fn svg_text(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-    let doc = roxmltree::Document::parse(&text).expect("well-formed SVG");
+    svg_words(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}")))
+}
+
+/// Every text element of an SVG, joined by spaces (wrapped lines join up again).
+fn svg_words(svg: &str) -> String {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
     doc.descendants()
         .filter(|n| n.has_tag_name("text"))
         .map(|n| n.text().unwrap_or("").trim().to_string())
@@ -259,11 +261,8 @@ fn an_edit_far_from_the_rest_does_not_squeeze_the_edits_that_swap() {
             .iter()
             .all(|p| p.lines.iter().all(|l| l.edit != all_four))
     );
-    let svg = chart::savings::draw(&chart).expect("drawn");
-    assert!(
-        svg.contains("above the scale"),
-        "no words for the edit off the scale"
-    );
+    let words = svg_words(&chart::savings::draw(&chart).expect("drawn"));
+    assert!(words.contains("all four (above the scale"), "{words}");
 }
 
 #[test]
@@ -333,12 +332,7 @@ fn more_edits_than_colours_are_told_apart_by_a_mark_and_by_their_names() {
     let charts = chart::draw_all(&input).expect("drawn");
     let text = |name: &str| {
         let svg = &charts.iter().find(|(n, _)| *n == name).expect(name).1;
-        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
-        doc.descendants()
-            .filter(|n| n.has_tag_name("text"))
-            .map(|n| n.text().unwrap_or("").trim().to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
+        svg_words(svg)
     };
     let svg = |name: &str| {
         charts
@@ -451,13 +445,7 @@ fn cost_marks_every_clearing_it_counts() {
     assert_eq!(eager.clearings, 66);
     assert_eq!(eager.clearing_ticks.len(), 66);
     let svg = chart::cost::draw(&chart).expect("drawn");
-    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
-    let legend: String = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .map(|n| n.text().unwrap_or("").trim().to_string())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let legend: String = svg_words(&svg);
     assert!(legend.contains("66 clearings, a tick each"), "{legend}");
 }
 
@@ -540,14 +528,7 @@ fn a_model_edit_says_what_it_is_priced_as_in_every_chart() {
     let (input, _) = nominal_input("scenarios/whatif.toml");
     let charts = chart::draw_all(&input).expect("drawn");
     for (name, svg) in &charts {
-        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
-        // Wrapped labels join up again.
-        let words = doc
-            .descendants()
-            .filter(|n| n.has_tag_name("text"))
-            .map(|n| n.text().unwrap_or("").trim().to_string())
-            .collect::<Vec<_>>()
-            .join(" ");
+        let words = svg_words(svg);
         if words.contains("Haiku 4.5") {
             assert!(
                 words.contains("Haiku 4.5 (priced as claude-haiku-4-5)"),
@@ -565,12 +546,7 @@ fn words_of(charts: &[(&'static str, String)], name: &str) -> String {
         .find(|(n, _)| *n == name)
         .unwrap_or_else(|| panic!("{name} was not drawn"))
         .1;
-    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
-    doc.descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .map(|n| n.text().unwrap_or("").trim().to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
+    svg_words(svg)
 }
 
 #[test]
