@@ -11,6 +11,9 @@ use simulate::chart::{
 };
 use simulate::ledger::Affine;
 
+#[path = "charts/scenarios.rs"]
+mod scenarios;
+
 const RHO: f64 = 3.3;
 const B: f64 = 30_000.0;
 const EDITS: [&str; 3] = ["trim runbook", "merge status checks", "clear stale results"];
@@ -100,6 +103,7 @@ fn slice(label: Option<&str>, saving: &dyn Fn(usize, f64, f64) -> f64) -> PlaneS
             .iter()
             .map(|&r| PLANE_B.iter().map(|&b| baseline_total(b, r)).collect())
             .collect(),
+        counts: vec![],
     }
 }
 
@@ -265,12 +269,13 @@ fn realistic() -> ChartInput {
         context_tokens,
         baseline_position: vec![],
         merged: vec![],
+        moved: vec![],
         clearings: vec![],
         added: vec![],
     };
     // The merge keeps calls 1–5 and 8–22 of the baseline: calls 6 and 7 went into call 5.
     let mut merged_run = series(EDITS[1], Some(1), merged);
-    merged_run.baseline_position = (0..5).chain(7..22).collect();
+    merged_run.baseline_position = (0..5).chain(7..22).map(f64::from).collect();
     merged_run.merged = vec![4];
     let mut clear_run = series(EDITS[2], Some(2), clear_context);
     clear_run.clearings = vec![11];
@@ -315,6 +320,10 @@ fn realistic() -> ChartInput {
                 written_tokens: base_written,
                 causes,
                 clearings: 0,
+                clearings_before: vec![],
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             },
@@ -325,6 +334,10 @@ fn realistic() -> ChartInput {
                 written_tokens: clear_written,
                 causes: clear_causes,
                 clearings: 1,
+                clearings_before: vec![11],
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             },
@@ -693,7 +706,7 @@ fn many_flipping_pairs_are_capped_and_counted() {
     let chart = chart::ranking::prepare(&input, &plane, "ranking.svg").expect("prepared");
     assert_eq!(chart.panels.len(), 9);
     assert!(
-        chart.subtitle.contains("and 6 more pairs"),
+        chart.subtitle.contains("6 more pairs not drawn"),
         "{}",
         chart.subtitle
     );
@@ -995,6 +1008,7 @@ fn wide_ranking(rows: usize, columns: usize) -> RankingPlane {
                 .iter()
                 .map(|&r| bs.iter().map(|&b| baseline_total(b, r)).collect())
                 .collect(),
+            counts: vec![],
         }],
         points: rows * columns,
         matching_order: rows * columns / 2,
@@ -1075,6 +1089,7 @@ fn million() -> ChartInput {
         context_tokens: run(every),
         baseline_position: vec![],
         merged: vec![],
+        moved: vec![],
         // The clearing run clears every 1,000 calls: a thousand rules, one per pixel at most.
         clearings: if edit == Some(2) {
             (1..1_000).map(|k| k * 1_000).collect()
@@ -1104,6 +1119,12 @@ fn million() -> ChartInput {
                     })
                     .collect(),
                 clearings: n / 10_000,
+                clearings_before: (0..n / 10_000)
+                    .map(|k| (k * 10_000 + 5_000) as u32)
+                    .collect(),
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             })
@@ -1181,6 +1202,7 @@ fn edge_cases_still_draw() {
             holds_nominal: true,
             saved: vec![vec![vec![-3.0, -3.0, -3.0]]],
             baseline: vec![vec![1e6]],
+            counts: vec![],
         }],
         flips: vec![],
         points: 1,

@@ -4,12 +4,13 @@
 //! its whisker says a few long sessions carry the sum.
 
 use plotters::prelude::{
-    ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
+    ChartBuilder, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::history::{HistoryChartInput, edit_name};
-use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
+use super::history::{HistoryChartInput, row_names};
+use super::layout::{Entry, Key};
+use super::style::{self, BACKGROUND, INK, LEGEND_WIDTH_PX, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, drawing, layout};
 use crate::output::number::grouped;
 
@@ -59,8 +60,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
     // First in counts only the sessions some edit changes.
     let changed = input.sessions.saturating_sub(input.sessions_unchanged);
     let mut bars = Vec::with_capacity(input.rows.len());
-    for r in &input.rows {
-        let name = style::truncate(edit_name(input, r.edit, FILE)?, NAME_CHARS);
+    for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
         bars.push(Bar {
             edit: r.edit,
             name,
@@ -78,7 +78,9 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
         });
     }
     let names_width_px = layout::bar_names_px(bars.iter().map(|b| &b.name));
-    let plot_px = f64::from(WIDTH_PX as i32 - 2 * MARGIN_PX - names_width_px - PLOT_SLACK_PX);
+    let plot_px = f64::from(
+        WIDTH_PX as i32 - 2 * MARGIN_PX - LEGEND_WIDTH_PX - names_width_px - PLOT_SLACK_PX,
+    );
     let label_px = bars
         .iter()
         .map(|b| style::text_width_px(&b.label, SMALL_SIZE) + 14)
@@ -98,7 +100,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
         title: format!("{}: what each edit saves over all sessions", input.name),
         subtitle: format!(
             "Bar: share of the {} sessions' summed reread total. Whisker: p10 to p90 of \
-             the per-session shares, dot: median.{}",
+             the per-session shares, rule: median.{}",
             grouped(input.sessions as f64, 0),
             unchanged_note(input)
         ),
@@ -121,19 +123,38 @@ fn unchanged_note(input: &HistoryChartInput) -> String {
     )
 }
 
+/// The key, in the words and glyphs `sessions.svg` uses for the same things.
+fn legend() -> Vec<Entry> {
+    vec![
+        Entry::new(Key::Heading, "All sessions"),
+        Entry::new(Key::Swatch(style::BASELINE, 0.85), "bar: aggregate saving").with_note(
+            "share of the summed reread total of all sessions: long ones weigh more (the square in sessions.svg)",
+        ),
+        Entry::new(Key::Heading, "Per session"),
+        Entry::new(Key::Whisker, "p10 to p90")
+            .with_note("the middle 80 % of sessions (nearest-rank percentiles)"),
+        Entry::new(Key::Rule(INK, 3), "median session").with_note("half the sessions save more"),
+        Entry::new(Key::Indent, "first in").with_note(
+            "the sessions where the edit saves the most, of those some edit changes",
+        ),
+    ]
+}
+
 /// Renders the chart as SVG text.
 pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
     let n = chart.bars.len().max(1);
     let bars_px = ROW_PX * n as i32;
     let band = layout::title_band_px(&chart.title, &chart.subtitle);
-    let height = band + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX;
+    let legend = legend();
+    let height = (band + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX)
+        .max(band + 16 + layout::legend_height(&legend) + MARGIN_PX);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
-        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        let area = root.margin(band + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
+        let words = (chart.title.as_str(), chart.subtitle.as_str());
+        let area = layout::framed(&root, words, &legend, bars_px + BELOW_BARS_PX, FILE)?;
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)
@@ -164,6 +185,10 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
                 colour.mix(0.85).filled(),
             )])
             .map_err(&err)?;
+            let (x0, y0) = plot.backend_coord(&(0.0, middle + half));
+            let (x1, y1) = plot.backend_coord(&(bar.total_pct, middle - half));
+            let rect = (x0.min(x1), y0, x0.max(x1), y1);
+            layout::draw_mark(&root, rect, style::edit_mark(bar.edit), FILE)?;
             // The whisker on a thin white halo, so it reads on any bar colour; a wider
             // halo looked like a gap splitting the bar in two.
             for (c, w) in [(BACKGROUND, 4), (INK, 2)] {
@@ -180,10 +205,17 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
                     .map_err(&err)?;
                 }
             }
-            plot.draw_series([Circle::new((bar.median, middle), 6, BACKGROUND.filled())])
+            // The median: the black rule of sessions.svg, on a white halo.
+            for (c, w) in [(BACKGROUND, 5), (INK, 3)] {
+                plot.draw_series([PathElement::new(
+                    vec![
+                        (bar.median, middle - half * 1.3),
+                        (bar.median, middle + half * 1.3),
+                    ],
+                    c.stroke_width(w),
+                )])
                 .map_err(&err)?;
-            plot.draw_series([Circle::new((bar.median, middle), 4, INK.filled())])
-                .map_err(&err)?;
+            }
             let end = bar.total_pct.max(bar.p90).max(0.0);
             let (x, y) = plot.backend_coord(&(end, middle));
             root.draw(&Text::new(
@@ -197,7 +229,7 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
                 &root,
                 (left, y),
                 std::slice::from_ref(&bar.name),
-                colour,
+                bar.edit,
                 FILE,
             )?;
         }
@@ -235,9 +267,9 @@ mod tests {
         .unwrap();
         assert_eq!(chart.bars[0].label, "22.0% · 11.0 calls · first in 2 of 3");
         assert!(
-            chart
-                .subtitle
-                .ends_with("dot: median.\nNo edit changes 2 of 5 sessions (left out of first in)."),
+            chart.subtitle.ends_with(
+                "rule: median.\nNo edit changes 2 of 5 sessions (left out of first in)."
+            ),
             "{}",
             chart.subtitle
         );

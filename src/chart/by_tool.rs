@@ -70,7 +70,7 @@ pub fn prepare(
                     if s.calls == 1 {
                         "1 call".to_string()
                     } else {
-                        format!("{} calls", s.calls)
+                        format!("{} calls", style::count(s.calls))
                     }
                 ),
             )
@@ -83,7 +83,7 @@ pub fn prepare(
         let tokens: f64 = rest.iter().map(|s| s.reread_tokens).sum();
         bars.truncate(MAX_BARS - 1);
         bars.push((
-            format!("{} more groups", rest.len()),
+            format!("{} more groups", style::count(rest.len())),
             pct,
             format!(
                 "{}% · {} est. tokens",

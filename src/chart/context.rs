@@ -7,15 +7,17 @@
 //! and seeming to re-read more than the baseline. Clearings are thin vertical rules in a
 //! row of their own along the bottom, one row per clearing run, under the lines.
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::{
-    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
+    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Polygon, Rectangle,
+    SVGBackend,
 };
 
 use super::layout::{self, Entry, Key, LEGEND_X, Marker};
 use super::reduce;
 use super::same;
 use super::style::{self, BACKGROUND, BASELINE_LINE_PX, DOT_PX, LINE_PX, MARGIN_PX, WIDTH_PX};
-use super::{ChartError, ChartInput, drawing, edit_name};
+use super::{AddedKind, ChartError, ChartInput, drawing, edit_name};
 
 /// File name of this chart.
 pub const FILE: &str = "context.svg";
@@ -66,14 +68,18 @@ pub struct Run {
     pub complete: bool,
     /// Calls that stand for several baseline calls: `(position, tokens)`.
     pub merged: Vec<(f64, f64)>,
-    /// Requests an edit adds (a tool search): `(position, tokens)`, half a call before the
-    /// call each precedes.
-    pub added: Vec<(f64, f64)>,
+    /// Calls drawn away from their own place in the baseline (moved): `(position, tokens)`.
+    pub moved: Vec<(f64, f64)>,
+    /// Requests an edit adds: tool searches and compaction requests, `(position, tokens)`,
+    /// half a call before the call each precedes.
+    pub searches: Vec<(f64, f64)>,
+    pub compactions: Vec<(f64, f64)>,
     /// Clearings, as positions between two calls (half a call before the call they
     /// precede), at most one per pixel column.
     pub clearings: Vec<f64>,
-    /// How many clearings there are in all.
+    /// How many clearings there are in all, and how many compactions.
     pub clearing_count: usize,
+    pub compaction_count: usize,
     /// Calls of the baseline this run does not have (merged away or dropped).
     pub calls_gone: usize,
     /// The earlier run this one coincides with call for call, if any.
@@ -111,31 +117,44 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
         }
         let values = &series.context_tokens;
         let positions = &series.baseline_position;
-        let at = |i: usize| positions.get(i).map_or(i, |&p| p as usize) as f64 + 1.0;
-        let added: Vec<(f64, f64)> = series
-            .added
-            .iter()
-            .take(MAX_MERGE_RINGS)
-            .map(|&(before, tokens)| (at(before as usize) - 0.5, tokens))
-            .collect();
+        let at = |i: usize| positions.get(i).copied().unwrap_or(i as f64) + 1.0;
+        // What happens before call i (a clearing, an added request) stands between it and
+        // the call before, which may be less than a whole position away (a moved call).
+        let before = |i: usize| match i.checked_sub(1) {
+            Some(j) => (at(j) + at(i)) / 2.0,
+            None => at(i) - 0.5,
+        };
+        let added = |kind: AddedKind| -> Vec<(f64, f64)> {
+            series
+                .added
+                .iter()
+                .filter(|a| a.kind == kind)
+                .take(MAX_MERGE_RINGS)
+                .map(|a| (before(a.before as usize), a.tokens))
+                .collect()
+        };
+        let (searches, compactions) = (added(AddedKind::ToolSearch), added(AddedKind::Compaction));
         // The added requests read the context too: they count in the total.
-        let reread_total = finite_sum(values) + series.added.iter().map(|a| a.1).sum::<f64>();
+        let reread_total = finite_sum(values) + series.added.iter().map(|a| a.tokens).sum::<f64>();
         let saved_pct = match (series.edit, baseline_total) {
             (Some(_), Some(base)) if base != 0.0 => Some(100.0 * (base - reread_total) / base),
             _ => None,
         };
         let lines = reduce::segments(values, positions, axis_len, PLOT_WIDTH_PX);
-        let merged = series
-            .merged
-            .iter()
-            .take(MAX_MERGE_RINGS)
-            .filter_map(|&i| Some((at(i as usize), *values.get(i as usize)?)))
-            .collect();
+        let marks = |calls: &[u32]| -> Vec<(f64, f64)> {
+            calls
+                .iter()
+                .take(MAX_MERGE_RINGS)
+                .filter_map(|&i| Some((at(i as usize), *values.get(i as usize)?)))
+                .collect()
+        };
+        let merged = marks(&series.merged);
+        let moved = marks(&series.moved);
         // A clearing happens before its call: the rule stands half a call earlier.
         let mut clearings: Vec<f64> = Vec::new();
         let column = |x: f64| (x / bucket_calls.max(1.0)).floor();
-        for &before in &series.clearings {
-            let x = at(before as usize) - 0.5;
+        for &call in &series.clearings {
+            let x = before(call as usize);
             if clearings
                 .last()
                 .is_none_or(|&last| column(last) != column(x))
@@ -154,7 +173,14 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             complete: axis_len <= PLOT_WIDTH_PX,
             lines,
             merged,
-            added,
+            moved,
+            searches,
+            compactions,
+            compaction_count: series
+                .added
+                .iter()
+                .filter(|a| a.kind == AddedKind::Compaction)
+                .count(),
             clearings,
             clearing_count: series.clearings.len(),
             calls_gone: baseline.map_or(0, |b| b.context_tokens.len().saturating_sub(values.len())),
@@ -167,11 +193,20 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
     for (run, widths) in runs.iter_mut().zip(widths) {
         run.widths_px = widths;
     }
-    let x_range = (0.5, axis_len as f64 + 0.5);
-    let highest = style::finite_range(
-        runs.iter()
-            .flat_map(|r| r.lines.iter().flatten().map(|p| p.1)),
-    )
+    // A call moved to the very front is drawn half a position before the first.
+    let leftmost = runs
+        .iter()
+        .flat_map(|r| r.lines.iter().flatten().map(|p| p.0))
+        .fold(1.0, f64::min);
+    let x_range = (leftmost - 0.5, axis_len as f64 + 0.5);
+    let highest = style::finite_range(runs.iter().flat_map(|r| {
+        r.lines
+            .iter()
+            .flatten()
+            .chain(&r.searches)
+            .chain(&r.compactions)
+            .map(|p| p.1)
+    }))
     .map_or(1.0, |(_, hi)| hi);
     // Zero at the bottom: the height of a line is the whole context, not a difference.
     let y_range = (0.0, style::padded(0.0, highest.max(0.0), 0.04).1);
@@ -193,17 +228,27 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
             "."
         }
     );
+    let moves = runs.iter().any(|r| !r.moved.is_empty());
+    let place = match moves {
+        true => {
+            "Calls sit at their place in the baseline: gaps where calls were merged, dropped or moved away; a moved call sits between the calls it now runs between."
+        }
+        false => {
+            "Calls sit at their place in the baseline: gaps where calls were merged or dropped."
+        }
+    };
     if moved || cleared {
         subtitle.push('\n');
-        subtitle.push_str(match (moved, cleared) {
+        match (moved, cleared) {
             (true, true) => {
-                "Calls sit at their place in the baseline: gaps where calls were merged or dropped. Rules under the axis: clearings."
+                subtitle.push_str(place);
+                subtitle.push_str(" Rules under the axis: clearings.");
             }
-            (true, false) => {
-                "Calls sit at their place in the baseline: gaps where calls were merged or dropped."
-            }
-            _ => "Thin rules under the call numbers: clearings, one row per run (its context drops at the next call).",
-        });
+            (true, false) => subtitle.push_str(place),
+            _ => subtitle.push_str(
+                "Thin rules under the call numbers: clearings, one row per run (its context drops at the next call).",
+            ),
+        }
     }
     Ok(ContextChart {
         title: format!(
@@ -222,10 +267,10 @@ pub fn prepare(input: &ChartInput) -> Result<ContextChart, ChartError> {
 }
 
 /// Positions on the call axis a run needs: its calls, or its last baseline position.
-fn axis_len(values: &[f64], positions: &[u32]) -> usize {
+fn axis_len(values: &[f64], positions: &[f64]) -> usize {
     positions
         .last()
-        .map_or(values.len(), |&p| p as usize + 1)
+        .map_or(values.len(), |&p| p.max(0.0).floor() as usize + 1)
         .max(values.len())
 }
 
@@ -315,11 +360,17 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
                     start = end;
                 }
             }
-            plot.draw_series(
-                paths
-                    .into_iter()
-                    .map(|(points, width)| PathElement::new(points, colour.stroke_width(width))),
-            )
+            // Past the eighth edit colours repeat: the line is dashed or dotted as well.
+            match style::dashes(style::run_mark(run.edit)) {
+                None => {
+                    plot.draw_series(paths.into_iter().map(|(points, width)| {
+                        PathElement::new(points, colour.stroke_width(width))
+                    }))
+                }
+                Some((on, off)) => plot.draw_series(paths.into_iter().map(|(points, width)| {
+                    DashedPathElement::new(points, on, off, colour.stroke_width(width))
+                })),
+            }
             .map_err(&err)?;
             let points: usize = run.lines.iter().map(Vec::len).sum();
             if run.complete && points <= MAX_DOTS {
@@ -336,11 +387,35 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
                 )
                 .map_err(&err)?;
             }
-            plot.draw_series(run.added.iter().flat_map(|&p| {
+            plot.draw_series(run.searches.iter().flat_map(|&p| {
                 [
                     EmptyElement::at(p) + Rectangle::new([(-6, -6), (6, 6)], BACKGROUND.filled()),
                     EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], colour.filled()),
                 ]
+            }))
+            .map_err(&err)?;
+            // A compaction request: a triangle pointing down, to the smaller context after.
+            plot.draw_series(run.compactions.iter().flat_map(|&p| {
+                [
+                    EmptyElement::at(p)
+                        + Polygon::new(vec![(-8, -6), (8, -6), (0, 8)], BACKGROUND.filled()),
+                    EmptyElement::at(p)
+                        + Polygon::new(vec![(-6, -4), (6, -4), (0, 5)], colour.filled()),
+                ]
+            }))
+            .map_err(&err)?;
+            // A moved call: an open diamond in the run's colour on a white halo.
+            plot.draw_series(run.moved.iter().map(|&p| {
+                EmptyElement::at(p)
+                    + Polygon::new(vec![(0, -8), (8, 0), (0, 8), (-8, 0)], BACKGROUND.filled())
+            }))
+            .map_err(&err)?;
+            plot.draw_series(run.moved.iter().map(|&p| {
+                EmptyElement::at(p)
+                    + PathElement::new(
+                        vec![(0, -6), (6, 0), (0, 6), (-6, 0), (0, -6)],
+                        colour.stroke_width(3),
+                    )
             }))
             .map_err(&err)?;
             plot.draw_series(run.merged.iter().flat_map(|&p| {
@@ -358,8 +433,8 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
 
 fn legend(chart: &ContextChart) -> Vec<Entry> {
     let mut entries = vec![Entry::new(Key::Heading, "runs (reread total)")];
-    for run in &chart.runs {
-        let colour = style::run_colour(run.edit);
+    let names: Vec<String> = chart.runs.iter().map(|r| r.name.clone()).collect();
+    for (run, name) in chart.runs.iter().zip(layout::legend_names(&names)) {
         let width = if run.edit.is_none() {
             BASELINE_LINE_PX
         } else {
@@ -368,28 +443,24 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         let total = style::short(run.reread_total);
         let mut note = match run.saved_pct {
             Some(pct) => format!("{total} est. tokens, {}% saved", style::percent(pct)),
-            None => format!(
-                "{total} est. tokens, {} calls",
-                style::short(run.calls as f64)
-            ),
+            None => format!("{total} est. tokens, {} calls", style::count(run.calls)),
         };
-        if run.clearing_count > 0 {
-            let n = run.clearing_count;
-            note.push_str(&format!(", {n} clearing{}", if n == 1 { "" } else { "s" }));
-        }
-        if run.calls_gone > 0 {
-            let n = run.calls_gone;
-            note.push_str(&format!(
-                ", {n} call{} fewer",
-                if n == 1 { "" } else { "s" }
-            ));
+        for (n, one, many) in [
+            (run.clearing_count, "clearing", "clearings"),
+            (run.compaction_count, "compaction", "compactions"),
+            (run.calls_gone, "call fewer", "calls fewer"),
+        ] {
+            if n > 0 {
+                note.push_str(&format!(", {}", style::counted(n, one, many)));
+            }
         }
         if let Some(other) = &run.same_as {
             note.push_str(&format!("; = same as {other} (inside its line)"));
         }
-        entries.push(Entry::new(Key::Line(colour, width), run.name.clone()).with_note(note));
+        entries.push(Entry::new(layout::line_key(run.edit, width), name).with_note(note));
     }
-    let nested = chart.runs.iter().any(|r| {
+    // The first run drawn wider than its own stroke holds a later one inside it.
+    let nested = chart.runs.iter().position(|r| {
         let own = if r.edit.is_none() {
             BASELINE_LINE_PX
         } else {
@@ -397,10 +468,18 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
         };
         r.widths_px.iter().flatten().any(|&w| w > own)
     });
-    if nested {
-        entries.push(Entry::new(Key::Heading, "").with_note(
-            "where runs agree, each is drawn inside the one listed before it: a rim per run",
-        ));
+    if let Some(k) = nested {
+        let outer = style::run_colour(chart.runs[k].edit);
+        let inner = chart
+            .runs
+            .get(k + 1)
+            .map_or(style::edit_colour(0), |r| style::run_colour(r.edit));
+        entries.push(Entry::new(Key::Heading, ""));
+        entries.push(
+            Entry::new(Key::Nested(outer, inner), "runs that read the same").with_note(
+                "where two runs read the same, the later is drawn inside the earlier: each shows as a rim of its colour",
+            ),
+        );
     }
     if chart.runs.iter().any(|r| !r.merged.is_empty()) {
         entries.push(Entry::new(Key::Heading, ""));
@@ -409,10 +488,26 @@ fn legend(chart: &ContextChart) -> Vec<Entry> {
                 .with_note("stands for several baseline calls"),
         );
     }
-    if chart.runs.iter().any(|r| !r.added.is_empty()) {
+    if chart.runs.iter().any(|r| !r.moved.is_empty()) {
+        if !chart.runs.iter().any(|r| !r.merged.is_empty()) {
+            entries.push(Entry::new(Key::Heading, ""));
+        }
+        entries.push(
+            Entry::new(Key::Marker(Marker::OpenDiamond), "moved call")
+                .with_note("drawn between the calls it now runs between; its old place is a gap"),
+        );
+    }
+    if chart.runs.iter().any(|r| !r.searches.is_empty()) {
         entries.push(
             Entry::new(Key::Marker(Marker::Square), "tool search")
                 .with_note("a request the edit adds before the call it precedes (in its total)"),
+        );
+    }
+    if chart.runs.iter().any(|r| !r.compactions.is_empty()) {
+        entries.push(
+            Entry::new(Key::Marker(Marker::Down), "compaction request").with_note(
+                "reads the whole context once to write a summary; the calls after read less (in its total)",
+            ),
         );
     }
     if chart.runs.iter().any(|r| !r.clearings.is_empty()) {
@@ -438,6 +533,7 @@ mod tests {
             context_tokens: ramp(step),
             baseline_position: vec![],
             merged: vec![],
+            moved: vec![],
             clearings: vec![],
             added: vec![],
         };
@@ -494,8 +590,9 @@ mod tests {
             name: "merge".into(),
             edit: Some(0),
             context_tokens: vec![30_000.0, 30_050.0, 30_100.0, 30_150.0],
-            baseline_position: vec![0, 1, 4, 5],
+            baseline_position: vec![0.0, 1.0, 4.0, 5.0],
             merged: vec![1],
+            moved: vec![],
             clearings: vec![3],
             added: vec![],
         };

@@ -28,13 +28,19 @@ const BELOW_PANELS_PX: i32 = 36;
 /// Half the width of a one-call bar, in calls.
 const BAR_HALF_WIDTH: f64 = 0.35;
 /// Every cause, in the enum's order.
-const CAUSES: [WriteCause; 5] = [
+const CAUSES: [WriteCause; 6] = [
     WriteCause::Growth,
     WriteCause::First,
     WriteCause::Expired,
     WriteCause::Clearing,
+    WriteCause::Compaction,
     WriteCause::BelowMinimum,
 ];
+/// Height of a clearing's tick under the call numbers, and room for the row, px.
+const TICK_PX: i32 = 8;
+const TICK_ROW_PX: i32 = 12;
+/// Half the width of a bar for a request an edit adds (a tool search), in calls.
+const ADDED_HALF_WIDTH: f64 = 0.15;
 /// Panels get their own scales when the tallest run is this many times the shortest.
 const OWN_SCALE_RATIO: f64 = 5.0;
 /// A bar at least this share of the axis is a spike and gets its cause's marker.
@@ -79,6 +85,18 @@ pub struct CostPanel {
     pub cause_counts: Vec<(WriteCause, usize)>,
     /// Clearings in all, counting those where the cache had expired anyway.
     pub clearings: usize,
+    /// Where each clearing happens, half a call before the call it precedes: a tick under
+    /// the call numbers, at most one per pixel column.
+    pub clearing_ticks: Vec<f64>,
+    /// Compactions: each a request of its own, in the totals but not drawn as a bar; a
+    /// triangle under the call numbers before the call it precedes.
+    pub compactions: usize,
+    pub compaction_ticks: Vec<f64>,
+    /// Tool searches the edit adds: `(position, tokens written)`, half a call before the
+    /// call each precedes.
+    pub added: Vec<(f64, f64)>,
+    /// The cache's time to live, s, when it is not the legend's (another cache's run).
+    pub own_ttl_s: Option<f64>,
 }
 
 /// Panels and axes of `cost.svg`.
@@ -111,18 +129,46 @@ pub fn prepare(input: &ChartInput, series: &[CostSeries]) -> Result<CostChart, C
             .filter(|&(&c, n)| c != WriteCause::Growth && n > 0)
             .map(|(&c, n)| (c, n))
             .collect();
+        let calls_per_px = (run.cached_tokens.len() as f64 / PLOT_WIDTH_PX as f64).max(1.0);
+        let ticks = |before: &[u32]| {
+            let mut ticks: Vec<f64> = Vec::new();
+            for &call in before {
+                let x = f64::from(call) + 0.5;
+                let column = |x: f64| (x / calls_per_px).floor();
+                if ticks.last().is_none_or(|&last| column(last) != column(x)) {
+                    ticks.push(x);
+                }
+            }
+            ticks
+        };
+        let (added_cached, added_written) = run
+            .added
+            .iter()
+            .fold((0.0, 0.0), |(c, w), a| (c + a.1, w + a.2));
+        let legend_ttl = series.first().map_or(run.ttl_s, |s| s.ttl_s);
         panels.push(CostPanel {
             name: style::clean(&run.name),
             edit: run.edit,
             calls: run.cached_tokens.len(),
-            cached_total: sum(&run.cached_tokens),
-            written_total: sum(&run.written_tokens),
+            // Every request's reads and writes: the calls', the added requests' and those
+            // not drawn (compaction requests), as the totals of the text count them.
+            cached_total: sum(&run.cached_tokens) + added_cached + run.not_drawn.0,
+            written_total: sum(&run.written_tokens) + added_written + run.not_drawn.1,
             cached: reduce::min_max(&run.cached_tokens, PLOT_WIDTH_PX),
             written: reduce::peaks(&run.written_tokens, PLOT_WIDTH_PX),
             y_range: (0.0, 1.0),
             spikes: Vec::new(),
             cause_counts,
             clearings: run.clearings,
+            clearing_ticks: ticks(&run.clearings_before),
+            compactions: run.compactions_before.len(),
+            compaction_ticks: ticks(&run.compactions_before),
+            added: run
+                .added
+                .iter()
+                .map(|a| (f64::from(a.0) + 0.5, a.2))
+                .collect(),
+            own_ttl_s: (run.ttl_s != legend_ttl).then_some(run.ttl_s),
         });
     }
     let longest = panels.iter().map(|p| p.calls).max().unwrap_or(0).max(1);
@@ -223,6 +269,7 @@ fn marker_of(cause: WriteCause) -> Option<Marker> {
         WriteCause::First => Some(Marker::Diamond),
         WriteCause::Expired => Some(Marker::Triangle),
         WriteCause::Clearing => Some(Marker::Circle),
+        WriteCause::Compaction => Some(Marker::Down),
         WriteCause::BelowMinimum => Some(Marker::Square),
     }
 }
@@ -241,7 +288,12 @@ fn cause_words(cause: WriteCause, chart: &CostChart) -> (String, String) {
         ),
         WriteCause::Clearing => (
             "clearing".into(),
-            "results replaced: the prefix changed from the first one".into(),
+            "results replaced by placeholders: the prefix is written again from the first one"
+                .into(),
+        ),
+        WriteCause::Compaction => (
+            "compaction".into(),
+            "the conversation was summarized (▼ under the call numbers): all but the base is written again".into(),
         ),
         WriteCause::BelowMinimum => (
             "below the minimum".into(),
@@ -253,38 +305,69 @@ fn cause_words(cause: WriteCause, chart: &CostChart) -> (String, String) {
     }
 }
 
-/// `1 first call, 10 expired, 3 clearings (5 in all: 2 where the cache had expired)`: the
-/// rewrites of a run by cause.
+/// `1 first call, 10 expired; 5 clearings, a tick each (2 where the cache had expired
+/// anyway)`: the rewrites of a run by cause, its clearings and compactions.
 fn counts(panel: &CostPanel) -> String {
-    let shown = panel
+    let found = |cause| {
+        panel
+            .cause_counts
+            .iter()
+            .find(|c| c.0 == cause)
+            .map_or(0, |c| c.1)
+    };
+    let mut parts = Vec::new();
+    let causes = panel
         .cause_counts
         .iter()
-        .find(|c| c.0 == WriteCause::Clearing)
-        .map_or(0, |c| c.1);
-    let hidden = panel.clearings.saturating_sub(shown);
-    let mut text = panel
-        .cause_counts
-        .iter()
-        .map(|&(cause, n)| {
+        .filter_map(|&(cause, n)| {
             let what = match cause {
-                WriteCause::Growth => "growth",
                 WriteCause::First => "first call",
                 WriteCause::Expired => "expired",
-                WriteCause::Clearing if n == 1 => "clearing",
-                WriteCause::Clearing => "clearings",
                 WriteCause::BelowMinimum => "below min.",
+                // Counted with the clearings and compactions below.
+                WriteCause::Growth | WriteCause::Clearing | WriteCause::Compaction => {
+                    return None;
+                }
             };
-            format!("{n} {what}")
+            Some(format!("{} {what}", style::count(n)))
         })
-        .collect::<Vec<_>>()
-        .join(", ");
-    if hidden > 0 {
-        text.push_str(&format!(
-            "; {hidden} more clearing{} where the cache had expired anyway",
-            if hidden == 1 { "" } else { "s" }
+        .collect::<Vec<_>>();
+    if !causes.is_empty() {
+        parts.push(causes.join(", "));
+    }
+    if panel.clearings > 0 {
+        let n = panel.clearings;
+        let expired = n.saturating_sub(found(WriteCause::Clearing));
+        let mut text = format!(
+            "{}, a tick each",
+            style::counted(n, "clearing", "clearings")
+        );
+        if expired > 0 {
+            text.push_str(&format!(
+                " ({} where the cache had expired anyway)",
+                style::count(expired)
+            ));
+        }
+        parts.push(text);
+    }
+    if panel.compactions > 0 {
+        let n = panel.compactions;
+        parts.push(format!(
+            "{}, a ▼ each; their own requests are in the totals, not drawn",
+            style::counted(n, "compaction", "compactions")
         ));
     }
-    text
+    if !panel.added.is_empty() {
+        let n = panel.added.len();
+        parts.push(format!(
+            "{}, a thin bar each",
+            style::counted(n, "tool search", "tool searches")
+        ));
+    }
+    if let Some(ttl) = panel.own_ttl_s {
+        parts.push(format!("its cache lives {} s", style::count(ttl as usize)));
+    }
+    parts.join("; ")
 }
 
 /// A sentence naming the edits without a panel (those that clear nothing rewrite the
@@ -301,7 +384,7 @@ fn left_out(input: &ChartInput, series: &[CostSeries]) -> String {
         return String::new();
     }
     format!(
-        "\nEdits that clear nothing write where the baseline does and have no panel: {}.",
+        "\nEdits that read and write the cache as the baseline does, call for call, have no panel: {}.",
         names.join(", ")
     )
 }
@@ -344,34 +427,65 @@ pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
             left,
             WIDTH_PX as i32 - right,
         );
-        for (panel, cell) in chart.panels.iter().zip(area.split_evenly((n as usize, 1))) {
-            draw_panel(chart, panel, &cell, &root)?;
+        // Every caption has the same room: names too long for it are cut where they
+        // agree, so two runs never read alike.
+        let width = area.dim_in_pixel().0 as i32;
+        let room = chart
+            .panels
+            .iter()
+            .map(|p| caption_room(width, p))
+            .min()
+            .unwrap_or(width);
+        let names: Vec<String> = chart.panels.iter().map(|p| p.name.clone()).collect();
+        let names = style::apart(&names, |n| {
+            style::text_width_px(n, SUBTITLE_SIZE * 1.08) <= room
+        });
+        let cells = area.split_evenly((n as usize, 1));
+        // Every panel keeps room for a row of clearing ticks when one has them, so their
+        // call axes line up.
+        let ticks = chart
+            .panels
+            .iter()
+            .any(|p| !p.clearing_ticks.is_empty() || !p.compaction_ticks.is_empty());
+        for ((panel, cell), name) in chart.panels.iter().zip(cells).zip(names) {
+            draw_panel(chart, panel, ticks, &name, &cell, &root)?;
         }
         root.present().map_err(&err)?;
     }
     Ok(svg)
 }
 
+/// The figures after a panel's name in its caption.
+fn caption_figures(panel: &CostPanel) -> String {
+    format!(
+        ": {} written, {} read (est. tokens)",
+        style::short(panel.written_total),
+        style::short(panel.cached_total)
+    )
+}
+
+/// Room for the run's name in a caption of a panel `width` px wide, px: a long name gives
+/// way to the figures, so the caption stays in its panel.
+fn caption_room(width: i32, panel: &CostPanel) -> i32 {
+    (width - 20 - style::text_width_px(&caption_figures(panel), SUBTITLE_SIZE * 1.08)).max(60)
+}
+
 fn draw_panel(
     chart: &CostChart,
     panel: &CostPanel,
+    ticks: bool,
+    name: &str,
     area: &super::Area,
     root: &super::Area,
 ) -> Result<(), ChartError> {
     let err = drawing(FILE);
     let (x_lo, x_hi) = chart.x_range;
     let (y_lo, y_hi) = panel.y_range;
-    let figures = format!(
-        ": {} written, {} read (est. tokens)",
-        style::short(panel.written_total),
-        style::short(panel.cached_total)
-    );
-    // A long run name gives way to the figures, so the caption stays in its panel.
-    let room =
-        area.dim_in_pixel().0 as i32 - 20 - style::text_width_px(&figures, SUBTITLE_SIZE * 1.08);
+    let room = caption_room(area.dim_in_pixel().0 as i32, panel);
     let caption = format!(
-        "{}{figures}",
-        style::fit(&panel.name, room.max(60), SUBTITLE_SIZE * 1.08)
+        "{}{}",
+        style::fit(name, room, SUBTITLE_SIZE * 1.08),
+        caption_figures(panel)
     );
     let mut plot = ChartBuilder::on(area)
         .caption(
@@ -379,7 +493,7 @@ fn draw_panel(
             style::bold(SUBTITLE_SIZE, INK, HPos::Center, VPos::Top),
         )
         .margin(6)
-        .x_label_area_size(24)
+        .x_label_area_size(24 + if ticks { TICK_ROW_PX } else { 0 })
         .y_label_area_size(56)
         .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
         .map_err(&err)?;
@@ -423,6 +537,29 @@ fn draw_panel(
         )
     }))
     .map_err(&err)?;
+    // Tool searches: a thin bar of their own, half a call before the call they precede.
+    plot.draw_series(panel.added.iter().map(|&(x, written)| {
+        Rectangle::new(
+            [(x - ADDED_HALF_WIDTH, 0.0), (x + ADDED_HALF_WIDTH, written)],
+            INK.filled(),
+        )
+    }))
+    .map_err(&err)?;
+    // Every clearing, a tick under the call numbers: a count in the legend is a count of
+    // these, whether or not the clearing made a tall bar.
+    let axis = plot.backend_coord(&(x_lo, y_lo)).1;
+    for &x in &panel.clearing_ticks {
+        let px = plot.backend_coord(&(x, y_lo)).0;
+        root.draw(&PathElement::new(
+            vec![(px, axis + 22), (px, axis + 22 + TICK_PX)],
+            colour.stroke_width(1),
+        ))
+        .map_err(&err)?;
+    }
+    for &x in &panel.compaction_ticks {
+        let px = plot.backend_coord(&(x, y_lo)).0;
+        layout::marker(root, Marker::Down, (px, axis + 22 + TICK_PX / 2), FILE)?;
+    }
     for &(call, top, cause) in &panel.spikes {
         if let Some(shape) = marker_of(cause) {
             let (x, y) = plot.backend_coord(&(call, top));
@@ -435,16 +572,33 @@ fn draw_panel(
 fn legend(chart: &CostChart) -> Vec<Entry> {
     let mut entries = vec![
         Entry::new(Key::Heading, "in each panel"),
-        Entry::new(Key::Swatch(BASELINE, AREA_OPACITY), "read from cache"),
-        Entry::new(Key::Swatch(BASELINE, 1.0), "written to cache"),
-        Entry::new(Key::Heading, ""),
-        Entry::new(Key::Heading, "why a bar is tall"),
+        Entry::new(Key::Swatch(BASELINE, AREA_OPACITY), "shaded: read from the cache")
+            .with_note("the part of each call's context the cache still holds, at the cheap read price"),
+        Entry::new(Key::Swatch(BASELINE, 1.0), "bars: written to the cache")
+            .with_note("what each call adds to the cache, at the write price; a tall bar writes the prefix again"),
     ];
+    if chart.panels.iter().any(|p| !p.clearing_ticks.is_empty()) {
+        entries.push(Entry::new(Key::Rule(INK, 1), "clearing").with_note(
+            "a tick under the call numbers, before the call it precedes; every clearing has one",
+        ));
+    }
+    if chart.panels.iter().any(|p| !p.added.is_empty()) {
+        entries.push(
+            Entry::new(Key::Rule(INK, 3), "tool search")
+                .with_note("a request the edit adds: a thin bar before the call it precedes"),
+        );
+    }
+    entries.push(Entry::new(Key::Heading, ""));
+    entries.push(Entry::new(Key::Heading, "why a bar is tall"));
     let mut causes: Vec<WriteCause> = chart
         .panels
         .iter()
         .flat_map(|p| p.cause_counts.iter().map(|c| c.0))
         .collect();
+    // Every compaction has its triangle under the call numbers, tall bar or not.
+    if chart.panels.iter().any(|p| !p.compaction_ticks.is_empty()) {
+        causes.push(WriteCause::Compaction);
+    }
     causes.sort();
     causes.dedup();
     for cause in causes {
@@ -455,15 +609,22 @@ fn legend(chart: &CostChart) -> Vec<Entry> {
     }
     entries.push(Entry::new(Key::Heading, ""));
     entries.push(Entry::new(Key::Heading, "runs"));
-    entries.extend(chart.panels.iter().map(|p| {
-        let rewrites = counts(p);
-        let note = if rewrites.is_empty() {
-            format!("{} calls", style::short(p.calls as f64))
-        } else {
-            format!("{} calls; {rewrites}", style::short(p.calls as f64))
-        };
-        Entry::new(Key::Swatch(style::run_colour(p.edit), 1.0), p.name.clone()).with_note(note)
-    }));
+    let names: Vec<String> = chart.panels.iter().map(|p| p.name.clone()).collect();
+    entries.extend(
+        chart
+            .panels
+            .iter()
+            .zip(layout::legend_names(&names))
+            .map(|(p, name)| {
+                let rewrites = counts(p);
+                let note = if rewrites.is_empty() {
+                    format!("{} calls", style::count(p.calls))
+                } else {
+                    format!("{} calls; {rewrites}", style::count(p.calls))
+                };
+                Entry::new(layout::swatch_key(p.edit, 1.0), name).with_note(note)
+            }),
+    );
     entries
 }
 
@@ -493,6 +654,10 @@ mod tests {
                 written_tokens: vec![500.0; calls],
                 causes: base_causes,
                 clearings: 0,
+                clearings_before: vec![],
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             },
@@ -503,6 +668,10 @@ mod tests {
                 written_tokens: written,
                 causes,
                 clearings: 1,
+                clearings_before: vec![10],
+                compactions_before: vec![],
+                added: vec![],
+                not_drawn: (0.0, 0.0),
                 ttl_s: 300.0,
                 min_tokens: 1024.0,
             },
@@ -562,7 +731,7 @@ mod tests {
         assert!(
             chart
                 .subtitle
-                .contains("Edits that clear nothing write where the baseline does and have no panel: read once."),
+                .contains("Edits that read and write the cache as the baseline does, call for call, have no panel: read once."),
             "{}",
             chart.subtitle
         );

@@ -54,6 +54,24 @@ pub fn draw_all(input: &HistoryChartInput) -> Result<Vec<(&'static str, String)>
     ])
 }
 
+/// Each row's edit name as the history charts print it beside the row: at most `chars`
+/// characters, cut where names agree ([`super::style::apart`]) so they still read apart.
+pub(crate) fn row_names(
+    input: &HistoryChartInput,
+    chars: usize,
+    chart: &'static str,
+) -> Result<Vec<String>, ChartError> {
+    let names = input
+        .rows
+        .iter()
+        .map(|r| edit_name(input, r.edit, chart).map(String::from))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(super::style::apart(&names, |n| n.chars().count() <= chars)
+        .iter()
+        .map(|n| super::style::truncate(n, chars))
+        .collect())
+}
+
 /// The name of edit `index`, or a Data error naming the chart.
 pub(crate) fn edit_name<'a>(
     input: &'a HistoryChartInput,

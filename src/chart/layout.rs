@@ -1,6 +1,8 @@
 //! The frame every chart shares: the title band on top and the legend column on the right,
 //! both outside the plot so they never cover data.
 
+use plotters::drawing::DrawingAreaErrorKind;
+use plotters::element::DashedPathElement;
 use plotters::prelude::{Circle, Color, FontTransform, PathElement, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -18,12 +20,21 @@ pub(crate) enum Key {
     Swatch(RGBColor, f64),
     /// A short horizontal line.
     Line(RGBColor, u32),
+    /// A short horizontal line with a mark: dashed or dotted (an edit past the eighth).
+    MarkedLine(RGBColor, u32, style::Mark),
+    /// A filled square with a mark: hatched or cross-hatched (an edit past the eighth).
+    MarkedSwatch(RGBColor, style::Mark),
+    /// A wide line in one colour with a thin one in another inside it: two runs that
+    /// coincide, the later drawn inside the earlier.
+    Nested(RGBColor, RGBColor),
     /// A short vertical line (a marker across the plot, like the nominal value).
     Rule(RGBColor, u32),
     /// The break-even marker: a ring.
     Ring,
     /// A small dot (a sampled point).
     Dot,
+    /// A dot in a colour, as large as the plot's (one session).
+    Spot(RGBColor),
     /// A square, left half in one colour and right half in another.
     TwoTone(RGBColor, RGBColor),
     /// A filled square hatched with diagonal lines (fill, lines).
@@ -32,6 +43,8 @@ pub(crate) enum Key {
     Marker(Marker),
     /// An outlined square (a total drawn as an outline beside filled dots).
     Outline,
+    /// A horizontal whisker with end caps (a range of values).
+    Whisker,
     /// No key: a heading or a note.
     Heading,
     /// No key, but indented like a keyed line: an item under the line above.
@@ -61,6 +74,67 @@ impl Entry {
     }
 }
 
+/// The legend key of a run's line: its colour, and its mark past the eighth edit.
+pub(crate) fn line_key(edit: Option<usize>, width: u32) -> Key {
+    let colour = style::run_colour(edit);
+    match style::run_mark(edit) {
+        style::Mark::Solid => Key::Line(colour, width),
+        mark => Key::MarkedLine(colour, width, mark),
+    }
+}
+
+/// The legend key of an edit's bar or area: its colour, and its mark past the eighth edit.
+pub(crate) fn swatch_key(edit: Option<usize>, opacity: f64) -> Key {
+    let colour = style::run_colour(edit);
+    match style::run_mark(edit) {
+        style::Mark::Solid => Key::Swatch(colour, opacity),
+        // An opacity over white, as a solid colour the hatching can sit on.
+        mark => Key::MarkedSwatch(style::tint(colour, 1.0 - opacity), mark),
+    }
+}
+
+/// A filled px rectangle in `colour`, hatched (white) as `mark` says, so that two edits
+/// of one colour stay apart.
+pub(crate) fn draw_marked_rect(
+    root: &Area,
+    (x0, y0, x1, y1): (i32, i32, i32, i32),
+    colour: RGBColor,
+    mark: style::Mark,
+    chart: &'static str,
+) -> Result<(), ChartError> {
+    let (x0, x1) = (x0.min(x1), x0.max(x1));
+    let (y0, y1) = (y0.min(y1), y0.max(y1));
+    root.draw(&Rectangle::new([(x0, y0), (x1, y1)], colour.filled()))
+        .map_err(drawing(chart))?;
+    draw_mark(root, (x0, y0, x1, y1), mark, chart)
+}
+
+/// The hatching of `mark` over the px rectangle, in white: none for solid.
+pub(crate) fn draw_mark(
+    root: &Area,
+    rect: (i32, i32, i32, i32),
+    mark: style::Mark,
+    chart: &'static str,
+) -> Result<(), ChartError> {
+    let lines = match mark {
+        style::Mark::Solid => Vec::new(),
+        style::Mark::Dashed => style::hatch_lines(rect),
+        style::Mark::Dotted => {
+            let mut both = style::hatch_lines(rect);
+            both.extend(style::back_hatch_lines(rect));
+            both
+        }
+    };
+    for (from, to) in lines {
+        root.draw(&PathElement::new(
+            vec![from, to],
+            BACKGROUND.stroke_width(1),
+        ))
+        .map_err(drawing(chart))?;
+    }
+    Ok(())
+}
+
 /// Left edge of the legend column, in px.
 pub(crate) const LEGEND_X: i32 = WIDTH_PX as i32 - LEGEND_WIDTH_PX;
 /// Room for a legend label beside its key, in px: labels wrap, never run off the page.
@@ -77,6 +151,16 @@ const TITLE_LINE_PX: i32 = 28;
 const SUBTITLE_LINE_PX: i32 = 19;
 /// Room for the title and subtitle: the page less its margins.
 const TITLE_PX: i32 = WIDTH_PX as i32 - 2 * MARGIN_PX - 8;
+
+/// Names for keyed legend lines: whole where they fit the label's lines, else cut where
+/// they agree with the others ([`style::apart`]), so that no two read alike.
+pub(crate) fn legend_names(names: &[String]) -> Vec<String> {
+    style::apart(names, |n| {
+        style::wrap(n, LABEL_PX, LABEL_SIZE, LABEL_LINES)
+            .last()
+            .is_none_or(|l| !l.ends_with('…'))
+    })
+}
 
 /// An entry's label and note as they are drawn, line by line.
 fn entry_lines(entry: &Entry) -> (Vec<String>, Vec<String>) {
@@ -163,6 +247,27 @@ pub(crate) fn draw_title(
         y += SUBTITLE_LINE_PX;
     }
     Ok(())
+}
+
+/// Title, subtitle and the legend column drawn on `root`; returns the area left of the
+/// legend for a plot of `plot_px` (its axes included) under the title band.
+pub(crate) fn framed<'a>(
+    root: &Area<'a>,
+    (title, subtitle): (&str, &str),
+    legend: &[Entry],
+    plot_px: i32,
+    chart: &'static str,
+) -> Result<Area<'a>, ChartError> {
+    let band = title_band_px(title, subtitle);
+    draw_title(root, title, subtitle, chart)?;
+    draw_legend(root, band + 14, legend, chart)?;
+    let height = root.dim_in_pixel().1 as i32;
+    Ok(root.margin(
+        band + 8,
+        height - (band + 16 + plot_px),
+        MARGIN_PX,
+        LEGEND_WIDTH_PX + 8,
+    ))
 }
 
 /// An axis description rotated to read bottom-up, centred on `(x, y)`.
@@ -278,6 +383,29 @@ fn draw_key(
             ],
             colour.filled(),
         )),
+        Key::MarkedLine(colour, width, mark) => {
+            let (on, off) = style::dashes(mark).unwrap_or((22, 0));
+            root.draw(&DashedPathElement::new(
+                vec![(left, y), (right + 1, y)],
+                on,
+                off,
+                colour.stroke_width(width),
+            ))
+        }
+        Key::Nested(outer, inner) => {
+            root.draw(&Rectangle::new(
+                [(left, y - 4), (right, y + 4)],
+                outer.filled(),
+            ))
+            .map_err(&err)?;
+            root.draw(&Rectangle::new(
+                [(left, y - 1), (right, y + 1)],
+                inner.filled(),
+            ))
+        }
+        Key::MarkedSwatch(colour, mark) => {
+            return draw_marked_rect(root, (left, top, right, bottom), colour, mark, chart);
+        }
         Key::Rule(colour, width) => root.draw(&Rectangle::new(
             [
                 (x + 11 - width as i32 / 2, top - 2),
@@ -285,11 +413,7 @@ fn draw_key(
             ],
             colour.filled(),
         )),
-        Key::Ring => {
-            root.draw(&Circle::new((x + 11, y), 6, BACKGROUND.filled()))
-                .map_err(&err)?;
-            root.draw(&Circle::new((x + 11, y), 6, INK.stroke_width(2)))
-        }
+        Key::Ring => root.draw(&Circle::new((x + 11, y), 6, INK.stroke_width(2))),
         Key::TwoTone(first, second) => {
             root.draw(&Rectangle::new(
                 [(left, top), (x + 11, bottom)],
@@ -302,11 +426,23 @@ fn draw_key(
             ))
         }
         Key::Dot => root.draw(&Circle::new((x + 11, y), 2, INK.mix(0.75).filled())),
+        Key::Spot(colour) => root.draw(&Circle::new((x + 11, y), 4, colour.filled())),
         Key::Marker(shape) => return marker(root, shape, (x + 11, y), chart),
         Key::Outline => root.draw(&Rectangle::new(
             [(left, top), (right, bottom)],
             INK.stroke_width(3),
         )),
+        Key::Whisker => {
+            for path in [
+                vec![(left, y), (right, y)],
+                vec![(left, y - 5), (left, y + 5)],
+                vec![(right, y - 5), (right, y + 5)],
+            ] {
+                root.draw(&PathElement::new(path, INK.stroke_width(2)))
+                    .map_err(&err)?;
+            }
+            Ok(())
+        }
         Key::Heading | Key::Indent => Ok(()),
     }
     .map_err(err)
@@ -323,6 +459,10 @@ pub(crate) enum Marker {
     Square,
     /// A diamond.
     Diamond,
+    /// A diamond's outline (an open diamond).
+    OpenDiamond,
+    /// A triangle pointing down.
+    Down,
     /// A ring (an open circle).
     Ring,
 }
@@ -357,30 +497,51 @@ pub(crate) fn marker(
                 INK.filled(),
             ))
         }
-        Marker::Triangle => {
+        Marker::Triangle => filled_polygon(
+            root,
+            (x, y),
+            &[(0, -7), (7, 5), (-7, 5)],
+            &[(0, -5), (5, 4), (-5, 4)],
+        ),
+        Marker::Diamond => filled_polygon(
+            root,
+            (x, y),
+            &[(0, -7), (7, 0), (0, 7), (-7, 0)],
+            &[(0, -5), (5, 0), (0, 5), (-5, 0)],
+        ),
+        Marker::Down => filled_polygon(
+            root,
+            (x, y),
+            &[(-7, -5), (7, -5), (0, 7)],
+            &[(-5, -4), (5, -4), (0, 5)],
+        ),
+        Marker::OpenDiamond => {
             root.draw(&Polygon::new(
-                vec![(x, y - 7), (x + 7, y + 5), (x - 7, y + 5)],
+                vec![(x, y - 8), (x + 8, y), (x, y + 8), (x - 8, y)],
                 BACKGROUND.filled(),
             ))
             .map_err(&err)?;
-            root.draw(&Polygon::new(
-                vec![(x, y - 5), (x + 5, y + 4), (x - 5, y + 4)],
-                INK.filled(),
-            ))
-        }
-        Marker::Diamond => {
-            root.draw(&Polygon::new(
-                vec![(x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y)],
-                BACKGROUND.filled(),
-            ))
-            .map_err(&err)?;
-            root.draw(&Polygon::new(
-                vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
-                INK.filled(),
+            root.draw(&PathElement::new(
+                vec![(x, y - 6), (x + 6, y), (x, y + 6), (x - 6, y), (x, y - 6)],
+                INK.stroke_width(2),
             ))
         }
     }
     .map_err(err)
+}
+
+/// A polygon marker at `(x, y)`: the `halo` offsets filled white, the `ink` ones in ink.
+fn filled_polygon(
+    root: &Area,
+    (x, y): (i32, i32),
+    halo: &[(i32, i32)],
+    ink: &[(i32, i32)],
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    let at = |points: &[(i32, i32)]| -> Vec<(i32, i32)> {
+        points.iter().map(|&(dx, dy)| (x + dx, y + dy)).collect()
+    };
+    root.draw(&Polygon::new(at(halo), BACKGROUND.filled()))?;
+    root.draw(&Polygon::new(at(ink), INK.filled()))
 }
 
 /// Height of one line of a bar's name, px.
@@ -407,7 +568,7 @@ pub(crate) fn draw_bar_name(
     root: &Area,
     (left, y): (i32, i32),
     lines: &[String],
-    colour: RGBColor,
+    edit: usize,
     chart: &'static str,
 ) -> Result<(), ChartError> {
     let err = drawing(chart);
@@ -420,9 +581,11 @@ pub(crate) fn draw_bar_name(
         ))
         .map_err(&err)?;
     }
-    root.draw(&Rectangle::new(
-        [(left - 22, y - 7), (left - 8, y + 7)],
-        colour.filled(),
-    ))
-    .map_err(err)
+    draw_marked_rect(
+        root,
+        (left - 22, y - 7, left - 8, y + 7),
+        style::edit_colour(edit),
+        style::edit_mark(edit),
+        chart,
+    )
 }

@@ -131,6 +131,20 @@ pub struct PlaneSlice {
     pub saved: Vec<Vec<Vec<f64>>>,
     /// `baseline[r][b]`: the baseline's total there (savings within 1e-9 of it tie).
     pub baseline: Vec<Vec<f64>>,
+    /// For each flipping pair, its counts over the whole plane this slice stands for,
+    /// every swept point and not only those drawn (a thinned grid is drawn from fewer), so
+    /// the panels say what the text says. Empty: count the cells drawn.
+    pub counts: Vec<PairCount>,
+}
+
+/// How often the second edit of a pair saves more, and how often the two tie, over the
+/// swept points a plane stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairCount {
+    pub a: usize,
+    pub b: usize,
+    pub flipped: usize,
+    pub ties: usize,
 }
 
 /// A pair of edits whose order flips somewhere in the grid.
@@ -154,18 +168,40 @@ pub struct RunSeries {
     /// `context_tokens[i]`: context re-read by call i+1, in est. tokens. May hold a million
     /// values: draw it reduced to the pixel width (min and max per pixel bucket).
     pub context_tokens: Vec<f64>,
-    /// `baseline_position[i]`: the 0-based position in the baseline where call i+1 is
-    /// drawn, ascending; empty: the call's own position. A run that merges or drops calls
-    /// is drawn against the baseline's positions, with gaps where calls went.
-    pub baseline_position: Vec<u32>,
+    /// `baseline_position[i]`: the 0-based position on the baseline's call axis where call
+    /// i+1 is drawn, ascending; empty: the call's own position. A call the edit does not
+    /// move sits at its own place in the baseline, so a run that merges or drops calls has
+    /// gaps where calls went; a moved call sits between the calls it now runs between (a
+    /// fractional position), and its old place is a gap.
+    pub baseline_position: Vec<f64>,
     /// 0-based calls of this run that stand for several baseline calls (merges).
     pub merged: Vec<u32>,
+    /// 0-based calls of this run drawn away from their own place in the baseline (moves).
+    pub moved: Vec<u32>,
     /// 0-based calls of this run before which a clearing happened.
     pub clearings: Vec<u32>,
-    /// Requests an edit adds (a deferred part's tool search, docs/model.md §9): the
-    /// 0-based call each runs before, and the context it re-reads. Not in
-    /// `context_tokens`: drawn half a call before that call.
-    pub added: Vec<(u32, f64)>,
+    /// Requests an edit adds (a deferred part's tool search, a compaction's request,
+    /// docs/model.md §9). Not in `context_tokens`: drawn half a call before that call.
+    pub added: Vec<AddedRequest>,
+}
+
+/// A request an edit adds between the calls of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AddedRequest {
+    /// The 0-based call it runs before.
+    pub before: u32,
+    /// The context it re-reads, in est. tokens.
+    pub tokens: f64,
+    pub kind: AddedKind,
+}
+
+/// What an added request is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddedKind {
+    /// A tool search that loads a deferred part's definitions.
+    ToolSearch,
+    /// A compaction: it reads the whole context once to write the summary.
+    Compaction,
 }
 
 /// One edit's bar.
@@ -208,6 +244,8 @@ pub enum WriteCause {
     Expired,
     /// A clearing changed the prefix: everything from the first cleared result on.
     Clearing,
+    /// A compaction replaced the conversation with its summary: all but the base.
+    Compaction,
     /// The cached prefix would be shorter than the minimum cacheable length.
     BelowMinimum,
 }
@@ -223,8 +261,18 @@ pub struct CostSeries {
     pub written_tokens: Vec<f64>,
     /// Why each call writes what it writes; empty when unknown.
     pub causes: Vec<WriteCause>,
-    /// Clearings in the run (some may land where the cache had expired anyway).
+    /// Clearings in the run (some may land where the cache had expired anyway), and the
+    /// 0-based calls they come before.
     pub clearings: usize,
+    pub clearings_before: Vec<u32>,
+    /// The 0-based calls a compaction comes before: each a request of its own.
+    pub compactions_before: Vec<u32>,
+    /// Tool searches the edit adds, drawn as bars of their own half a call before the call
+    /// they precede: `(call, tokens read from cache, tokens written)`.
+    pub added: Vec<(u32, f64, f64)>,
+    /// Tokens read from and written to the cache by requests not drawn (compaction
+    /// requests): in the run's totals.
+    pub not_drawn: (f64, f64),
     /// The cache's time to live, in s, for the legend.
     pub ttl_s: f64,
     /// The minimum cacheable length, in tokens, for the legend.
@@ -234,6 +282,7 @@ pub struct CostSeries {
 mod layout;
 pub mod reduce;
 mod same;
+pub mod scale;
 pub mod style;
 
 pub mod aggregate;

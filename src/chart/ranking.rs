@@ -53,6 +53,8 @@ const MAX_DOTS: usize = 400;
 /// Least spacing between tick labels, px.
 const X_LABEL_SPACING_PX: i32 = 58;
 const Y_LABEL_SPACING_PX: i32 = 20;
+/// Widest an edit name may be in the title (two lines for the sentence and both names).
+const TITLE_NAME_PX: i32 = 420;
 /// How much the edit colours are lightened for shading, so the curve and dots stand out.
 pub const SHADE_TINT: f64 = 0.35;
 
@@ -125,7 +127,6 @@ pub fn prepare(
 ) -> Result<RankingChart, ChartError> {
     plane::check(input, plane, file)?;
     let names: Vec<String> = input.edits.iter().map(|e| style::clean(e)).collect();
-    let name = |e: usize| names.get(e).cloned().unwrap_or_default();
     let pairs: Vec<(usize, usize)> = plane.flips.iter().map(|f| (f.a, f.b)).collect();
     let per_row = if plane.slices.len() > 1 {
         MAX_PAIRS_PER_SLICE
@@ -140,7 +141,19 @@ pub fn prepare(
     };
     let more = pairs.len().saturating_sub(shown.len());
 
-    let (title, subtitle) = words(input, plane, &name, shown.len(), more, closest.as_ref());
+    // Names in the title and subtitle, cut where they agree when too long to share a line.
+    let titled = style::apart(&names, |n| {
+        style::text_width_px(n, style::TITLE_SIZE * 1.08) <= TITLE_NAME_PX
+    });
+    let title_name = |e: usize| titled.get(e).cloned().unwrap_or_default();
+    let (title, subtitle) = words(
+        input,
+        plane,
+        &title_name,
+        shown.len(),
+        more,
+        closest.as_ref(),
+    );
     let grid_top = layout::title_band_px(&title, &subtitle) + 6;
     let columns = if plane.slices.len() > 1 {
         shown.len().max(1)
@@ -157,6 +170,13 @@ pub fn prepare(
         shown.len().div_ceil(columns).max(1)
     };
     let cell_w = (GRID_RIGHT_PX - GRID_LEFT_PX) / columns as i32;
+    // Captions start at the cell's left edge, over the tick labels, so that long edit
+    // names keep 40 px more before they are cut; cut where they agree, they read apart.
+    let text_px = cell_w - 14;
+    let captions = style::apart(&names, |n| {
+        style::text_width_px(n, LABEL_SIZE) <= text_px - 18
+    });
+    let caption = |e: usize| captions.get(e).cloned().unwrap_or_default();
     let plot_w = cell_w - Y_TICKS_PX - 14;
     let caption_px = CAPTION_LINE_PX * CAPTION_LINES + 6;
     // Rows that are slices get a heading line above their captions.
@@ -175,6 +195,15 @@ pub fn prepare(
 
     let x_range = plane::cell_range(&plane.base_tokens);
     let y_range = plane::cell_range(&plane.bytes_per_token);
+    let (nb, nr) = plane.swept;
+    let thinned = nb > plane.base_tokens.len() || nr > plane.bytes_per_token.len();
+    // Swept points one panel stands for: its (B, ρ) plane, or the whole grid when a
+    // single plane stands for every value of the other swept axes.
+    let stands_for = if plane.slices.len() == 1 && plane.slices_left_out == 0 {
+        plane.points
+    } else {
+        nb * nr
+    };
     let mut panels = Vec::with_capacity(rows * columns);
     let mut row_headings = Vec::new();
     for (k, &(a, b)) in shown.iter().enumerate() {
@@ -199,10 +228,27 @@ pub fn prepare(
             };
             let plane::Shading {
                 boxes: sampled_shading,
-                flipped,
-                ties,
-                cells,
+                flipped: drawn_flipped,
+                ties: drawn_ties,
+                cells: drawn_cells,
             } = plane::shading(plane, slice, a, b, &frame);
+            // What the text counts: every swept point the plane stands for, drawn or not.
+            let counted = slice.counts.iter().find(|c| (c.a, c.b) == (a, b));
+            let (flipped, ties, cells, drawn) = match counted {
+                Some(c) => (c.flipped, c.ties, stands_for, None),
+                None if !thinned => {
+                    let weight = stands_for / drawn_cells.max(1);
+                    (
+                        drawn_flipped * weight,
+                        drawn_ties * weight,
+                        stands_for,
+                        None,
+                    )
+                }
+                // Not counted over the whole grid (a pair that never flips): its ties are
+                // those among the drawn points, and said so.
+                None => (drawn_flipped, drawn_ties, stands_for, Some(drawn_cells)),
+            };
             let affine = |e: usize| plane.affine.get(e).copied().flatten();
             let exact = affine(a).zip(affine(b));
             // With closed forms the whole plane is known, not only the sampled points.
@@ -213,9 +259,6 @@ pub fn prepare(
             let curve = exact.map_or_else(Vec::new, |(ta, tb)| {
                 plane::break_even_curve(&ta, &tb, x_range, y_range, &plane.bytes_per_token)
             });
-            // Captions start at the cell's left edge, over the tick labels, so that long
-            // edit names keep 40 px more before they are cut.
-            let text_px = cell_w - 14;
             let sampled = if plane.affine.is_empty() {
                 "sampled only: cost has no closed form here"
             } else {
@@ -236,7 +279,7 @@ pub fn prepare(
                 }
                 None => "sampled only".to_string(),
             };
-            let notes: Vec<String> = [status(flipped, ties, cells), break_even]
+            let notes: Vec<String> = [status(flipped, ties, cells, drawn), break_even]
                 .iter()
                 .map(|n| style::fit(n, text_px, SMALL_SIZE))
                 .collect();
@@ -249,8 +292,8 @@ pub fn prepare(
                 a,
                 b,
                 names: [
-                    style::fit(&name(a), text_px - 18, LABEL_SIZE),
-                    style::fit(&name(b), text_px - 18, LABEL_SIZE),
+                    style::fit(&caption(a), text_px - 18, LABEL_SIZE),
+                    style::fit(&caption(b), text_px - 18, LABEL_SIZE),
                 ],
                 notes,
                 caption_at: (left, top),
@@ -330,17 +373,29 @@ fn hatched_edits(panels: &[PairPanel]) -> Vec<usize> {
 /// Lines above each panel: the two names, the status and the break-even.
 const CAPTION_LINES: i32 = 4;
 
-/// "flipped at 6 of 55 points": how often the second edit saves more.
-fn status(flipped: usize, ties: usize, cells: usize) -> String {
-    let ties = match ties {
-        0 => String::new(),
-        1 => ", 1 tie".to_string(),
-        n => format!(", {n} ties"),
+/// "flipped at 6 of 55 points": how often the second edit saves more, of the swept points,
+/// with the ties among the `drawn` points when only those were counted.
+fn status(flipped: usize, ties: usize, cells: usize, drawn: Option<usize>) -> String {
+    let count = style::count;
+    let ties = match (ties, drawn) {
+        (0, _) => String::new(),
+        (n, Some(drawn)) => format!(
+            ", {} tie{} among the {} drawn",
+            count(n),
+            plural(n),
+            count(drawn)
+        ),
+        (1, None) => ", 1 tie".to_string(),
+        (n, None) => format!(", {} ties", count(n)),
     };
     match flipped {
-        0 => format!("no flip at any of {cells} points{ties}"),
-        n => format!("flipped at {n} of {cells} points{ties}"),
+        0 => format!("no flip at any of {} points{ties}", count(cells)),
+        n => format!("flipped at {} of {} points{ties}", count(n), count(cells)),
     }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Title and subtitle: does the ranking hold, which pairs are drawn, which slice.
@@ -357,7 +412,8 @@ fn words(
     let title = if plane.flips.is_empty() {
         lines.push(format!(
             "Ranked by {}: the nominal order holds at all {} points of the sweep.",
-            plane.measure, plane.points
+            plane.measure,
+            style::count(plane.points)
         ));
         match closest {
             Some(c) if c.always_tie => format!(
@@ -386,15 +442,16 @@ fn words(
         lines.push(format!(
             "Ranked by {}: the nominal order holds at {} of {} points; {} pair{} of edits swap places. Each panel shades the (B, ρ) plane by which of two edits saves more.",
             plane.measure,
-            plane.matching_order,
-            plane.points,
-            plane.flips.len(),
+            style::count(plane.matching_order),
+            style::count(plane.points),
+            style::count(plane.flips.len()),
             if plane.flips.len() == 1 { "" } else { "s" },
         ));
         if more > 0 {
             lines.push(format!(
-                "Drawn: the first {shown} pairs in nominal order, and {more} more pair{} (listed in the report).",
-                if more == 1 { "" } else { "s" }
+                "Drawn: the first {shown} pairs in nominal order; {} more pair{} not drawn (listed in the report).",
+                style::count(more),
+                plural(more)
             ));
         }
         format!(
@@ -437,9 +494,11 @@ fn words(
     let (nb, nr) = plane.swept;
     if nb > plane.base_tokens.len() || nr > plane.bytes_per_token.len() {
         lines.push(format!(
-            "Thinned for drawing: {} of {nb} B values, {} of {nr} ρ values.",
-            plane.base_tokens.len(),
-            plane.bytes_per_token.len()
+            "Thinned for drawing: {} of {} B values, {} of {} ρ values (the counts are of every swept point).",
+            style::count(plane.base_tokens.len()),
+            style::count(nb),
+            style::count(plane.bytes_per_token.len()),
+            style::count(nr)
         ));
     }
     (title, lines.join("\n"))
@@ -624,9 +683,11 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
                 style::tint(style::edit_colour(a), SHADE_TINT),
                 style::tint(style::edit_colour(b), SHADE_TINT),
             ),
-            "which edit saves more",
+            "shade: which edit saves more",
         )
-        .with_note("the colours named above each panel; the first name leads at the nominal point"),
+        .with_note(
+            "a spot's colour: which of the two edits named above saves more there; the first named wins at the nominal point",
+        ),
     ];
     if chart
         .panels
@@ -653,11 +714,15 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
         );
     }
     if chart.panels.iter().any(|p| p.nominal_px.is_some()) {
-        entries.push(Entry::new(Key::Ring, "nominal point"));
+        entries.push(
+            Entry::new(Key::Ring, "nominal point")
+                .with_note("the B and ρ the text's ranking is at"),
+        );
     }
     // The full names, which small panels may have cut short.
     entries.push(Entry::new(Key::Heading, ""));
     entries.push(Entry::new(Key::Heading, "edits"));
+    let names = layout::legend_names(&chart.edits);
     for e in drawn_edits(&chart.panels) {
         let shade = style::tint(style::edit_colour(e), SHADE_TINT);
         let key = if chart.hatched.contains(&e) {
@@ -665,16 +730,12 @@ fn legend(chart: &RankingChart) -> Vec<Entry> {
         } else {
             Key::Swatch(shade, 1.0)
         };
-        entries.push(Entry::new(
-            key,
-            chart.edits.get(e).cloned().unwrap_or_default(),
-        ));
+        entries.push(Entry::new(key, names.get(e).cloned().unwrap_or_default()));
     }
     if !chart.hatched.is_empty() {
-        entries.push(
-            Entry::new(Key::Indent, "")
-                .with_note("hatched: a colour close to another edit's, told apart in every panel"),
-        );
+        entries.push(Entry::new(Key::Indent, "").with_note(
+            "hatched: an edit whose colour is close to another's (or the same, past eight edits), hatched wherever it is drawn",
+        ));
     }
     entries
 }
@@ -738,6 +799,7 @@ mod tests {
                 holds_nominal: true,
                 saved,
                 baseline,
+                counts: vec![],
             }],
             slices_left_out: 0,
             flips: if flips {

@@ -49,42 +49,41 @@ pub fn min_max(values: &[f64], buckets: usize) -> Vec<(f64, f64)> {
 }
 
 /// Polylines that draw `values` at baseline positions `positions` (call `i` at position
-/// `positions[i] + 1`, ascending; empty: at `i + 1`) on an axis of `x_len` positions, as
-/// they would look at `buckets` pixels wide.
+/// `positions[i] + 1`, ascending, possibly fractional for a moved call; empty: at `i + 1`)
+/// on an axis of `x_len` positions, as they would look at `buckets` pixels wide.
 ///
 /// Like [`min_max`], each bucket (now a run of positions, not of calls) keeps its first,
-/// lowest, highest and last point. A line is broken where calls went (a merge or a drop):
-/// wherever two neighbouring calls lie more than one position apart, or more than a
-/// bucket apart once the series is reduced, so the area under the lines stays the run's
-/// own reread total.
+/// lowest, highest and last point. A line is broken where calls went (a merge, a drop, a
+/// call moved away): wherever two neighbouring calls lie more than one position apart, or
+/// more than a bucket apart once the series is reduced, so the area under the lines stays
+/// the run's own reread total.
 pub fn segments(
     values: &[f64],
-    positions: &[u32],
+    positions: &[f64],
     x_len: usize,
     buckets: usize,
 ) -> Vec<Vec<(f64, f64)>> {
     let buckets = buckets.max(1);
     let x_len = x_len.max(values.len()).max(1);
-    let at = |i: usize| positions.get(i).map_or(i, |&p| p as usize);
-    let bucket_of = |p: usize| (p as u128 * buckets as u128 / x_len as u128) as usize;
-    // First position of bucket `k`: ceil(k · x_len / buckets). Positions ascend, so the
-    // bucket is recomputed (a 128-bit division) only when a call crosses into the next.
-    let start_of = |k: usize| (k as u128 * x_len as u128).div_ceil(buckets as u128) as usize;
-    let mut next_start = start_of(1);
+    let at = |i: usize| positions.get(i).copied().unwrap_or(i as f64);
+    // Exact for any axis a run can have (positions and their products stay far below
+    // 2^53), and the same bucket for the same position every time.
+    let bucket_of = |p: f64| (p * buckets as f64 / x_len as f64).floor().max(0.0) as usize;
+    let mut bucket = None;
     // Positions per bucket, so a jump over a whole bucket is a gap even when reduced.
-    let step = x_len.div_ceil(buckets).max(1);
+    let step = x_len.div_ceil(buckets).max(1) as f64;
     let mut lines: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut line: Vec<(f64, f64)> = Vec::new();
     // The current bucket's first, lowest, highest and last call (index, value).
     let mut kept: Option<[(usize, f64); 4]> = None;
-    let mut previous: Option<usize> = None;
+    let mut previous: Option<f64> = None;
     let flush = |kept: &mut Option<[(usize, f64); 4]>, line: &mut Vec<(f64, f64)>| {
         if let Some(mut four) = kept.take() {
             four.sort_by_key(|&(i, _)| i);
             let mut last = None;
             for (i, v) in four {
                 if last != Some(i) {
-                    line.push(((at(i) + 1) as f64, v));
+                    line.push((at(i) + 1.0, v));
                     last = Some(i);
                 }
             }
@@ -100,8 +99,9 @@ pub fn segments(
             lines.push(std::mem::take(&mut line));
         }
         previous = Some(p);
-        if p >= next_start {
-            next_start = start_of(bucket_of(p) + 1);
+        let here = bucket_of(p);
+        if bucket != Some(here) {
+            bucket = Some(here);
             flush(&mut kept, &mut line);
         }
         match kept.as_mut() {
@@ -227,7 +227,7 @@ mod tests {
     #[test]
     fn segments_break_where_calls_went() {
         // Calls at baseline positions 0, 1, 4: positions 2 and 3 were merged away.
-        let lines = segments(&[1.0, 2.0, 5.0], &[0, 1, 4], 5, 100);
+        let lines = segments(&[1.0, 2.0, 5.0], &[0.0, 1.0, 4.0], 5, 100);
         assert_eq!(lines, vec![vec![(1.0, 1.0), (2.0, 2.0)], vec![(5.0, 5.0)]]);
         // No positions: one line at the calls' own places.
         assert_eq!(
@@ -250,7 +250,10 @@ mod tests {
         assert_eq!((lowest, highest), (0.0, 976.0));
         assert!(lines[0].windows(2).all(|w| w[0].0 < w[1].0));
         // A gap of 10,000 calls (over 7 buckets) breaks the line even when reduced.
-        let positions: Vec<u32> = (0..500_000).chain(510_000..1_010_000).collect();
+        let positions: Vec<f64> = (0..500_000)
+            .chain(510_000..1_010_000)
+            .map(f64::from)
+            .collect();
         let lines = segments(&values, &positions, 1_010_000, 700);
         assert_eq!(lines.len(), 2);
     }

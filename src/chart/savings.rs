@@ -6,13 +6,14 @@
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::{
-    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
-    Text,
+    ChartBuilder, Circle, Color, EmptyElement, IntoDrawingArea, PathElement, Polygon, Rectangle,
+    SVGBackend, Text,
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Entry, Key};
 use super::same;
+use super::scale::{self, Place};
 use super::style::{
     self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED, SMALL_SIZE,
     SUBTITLE_SIZE, WIDTH_PX,
@@ -35,6 +36,12 @@ const LANE_PX: i32 = 15;
 const LABEL_GAP_PX: i32 = 8;
 /// Horizontal room the panels share, px (the page less the axis description and legend).
 const PANELS_PX: i32 = WIDTH_PX as i32 - LEGEND_WIDTH_PX - 8 - (MARGIN_PX + 24);
+/// Share of the axis each lane of words along a panel's top or bottom takes.
+const LANE_SHARE: f64 = 0.1;
+/// Room before the words for an edit off the scale: its arrow, px.
+const TAG_INDENT_PX: i32 = 16;
+/// Least room between a break-even label's box and the plot's edges, px.
+const LABEL_EDGE_PX: i32 = 5;
 /// Relative tolerance for matching a break-even's or the nominal ρ to a grid value.
 const SAME_VALUE: f64 = 1e-9;
 
@@ -64,6 +71,19 @@ pub struct SavingsChart {
     pub widths: Vec<u32>,
     /// Break-even labels with no room in any lane.
     pub unlabelled: usize,
+    /// Edits left off the shared axis (far from every other, crossing none), by edit
+    /// index, with where and the range of their saving over every panel.
+    pub off_scale: Vec<OffScale>,
+}
+
+/// An edit left off the scale: where it is, in words, instead of a line off the plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OffScale {
+    pub edit: usize,
+    /// Above every line drawn, or below.
+    pub above: bool,
+    /// Lowest and highest percent saved.
+    pub range: (f64, f64),
 }
 
 /// One bytes-per-token value.
@@ -76,6 +96,9 @@ pub struct Panel {
     pub lines: Vec<Line>,
     /// Exact break-even points at this ρ, by ascending base tokens.
     pub break_evens: Vec<Mark>,
+    /// A line of words per edit off the scale, along the plot's top (above) or bottom
+    /// (below), in edit order: `(edit, above, text)`.
+    pub tags: Vec<(usize, bool, String)>,
 }
 
 /// One edit's percent saved across base tokens.
@@ -156,12 +179,23 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
             is_nominal: same(rho, input.bytes_per_token),
             lines,
             break_evens,
+            tags: Vec::new(),
         });
     }
 
+    let break_even_pairs: Vec<(usize, usize)> =
+        grid.break_evens.iter().map(|m| (m.a, m.b)).collect();
+    let places = scale::places(&grid.percent, edits.len(), &break_even_pairs);
+    let on = |e: usize| places.get(e) == Some(&Place::On);
+    let off_scale = off_scale(&panels, &places);
     let percents = panels
         .iter()
-        .flat_map(|p| p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)))
+        .flat_map(|p| {
+            p.lines
+                .iter()
+                .filter(|l| on(l.edit))
+                .flat_map(|l| l.points.iter().map(|q| q.1))
+        })
         .chain(
             panels
                 .iter()
@@ -169,11 +203,15 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         );
     // Zero is always on the axis: "saves nothing" is the reference a reader looks for.
     let (y_lo, y_hi) = style::finite_range(percents.chain([0.0])).unwrap_or((0.0, 1.0));
-    let (y_lo, mut y_top) = style::padded(y_lo, y_hi, 0.08);
-    if !pairs.is_empty() {
-        // Headroom for the label lanes, so labels sit above the lines, not on them.
-        y_top += (y_top - y_lo) * 0.3;
-    }
+    let (mut y_lo, mut y_top) = style::padded(y_lo, y_hi, 0.08);
+    // Headroom for the label lanes and the words for edits off the scale, so they sit
+    // above (or below) the lines, not on them: about a tenth of the axis per lane.
+    let above = off_scale.iter().filter(|o| o.above).count();
+    let below = off_scale.len() - above;
+    let lanes_on_top = above + if pairs.is_empty() { 0 } else { LABEL_LANES };
+    let span = y_top - y_lo;
+    y_top += span * LANE_SHARE * lanes_on_top as f64;
+    y_lo -= span * LANE_SHARE * below as f64;
     let y_range = (y_lo, y_top);
     let nominal_base_tokens =
         Some(input.base_tokens).filter(|b| b.is_finite() && *b >= x_range.0 && *b <= x_range.1);
@@ -204,11 +242,21 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         .collect();
     let same_as = same::coinciding(whole.iter().map(Vec::as_slice));
     let widths = same::widths(&same_as, &vec![LINE_PX; edits.len()]);
+    // Names in the words along a panel's edge, cut where they agree if they must be.
+    let tag_room = plot_px
+        - 2 * LABEL_EDGE_PX
+        - TAG_INDENT_PX
+        - style::text_width_px(": 88.8–88.8 %", SMALL_SIZE);
+    let tag_names = style::apart(&edits, |n| style::text_width_px(n, SMALL_SIZE) <= tag_room);
+    for panel in &mut panels {
+        panel.tags = tags(panel, &off_scale, &tag_names, plot_px);
+        panel.lines.retain(|l| on(l.edit));
+    }
 
     let ringed = panels.iter().any(|p| !p.break_evens.is_empty());
     let mut subtitle = if edits.len() > 1 && ringed {
-        "One panel per assumed bytes per token ρ. Where two lines cross, the ranking flips \
-         (ringed: exact break-even, keyed to its pair)."
+        "One panel per assumed bytes per token ρ. Where two lines cross, the ranking flips: \
+         ringed at the exact break-even, with a letter naming the pair (see the legend)."
     } else if edits.len() > 1 {
         // No ring to explain: the pairs never tie in range, or their savings have no
         // closed form (a clearing that moves with B or ρ), so crossings are sampled.
@@ -217,11 +265,17 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         "One panel per assumed bytes per token ρ."
     }
     .to_string();
+    let nominal_drawn = panels.iter().any(|p| p.is_nominal);
     if grid.swept_bytes_per_token > panels.len() {
         subtitle.push_str(&format!(
-            "\nPanels drawn: {} of the {} swept ρ values (evenly spaced, with the nominal): {}.",
-            panels.len(),
-            grid.swept_bytes_per_token,
+            "\nPanels drawn: {} of the {} swept ρ values (evenly spaced{}): {}.",
+            style::count(panels.len()),
+            style::count(grid.swept_bytes_per_token),
+            if nominal_drawn {
+                ", with the nominal"
+            } else {
+                ""
+            },
             panels
                 .iter()
                 .map(|p| style::ratio(p.bytes_per_token))
@@ -229,9 +283,34 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
                 .join(", ")
         ));
     }
+    if !nominal_drawn && input.bytes_per_token.is_finite() {
+        let rho = input.bytes_per_token;
+        let inside = grid.bytes_per_token.iter().any(|&r| r < rho)
+            && grid.bytes_per_token.iter().any(|&r| r > rho);
+        subtitle.push_str(&format!(
+            "\nNo panel at the nominal point: the nominal ρ = {} lies {}.",
+            style::ratio(rho),
+            if inside {
+                "between swept values"
+            } else {
+                "outside the swept range"
+            }
+        ));
+    }
+    if !off_scale.is_empty() {
+        let names: Vec<String> = off_scale
+            .iter()
+            .map(|o| format!("{} ({})", edits[o.edit], off_words(o)))
+            .collect();
+        subtitle.push_str(&format!(
+            "\nOff the scale, so that the edits that swap places have room: {}.",
+            names.join("; ")
+        ));
+    }
     if unlabelled > 0 {
         subtitle.push_str(&format!(
-            "\n{unlabelled} break-even label{} left out for room (ringed still; the report lists every break-even).",
+            "\n{} break-even label{} left out for room (ringed still; the report lists every break-even).",
+            style::count(unlabelled),
             if unlabelled == 1 { "" } else { "s" }
         ));
     }
@@ -255,7 +334,64 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         same_as,
         widths,
         unlabelled,
+        off_scale,
     })
+}
+
+/// The edits `places` leaves off the scale, with their range over every panel.
+fn off_scale(panels: &[Panel], places: &[Place]) -> Vec<OffScale> {
+    places
+        .iter()
+        .enumerate()
+        .filter(|&(_, p)| *p != Place::On)
+        .filter_map(|(edit, p)| {
+            let values = panels
+                .iter()
+                .flat_map(|panel| panel.lines.iter().filter(|l| l.edit == edit))
+                .flat_map(|l| l.points.iter().map(|q| q.1));
+            Some(OffScale {
+                edit,
+                above: *p == Place::Above,
+                range: style::finite_range(values)?,
+            })
+        })
+        .collect()
+}
+
+/// `above the scale: 29.6 % to 47.9 %`.
+fn off_words(o: &OffScale) -> String {
+    format!(
+        "{} the scale: {} % to {} %",
+        if o.above { "above" } else { "below" },
+        style::percent(o.range.0),
+        style::percent(o.range.1)
+    )
+}
+
+/// The words a panel writes along its edge for each edit off the scale: its range there.
+fn tags(
+    panel: &Panel,
+    off_scale: &[OffScale],
+    edits: &[String],
+    plot_px: i32,
+) -> Vec<(usize, bool, String)> {
+    off_scale
+        .iter()
+        .filter_map(|o| {
+            let line = panel.lines.iter().find(|l| l.edit == o.edit)?;
+            let (lo, hi) = style::finite_range(line.points.iter().map(|q| q.1))?;
+            let whole = |x: f64| style::fixed(x, usize::from(x.abs() < 10.0));
+            let figures = format!(": {}–{} %", whole(lo), whole(hi));
+            let name = edits.get(o.edit).map_or("", String::as_str);
+            // The figures first: a long name gives way, not them.
+            let room = plot_px
+                - 2 * LABEL_EDGE_PX
+                - TAG_INDENT_PX
+                - style::text_width_px(&figures, SMALL_SIZE);
+            let name = style::fit(name, room.max(24), SMALL_SIZE);
+            Some((o.edit, o.above, format!("{name}{figures}")))
+        })
+        .collect()
 }
 
 /// The key of the `n`-th pair: `a` … `z`, then `aa`, `ab`, ….
@@ -269,7 +405,7 @@ fn pair_key(n: usize) -> String {
 }
 
 /// Width of one panel's plot, px: the share of the panel row less the tick labels.
-fn plot_width_px(columns: usize) -> i32 {
+pub fn plot_width_px(columns: usize) -> i32 {
     let compact = columns > 1;
     PANELS_PX / columns.max(1) as i32 - 12 - if compact { 44 } else { 52 }
 }
@@ -284,7 +420,11 @@ fn place_labels(marks: &mut [Mark], x_range: (f64, f64), plot_px: i32) -> usize 
         let width = style::text_width_px(&mark.label, SMALL_SIZE);
         let share = (mark.base_tokens - x_range.0) / (x_range.1 - x_range.0);
         let centre = (share * f64::from(plot_px)).round() as i32;
-        let left = (centre - width / 2).clamp(0, (plot_px - width).max(0));
+        // Clear of the axis line on the left and the plot's edge on the right.
+        let left = (centre - width / 2).clamp(
+            LABEL_EDGE_PX,
+            (plot_px - width - LABEL_EDGE_PX).max(LABEL_EDGE_PX),
+        );
         let span = (left, left + width);
         let free = lanes.iter().position(|lane| {
             lane.iter()
@@ -479,10 +619,19 @@ fn draw_panel(
     for line in &panel.lines {
         let colour = style::edit_colour(line.edit);
         let width = chart.widths.get(line.edit).copied().unwrap_or(LINE_PX);
-        plot.draw_series([PathElement::new(
-            line.points.clone(),
-            colour.stroke_width(width),
-        )])
+        // Past the eighth edit colours repeat: the line is dashed or dotted as well.
+        match style::dashes(style::edit_mark(line.edit)) {
+            None => plot.draw_series([PathElement::new(
+                line.points.clone(),
+                colour.stroke_width(width),
+            )]),
+            Some((on, off)) => plot.draw_series([DashedPathElement::new(
+                line.points.clone(),
+                on,
+                off,
+                colour.stroke_width(width),
+            )]),
+        }
         .map_err(&err)?;
         if line.points.len() <= MAX_DOTS {
             let radius = DOT_PX + width.saturating_sub(LINE_PX) / 2;
@@ -495,18 +644,57 @@ fn draw_panel(
         }
     }
     let (plot_left, plot_top) = plot.backend_coord(&(x_lo, y_hi));
-    for mark in &panel.break_evens {
-        let at = (mark.base_tokens, mark.percent);
-        plot.draw_series([
-            EmptyElement::at(at) + Circle::new((0, 0), 7, BACKGROUND.mix(0.6).filled()),
-            EmptyElement::at(at) + Circle::new((0, 0), 7, INK.stroke_width(2)),
-        ])
+    let plot_bottom = plot.backend_coord(&(x_lo, y_lo)).1;
+    // Words for the edits off the scale, a lane each along the top (above) or the bottom.
+    let (mut above, mut below) = (0, 0);
+    for (edit, up, text) in &panel.tags {
+        let middle = if *up {
+            above += 1;
+            plot_top + 2 + (above - 1) * LANE_PX + LANE_PX / 2
+        } else {
+            below += 1;
+            plot_bottom - 2 - (below - 1) * LANE_PX - LANE_PX / 2
+        };
+        let (x, tip) = (plot_left + LABEL_EDGE_PX + 5, if *up { -5 } else { 5 });
+        let width = style::text_width_px(text, SMALL_SIZE);
+        root.draw(&Rectangle::new(
+            [
+                (plot_left + LABEL_EDGE_PX - 2, middle - LANE_PX / 2),
+                (
+                    plot_left + LABEL_EDGE_PX + TAG_INDENT_PX + width + 2,
+                    middle + LANE_PX / 2 - 1,
+                ),
+            ],
+            BACKGROUND.filled(),
+        ))
         .map_err(&err)?;
+        root.draw(&Polygon::new(
+            vec![
+                (x, middle + tip),
+                (x + 5, middle - tip),
+                (x - 5, middle - tip),
+            ],
+            style::edit_colour(*edit).filled(),
+        ))
+        .map_err(&err)?;
+        root.draw(&Text::new(
+            text.clone(),
+            (plot_left + LABEL_EDGE_PX + TAG_INDENT_PX, middle),
+            style::text(SMALL_SIZE, INK, HPos::Left, VPos::Center),
+        ))
+        .map_err(&err)?;
+    }
+    for mark in &panel.break_evens {
+        // An open ring: the crossing it marks shows through.
+        let at = (mark.base_tokens, mark.percent);
+        plot.draw_series([EmptyElement::at(at) + Circle::new((0, 0), 8, INK.stroke_width(2))])
+            .map_err(&err)?;
         if let Some(lane) = mark.lane {
-            // Labels sit in lanes along the top, each on a white box, placed in `prepare`
-            // so that no two overlap; the dashed rule leads down to the ring.
+            // Labels sit in lanes along the top, under the words for edits above the
+            // scale, each on a white box, placed in `prepare` so that no two overlap; the
+            // dashed rule leads down to the ring.
             let (l, r) = mark.label_px;
-            let top = plot_top + 2 + lane as i32 * LANE_PX;
+            let top = plot_top + 2 + (above + lane as i32) * LANE_PX;
             root.draw(&Rectangle::new(
                 [
                     (plot_left + l - 2, top),
@@ -528,21 +716,28 @@ fn draw_panel(
 
 fn legend(chart: &SavingsChart) -> Vec<Entry> {
     let mut entries = vec![Entry::new(Key::Heading, "edits")];
-    for (e, name) in chart.edits.iter().enumerate() {
-        let colour = style::edit_colour(e);
-        let entry = Entry::new(Key::Line(colour, 4), name.clone());
-        entries.push(match chart.same_as.get(e).copied().flatten() {
-            Some(other) => entry.with_note(format!(
+    for (e, name) in layout::legend_names(&chart.edits).into_iter().enumerate() {
+        let entry = Entry::new(layout::line_key(Some(e), 4), name);
+        let off = chart.off_scale.iter().find(|o| o.edit == e);
+        entries.push(match (off, chart.same_as.get(e).copied().flatten()) {
+            (Some(o), _) => entry.with_note(format!(
+                "no line: {}, named by a triangle at each panel's {}",
+                off_words(o),
+                if o.above { "top" } else { "bottom" }
+            )),
+            (None, Some(other)) => entry.with_note(format!(
                 "= same as {} (drawn inside its line)",
                 chart.edits.get(other).map_or("", String::as_str)
             )),
-            None => entry,
+            (None, None) => entry,
         });
     }
     entries.push(Entry::new(Key::Heading, ""));
     if !chart.pairs.is_empty() {
         entries.push(
-            Entry::new(Key::Ring, "exact break-even").with_note("two edits save the same here"),
+            Entry::new(Key::Ring, "two lines cross: the ranking flips").with_note(
+                "ringed at the exact break-even; the letter over its dashed line names the pair, the number is its B",
+            ),
         );
         for (key, a, b) in &chart.pairs {
             let name = |e: usize| chart.edits.get(e).map_or("", String::as_str);

@@ -8,9 +8,9 @@ use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
 };
 
-use super::history::{HistoryChartInput, edit_name};
+use super::history::{HistoryChartInput, row_names};
 use super::layout::{self, Entry, Key};
-use super::style::{self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, MARGIN_PX, MUTED, WIDTH_PX};
+use super::style::{self, BACKGROUND, DOT_PX, INK, MARGIN_PX, MUTED, WIDTH_PX};
 use super::{ChartError, drawing};
 
 /// File name of this chart.
@@ -76,8 +76,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
     let x_range = style::padded(lo, hi, 0.04);
     let binned = input.sessions > MAX_DOTS;
     let mut rows = Vec::with_capacity(input.rows.len());
-    for r in &input.rows {
-        let name = style::truncate(edit_name(input, r.edit, FILE)?, NAME_CHARS);
+    for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
         let pcts: Vec<f64> = r
             .session_pcts
             .iter()
@@ -165,8 +164,8 @@ fn legend(chart: &SessionsChart) -> Vec<Entry> {
             "sessions (density)",
         )
     } else {
-        Entry::new(Key::Swatch(style::BASELINE, DOT_OPACITY), "one session")
-            .with_note("a dot in the edit's colour")
+        Entry::new(Key::Spot(style::BASELINE), "one session")
+            .with_note("a dot in the edit's colour, at what it saves in that session")
     };
     vec![
         Entry::new(Key::Heading, "Per session"),
@@ -175,10 +174,12 @@ fn legend(chart: &SessionsChart) -> Vec<Entry> {
             Key::Swatch(style::BASELINE, BAND_OPACITY * 2.0),
             "p10 to p90",
         )
-        .with_note("nearest-rank percentiles"),
-        Entry::new(Key::Rule(INK, 3), "median session"),
+        .with_note("the middle 80 % of sessions (nearest-rank percentiles; the whisker in aggregate.svg)"),
+        Entry::new(Key::Rule(INK, 3), "median session").with_note("half the sessions save more"),
         Entry::new(Key::Heading, "All sessions"),
-        Entry::new(Key::Outline, "aggregate saving").with_note("share of the summed total"),
+        Entry::new(Key::Outline, "aggregate saving").with_note(
+            "share of the summed reread total of all sessions: long ones weigh more (the bar in aggregate.svg)",
+        ),
     ]
 }
 
@@ -195,14 +196,8 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
-        layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
-        layout::draw_legend(&root, band + 14, &legend, FILE)?;
-        let area = root.margin(
-            band + 8,
-            height - (band + 16 + rows_px + BELOW_ROWS_PX),
-            MARGIN_PX,
-            LEGEND_WIDTH_PX + 8,
-        );
+        let words = (chart.title.as_str(), chart.subtitle.as_str());
+        let area = layout::framed(&root, words, &legend, rows_px + BELOW_ROWS_PX, FILE)?;
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)
@@ -274,7 +269,7 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
                 &root,
                 (left, y),
                 std::slice::from_ref(&row.name),
-                colour,
+                row.edit,
                 FILE,
             )?;
         }

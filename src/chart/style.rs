@@ -96,9 +96,52 @@ pub fn short(x: f64) -> String {
     }
 }
 
+/// A count as the text writes it, with thousands separators: `10,000`.
+pub fn count(n: usize) -> String {
+    number::grouped(n as f64, 0)
+}
+
+/// `1 clearing`, `66 clearings`: a count and its noun.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
 /// The colour of edit `index`.
 pub fn edit_colour(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
+}
+
+/// What tells apart two edits of the same colour (more edits than the palette has
+/// colours): the first eight are solid, the next eight dashed lines and hatched fills, the
+/// next eight dotted lines and cross-hatched fills, and so on around.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Solid,
+    Dashed,
+    Dotted,
+}
+
+/// The mark of edit `index` (see [`Mark`]).
+pub fn edit_mark(index: usize) -> Mark {
+    match (index / PALETTE.len()) % 3 {
+        0 => Mark::Solid,
+        1 => Mark::Dashed,
+        _ => Mark::Dotted,
+    }
+}
+
+/// The mark of a run: its edit's, or solid for the baseline.
+pub fn run_mark(edit: Option<usize>) -> Mark {
+    edit.map_or(Mark::Solid, edit_mark)
+}
+
+/// Dash and gap of a line with `mark`, px; None: a solid line.
+pub fn dashes(mark: Mark) -> Option<(u32, u32)> {
+    match mark {
+        Mark::Solid => None,
+        Mark::Dashed => Some((9, 5)),
+        Mark::Dotted => Some((2, 4)),
+    }
 }
 
 /// The colour of a run: its edit's, or the baseline grey.
@@ -192,6 +235,50 @@ pub fn fit(text: &str, max_px: i32, size: f64) -> String {
     cut.truncate(trimmed);
     cut.push('…');
     cut
+}
+
+/// Each of `names` as it must be cut to pass `fits`, so that names which differ still read
+/// apart. A name that fits stays whole. Otherwise the words it shares at its start with
+/// every name that starts like it give way first, after its first word ("trim the output
+/// … 30 percent: runbook"), as few as `fits` allows; they cannot tell it from those names,
+/// and the first word tells it from the rest. What is still too long is left for the
+/// caller's own cut at the end ([`wrap`], [`fit`]).
+pub fn apart(names: &[String], fits: impl Fn(&str) -> bool) -> Vec<String> {
+    let words: Vec<Vec<&str>> = names
+        .iter()
+        .map(|n| n.split(' ').filter(|w| !w.is_empty()).collect())
+        .collect();
+    let shared = |a: &[&str], b: &[&str]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            if fits(name) {
+                return name.clone();
+            }
+            let own = &words[i];
+            // Words shared with every name that starts like this one.
+            let common = words
+                .iter()
+                .enumerate()
+                .filter(|&(j, other)| j != i && other != own)
+                .map(|(_, other)| shared(own, other))
+                .filter(|&n| n > 0)
+                .min()
+                .unwrap_or(0)
+                .min(own.len().saturating_sub(1));
+            if common < 2 {
+                return name.clone();
+            }
+            let cut =
+                |keep: usize| format!("{} … {}", own[..keep].join(" "), own[common..].join(" "));
+            (1..common)
+                .rev()
+                .map(cut)
+                .find(|c| fits(c))
+                .unwrap_or_else(|| cut(1))
+        })
+        .collect()
 }
 
 /// `text` broken into lines that fit `max_px` at `size`: at spaces where it can, inside a
@@ -311,6 +398,14 @@ pub fn hatch_lines((x0, y0, x1, y1): (i32, i32, i32, i32)) -> Vec<((i32, i32), (
         c += SPACING;
     }
     lines
+}
+
+/// As [`hatch_lines`], the other diagonal (`x = −y + c`): with it, a cross-hatch.
+pub fn back_hatch_lines((x0, y0, x1, y1): (i32, i32, i32, i32)) -> Vec<((i32, i32), (i32, i32))> {
+    hatch_lines((-x1, y0, -x0, y1))
+        .into_iter()
+        .map(|((ax, ay), (bx, by))| ((-ax, ay), (-bx, by)))
+        .collect()
 }
 
 /// Decimals that tell tick labels `step` apart: 0 for steps ≥ 1, 1 for 0.1 ≤ step < 1, ….
@@ -526,6 +621,37 @@ mod tests {
         assert_eq!(wrap("", 60, 17.0, 2), vec![String::new()]);
         assert_eq!(fit("trim runbook", 1000, 17.0), "trim runbook");
         assert!(fit("trim runbook and more", 60, 17.0).ends_with('…'));
+    }
+
+    #[test]
+    fn names_that_differ_at_their_ends_are_cut_where_they_agree() {
+        let names: Vec<String> = [
+            "trim the output of the nightly step by 30 percent: runbook",
+            "trim the output of the nightly step by 50 percent: changelog",
+            "merge status checks",
+        ]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+        let short = apart(&names, |n| n.chars().count() <= 40);
+        assert_eq!(
+            short,
+            [
+                "trim the output of … 30 percent: runbook",
+                "trim the output … 50 percent: changelog",
+                "merge status checks",
+            ]
+        );
+        // Plain end cuts would have made the first two alike.
+        assert_eq!(
+            truncate(&names[0], 30),
+            truncate(&names[1], 30),
+            "the case this guards"
+        );
+        // Names that fit, or share no more than a word, are left whole.
+        assert_eq!(apart(&names, |_| true), names);
+        let alone = vec!["a very long name with nothing in common".to_string()];
+        assert_eq!(apart(&alone, |_| false), alone);
     }
 
     #[test]

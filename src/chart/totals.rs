@@ -153,13 +153,17 @@ fn chart(
     rows: Vec<(usize, f64, String)>,
 ) -> Result<TotalsChart, ChartError> {
     let mut bars = Vec::with_capacity(rows.len());
-    for (edit, saved_pct, label) in rows {
-        let name = style::wrap(
-            &style::clean(edit_name(input, edit, file)?),
-            NAME_MAX_PX,
-            LABEL_SIZE,
-            2,
-        );
+    let names = rows
+        .iter()
+        .map(|r| edit_name(input, r.0, file).map(style::clean))
+        .collect::<Result<Vec<_>, _>>()?;
+    let wrapped = |name: &str| style::wrap(name, NAME_MAX_PX, LABEL_SIZE, 2);
+    // Names too long for two lines are cut where they agree, so they still read apart.
+    let names = style::apart(&names, |n| {
+        wrapped(n).last().is_none_or(|l| !l.ends_with('…'))
+    });
+    for ((edit, saved_pct, label), name) in rows.into_iter().zip(names) {
+        let name = wrapped(&name);
         bars.push(Bar {
             edit,
             name,
@@ -241,6 +245,10 @@ pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
                 colour.filled(),
             )])
             .map_err(&err)?;
+            let (x0, y0) = plot.backend_coord(&(0.0, middle + half));
+            let (x1, y1) = plot.backend_coord(&(bar.saved_pct, middle - half));
+            let rect = (x0.min(x1), y0, x0.max(x1), y1);
+            layout::draw_mark(&root, rect, style::edit_mark(bar.edit), file)?;
             let (dx, h) = if bar.saved_pct < 0.0 {
                 (-6, HPos::Right)
             } else {
@@ -255,7 +263,7 @@ pub fn draw(chart: &TotalsChart) -> Result<String, ChartError> {
             .map_err(&err)?;
             // The name, with a swatch of the edit's colour: the legend of this chart.
             let (left, _) = plot.backend_coord(&(x_lo, middle));
-            layout::draw_bar_name(&root, (left, y), &bar.name, colour, file)?;
+            layout::draw_bar_name(&root, (left, y), &bar.name, bar.edit, file)?;
         }
         plot.draw_series([PathElement::new(
             vec![(0.0, 0.0), (0.0, rows)],

@@ -5,8 +5,9 @@
 //! picture stays readable.
 
 use crate::chart::{
-    self, BreakEvenMark, ChartError, ChartInput, CostBar, CostSeries, CostTotals, PairFlip,
-    PlaneSlice, RankingPlane, RunSeries, SavingsGrid, TotalBar, WriteCause,
+    self, AddedKind, AddedRequest, BreakEvenMark, ChartError, ChartInput, CostBar, CostSeries,
+    CostTotals, PairCount, PairFlip, PlaneSlice, RankingPlane, RunSeries, SavingsGrid, TotalBar,
+    WriteCause,
 };
 use crate::evaluate::{Evaluation, Study};
 use crate::ledger::Assumptions;
@@ -160,7 +161,7 @@ pub fn input(
     let at = nominal.at();
     let edits: Vec<String> = s.edits.iter().map(|e| e.name.clone()).collect();
     let index_of = |name: &str| edits.iter().position(|e| e == name).unwrap_or(0);
-    let (context, cost) = runs(study, nominal);
+    let (mut context, mut cost) = runs(study, nominal);
     let totals = report
         .edits
         .iter()
@@ -207,7 +208,7 @@ pub fn input(
     };
     // Names as the charts label them: a model edit says what it is priced as. (The plain
     // names above are the keys the sweep's pairs are matched by.)
-    let edits = edits
+    let edits: Vec<String> = edits
         .into_iter()
         .map(|name| {
             report
@@ -218,6 +219,18 @@ pub fn input(
                 .map_or_else(|| name.clone(), |w| w.row_name(&name))
         })
         .collect();
+    // Every run an edit made is labelled as its edit is.
+    let label = |edit: Option<usize>, name: &mut String| {
+        if let Some(row) = edit.and_then(|e| edits.get(e)) {
+            name.clone_from(row);
+        }
+    };
+    for run in &mut context {
+        label(run.edit, &mut run.name);
+    }
+    for run in cost.iter_mut().flatten() {
+        label(run.edit, &mut run.name);
+    }
     ChartInput {
         scenario: s.name.clone(),
         base_tokens: at.base_tokens,
@@ -238,7 +251,7 @@ pub fn input(
 }
 
 /// Every run walked call by call at the nominal point: its context series and, with
-/// `[cache]`, the cache traffic of the baseline and of each clearing edit.
+/// `[cache]`, the cache traffic of the baseline and of each edit that changes it.
 fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<CostSeries>>) {
     let s = study.scenario;
     let at = nominal.at();
@@ -256,22 +269,48 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
         let mut cached = Vec::new();
         let mut written = Vec::new();
         let mut causes = Vec::new();
-        let clearing_before: Vec<usize> =
-            outcome.clearings.events.iter().map(|e| e.before).collect();
-        let with_cost = cost.is_some() && (edit.is_none() || subject.clear.is_some());
+        let events = &outcome.clearings.events;
+        // A compaction is a request of its own, drawn as one; a clearing is a rule.
+        let before = |compaction: bool| -> Vec<usize> {
+            events
+                .iter()
+                .filter(|e| e.compaction.is_some() == compaction)
+                .map(|e| e.before)
+                .collect()
+        };
+        let (clearing_before, compaction_before) = (before(false), before(true));
+        let cache = subject.cache(study).filter(|_| cost.is_some());
         let mut searches = subject.whatif.searches.iter().peekable();
+        let mut pending = events.iter().peekable();
         let mut added = Vec::new();
-        subject.walk(
+        let mut added_cost = Vec::new();
+        let sums = subject.walk(
             study,
             &outcome.clearings,
             at,
             |k, slot, f: &timeline::CallFigures<f64>| {
+                // The first request at a position takes its event, as the walk does: a
+                // compaction's request reads the context as it stood before it.
+                if let Some(e) = pending.next_if(|e| e.before == k)
+                    && e.compaction.is_some()
+                {
+                    added.push(AddedRequest {
+                        before: k as u32,
+                        tokens: f.context + e.freed_tokens,
+                        kind: AddedKind::Compaction,
+                    });
+                }
                 // A tool search an edit adds is drawn apart, before the call it precedes.
                 if searches
                     .next_if(|r| r.before == k && r.slot == *slot)
                     .is_some()
                 {
-                    added.push((k as u32, f.context));
+                    added.push(AddedRequest {
+                        before: k as u32,
+                        tokens: f.context,
+                        kind: AddedKind::ToolSearch,
+                    });
+                    added_cost.push((k as u32, f.cached, f.written + f.uncached));
                     return;
                 }
                 contexts.push(f.context);
@@ -279,7 +318,7 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 if slot.label as usize >= baseline_calls {
                     merged.push(k as u32);
                 }
-                if let (true, Some(c)) = (with_cost, subject.cache(study)) {
+                if let Some(c) = cache {
                     cached.push(f.cached);
                     // A request under the minimum is billed as plain input, not written;
                     // it is drawn in the write bar, marked by its cause.
@@ -291,6 +330,8 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                         WriteCause::First
                     } else if gap > c.ttl_s {
                         WriteCause::Expired
+                    } else if compaction_before.binary_search(&k).is_ok() {
+                        WriteCause::Compaction
                     } else if clearing_before.binary_search(&k).is_ok() {
                         WriteCause::Clearing
                     } else if f.cached == 0.0 && f.context > 0.0 {
@@ -301,24 +342,48 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                 }
             },
         );
-        if let (Some(series), Some(c), true) = (cost.as_mut(), subject.cache(study), with_cost) {
-            series.push(CostSeries {
+        if let (Some(series), Some(c)) = (cost.as_mut(), cache) {
+            // What the walk reads and writes beyond the requests it shows: the compaction
+            // requests', in the totals.
+            let shown = |calls: &[f64], added: f64| calls.iter().sum::<f64>() + added;
+            let added_cached: f64 = added_cost.iter().map(|a| a.1).sum();
+            let added_written: f64 = added_cost.iter().map(|a| a.2).sum();
+            let not_drawn = if compaction_before.is_empty() {
+                (0.0, 0.0)
+            } else {
+                (
+                    (sums.cached - shown(&cached, added_cached)).max(0.0),
+                    (sums.written + sums.uncached - shown(&written, added_written)).max(0.0),
+                )
+            };
+            let run = CostSeries {
                 name: subject.name.clone(),
                 edit,
                 cached_tokens: cached,
                 written_tokens: written,
                 causes,
                 clearings: clearing_before.len(),
+                clearings_before: clearing_before.iter().map(|&b| b as u32).collect(),
+                compactions_before: compaction_before.iter().map(|&b| b as u32).collect(),
+                added: added_cost,
+                not_drawn,
                 ttl_s: c.ttl_s,
                 min_tokens: c.min_tokens,
-            });
+            };
+            // An edit whose cache reads and writes are the baseline's, call for call, has
+            // nothing to show: the chart names it instead.
+            if series.first().is_none_or(|base| !same_traffic(base, &run)) {
+                series.push(run);
+            }
         }
+        let (baseline_position, moved) = baseline_positions(&origins, baseline_calls);
         context.push(RunSeries {
             name: subject.name.clone(),
             edit,
             context_tokens: contexts,
-            baseline_position: baseline_positions(&origins, baseline_calls),
+            baseline_position,
             merged,
+            moved,
             clearings: clearing_before.iter().map(|&b| b as u32).collect(),
             added,
         });
@@ -326,29 +391,94 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
     (context, cost)
 }
 
-/// Where each call of a run is drawn on the baseline's call axis: the k-th call at the
-/// k-th smallest baseline position the run keeps. A merge or drop leaves gaps where calls
-/// went; a move keeps the order of positions (a moved call is drawn where it now runs).
-/// Empty when that is every call's own position (nothing to store).
-fn baseline_positions(origins: &[u32], baseline_calls: usize) -> Vec<u32> {
-    let mut kept = vec![false; baseline_calls];
+/// Whether two runs read and write the cache alike at every call (within 1e-9).
+fn same_traffic(a: &CostSeries, b: &CostSeries) -> bool {
+    let alike = |x: &[f64], y: &[f64]| {
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|(p, q)| (p - q).abs() <= 1e-9 * p.abs().max(q.abs()).max(1.0))
+    };
+    alike(&a.cached_tokens, &b.cached_tokens)
+        && alike(&a.written_tokens, &b.written_tokens)
+        && a.added.is_empty()
+        && b.added.is_empty()
+        && a.compactions_before == b.compactions_before
+}
+
+/// Where each call of a run is drawn on the baseline's call axis, and which calls are
+/// drawn away from their own place: every call the edits leave in order (the longest run
+/// of ascending origins) at its own baseline position, so a merge or drop leaves a gap
+/// where calls went and a merged call is drawn where it is in every edit; a moved call
+/// between the calls it now runs between, just before the next (its old place is a gap).
+/// Empty positions when that is every call's own index (nothing to store).
+fn baseline_positions(origins: &[u32], baseline_calls: usize) -> (Vec<f64>, Vec<u32>) {
+    let mut seen = vec![false; baseline_calls];
     for &o in origins {
-        if let Some(k) = kept.get_mut(o as usize) {
-            *k = true;
+        match seen.get_mut(o as usize) {
+            Some(s) if !*s => *s = true,
+            // Two calls claim one position, or one beyond the baseline (not made by any
+            // edit today): the run's own positions are then the honest fallback.
+            _ => return (Vec::new(), Vec::new()),
         }
     }
-    let positions: Vec<u32> = (0..baseline_calls as u32)
-        .filter(|&p| kept[p as usize])
-        .collect();
-    let own = positions.len() == origins.len()
-        && positions.iter().enumerate().all(|(k, &p)| p as usize == k);
-    if own || positions.len() != origins.len() {
-        // Either nothing moved, or two calls claim one position (not made by any edit
-        // today): the run's own positions are then the honest fallback.
-        Vec::new()
-    } else {
-        positions
+    let in_place = ascending_run(origins);
+    let mut positions = vec![0.0; origins.len()];
+    let mut moved = Vec::new();
+    let mut k = 0;
+    while k < origins.len() {
+        if in_place[k] {
+            positions[k] = f64::from(origins[k]);
+            k += 1;
+            continue;
+        }
+        // A stretch of moved calls: spread just before the next call left in place.
+        let end = (k..origins.len())
+            .find(|&j| in_place[j])
+            .unwrap_or(origins.len());
+        let before = k.checked_sub(1).map_or(-1.0, |j| positions[j]);
+        let next = in_place
+            .get(end)
+            .map_or(baseline_calls as f64, |_| f64::from(origins[end]));
+        let count = (end - k) as f64;
+        let step = (next - before).min(1.0) / (count + 1.0);
+        for (m, j) in (k..end).enumerate() {
+            positions[j] = next - (count - m as f64) * step;
+            moved.push(j as u32);
+        }
+        k = end;
     }
+    let own = positions.iter().enumerate().all(|(k, &p)| p == k as f64);
+    if own {
+        (Vec::new(), moved)
+    } else {
+        (positions, moved)
+    }
+}
+
+/// Which of `origins` form a longest strictly ascending subsequence (the calls an edit left
+/// in order; of two as long, either is honest: `[2, 3, 0, 1]` moved 0 and 1 to the end or
+/// 2 and 3 to the front), in O(n log n).
+fn ascending_run(origins: &[u32]) -> Vec<bool> {
+    // tails[l]: index of the smallest last origin of an ascending run of length l + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut previous: Vec<Option<usize>> = vec![None; origins.len()];
+    for (i, &o) in origins.iter().enumerate() {
+        let l = tails.partition_point(|&t| origins[t] < o);
+        previous[i] = l.checked_sub(1).map(|p| tails[p]);
+        if l == tails.len() {
+            tails.push(i);
+        } else {
+            tails[l] = i;
+        }
+    }
+    let mut in_place = vec![false; origins.len()];
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        in_place[i] = true;
+        at = previous[i];
+    }
+    in_place
 }
 
 fn savings_grid(
@@ -477,11 +607,41 @@ fn ranking_plane(
             let holds_nominal = !cost
                 || (g.cache_read.get(c) == Some(&nominal.cache_read)
                     && g.retry_rate.get(t) == Some(&nominal.retry_rate));
+            // Counted over every swept point, not only the drawn ones; the reread plane
+            // stands for every cache read and retry rate swept, as the text counts it.
+            let weight = if cost { 1 } else { nc * nt };
+            let counts = measure
+                .flips
+                .iter()
+                .filter_map(|f| {
+                    let (a, b) = (index_of(&f.a)?, index_of(&f.b)?);
+                    let (mut flipped, mut ties) = (0, 0);
+                    for cell in (0..nb * nr).filter_map(|i| slice.get(i * k + s)) {
+                        let (saved, total) = if cost {
+                            (&cell.cost_saved, cell.baseline_cost)
+                        } else {
+                            (&cell.saved, cell.baseline_tokens)
+                        };
+                        match chart::plane::side(saved, total, a, b) {
+                            chart::plane::Side::B => flipped += weight,
+                            chart::plane::Side::Tie => ties += weight,
+                            chart::plane::Side::A => {}
+                        }
+                    }
+                    Some(PairCount {
+                        a,
+                        b,
+                        flipped,
+                        ties,
+                    })
+                })
+                .collect();
             Some(PlaneSlice {
                 label: (cost && others_swept).then(|| slice_label(g, c, t)),
                 holds_nominal,
                 saved,
                 baseline,
+                counts,
             })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -631,13 +791,47 @@ mod tests {
 
     #[test]
     fn positions_follow_the_baseline_with_gaps_where_calls_went() {
+        let none = || (Vec::<f64>::new(), Vec::<u32>::new());
         // Calls 2 and 3 merged into call 1: the run keeps positions 0, 1, 4.
-        assert_eq!(baseline_positions(&[0, 1, 4], 5), vec![0, 1, 4]);
+        assert_eq!(
+            baseline_positions(&[0, 1, 4], 5),
+            (vec![0.0, 1.0, 4.0], vec![])
+        );
         // Nothing removed: every call at its own place (stored as empty).
-        assert_eq!(baseline_positions(&[0, 1, 2], 3), Vec::<u32>::new());
-        // A move: the same positions, drawn in run order.
-        assert_eq!(baseline_positions(&[0, 2, 1], 3), Vec::<u32>::new());
+        assert_eq!(baseline_positions(&[0, 1, 2], 3), none());
         // A merge "at last": the merged call keeps the last one's origin.
-        assert_eq!(baseline_positions(&[0, 3, 4], 5), vec![0, 3, 4]);
+        assert_eq!(
+            baseline_positions(&[0, 3, 4], 5),
+            (vec![0.0, 3.0, 4.0], vec![])
+        );
+        // Two calls at one place: their own positions.
+        assert_eq!(baseline_positions(&[0, 0, 1], 3), none());
+    }
+
+    #[test]
+    fn a_moved_call_sits_where_it_now_runs_and_the_others_stay() {
+        // Call 0 moved before call 3: calls 1 and 2 keep their places, 0 runs at 2.5.
+        assert_eq!(
+            baseline_positions(&[1, 2, 0, 3], 4),
+            (vec![1.0, 2.0, 2.5, 3.0], vec![2])
+        );
+        // Moved with a merge of 2 and 3 (kept at 2): the merge stays at 2.
+        assert_eq!(
+            baseline_positions(&[1, 2, 0, 4], 5),
+            (vec![1.0, 2.0, 3.5, 4.0], vec![2])
+        );
+        // Two calls moved to the end, after the last one.
+        assert_eq!(
+            baseline_positions(&[2, 3, 4, 0, 1], 5),
+            (
+                vec![2.0, 3.0, 4.0, 4.333_333_333_333_333, 4.666_666_666_666_667],
+                vec![3, 4]
+            )
+        );
+        // Moved to the front.
+        assert_eq!(
+            baseline_positions(&[3, 0, 1, 2], 4),
+            (vec![-0.5, 0.0, 1.0, 2.0], vec![0])
+        );
     }
 }
