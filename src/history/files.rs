@@ -18,18 +18,18 @@ use crate::error::{Error, Located};
 use crate::output::number::grouped;
 use crate::scenario::{Edit, load_quick, read_limited};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Sessions read and evaluated per parallel chunk (between progress updates).
-const CHUNK: usize = 256;
+pub(super) const CHUNK: usize = 256;
 
 /// The most sweep totals kept in memory (sessions × factor points × (1 + edits)), about
 /// 400 MB; a larger history is refused with what to shrink.
 pub const MAX_SWEEP_VALUES: usize = 50_000_000;
 
 /// A `.toml` file that is not a session, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skipped {
     /// Relative to the history's directory.
     pub file: String,
@@ -86,7 +86,7 @@ pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>
 }
 
 /// `path` relative to `dir`, for reports.
-fn relative(dir: &Path, path: &Path) -> String {
+pub(super) fn relative(dir: &Path, path: &Path) -> String {
     path.strip_prefix(dir).unwrap_or(path).display().to_string()
 }
 
@@ -99,7 +99,8 @@ pub struct Evaluated {
     pub skipped: Vec<Skipped>,
 }
 
-enum Outcome {
+/// What a `.toml` file turned out to be.
+pub(super) enum Outcome {
     Session(Box<Session>),
     Skipped(Skipped),
 }
@@ -188,7 +189,8 @@ pub fn evaluate_all(
     })
 }
 
-fn one(
+/// Reads and evaluates the file at `path`.
+pub(super) fn one(
     dir: &Path,
     path: &Path,
     edits: &[Edit],

@@ -9,7 +9,7 @@ use crate::output::number::{decimal, grouped, percent, plural};
 use std::io::{self, Write};
 
 /// Sessions listed on the page; `sessions.csv` has them all.
-const MAX_SESSION_ROWS: usize = 300;
+const MAX_SESSION_ROWS: usize = super::report::LISTED_SESSIONS;
 
 /// The live data of a history's page: the factors on every session's B and ρ over the
 /// swept factors, each edit's summed closed form. None without edits.
@@ -391,11 +391,11 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         writeln!(out, "</tr>")?;
     }
     writeln!(out, "</table></div>")?;
-    if r.sessions.len() > MAX_SESSION_ROWS {
+    if r.baseline.sessions > MAX_SESSION_ROWS {
         writeln!(
             out,
             "<p class=\"note\">The first {MAX_SESSION_ROWS} of {} sessions by name; sessions.csv has every one.</p>",
-            r.sessions.len()
+            r.baseline.sessions
         )?;
     }
     Ok(())

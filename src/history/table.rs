@@ -111,6 +111,14 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         r.directory,
         r.edits_file
     )?;
+    if !r.merged_from.is_empty() {
+        writeln!(
+            out,
+            "  merged from {}: {}",
+            plural(r.merged_from.len(), "shard", "shards"),
+            r.merged_from.join(", ")
+        )?;
+    }
     for s in &r.skipped {
         writeln!(out, "  skipped {}: {}", s.file, s.reason)?;
     }
