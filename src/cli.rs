@@ -175,7 +175,7 @@ struct HistoryArgs {
         long,
         value_name = "SHARD",
         num_args = 1..,
-        conflicts_with_all = ["dir", "edits", "base_factors", "bpt_factors", "shard"]
+        conflicts_with_all = ["dir", "edits", "base_factors", "bpt_factors", "shard", "files_from"]
     )]
     merge: Vec<PathBuf>,
 
@@ -183,6 +183,12 @@ struct HistoryArgs {
     /// for a batch runner's job K; merge the N results with --merge.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
+
+    /// Read only the files LIST names, one a line, relative to DIR (as sessions.csv's
+    /// file column); `-` reads the list from stdin. For a batch runner that hands each
+    /// job its part of the files.
+    #[arg(long, value_name = "LIST")]
+    files_from: Option<PathBuf>,
 
     /// Sum the edits per user ([import] user_id), project or model ([import] model) too.
     #[arg(long, value_enum, value_name = "BY")]
@@ -635,6 +641,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfi
             dir,
             edits,
             factors,
+            files_from: h.files_from,
             shard,
         },
         _ => HistorySource::Merge(h.merge),

@@ -53,6 +53,9 @@ pub enum HistorySource {
         edits: PathBuf,
         /// The sweep's factors on every session's own B and ρ.
         factors: Factors,
+        /// `--files-from LIST`: only the files LIST names (one a line, relative to `dir`,
+        /// as `sessions.csv`'s `file` column; `-` reads the list from stdin).
+        files_from: Option<PathBuf>,
         /// `--shard K/N`: only the K-th of N even parts of the files, in path order.
         shard: Option<Shard>,
     },
@@ -83,9 +86,90 @@ pub fn run(c: &HistoryConfig, out: &mut dyn Write) -> Result<(), Error> {
             dir,
             edits,
             factors,
+            files_from,
             shard,
-        } => sessions(c, dir, edits, factors, *shard, out),
+        } => {
+            let part = Part {
+                files_from: files_from.as_deref(),
+                shard: *shard,
+            };
+            sessions(c, dir, edits, factors, part, out)
+        }
         HistorySource::Merge(shards) => merge(c, shards, out),
+    }
+}
+
+/// Which of a directory's files a run reads.
+#[derive(Debug, Clone, Copy)]
+struct Part<'a> {
+    files_from: Option<&'a Path>,
+    shard: Option<Shard>,
+}
+
+impl Part<'_> {
+    /// The shard header's word for it: `2/8`, `files from part-2.txt`, or None for all.
+    fn describe(&self) -> Option<String> {
+        let list = self
+            .files_from
+            .map(|l| format!("files from {}", l.display()));
+        let shard = self.shard.map(|s| format!("{}/{}", s.index, s.of));
+        match (list, shard) {
+            (Some(l), Some(s)) => Some(format!("{s} of {l}")),
+            (l, s) => l.or(s),
+        }
+    }
+
+    /// The files of `paths` (found under `dir`) this part reads: those the list names,
+    /// then the shard's run of them.
+    ///
+    /// Errors: an unreadable list, a listed file that is not a session file under `dir`,
+    /// a shard without files.
+    fn select(&self, dir: &Path, mut paths: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+        if let Some(list) = self.files_from {
+            let text = if list.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin())
+            } else {
+                fs::read_to_string(list)
+            }
+            .map_err(|source| Error::Unreadable {
+                path: list.to_path_buf(),
+                source,
+            })?;
+            let mut wanted: std::collections::HashSet<&str> = text
+                .lines()
+                .map(|l| l.trim_end_matches('\r'))
+                .map(|l| l.strip_prefix("./").unwrap_or(l))
+                .filter(|l| !l.is_empty())
+                .collect();
+            paths.retain(|p| wanted.remove(files::relative(dir, p).as_str()));
+            if let Some(missing) = wanted.iter().min() {
+                return Err(Located::new(
+                    list.display().to_string(),
+                    format!(
+                        "`{missing}` is not a session file under {} ({} listed files are not): a line names a *.toml file relative to the directory, as sessions.csv's file column does",
+                        dir.display(),
+                        wanted.len()
+                    ),
+                )
+                .place("--files-from")
+                .into());
+            }
+        }
+        if let Some(shard) = self.shard {
+            let all = paths.len();
+            paths = paths.drain(shard.select(all)).collect();
+            if paths.is_empty() && all > 0 {
+                return Err(Located::new(
+                    "--shard",
+                    format!(
+                        "shard {}/{} has no files: there are {all}; use fewer shards",
+                        shard.index, shard.of
+                    ),
+                )
+                .into());
+            }
+        }
+        Ok(paths)
     }
 }
 
@@ -95,28 +179,13 @@ fn sessions(
     dir: &Path,
     edits_path: &Path,
     factors: &Factors,
-    shard: Option<Shard>,
+    part: Part,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let edits = scenario::load_edits(edits_path)?;
     let edits_file = edits_path.display().to_string();
-    let (mut paths, mut skipped) = files::find(dir, edits_path)?;
-    if let Some(shard) = shard {
-        let all = paths.len();
-        paths = paths.drain(shard.select(all)).collect();
-        if paths.is_empty() && all > 0 {
-            return Err(Located::new(
-                "--shard",
-                format!(
-                    "shard {}/{} has no files: {} has {all}; use fewer shards",
-                    shard.index,
-                    shard.of,
-                    dir.display()
-                ),
-            )
-            .into());
-        }
-    }
+    let (paths, mut skipped) = files::find(dir, edits_path)?;
+    let paths = part.select(dir, paths)?;
     if paths.is_empty() {
         return Err(no_sessions(dir, &skipped));
     }
@@ -156,7 +225,7 @@ fn sessions(
             &edits_file,
             edits.iter().map(EditId::of).collect(),
             factors,
-            shard.map(|s| format!("{}/{}", s.index, s.of)),
+            part.describe(),
             streamed.spill.len(),
             skipped,
         );

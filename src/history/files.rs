@@ -86,7 +86,7 @@ pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>
 }
 
 /// `path` relative to `dir`, for reports.
-pub(super) fn relative(dir: &Path, path: &Path) -> String {
+pub fn relative(dir: &Path, path: &Path) -> String {
     path.strip_prefix(dir).unwrap_or(path).display().to_string()
 }
 

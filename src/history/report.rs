@@ -4,7 +4,7 @@
 use super::aggregate::{Aggregate, EditAggregate, SweepAggregate, SweepPoint};
 use super::factors::{self, Factors};
 use super::files::Skipped;
-use super::groups::GroupsReport;
+use super::groups::{GroupReport, GroupsReport};
 use super::{Agreement, SessionFigures};
 use crate::output::number::{grouped, percent, plural};
 use crate::report::order_line;
@@ -467,6 +467,36 @@ pub fn base_clamp_lines(r: &HistoryReport, listed: usize) -> Vec<String> {
         }
     }
     lines
+}
+
+/// The `limit` groups with the largest summed baselines (ties by name), largest first.
+pub fn largest_groups(g: &GroupsReport, limit: usize) -> Vec<&GroupReport> {
+    let mut all: Vec<&GroupReport> = g.groups.iter().collect();
+    all.sort_by(|a, b| {
+        b.baseline_total_tokens
+            .total_cmp(&a.baseline_total_tokens)
+            .then_with(|| a.group.cmp(&b.group))
+    });
+    all.truncate(limit);
+    all
+}
+
+/// What saves the most in group `g`, as `#2 clear after a pause` (the edit's place in the
+/// whole's order, then its name; tied edits joined by ` = `); `no edit changes it` when
+/// every edit of every session ties at 0.
+pub fn group_winner(r: &HistoryReport, g: &GroupReport) -> String {
+    if g.sessions_unchanged == g.sessions {
+        return "no edit changes it".into();
+    }
+    g.order
+        .iter()
+        .filter(|&&i| g.edits[i].rank == 1)
+        .filter_map(|&i| {
+            let place = r.edits.iter().position(|e| e.index == i)?;
+            Some(format!("#{} {}", place + 1, g.edits[i].name))
+        })
+        .collect::<Vec<_>>()
+        .join(" = ")
 }
 
 /// Sessions named per what-if sentence in the table and the page (the JSON and
