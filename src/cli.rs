@@ -751,6 +751,55 @@ mod tests {
     }
 
     #[test]
+    fn history_takes_a_directory_or_shards_to_merge_never_both() {
+        use crate::history_command::{HistoryConfig, HistorySource, Shard};
+        let history = |args: &[&str]| {
+            parse_from([&["simulate", "history"], args].concat()).map(|r| match r {
+                Ok(Command::History(c)) => Ok(c),
+                Ok(_) => panic!("not a history"),
+                Err(e) => Err(e),
+            })
+        };
+        let c: HistoryConfig = history(&["d", "--edits", "e.toml", "--shard", "2/8"])
+            .unwrap()
+            .unwrap();
+        assert!(matches!(
+            c.source,
+            HistorySource::Sessions {
+                shard: Some(Shard { index: 2, of: 8 }),
+                ..
+            }
+        ));
+        let c = history(&["--merge", "a", "b/", "--group-by", "project"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            c.source,
+            HistorySource::Merge(vec!["a".into(), "b/".into()])
+        );
+        assert_eq!(c.group_by, Some(crate::history::GroupBy::Project));
+        // A merge takes its edits and factors from the shards.
+        for both in [
+            &["d", "--merge", "a"][..],
+            &["--merge", "a", "--edits", "e.toml"],
+            &["--merge", "a", "--bpt-factors", "1"],
+            &["--merge", "a", "--shard", "1/2"],
+        ] {
+            assert!(history(both).is_err(), "{both:?}");
+        }
+        assert!(
+            history(&["d"]).is_err(),
+            "--edits is required without --merge"
+        );
+        for bad in ["0/3", "4/3", "x", "1/0", "1-3"] {
+            let e = history(&["d", "--edits", "e.toml", "--shard", bad])
+                .unwrap()
+                .unwrap_err();
+            assert!(e.to_string().contains("is not a shard: give K/N"), "{e}");
+        }
+    }
+
+    #[test]
     fn the_scenario_and_the_ledger_subcommand_parse() {
         let run = parse_from(["simulate", "s.toml", "--base", "20000"])
             .unwrap()

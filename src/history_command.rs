@@ -467,6 +467,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn shards_split_the_files_into_runs_that_cover_each_once() {
+        for files in [0, 1, 2, 7, 17, 1000] {
+            for of in 1..=9 {
+                let mut next = 0;
+                for index in 1..=of {
+                    let part = Shard { index, of }.select(files);
+                    assert_eq!(part.start, next, "{index}/{of} of {files}");
+                    let len = part.len();
+                    assert!(len == files / of || len == files / of + 1);
+                    next = part.end;
+                }
+                assert_eq!(next, files);
+            }
+        }
+    }
+
+    #[test]
     fn the_default_name_comes_from_the_directory() {
         assert_eq!(
             default_name(Path::new("/no/such/Team Sessions (2025)")),

@@ -242,6 +242,42 @@ fn uneven_splits_by_file_lists_merge_into_the_same_files_as_one_run() {
         merge(root, &shards);
         same_folders(&root.join("merged/team"), &whole);
     }
+    // A list on stdin (`--files-from -`), as a batch runner pipes a job its part.
+    let (first, rest) = files.split_at(9);
+    let output = simulate()
+        .current_dir(root)
+        .arg("history")
+        .args([&WHOLE[..], &["stdin", "--files-from", "-"]].concat())
+        .write_stdin(first.join("\n"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let list = root.join("rest.txt");
+    fs::write(&list, rest.join("\r\n")).unwrap();
+    run(
+        root,
+        &[
+            &WHOLE[..],
+            &["rest", "--files-from", list.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    merge(root, &["stdin/team".into(), "rest/team".into()]);
+    same_folders(&root.join("merged/team"), &whole);
+    // A listed file that is not a session file under the directory is an error.
+    fs::write(&list, "proj/nope.toml\n").unwrap();
+    let e = refused(
+        root,
+        &[&WHOLE[..], &["x", "--files-from", list.to_str().unwrap()]].concat(),
+    );
+    assert!(
+        e.contains("--files-from: `proj/nope.toml` is not a session file under sessions"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -426,3 +426,130 @@ fn same_file(a: &Path, b: &Path) -> bool {
         _ => a == b,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::groups::Labels;
+    use crate::history::{SessionEdit, SessionFigures};
+    use crate::ledger::Affine;
+    use crate::report::Sources;
+    use proptest::prelude::*;
+
+    fn finite() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>().prop_filter("finite", |x| x.is_finite()),
+            (-1e7f64..1e7),
+            Just(0.1 + 0.2),
+            Just(f64::MIN_POSITIVE / 3.0),
+        ]
+    }
+
+    prop_compose! {
+        fn session()(
+            name in "[a-z0-9][a-z0-9_-]{0,30}",
+            text in "\\PC{0,40}",
+            numbers in proptest::collection::vec(finite(), 16),
+            sweep in proptest::collection::vec(finite(), 0..20),
+            user in proptest::option::of("\\PC{0,12}"),
+        ) -> Session {
+            let edit = SessionEdit {
+                total_tokens: numbers[0],
+                calls: 3,
+                saved_tokens: numbers[1],
+                saved_pct: numbers[2],
+                equivalent_calls: numbers[3],
+                cost_saved: numbers[4],
+                cost_saved_pct: numbers[5],
+                dollars_saved: Some(numbers[6]),
+                rank: 1,
+                selected_nothing: vec![text.clone()],
+                base_clamped: true,
+                base_clamped_points: 2,
+                what_if: None,
+            };
+            Session {
+                figures: SessionFigures {
+                    name,
+                    file: format!("a/{text}.toml"),
+                    calls: 3,
+                    base_tokens: numbers[7],
+                    bytes_per_token: numbers[8],
+                    sources: Sources {
+                        base_tokens: text.clone(),
+                        bytes_per_token: "assumed".into(),
+                    },
+                    baseline_total_tokens: numbers[9],
+                    baseline_cost: numbers[10],
+                    cached: true,
+                    edits: vec![edit],
+                    warnings: vec![text],
+                },
+                sweep_totals: sweep,
+                closed_forms: vec![
+                    Some(Affine {
+                        calls: numbers[11],
+                        tokens: numbers[12],
+                        bytes: numbers[13],
+                    }),
+                    None,
+                ],
+                labels: Labels {
+                    user,
+                    project: None,
+                    model: Some("m".into()),
+                },
+            }
+        }
+    }
+
+    proptest! {
+        /// A record reads back as the very session written, every `f64` to the bit: a
+        /// merge adds the numbers the single run added.
+        #[test]
+        fn a_record_reads_back_exactly(s in session()) {
+            let record = Record::of(s.clone()).unwrap();
+            prop_assert!(!record.line.contains('\n'));
+            let back = Record::parse(record.line.clone(), || "test".into()).unwrap();
+            prop_assert_eq!(&back.session, &s);
+            let bits = |s: &Session| -> Vec<u64> {
+                let f = &s.figures;
+                let mut v = vec![f.base_tokens, f.bytes_per_token, f.baseline_total_tokens, f.baseline_cost];
+                v.extend(f.edits.iter().flat_map(|e| [e.total_tokens, e.saved_tokens, e.saved_pct, e.equivalent_calls, e.cost_saved, e.cost_saved_pct]));
+                v.extend(&s.sweep_totals);
+                v.iter().map(|x| x.to_bits()).collect()
+            };
+            prop_assert_eq!(bits(&back.session), bits(&s));
+            prop_assert_eq!(Record::of(back.session).unwrap().line, record.line);
+        }
+    }
+
+    #[test]
+    fn a_shard_header_names_what_differs() {
+        let edit = |name: &str, definition: &str| EditId {
+            name: name.into(),
+            definition: definition.into(),
+        };
+        let header = |edits, factors: Factors| {
+            Header::new("h", "d", "e.toml", edits, &factors, None, 1, Vec::new())
+        };
+        let a = header(vec![edit("x", "1"), edit("y", "2")], Factors::default());
+        let (pa, pb) = (Path::new("a"), Path::new("b"));
+        assert_eq!(a.mismatch(pa, &a.clone(), pb), None);
+        let b = header(vec![edit("x", "1"), edit("y", "3")], Factors::default());
+        assert!(
+            a.mismatch(pa, &b, pb)
+                .unwrap()
+                .contains("edit 2 `y` is defined differently in a (2) and in b (3)")
+        );
+        let c = header(
+            vec![edit("x", "1"), edit("y", "2")],
+            Factors::new(Some(vec![1.0]), None).unwrap(),
+        );
+        assert!(a.mismatch(pa, &c, pb).unwrap().contains("b sweeps B × 1"));
+        // The name, directory and edits file may differ: a merge lists them.
+        let mut d = a.clone();
+        d.directory = "elsewhere".into();
+        assert_eq!(a.mismatch(pa, &d, pb), None);
+    }
+}
