@@ -146,7 +146,7 @@ sweep.csv (per factor point and edit), groups.csv (with --group-by), sessions.sv
 aggregate.svg, report.html, and shard.jsonl (every session's record, for --merge).
 
 Shards: run the same command on parts of the sessions (--shard K/N takes the K-th of N
-parts of DIR's files; or give each run its own directory), on any batch runner, then
+parts of DIR's files, --files-from LIST the files a list names), on any batch runner, then
 `simulate history --merge A/ B/ …` recomputes every figure of the whole from the shards'
 shard.jsonl: the same files, byte for byte, as one run over all the sessions (one run
 over DIR when the shards are --shard parts of DIR). Shards of other edits, factors or

@@ -233,6 +233,11 @@ fn sessions(
         let (report, files) = finish(c, &header, &mut spill.records()?, output, Vec::new())?;
         Ok((report, files, streamed))
     })();
+    if c.out_root.is_none() {
+        // A spill a killed run left where this one put its own (the results' folder
+        // cleans its own when it commits).
+        crate::output::set::staging::remove_stale(&std::env::temp_dir(), &name);
+    }
     match result {
         Ok((report, files, streamed)) => {
             let mut records = streamed.spill.records()?;
