@@ -424,6 +424,10 @@ fn shards_that_cannot_be_merged_are_refused_naming_what_differs() {
         e.contains("comes after") && e.contains("swapped.jsonl:3"),
         "{e}"
     );
+    // A merge never replaces a shard it reads: its folder is an input.
+    let e = refused(root, &["--merge", &a, &b, "--out", "a"]);
+    assert!(e.contains("shard.jsonl: is also"), "{e}");
+    assert!(root.join(&a).join("shard.jsonl").exists());
     // Nothing was written by a refused merge.
     assert!(!root.join("m").exists());
 }
