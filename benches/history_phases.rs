@@ -1,13 +1,17 @@
 //! Times the phases of `simulate history` inside one process, for the benchmark notes:
-//! `cargo run --release --example history_phases -- DIR EDITS.toml` reads every scenario
-//! file under DIR into memory, then parses them all (the quick reader), then evaluates every
-//! session with the edits at its nominal point and over the default factor grid, each phase
-//! in parallel as the command does, and prints the wall and CPU time of each (CPU from
-//! /proc/self/stat, Linux: on a shared machine it says what the work costs when wall time
-//! says how busy the neighbours are).
+//! `cargo run --release --example history_phases -- DIR EDITS.toml [SESSIONS]` reads every
+//! scenario file under DIR (as the command finds them, or the first SESSIONS of them) into
+//! memory, then parses them all (the quick reader), then evaluates every session with the
+//! edits at its nominal point and over the default factor grid, then writes each one's
+//! record (a line of `shard.jsonl`) and reads it back, each phase in parallel as the
+//! command does, and prints the wall and CPU time of each (CPU from /proc/self/stat,
+//! Linux: on a shared machine it says what the work costs when wall time says how busy
+//! the neighbours are). Everything is held in memory at once, unlike the command: give a
+//! SESSIONS that fits.
 
 use rayon::prelude::*;
-use simulate::history::{Factors, evaluate_session};
+use simulate::history::shard::Record;
+use simulate::history::{Factors, evaluate_session, files};
 use simulate::scenario::{load_edits, load_quick};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -41,11 +45,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(args.get(1).ok_or("usage: history_phases DIR EDITS.toml")?);
     let edits_path = PathBuf::from(args.get(2).ok_or("usage: history_phases DIR EDITS.toml")?);
     let edits = load_edits(&edits_path)?;
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
+    let (mut paths, _) = files::find(&dir, &edits_path)?;
+    if let Some(n) = args.get(3).and_then(|n| n.parse().ok()) {
+        paths.truncate(n);
+    }
 
     let texts: Vec<String> = timed("read", || {
         paths
@@ -74,6 +77,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect::<Result<_, _>>()
     })?;
     let calls: usize = sessions.iter().map(|s| s.figures.calls).sum();
+    let lines: Vec<Record> = timed("record", || {
+        sessions
+            .par_iter()
+            .map(|s| Record::of(s.clone()))
+            .collect::<Result<_, _>>()
+    })?;
+    let back: Vec<Record> = timed("read back", || {
+        lines
+            .par_iter()
+            .map(|r| Record::parse(r.line.clone(), String::new))
+            .collect::<Result<_, _>>()
+    })?;
+    assert_eq!(back.len(), sessions.len());
     println!(
         "{} sessions, {calls} calls, {megabytes:.0} MB, {} threads",
         sessions.len(),

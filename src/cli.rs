@@ -213,21 +213,57 @@ selects nothing in a session is counted, not an error; an edit naming a call a s
 lacks is an error naming the edit and the session.
 
 Files in OUT/<name>/: summary.csv (per edit), sessions.csv (per session and edit),
-sweep.csv (per factor point and edit), sessions.svg, aggregate.svg, report.html.
+sweep.csv (per factor point and edit), groups.csv (with --group-by), sessions.svg,
+aggregate.svg, report.html, and shard.jsonl (every session's record, for --merge).
+
+Shards: run the same command on parts of the sessions (--shard K/N takes the K-th of N
+parts of DIR's files, --files-from LIST the files a list names), on any batch runner, then
+`simulate history --merge A/ B/ …` recomputes every figure of the whole from the shards'
+shard.jsonl: the same files, byte for byte, as one run over all the sessions (one run
+over DIR when the shards are --shard parts of DIR). Shards of other edits, factors or
+versions, or sharing a session, are refused.
 
 Examples:
   simulate history scenarios/history --edits scenarios/history/edits.toml
-  simulate history ~/sessions --edits rules.toml --bpt-factors 0.5:1.5:11 --format json";
+  simulate history ~/sessions --edits rules.toml --bpt-factors 0.5:1.5:11 --format json
+  simulate history ~/sessions --edits rules.toml --group-by user
+  simulate history ~/sessions --edits rules.toml --shard 2/8 --out shards/2
+  simulate history --merge shards/*/sessions --out out";
 
 #[derive(Args, Debug)]
 struct HistoryArgs {
     /// Directory of scenario files, searched recursively for *.toml.
-    #[arg(value_name = "DIR")]
-    dir: PathBuf,
+    #[arg(value_name = "DIR", required_unless_present = "merge")]
+    dir: Option<PathBuf>,
 
     /// The edits to evaluate on every session ([[edit]] tables only).
-    #[arg(long, value_name = "EDITS.toml")]
-    edits: PathBuf,
+    #[arg(long, value_name = "EDITS.toml", required_unless_present = "merge")]
+    edits: Option<PathBuf>,
+
+    /// Merge the results of earlier runs (their folders, OUT/<name>/, or their
+    /// shard.jsonl) instead of reading sessions: edits and factors come from the shards.
+    #[arg(
+        long,
+        value_name = "SHARD",
+        num_args = 1..,
+        conflicts_with_all = ["dir", "edits", "base_factors", "bpt_factors", "shard", "files_from"]
+    )]
+    merge: Vec<PathBuf>,
+
+    /// Read only the K-th of N parts of DIR's files (in path order, as even as can be),
+    /// for a batch runner's job K; merge the N results with --merge.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+
+    /// Read only the files LIST names, one a line, relative to DIR (as sessions.csv's
+    /// file column); `-` reads the list from stdin. For a batch runner that hands each
+    /// job its part of the files.
+    #[arg(long, value_name = "LIST")]
+    files_from: Option<PathBuf>,
+
+    /// Sum the edits per user ([import] user_id), project or model ([import] model) too.
+    #[arg(long, value_enum, value_name = "BY")]
+    group_by: Option<GroupByArg>,
 
     /// Root directory for results; files go to OUT/<name>/. `--out -` writes no files.
     #[arg(long, value_name = "DIR", default_value = "out")]
@@ -436,6 +472,23 @@ struct LedgerArgs {
     /// What to print: a table for people, or JSON.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum GroupByArg {
+    User,
+    Project,
+    Model,
+}
+
+impl From<GroupByArg> for crate::history::GroupBy {
+    fn from(g: GroupByArg) -> crate::history::GroupBy {
+        match g {
+            GroupByArg::User => crate::history::GroupBy::User,
+            GroupByArg::Project => crate::history::GroupBy::Project,
+            GroupByArg::Model => crate::history::GroupBy::Model,
+        }
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -662,15 +715,46 @@ fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfi
             ));
         }
     }
+    let shard = h.shard.as_deref().map(shard).transpose()?;
+    use crate::history_command::HistorySource;
+    let source = match (h.dir, h.edits) {
+        (Some(dir), Some(edits)) if h.merge.is_empty() => HistorySource::Sessions {
+            dir,
+            edits,
+            factors,
+            files_from: h.files_from,
+            shard,
+        },
+        _ => HistorySource::Merge(h.merge),
+    };
     Ok(crate::history_command::HistoryConfig {
-        dir: h.dir,
-        edits: h.edits,
+        source,
         name: h.name,
         out_root: (!h.no_write && h.out.as_os_str() != "-").then_some(h.out),
         format: h.format.into(),
         charts: !h.no_charts,
-        factors,
+        group_by: h.group_by.map(Into::into),
     })
+}
+
+/// `K/N` with 1 ≤ K ≤ N.
+fn shard(text: &str) -> Result<crate::history_command::Shard, Located> {
+    let err = || {
+        Located::new(
+            "command line",
+            format!("`{text}` is not a shard: give K/N with 1 ≤ K ≤ N, e.g. --shard 2/8 for the second of eight parts"),
+        )
+        .place("--shard")
+    };
+    let (k, n) = text.split_once('/').ok_or_else(err)?;
+    let (index, of): (usize, usize) = (
+        k.trim().parse().map_err(|_| err())?,
+        n.trim().parse().map_err(|_| err())?,
+    );
+    if index == 0 || index > of {
+        return Err(err());
+    }
+    Ok(crate::history_command::Shard { index, of })
 }
 
 /// `a,b,c` or `from:to:steps`, unchecked.
@@ -745,6 +829,55 @@ mod tests {
                 .message
                 .contains("steps")
         );
+    }
+
+    #[test]
+    fn history_takes_a_directory_or_shards_to_merge_never_both() {
+        use crate::history_command::{HistoryConfig, HistorySource, Shard};
+        let history = |args: &[&str]| {
+            parse_from([&["simulate", "history"], args].concat()).map(|r| match r {
+                Ok(Command::History(c)) => Ok(c),
+                Ok(_) => panic!("not a history"),
+                Err(e) => Err(e),
+            })
+        };
+        let c: HistoryConfig = history(&["d", "--edits", "e.toml", "--shard", "2/8"])
+            .unwrap()
+            .unwrap();
+        assert!(matches!(
+            c.source,
+            HistorySource::Sessions {
+                shard: Some(Shard { index: 2, of: 8 }),
+                ..
+            }
+        ));
+        let c = history(&["--merge", "a", "b/", "--group-by", "project"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            c.source,
+            HistorySource::Merge(vec!["a".into(), "b/".into()])
+        );
+        assert_eq!(c.group_by, Some(crate::history::GroupBy::Project));
+        // A merge takes its edits and factors from the shards.
+        for both in [
+            &["d", "--merge", "a"][..],
+            &["--merge", "a", "--edits", "e.toml"],
+            &["--merge", "a", "--bpt-factors", "1"],
+            &["--merge", "a", "--shard", "1/2"],
+        ] {
+            assert!(history(both).is_err(), "{both:?}");
+        }
+        assert!(
+            history(&["d"]).is_err(),
+            "--edits is required without --merge"
+        );
+        for bad in ["0/3", "4/3", "x", "1/0", "1-3"] {
+            let e = history(&["d", "--edits", "e.toml", "--shard", bad])
+                .unwrap()
+                .unwrap_err();
+            assert!(e.to_string().contains("is not a shard: give K/N"), "{e}");
+        }
     }
 
     #[test]

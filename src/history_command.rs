@@ -1,15 +1,24 @@
 //! `simulate history DIR --edits EDITS.toml`: the same edits on every session of a
-//! directory, summed, with their spread and whether the ranking holds (docs/model.md §7).
+//! directory, summed, with their spread and whether the ranking holds (docs/model.md §7);
+//! `simulate history --merge A/ B/ …`: the same from the shard outputs of earlier runs.
 //!
-//! Order matters as for one scenario: the edits file and the file list are checked first,
-//! the output directory is prepared before the long work (a bad path fails at once; if a
-//! session then turns out bad, a directory this run created is removed again), every file
-//! is staged and renamed together, and the table or JSON is printed last.
+//! Order matters as for one scenario: the edits file and the file list (or the shards'
+//! headers) are checked first, the output directory is prepared before the long work (a
+//! bad path fails at once; if a session then turns out bad, a directory this run created
+//! is removed again), every file is staged and renamed together, and the table or JSON is
+//! printed last.
+//!
+//! A run over a directory evaluates its sessions into a spill (`history::stream`) and
+//! reads their records back in session order; a merge reads the shards' records in
+//! session order (`history::shard`). From there both go the same way (`history::pass`),
+//! which is why a merge of any split equals one run over all the sessions, byte for byte.
 
 use crate::app::Format;
 use crate::error::{Error, Located};
-use crate::history::{self, Factors, HistoryReport, aggregate, files};
-use crate::output::{self, OutputDir};
+use crate::history::shard::{EditId, Header, NamedSelector, Shards};
+use crate::history::stream::{self, Records};
+use crate::history::{self, Factors, GroupBy, HistoryReport, files};
+use crate::output::OutputDir;
 use crate::scenario;
 use std::fs;
 use std::io::Write;
@@ -18,11 +27,10 @@ use std::path::{Path, PathBuf};
 /// A validated `simulate history` command.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryConfig {
-    /// Searched recursively for scenario files.
-    pub dir: PathBuf,
-    /// `[[edit]]` tables evaluated on every session.
-    pub edits: PathBuf,
-    /// Results go to `out_root/<name>/`; default: the directory's own name.
+    /// The sessions, or the shards to merge.
+    pub source: HistorySource,
+    /// Results go to `out_root/<name>/`; default: the directory's own name (a merge: the
+    /// shards' name).
     pub name: Option<String>,
     /// None: write no files (`--no-write`, `--out -`).
     pub out_root: Option<PathBuf>,
@@ -30,46 +38,213 @@ pub struct HistoryConfig {
     pub format: Format,
     /// Draw the SVG charts and the HTML report.
     pub charts: bool,
-    /// The sweep's factors on every session's own B and ρ.
-    pub factors: Factors,
+    /// Sum the edits per user, project or model too.
+    pub group_by: Option<GroupBy>,
+}
+
+/// Where a history's sessions come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistorySource {
+    /// Every scenario file under `dir` (or one shard of them), with the edits of `edits`.
+    Sessions {
+        /// Searched recursively for scenario files.
+        dir: PathBuf,
+        /// `[[edit]]` tables evaluated on every session.
+        edits: PathBuf,
+        /// The sweep's factors on every session's own B and ρ.
+        factors: Factors,
+        /// `--files-from LIST`: only the files LIST names (one a line, relative to `dir`,
+        /// as `sessions.csv`'s `file` column; `-` reads the list from stdin).
+        files_from: Option<PathBuf>,
+        /// `--shard K/N`: only the K-th of N even parts of the files, in path order.
+        shard: Option<Shard>,
+    },
+    /// The folders (or `shard.jsonl` files) earlier runs wrote.
+    Merge(Vec<PathBuf>),
+}
+
+/// `--shard K/N`: the K-th (1-based) of N parts of a directory's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub of: usize,
+}
+
+impl Shard {
+    /// The files of this part among `files` in path order: the K-th of N runs of
+    /// consecutive files, whose lengths differ by at most one.
+    pub fn select(self, files: usize) -> std::ops::Range<usize> {
+        let at = |k: usize| k * files / self.of;
+        at(self.index - 1)..at(self.index)
+    }
 }
 
 /// Runs the history, printing to `out`.
 pub fn run(c: &HistoryConfig, out: &mut dyn Write) -> Result<(), Error> {
-    let edits = scenario::load_edits(&c.edits)?;
-    let edits_file = c.edits.display().to_string();
-    let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
-    let (paths, mut skipped) = files::find(&c.dir, &c.edits)?;
+    match &c.source {
+        HistorySource::Sessions {
+            dir,
+            edits,
+            factors,
+            files_from,
+            shard,
+        } => {
+            let part = Part {
+                files_from: files_from.as_deref(),
+                shard: *shard,
+            };
+            sessions(c, dir, edits, factors, part, out)
+        }
+        HistorySource::Merge(shards) => merge(c, shards, out),
+    }
+}
+
+/// Which of a directory's files a run reads.
+#[derive(Debug, Clone, Copy)]
+struct Part<'a> {
+    files_from: Option<&'a Path>,
+    shard: Option<Shard>,
+}
+
+impl Part<'_> {
+    /// The shard header's word for it: `2/8`, `files from part-2.txt`, or None for all.
+    fn describe(&self) -> Option<String> {
+        let list = self
+            .files_from
+            .map(|l| format!("files from {}", l.display()));
+        let shard = self.shard.map(|s| format!("{}/{}", s.index, s.of));
+        match (list, shard) {
+            (Some(l), Some(s)) => Some(format!("{s} of {l}")),
+            (l, s) => l.or(s),
+        }
+    }
+
+    /// The files of `paths` (found under `dir`) this part reads: those the list names,
+    /// then the shard's run of them.
+    ///
+    /// Errors: an unreadable list, a listed file that is not a session file under `dir`,
+    /// a shard without files.
+    fn select(&self, dir: &Path, mut paths: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+        if let Some(list) = self.files_from {
+            let text = if list.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin())
+            } else {
+                fs::read_to_string(list)
+            }
+            .map_err(|source| Error::Unreadable {
+                path: list.to_path_buf(),
+                source,
+            })?;
+            let mut wanted: std::collections::HashSet<&str> = text
+                .lines()
+                .map(|l| l.trim_end_matches('\r'))
+                .map(|l| l.strip_prefix("./").unwrap_or(l))
+                .filter(|l| !l.is_empty())
+                .collect();
+            paths.retain(|p| wanted.remove(files::relative(dir, p).as_str()));
+            if let Some(missing) = wanted.iter().min() {
+                return Err(Located::new(
+                    list.display().to_string(),
+                    format!(
+                        "`{missing}` is not a session file under {} ({} listed files are not): a line names a *.toml file relative to the directory, as sessions.csv's file column does",
+                        dir.display(),
+                        wanted.len()
+                    ),
+                )
+                .place("--files-from")
+                .into());
+            }
+        }
+        if let Some(shard) = self.shard {
+            let all = paths.len();
+            paths = paths.drain(shard.select(all)).collect();
+            if paths.is_empty() && all > 0 {
+                return Err(Located::new(
+                    "--shard",
+                    format!(
+                        "shard {}/{} has no files: there are {all}; use fewer shards",
+                        shard.index, shard.of
+                    ),
+                )
+                .into());
+            }
+        }
+        Ok(paths)
+    }
+}
+
+/// A history of the sessions under `dir`.
+fn sessions(
+    c: &HistoryConfig,
+    dir: &Path,
+    edits_path: &Path,
+    factors: &Factors,
+    part: Part,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let edits = scenario::load_edits(edits_path)?;
+    let edits_file = edits_path.display().to_string();
+    let (paths, mut skipped) = files::find(dir, edits_path)?;
+    let paths = part.select(dir, paths)?;
     if paths.is_empty() {
-        return Err(no_sessions(&c.dir, &skipped));
+        return Err(no_sessions(dir, &skipped));
     }
     let name = match &c.name {
         Some(n) => n.clone(),
-        None => default_name(&c.dir),
+        None => default_name(dir),
     };
     let mut created = Created::default();
-    let dir = match &c.out_root {
-        Some(root) => {
-            created.note(root, &name);
-            // The sessions and the edits file are inputs: never replaced by an output.
-            let mut inputs = paths.clone();
-            inputs.push(c.edits.clone());
-            Some(OutputDir::prepare(root, &name, &inputs)?)
+    // The sessions are `*.toml`, which a results folder never holds as its own: a folder
+    // holding one is refused as holding a file simulate did not write. So only the edits
+    // file (any name) is checked by identity, and the million paths are not kept twice.
+    let output = prepare(c, &name, &[edits_path.to_path_buf()], &mut created)?;
+    let result = (|| {
+        let spill_parent = match &c.out_root {
+            Some(root) => root.clone(),
+            None => std::env::temp_dir(),
+        };
+        let mut streamed = stream::evaluate(
+            dir,
+            &paths,
+            &edits,
+            &edits_file,
+            factors,
+            true,
+            &spill_parent,
+            &name,
+        )?;
+        drop(paths);
+        skipped.extend(std::mem::take(&mut streamed.skipped));
+        skipped.sort_by(|a, b| a.file.cmp(&b.file));
+        if streamed.spill.is_empty() {
+            return Err(no_sessions(dir, &skipped));
         }
-        None => None,
-    };
-    let result = history(
-        c,
-        &edits,
-        &edits_file,
-        &names,
-        &paths,
-        &mut skipped,
-        &name,
-        dir,
-    );
+        let mut header = Header::new(
+            &name,
+            &dir.display().to_string(),
+            &edits_file,
+            edits.iter().map(EditId::of).collect(),
+            factors,
+            part.describe(),
+            streamed.spill.len(),
+            skipped,
+        );
+        header.names = std::mem::take(&mut streamed.names);
+        header.selectors = NamedSelector::of(&edits);
+        let spill = &streamed.spill;
+        let (report, files) = finish(c, &header, &mut spill.records()?, output, Vec::new())?;
+        Ok((report, files, streamed))
+    })();
+    if c.out_root.is_none() {
+        // A spill a killed run left where this one put its own (the results' folder
+        // cleans its own when it commits).
+        crate::output::set::staging::remove_stale(&std::env::temp_dir(), &name);
+    }
     match result {
-        Ok((report, files)) => print(c, out, &report, &files),
+        Ok((report, files, streamed)) => {
+            let mut records = streamed.spill.records()?;
+            print(c, out, &report, &files, &mut records)
+        }
         Err(e) => {
             created.remove();
             Err(e)
@@ -77,42 +252,133 @@ pub fn run(c: &HistoryConfig, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn history(
-    c: &HistoryConfig,
-    edits: &[scenario::Edit],
-    edits_file: &str,
-    names: &[String],
-    paths: &[PathBuf],
-    skipped: &mut Vec<files::Skipped>,
-    name: &str,
-    dir: Option<OutputDir>,
-) -> Result<(HistoryReport, Vec<PathBuf>), Error> {
-    let evaluated = files::evaluate_all(&c.dir, paths, edits, edits_file, &c.factors, true)?;
-    skipped.extend(evaluated.skipped);
-    skipped.sort_by(|a, b| a.file.cmp(&b.file));
-    let Some(aggregate) = aggregate::aggregate(names, &evaluated.sessions) else {
-        return Err(no_sessions(&c.dir, skipped));
+/// A history merged from the shards `given`.
+fn merge(c: &HistoryConfig, given: &[PathBuf], out: &mut dyn Write) -> Result<(), Error> {
+    let mut shards = Shards::open(given)?;
+    let header = merged_header(c, &shards)?;
+    let mut created = Created::default();
+    // A shard is an input: never replaced by the merge's results.
+    let inputs: Vec<PathBuf> = given
+        .iter()
+        .map(|g| {
+            if g.is_dir() {
+                g.join(history::shard::FILE)
+            } else {
+                g.clone()
+            }
+        })
+        .collect();
+    let output = prepare(c, &header.name, &inputs, &mut created)?;
+    let merged_from = given.iter().map(|g| g.display().to_string()).collect();
+    match finish(c, &header, &mut shards, output, merged_from) {
+        Ok((report, files)) => print(c, out, &report, &files, &mut Shards::open(given)?),
+        Err(e) => {
+            created.remove();
+            Err(e)
+        }
+    }
+}
+
+/// The header of the whole the shards make: their edits and factors (the same in each),
+/// every session, every file skipped; their name, directory and edits file (each once,
+/// in the order given, where they differ).
+fn merged_header(c: &HistoryConfig, shards: &Shards) -> Result<Header, Error> {
+    let headers = shards.headers();
+    let Some(first) = headers.first() else {
+        return Err(Located::new("--merge", "no shards given").into());
     };
-    let sweep = evaluated.sweep.finish(&c.factors, &aggregate);
-    let unmatched = unmatched_selectors(edits, &evaluated.names, evaluated.sessions.len());
-    let mut report = HistoryReport::new(
-        name,
-        &c.dir.display().to_string(),
-        edits_file,
-        aggregate,
-        sweep,
-        evaluated.sessions,
-        std::mem::take(skipped),
+    let once = |field: fn(&Header) -> &str| {
+        let mut seen: Vec<&str> = Vec::new();
+        for h in &headers {
+            if !seen.contains(&field(h)) {
+                seen.push(field(h));
+            }
+        }
+        seen.join(", ")
+    };
+    let name = match &c.name {
+        Some(n) => n.clone(),
+        None if headers.iter().all(|h| h.name == first.name) => first.name.clone(),
+        None => {
+            return Err(Located::new(
+                "--merge",
+                format!(
+                    "the shards have different names ({}): give --name for the merged results",
+                    once(|h| &h.name)
+                ),
+            )
+            .place("--name")
+            .into());
+        }
+    };
+    let mut skipped: Vec<files::Skipped> = headers.iter().flat_map(|h| h.skipped.clone()).collect();
+    skipped.sort_by(|a, b| a.file.cmp(&b.file).then_with(|| a.reason.cmp(&b.reason)));
+    skipped.dedup();
+    let mut header = Header::new(
+        &name,
+        &once(|h| &h.directory),
+        &once(|h| &h.edits_file),
+        first.edits.clone(),
+        &first.factors,
+        None,
+        shards.sessions(),
+        skipped,
     );
-    report.warnings.splice(0..0, unmatched);
+    for h in &headers {
+        header.names.extend(h.names.clone());
+    }
+    header.selectors = first.selectors.clone();
+    Ok(header)
+}
+
+/// Prepares `out_root/name/` (noting what it creates) when files are written.
+fn prepare(
+    c: &HistoryConfig,
+    name: &str,
+    inputs: &[PathBuf],
+    created: &mut Created,
+) -> Result<Option<OutputDir>, Error> {
+    match &c.out_root {
+        Some(root) => {
+            created.note(root, name);
+            Ok(Some(OutputDir::prepare(root, name, inputs)?))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The records of `header` in session order, through the sums into every file.
+fn finish(
+    c: &HistoryConfig,
+    header: &Header,
+    records: &mut dyn Records,
+    mut dir: Option<OutputDir>,
+    merged_from: Vec<String>,
+) -> Result<(HistoryReport, Vec<PathBuf>), Error> {
+    let Some(summed) = history::pass::pass(records, header, c.group_by, dir.as_mut())? else {
+        return Err(no_sessions(Path::new(&header.directory), &header.skipped));
+    };
+    let sweep = summed.sweep.finish(&header.factors, &summed.aggregate);
+    let mut report = HistoryReport::new(
+        &header.name,
+        &header.directory,
+        &header.edits_file,
+        summed.aggregate,
+        sweep,
+        summed.listed,
+        header.skipped.clone(),
+    );
+    report
+        .warnings
+        .splice(0..0, unmatched_selectors(header, header.sessions));
+    report.groups = summed.groups;
+    report.merged_from = merged_from;
     let files = match dir {
         Some(mut dir) => {
             dir.write("summary.csv", |w| history::csv::write_summary(w, &report))?;
-            dir.write("sessions.csv", |w| history::csv::write_sessions(w, &report))?;
             dir.write("sweep.csv", |w| history::csv::write_sweep(w, &report))?;
-            if history::csv::has_what_if(&report) {
-                dir.write("whatif.csv", |w| history::csv::write_whatif(w, &report))?;
+            if let Some(groups) = &report.groups {
+                dir.write("groups.csv", |w| history::csv::write_groups(w, groups))?;
             }
             if c.charts {
                 let charts = crate::chart::history::draw_all(&history::charts::input(&report))?;
@@ -133,31 +399,31 @@ fn print(
     out: &mut dyn Write,
     report: &HistoryReport,
     files: &[PathBuf],
+    records: &mut dyn Records,
 ) -> Result<(), Error> {
     match c.format {
-        Format::Json => output::json::write(out, report),
-        Format::Table => history::table::write(out, report, files),
+        Format::Json => history::json::write(out, report, &mut || {
+            Ok(records.next_record()?.map(|r| r.session.figures))
+        }),
+        Format::Table => history::table::write(out, report, files).map_err(Error::Print),
     }
-    .map_err(Error::Print)
 }
 
 /// A selector naming a tool or kind that no session has: a slip (`tool = "bash"`), which
 /// would otherwise save nothing in every session without a word; one warning each, with
 /// the names the sessions have and the nearest.
-fn unmatched_selectors(
-    edits: &[scenario::Edit],
-    names: &scenario::Names,
-    sessions: usize,
-) -> Vec<history::report::WarningCount> {
+fn unmatched_selectors(header: &Header, sessions: usize) -> Vec<history::report::WarningCount> {
     let mut out = Vec::new();
-    for e in edits {
-        for (rule, select) in e.action.selectors() {
-            for why in names.missing(select, "no session") {
-                out.push(history::report::WarningCount {
-                    warning: format!("[[edit]] \"{}\": {rule}: {why}", e.name),
-                    sessions,
-                });
-            }
+    for s in &header.selectors {
+        let missing =
+            header
+                .names
+                .missing_names(s.tools.as_deref(), s.kinds.as_deref(), "no session");
+        for why in missing {
+            out.push(history::report::WarningCount {
+                warning: format!("[[edit]] \"{}\": {}: {why}", s.edit, s.rule),
+                sessions,
+            });
         }
     }
     out
@@ -234,6 +500,23 @@ impl Created {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_split_the_files_into_runs_that_cover_each_once() {
+        for files in [0, 1, 2, 7, 17, 1000] {
+            for of in 1..=9 {
+                let mut next = 0;
+                for index in 1..=of {
+                    let part = Shard { index, of }.select(files);
+                    assert_eq!(part.start, next, "{index}/{of} of {files}");
+                    let len = part.len();
+                    assert!(len == files / of || len == files / of + 1);
+                    next = part.end;
+                }
+                assert_eq!(next, files);
+            }
+        }
+    }
 
     #[test]
     fn the_default_name_comes_from_the_directory() {

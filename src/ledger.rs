@@ -19,7 +19,7 @@ pub struct Assumptions {
 
 /// `T = calls·B + tokens + bytes/ρ`: the reread total as an affine function of the
 /// assumptions, for a run whose sequence does not depend on them.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Affine {
     /// Coefficient of B: the number of calls.
     pub calls: f64,

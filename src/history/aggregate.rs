@@ -6,11 +6,14 @@
 //! session order from zero, so the aggregate is exactly the sum a reader would compute
 //! from `sessions.csv`, whatever the thread count.
 
+use super::accumulate::{Accumulator, SessionNames};
 use super::agreement::{Agreement, agreement};
+use super::groups::Labels;
 use super::{Factors, SessionFigures};
 use crate::ledger::Affine;
 use crate::rank::{self, Ranking};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Nearest-rank percentile of ascending `sorted`: the value at rank `⌈p/100 · N⌉` (at least
 /// 1). None for an empty list.
@@ -141,7 +144,7 @@ pub struct PartAggregate {
 
 impl WhatIfAggregate {
     /// Adds one session's report of the edit.
-    fn add(&mut self, session: &str, w: &crate::report::WhatIfReport) {
+    pub(crate) fn add(&mut self, session: &str, w: &crate::report::WhatIfReport) {
         if self.priced_as.is_none() {
             self.priced_as.clone_from(&w.priced_as);
             self.tokens_factor = w.tokens_factor;
@@ -208,6 +211,24 @@ pub struct Aggregate {
     pub ranking: Ranking,
     /// Sessions against the aggregate order (item = session index, session order).
     pub across_sessions: Agreement,
+    /// Every session's name, by session index.
+    #[serde(skip)]
+    pub session_names: SessionNames,
+    /// The sessions no edit changes, by index.
+    #[serde(skip)]
+    pub unchanged: Vec<usize>,
+    /// How many sessions' B and ρ were fitted, measured or assumed.
+    #[serde(skip)]
+    pub base_tokens_sources: BTreeMap<String, usize>,
+    #[serde(skip)]
+    pub bytes_per_token_sources: BTreeMap<String, usize>,
+    /// Each warning other than a rule that selected nothing, with its sessions.
+    #[serde(skip)]
+    pub warnings: BTreeMap<String, usize>,
+    /// Per edit (by index), every session's percentage saved, in session order: what
+    /// `sessions.svg` draws.
+    #[serde(skip)]
+    pub session_pcts: Vec<Vec<f64>>,
 }
 
 impl Aggregate {
@@ -219,120 +240,12 @@ impl Aggregate {
 
 /// Aggregates `sessions` (in their order) for the edits `names`. None without sessions.
 pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggregate> {
-    if sessions.is_empty() {
-        return None;
-    }
-    let mut calls = 0usize;
-    let mut baseline_total = 0.0;
-    let mut baseline_cost = 0.0;
-    let mut cached_sessions = 0;
+    let mut sums = Accumulator::new(names, None, None);
+    let labels = Labels::default();
     for s in sessions {
-        cached_sessions += usize::from(s.cached);
-        calls += s.calls;
-        baseline_total += s.baseline_total_tokens;
-        baseline_cost += s.baseline_cost;
+        sums.add(s, &[], &[], &labels);
     }
-    let average_call = baseline_total / calls as f64;
-    let unchanged: Vec<bool> = sessions.iter().map(SessionFigures::unchanged).collect();
-    let mut edits = Vec::with_capacity(names.len());
-    for (i, name) in names.iter().enumerate() {
-        let mut saved = 0.0;
-        let mut cost_saved = 0.0;
-        let mut dollars: Option<f64> = None;
-        let mut priced = 0;
-        let (mut first, mut saving, mut adding, mut nothing) = (0, 0, 0, 0);
-        let (mut clamped, mut clamped_in_sweep) = (0, 0);
-        let mut base_clamped = Vec::new();
-        let mut rules: Vec<String> = Vec::new();
-        let mut percents = Vec::with_capacity(sessions.len());
-        let mut what_if: Option<WhatIfAggregate> = None;
-        for (s, &unchanged) in sessions.iter().zip(&unchanged) {
-            let e = s.edits.get(i)?;
-            if let Some(w) = &e.what_if {
-                what_if.get_or_insert_with(Default::default).add(&s.name, w);
-            }
-            saved += e.saved_tokens;
-            cost_saved += e.cost_saved;
-            if let Some(d) = e.dollars_saved {
-                dollars = Some(dollars.unwrap_or(0.0) + d);
-                priced += 1;
-            }
-            first += usize::from(e.rank == 1 && !unchanged);
-            clamped += usize::from(e.base_clamped);
-            clamped_in_sweep += usize::from(e.base_clamped_points > 0);
-            if e.base_clamped || e.base_clamped_points > 0 {
-                base_clamped.push(BaseClamped {
-                    session: s.name.clone(),
-                    base_tokens: s.base_tokens,
-                    at_nominal: e.base_clamped,
-                    points: e.base_clamped_points,
-                });
-            }
-            saving += usize::from(e.saved_tokens > 0.0);
-            adding += usize::from(e.saved_tokens < 0.0);
-            nothing += usize::from(!e.selected_nothing.is_empty());
-            for note in &e.selected_nothing {
-                // A note reads "cap: the selector matches no call in this trace".
-                let rule = note.split_once(": ").map_or(note.as_str(), |(r, _)| r);
-                if !rules.iter().any(|r| r == rule) {
-                    rules.push(rule.to_string());
-                }
-            }
-            percents.push(e.saved_pct);
-        }
-        edits.push(EditAggregate {
-            name: name.clone(),
-            index: i,
-            rank: 0,
-            saved_tokens: saved,
-            saved_pct: 100.0 * saved / baseline_total,
-            equivalent_calls: saved / average_call,
-            cost_saved,
-            cost_saved_pct: 100.0 * cost_saved / baseline_cost,
-            cost_rank: 0,
-            dollars_saved: dollars,
-            priced_sessions: priced,
-            per_session_pct: Distribution::of(&percents)?,
-            sessions_first: first,
-            sessions_saving: saving,
-            sessions_adding: adding,
-            sessions_selected_nothing: nothing,
-            rules_selecting_nothing: rules,
-            sessions_base_clamped: clamped,
-            sessions_base_clamped_in_sweep: clamped_in_sweep,
-            base_clamped,
-            what_if,
-        });
-    }
-    let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
-    let ranking = rank::rank(&savings, baseline_total);
-    let cost_savings: Vec<f64> = edits.iter().map(|e| e.cost_saved).collect();
-    let cost_ranks = rank::rank(&cost_savings, baseline_cost).ranks;
-    for ((e, &r), &c) in edits.iter_mut().zip(&ranking.ranks).zip(&cost_ranks) {
-        e.rank = r;
-        e.cost_rank = c;
-    }
-    let per_session: Vec<Vec<f64>> = sessions.iter().map(SessionFigures::savings).collect();
-    let across_sessions = agreement(
-        &ranking,
-        &savings,
-        baseline_total,
-        per_session
-            .iter()
-            .zip(sessions)
-            .map(|(v, s)| (v.as_slice(), s.baseline_total_tokens)),
-    );
-    Some(Aggregate {
-        sessions: sessions.len(),
-        calls,
-        baseline_total_tokens: baseline_total,
-        baseline_cost,
-        cached_sessions,
-        sessions_unchanged: unchanged.iter().filter(|&&u| u).count(),
-        edits,
-        ranking,
-        across_sessions,
-    })
+    sums.finish().map(|(aggregate, _, _)| aggregate)
 }
 
 /// Running sums of every session's reread totals at each factor point: for each point the

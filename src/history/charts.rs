@@ -23,10 +23,10 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
             median: e.per_session_pct.median,
             p90: e.per_session_pct.p90,
             session_pcts: report
-                .sessions
-                .iter()
-                .filter_map(|s| s.edits.get(e.index).map(|x| x.saved_pct))
-                .collect(),
+                .session_pcts
+                .get(e.index)
+                .cloned()
+                .unwrap_or_default(),
             sessions_first: e.sessions_first,
         })
         .collect();

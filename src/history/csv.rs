@@ -2,9 +2,11 @@
 //! - `sessions.csv`: one row per session and edit, the session's own figures;
 //! - `summary.csv`: one row per edit, the aggregate and the spread over sessions;
 //! - `sweep.csv`: one row per factor point and edit, the summed savings there;
-//! - `whatif.csv` (only with a what-if edit): one row per session and what-if edit.
+//! - `whatif.csv` (only with a what-if edit): one row per session and what-if edit;
+//! - `groups.csv` (only with `--group-by`): one row per group and edit.
 
-use super::HistoryReport;
+use super::groups::GroupsReport;
+use super::{HistoryReport, SessionFigures};
 use crate::output::csv::csv_error;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -40,12 +42,40 @@ struct SessionRow<'a> {
     base_clamped_points: usize,
 }
 
-/// Writes `sessions.csv`: sessions by name, edits in the edits file's order.
+/// Writes `sessions.csv` of a history held in memory: sessions by name, edits in the edits
+/// file's order.
 pub fn write_sessions(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
-    let names = names_by_index(report);
+    let names: Vec<String> = names_by_index(report)
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let mut rows = SessionRows::new(out, &names);
     for s in &report.sessions {
-        for (e, name) in s.edits.iter().zip(&names) {
+        rows.add(s)?;
+    }
+    rows.finish()
+}
+
+/// `sessions.csv` written session by session, as a streamed history comes.
+pub struct SessionRows<W: Write> {
+    w: csv::Writer<W>,
+    /// Edit names by index.
+    names: Vec<String>,
+}
+
+impl<W: Write> SessionRows<W> {
+    /// Rows for the edits `names` (by index) into `out`.
+    pub fn new(out: W, names: &[String]) -> SessionRows<W> {
+        SessionRows {
+            w: csv::Writer::from_writer(out),
+            names: names.to_vec(),
+        }
+    }
+
+    /// The next session's rows, one per edit.
+    pub fn add(&mut self, s: &SessionFigures) -> io::Result<()> {
+        let w = &mut self.w;
+        for (e, name) in s.edits.iter().zip(&self.names) {
             w.serialize(SessionRow {
                 session: &s.name,
                 file: &s.file,
@@ -72,8 +102,13 @@ pub fn write_sessions(out: &mut dyn Write, report: &HistoryReport) -> io::Result
             })
             .map_err(csv_error)?;
         }
+        Ok(())
     }
-    w.flush()
+
+    /// Flushes the rows.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.w.flush()
+    }
 }
 
 /// Edit names by edit index (the edits file's order, which the sessions keep); the
@@ -223,35 +258,107 @@ pub fn has_what_if(report: &HistoryReport) -> bool {
     report.edits.iter().any(|e| e.what_if.is_some())
 }
 
-/// Writes `whatif.csv`: sessions by name, what-if edits in the edits file's order.
+/// Writes `whatif.csv` of a history held in memory: sessions by name, what-if edits in the
+/// edits file's order.
 pub fn write_whatif(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()> {
+    let names: Vec<String> = names_by_index(report)
+        .into_iter()
+        .map(String::from)
+        .collect();
     let mut w = csv::Writer::from_writer(out);
-    let names = names_by_index(report);
     for s in &report.sessions {
-        for (e, name) in s.edits.iter().zip(&names) {
-            let Some(what_if) = &e.what_if else { continue };
-            for row in crate::output::csv::whatif_rows(name, what_if) {
-                w.serialize(WhatIfRow {
-                    session: &s.name,
-                    edit: row.edit,
-                    priced_as: row.priced_as,
-                    tokens_factor: row.tokens_factor,
-                    cost_scale: row.cost_scale,
-                    cache_read: row.cache_read,
-                    cache_write: row.cache_write,
-                    cache_ttl_s: row.cache_ttl_s,
-                    cache_min_tokens: row.cache_min_tokens,
-                    trace: row.trace,
-                    trace_unchanged: row.trace_unchanged,
-                    part: row.part,
-                    part_action: row.part_action,
-                    part_tokens: row.part_tokens,
-                    calls_using_part: row.calls_using_part,
-                    call_ids: row.call_ids,
-                    tool_searches: row.tool_searches,
-                })
-                .map_err(csv_error)?;
-            }
+        whatif_rows(&mut w, s, &names)?;
+    }
+    w.flush()
+}
+
+/// Whether `s` has a what-if row: then a streamed history writes `whatif.csv`.
+pub fn has_whatif_rows(s: &SessionFigures) -> bool {
+    s.edits.iter().any(|e| e.what_if.is_some())
+}
+
+/// Writes the `whatif.csv` rows of session `s` (edits `names` by index) to `w`.
+pub fn whatif_rows<W: Write>(
+    w: &mut csv::Writer<W>,
+    s: &SessionFigures,
+    names: &[String],
+) -> io::Result<()> {
+    for (e, name) in s.edits.iter().zip(names) {
+        let Some(what_if) = &e.what_if else { continue };
+        for row in crate::output::csv::whatif_rows(name, what_if) {
+            w.serialize(WhatIfRow {
+                session: &s.name,
+                edit: row.edit,
+                priced_as: row.priced_as,
+                tokens_factor: row.tokens_factor,
+                cost_scale: row.cost_scale,
+                cache_read: row.cache_read,
+                cache_write: row.cache_write,
+                cache_ttl_s: row.cache_ttl_s,
+                cache_min_tokens: row.cache_min_tokens,
+                trace: row.trace,
+                trace_unchanged: row.trace_unchanged,
+                part: row.part,
+                part_action: row.part_action,
+                part_tokens: row.part_tokens,
+                calls_using_part: row.calls_using_part,
+                call_ids: row.call_ids,
+                tool_searches: row.tool_searches,
+            })
+            .map_err(csv_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// A row of `groups.csv`.
+#[derive(Serialize)]
+struct GroupRow<'a> {
+    group_by: &'a str,
+    group: &'a str,
+    sessions: usize,
+    sessions_unchanged: usize,
+    calls: usize,
+    baseline_total_tokens: f64,
+    baseline_cost: f64,
+    edit: &'a str,
+    /// Within the group.
+    rank: usize,
+    saved_tokens: f64,
+    saved_pct: f64,
+    cost_saved: f64,
+    cost_saved_pct: f64,
+    sessions_first: usize,
+    sessions_saving: usize,
+    sessions_adding: usize,
+    median_session_pct: f64,
+}
+
+/// Writes `groups.csv` (with `--group-by`): groups by name, edits in the edits file's order.
+pub fn write_groups(out: &mut dyn Write, groups: &GroupsReport) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for g in &groups.groups {
+        for e in &g.edits {
+            w.serialize(GroupRow {
+                group_by: groups.by.key(),
+                group: &g.group,
+                sessions: g.sessions,
+                sessions_unchanged: g.sessions_unchanged,
+                calls: g.calls,
+                baseline_total_tokens: g.baseline_total_tokens,
+                baseline_cost: g.baseline_cost,
+                edit: &e.name,
+                rank: e.rank,
+                saved_tokens: e.saved_tokens,
+                saved_pct: e.saved_pct,
+                cost_saved: e.cost_saved,
+                cost_saved_pct: e.cost_saved_pct,
+                sessions_first: e.sessions_first,
+                sessions_saving: e.sessions_saving,
+                sessions_adding: e.sessions_adding,
+                median_session_pct: e.median_session_pct,
+            })
+            .map_err(csv_error)?;
         }
     }
     w.flush()

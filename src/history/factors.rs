@@ -7,13 +7,13 @@
 //! change?
 
 use crate::output::number::decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The smallest and largest factor accepted: a factor outside is a typo, not a doubt.
 pub const FACTOR_RANGE: (f64, f64) = (0.01, 100.0);
 
 /// Relative factors on B and ρ; grid order is base factors outermost.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Factors {
     /// Ascending factors on each session's B; default ⅔, 1, 4⁄3.
     pub base_tokens: Vec<f64>,

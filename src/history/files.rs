@@ -22,18 +22,18 @@ use crate::error::{Error, Located};
 use crate::output::number::grouped;
 use crate::scenario::{Edit, Names, load_quick, read_scenario_text};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Sessions read and evaluated per parallel chunk (between progress updates).
-const CHUNK: usize = 256;
+pub(super) const CHUNK: usize = 256;
 
 /// The most sweep totals kept in memory (sessions × factor points × (1 + edits)), about
 /// 400 MB; a larger history is refused with what to shrink.
 pub const MAX_SWEEP_VALUES: usize = 50_000_000;
 
 /// A `.toml` file that is not a session, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skipped {
     /// Relative to the history's directory.
     pub file: String,
@@ -118,7 +118,7 @@ pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>
 }
 
 /// `path` relative to `dir`, for reports.
-fn relative(dir: &Path, path: &Path) -> String {
+pub fn relative(dir: &Path, path: &Path) -> String {
     path.strip_prefix(dir).unwrap_or(path).display().to_string()
 }
 
@@ -133,7 +133,9 @@ pub struct Evaluated {
     pub names: Names,
 }
 
-enum Outcome {
+/// What a `.toml` file turned out to be: a session (with the tools and kinds of its
+/// calls), or a file that is not one.
+pub(super) enum Outcome {
     Session(Box<Session>, Names),
     Skipped(Skipped),
 }
@@ -227,7 +229,8 @@ pub fn evaluate_all(
     })
 }
 
-fn one(
+/// Reads and evaluates the file at `path`.
+pub(super) fn one(
     dir: &Path,
     path: &Path,
     edits: &[Edit],

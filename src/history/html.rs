@@ -9,7 +9,7 @@ use crate::output::number::{decimal, grouped, percent, plural};
 use std::io::{self, Write};
 
 /// Sessions listed on the page; `sessions.csv` has them all.
-const MAX_SESSION_ROWS: usize = 300;
+const MAX_SESSION_ROWS: usize = super::report::LISTED_SESSIONS;
 
 /// The live data of a history's page: the factors on every session's B and ρ over the
 /// swept factors, each edit's summed closed form. None without edits.
@@ -69,6 +69,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     what_was_summed(out, r)?;
     let live = live(r);
     edits(out, r, live.as_ref())?;
+    groups(out, r)?;
     what_if(out, r)?;
     base_clamps(out, r)?;
     agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
@@ -209,6 +210,63 @@ fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Res
         html_live::after_table(out, live)?;
     }
     Ok(())
+}
+
+/// With `--group-by`: one row per group (the largest baselines first, up to
+/// [`MAX_SESSION_ROWS`]), each edit's share of the group's own baseline, and what saves the
+/// most there.
+fn groups(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let Some(g) = &r.groups else {
+        return Ok(());
+    };
+    let what = g.by.key();
+    let shown = super::report::largest_groups(g, MAX_SESSION_ROWS);
+    writeln!(
+        out,
+        "<h2>By {what}</h2>\n<p class=\"note\">{}: each row sums that {what}'s sessions; percent saved of its own summed baseline{}. A session without a {what} is in <i>{}</i>.</p>",
+        escape(&capitalised(&plural(g.groups.len(), what, g.by.plural()))),
+        if shown.len() < g.groups.len() {
+            format!(
+                "; the {} largest by baseline (groups.csv has every one)",
+                shown.len()
+            )
+        } else {
+            String::new()
+        },
+        escape(g.by.unknown())
+    )?;
+    write!(
+        out,
+        "<div class=\"scroll\"><table id=\"groups\">\n<tr><th class=\"name\">{what}</th><th>sessions</th><th>calls</th><th>baseline est. tokens</th>"
+    )?;
+    for e in &r.edits {
+        write!(out, "<th class=\"edit\">{}</th>", escape(&e.name))?;
+    }
+    writeln!(out, "<th class=\"name\">saves the most</th></tr>")?;
+    for x in shown {
+        write!(
+            out,
+            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            escape(&x.group),
+            grouped(x.sessions as f64, 0),
+            grouped(x.calls as f64, 0),
+            grouped(x.baseline_total_tokens, 0)
+        )?;
+        for e in &r.edits {
+            let pct = percent(x.edits[e.index].saved_pct);
+            if x.edits[e.index].rank == 1 && x.sessions_unchanged < x.sessions {
+                write!(out, "<td><b>{pct}</b></td>")?;
+            } else {
+                write!(out, "<td>{pct}</td>")?;
+            }
+        }
+        writeln!(
+            out,
+            "<td class=\"name\">{}</td></tr>",
+            escape(&super::report::group_winner(r, x))
+        )?;
+    }
+    writeln!(out, "</table></div>")
 }
 
 /// `line` with its first letter in upper case.
@@ -391,11 +449,11 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         writeln!(out, "</tr>")?;
     }
     writeln!(out, "</table></div>")?;
-    if r.sessions.len() > MAX_SESSION_ROWS {
+    if r.baseline.sessions > MAX_SESSION_ROWS {
         writeln!(
             out,
             "<p class=\"note\">The first {MAX_SESSION_ROWS} of {} sessions by name; sessions.csv has every one.</p>",
-            r.sessions.len()
+            r.baseline.sessions
         )?;
     }
     Ok(())

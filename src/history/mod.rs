@@ -7,20 +7,30 @@
 //! the spread of the per-session percentages is reported beside the sum.
 //!
 //! The parts: `files` finds and reads the scenarios (in parallel, one session per task),
-//! `session` evaluates one scenario to plain figures, `aggregate` is the pure arithmetic
-//! over those figures, `agreement` counts who keeps a reference order, and `report` turns
-//! it into the data every output renders (`table`, `csv`, JSON, `html`, charts).
+//! `session` evaluates one scenario to plain figures (a record), `stream` writes each
+//! record to a spill as it comes and gives them back in session order, `shard` reads the
+//! records of shard outputs in session order, `pass` takes records in that order into
+//! the per-session files and `accumulate` (the sums, `aggregate` the pure arithmetic,
+//! `agreement` who keeps a reference order, `groups` the sums per user, project or
+//! model), and `report` turns it into the data every output renders (`table`, `csv`,
+//! `json`, `html`, charts).
 
+pub mod accumulate;
 pub mod aggregate;
 mod agreement;
 pub mod charts;
 pub mod csv;
 pub mod factors;
 pub mod files;
+pub mod groups;
 pub mod html;
+pub mod json;
+pub mod pass;
 mod progress;
 pub mod report;
 pub mod session;
+pub mod shard;
+pub mod stream;
 pub mod table;
 
 pub use aggregate::{
@@ -28,5 +38,6 @@ pub use aggregate::{
 };
 pub use agreement::{Agreement, PairFlip};
 pub use factors::Factors;
+pub use groups::GroupBy;
 pub use report::HistoryReport;
 pub use session::{SessionEdit, SessionFigures, evaluate_session};

@@ -4,6 +4,7 @@
 use super::aggregate::{Aggregate, EditAggregate, SweepAggregate, SweepPoint};
 use super::factors::{self, Factors};
 use super::files::Skipped;
+use super::groups::{GroupReport, GroupsReport};
 use super::{Agreement, SessionFigures};
 use crate::output::number::{grouped, percent, plural};
 use crate::report::order_line;
@@ -143,9 +144,25 @@ pub struct HistoryReport {
     pub warnings: Vec<WarningCount>,
     /// `.toml` files under the directory that are not sessions.
     pub skipped: Vec<Skipped>,
-    /// Every session's own figures, by name.
+    /// With `--group-by`: every group's sums.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<GroupsReport>,
+    /// The sessions' own figures, by name: every one for a history held in memory, the
+    /// first [`LISTED_SESSIONS`] for one streamed from its records (the JSON writes every
+    /// session from the records, last, as `sessions`).
+    #[serde(skip)]
     pub sessions: Vec<SessionFigures>,
+    /// Per edit (by index), every session's percentage saved, in session order.
+    #[serde(skip)]
+    pub session_pcts: Vec<Vec<f64>>,
+    /// The shards a merge read, as given (only the table says so: the files are those of
+    /// one run over all the sessions).
+    #[serde(skip)]
+    pub merged_from: Vec<String>,
 }
+
+/// Sessions a streamed history keeps whole for its page (`report.html` lists them).
+pub const LISTED_SESSIONS: usize = 300;
 
 /// `fitted`, `estimated`, `measured` or `assumed`: the first word of a source, else `given`.
 pub fn source_kind(source: &str) -> &'static str {
@@ -225,7 +242,7 @@ impl HistoryReport {
         let across_sessions = agreement_report(
             &aggregate.across_sessions,
             &names,
-            |i| sessions.get(i).map_or_else(String::new, |s| s.name.clone()),
+            |i| aggregate.session_names.get(i).to_string(),
             NAMED_PER_FLIP,
         );
         let across_assumptions = AssumptionsReport {
@@ -249,20 +266,6 @@ impl HistoryReport {
             points: sweep.points,
             closed_forms: sweep.closed_forms,
         };
-        let mut base_sources = BTreeMap::new();
-        let mut bpt_sources = BTreeMap::new();
-        let mut warnings: BTreeMap<String, usize> = BTreeMap::new();
-        for s in &sessions {
-            *base_sources
-                .entry(source_kind(&s.sources.base_tokens).to_string())
-                .or_default() += 1;
-            *bpt_sources
-                .entry(source_kind(&s.sources.bytes_per_token).to_string())
-                .or_default() += 1;
-            for w in &s.warnings {
-                *warnings.entry(w.clone()).or_default() += 1;
-            }
-        }
         let baseline = HistoryBaseline {
             sessions: aggregate.sessions,
             calls: aggregate.calls,
@@ -274,10 +277,10 @@ impl HistoryReport {
         let unchanged = Unchanged {
             sessions: aggregate.sessions_unchanged,
             of: aggregate.sessions,
-            names: sessions
+            names: aggregate
+                .unchanged
                 .iter()
-                .filter(|s| s.unchanged())
-                .map(|s| s.name.clone())
+                .map(|&i| aggregate.session_names.get(i).to_string())
                 .collect(),
         };
         let mut answer = answer(
@@ -297,8 +300,8 @@ impl HistoryReport {
             edits_file: edits_file.to_string(),
             answer,
             unit: "est. tokens (bytes ÷ each session's own ρ, plus measured tokens), summed over sessions".into(),
-            base_tokens_sources: base_sources,
-            bytes_per_token_sources: bpt_sources,
+            base_tokens_sources: aggregate.base_tokens_sources,
+            bytes_per_token_sources: aggregate.bytes_per_token_sources,
             baseline,
             edits: ranked,
             order,
@@ -306,12 +309,16 @@ impl HistoryReport {
             across_sessions,
             across_assumptions,
             unchanged,
-            warnings: warnings
+            warnings: aggregate
+                .warnings
                 .into_iter()
                 .map(|(warning, sessions)| WarningCount { warning, sessions })
                 .collect(),
             skipped,
+            groups: None,
             sessions,
+            session_pcts: aggregate.session_pcts,
+            merged_from: Vec::new(),
         }
     }
 }
@@ -460,6 +467,36 @@ pub fn base_clamp_lines(r: &HistoryReport, listed: usize) -> Vec<String> {
         }
     }
     lines
+}
+
+/// The `limit` groups with the largest summed baselines (ties by name), largest first.
+pub fn largest_groups(g: &GroupsReport, limit: usize) -> Vec<&GroupReport> {
+    let mut all: Vec<&GroupReport> = g.groups.iter().collect();
+    all.sort_by(|a, b| {
+        b.baseline_total_tokens
+            .total_cmp(&a.baseline_total_tokens)
+            .then_with(|| a.group.cmp(&b.group))
+    });
+    all.truncate(limit);
+    all
+}
+
+/// What saves the most in group `g`, as `#2 clear after a pause` (the edit's place in the
+/// whole's order, then its name; tied edits joined by ` = `); `no edit changes it` when
+/// every edit of every session ties at 0.
+pub fn group_winner(r: &HistoryReport, g: &GroupReport) -> String {
+    if g.sessions_unchanged == g.sessions {
+        return "no edit changes it".into();
+    }
+    g.order
+        .iter()
+        .filter(|&&i| g.edits[i].rank == 1)
+        .filter_map(|&i| {
+            let place = r.edits.iter().position(|e| e.index == i)?;
+            Some(format!("#{} {}", place + 1, g.edits[i].name))
+        })
+        .collect::<Vec<_>>()
+        .join(" = ")
 }
 
 /// Sessions named per what-if sentence in the table and the page (the JSON and

@@ -15,15 +15,16 @@
 use crate::error::{Error, Located};
 use crate::evaluate::{Study, evaluate};
 use crate::history::Factors;
+use crate::history::groups::Labels;
 use crate::ledger::{Affine, Assumptions};
 use crate::rank;
 use crate::report::{Sources, WhatIfReport};
 use crate::scenario::Scenario;
 use crate::sweep::{Model, Point, totals};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One edit's figures on one session, at the session's nominal point.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionEdit {
     /// Reread total after the edit, in est. tokens.
     pub total_tokens: f64,
@@ -60,7 +61,7 @@ pub struct SessionEdit {
 }
 
 /// Every figure of one session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionFigures {
     /// The scenario's name; sessions are ordered by it.
     pub name: String,
@@ -104,8 +105,9 @@ impl SessionFigures {
 }
 
 /// A session's figures and its reread totals at every factor point: point-major, the
-/// baseline first then each edit (`(1 + edits)` values a point).
-#[derive(Debug, Clone, PartialEq)]
+/// baseline first then each edit (`(1 + edits)` values a point). What a history keeps of
+/// a session, and a line of its `shard.jsonl` (see `shard`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
     pub figures: SessionFigures,
     pub sweep_totals: Vec<f64>,
@@ -113,6 +115,8 @@ pub struct Session {
     /// each edit: `T(f_B, f_ρ) = calls·B·f_B + tokens + (bytes/ρ)/f_ρ` with this session's
     /// B and ρ folded in, so sessions add up. None for a run replayed over the grid.
     pub closed_forms: Vec<Option<Affine>>,
+    /// Who ran it, in which project, with which model: what `--group-by` groups by.
+    pub labels: Labels,
 }
 
 /// Evaluates `scenario` (its edits already the history's) as the session in `file`.
@@ -236,6 +240,7 @@ pub fn evaluate_session(
         },
         sweep_totals,
         closed_forms,
+        labels: Labels::of(scenario),
     })
 }
 

@@ -17,6 +17,9 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
     header(out, r)?;
     writeln!(out, "\n{}", r.answer)?;
     edits(out, r)?;
+    if let Some(groups) = &r.groups {
+        group_table(out, r, groups)?;
+    }
     across(
         out,
         "Across sessions",
@@ -111,6 +114,14 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         r.directory,
         r.edits_file
     )?;
+    if !r.merged_from.is_empty() {
+        writeln!(
+            out,
+            "  merged from {}: {}",
+            plural(r.merged_from.len(), "shard", "shards"),
+            r.merged_from.join(", ")
+        )?;
+    }
     for s in &r.skipped {
         let file = crate::printable::printable(&s.file);
         writeln!(out, "  skipped {file}: {}", s.reason)?;
@@ -256,6 +267,80 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Groups shown in the table, the largest baselines first (`groups.csv` has them all).
+pub const GROUP_ROWS: usize = 30;
+
+/// Widest group name shown, in columns.
+const GROUP_COLUMNS: usize = 30;
+
+/// One row per group (the largest baselines first): its sessions and baseline, each edit's
+/// share of the group's own baseline, in the whole's order, and what saves the most there.
+fn group_table(
+    out: &mut dyn Write,
+    r: &HistoryReport,
+    g: &super::groups::GroupsReport,
+) -> io::Result<()> {
+    let n = g.groups.len();
+    let shown = super::report::largest_groups(g, GROUP_ROWS);
+    let what = g.by.key();
+    let more = if n > shown.len() {
+        format!(
+            "; the {} largest by baseline, groups.csv has every one",
+            shown.len()
+        )
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "\nBy {what} ({}; percent saved of each {what}'s own summed baseline{more}):",
+        plural(n, what, g.by.plural()),
+    )?;
+    let columns = shown
+        .iter()
+        .map(|x| x.group.width())
+        .max()
+        .unwrap_or(4)
+        .clamp(what.width(), GROUP_COLUMNS);
+    let order: Vec<usize> = r.edits.iter().map(|e| e.index).collect();
+    let mut head = format!(
+        "  {}  {:>8}  {:>10}  {:>18}",
+        pad(what, columns),
+        "sessions",
+        "calls",
+        "baseline est. tokens"
+    );
+    for k in 1..=order.len() {
+        head.push_str(&format!("  {:>7}", format!("#{k}")));
+    }
+    writeln!(out, "{head}  saves the most")?;
+    for x in shown {
+        let mut row = format!(
+            "  {}  {:>8}  {:>10}  {:>18}",
+            pad(&x.group, columns),
+            grouped(x.sessions as f64, 0),
+            grouped(x.calls as f64, 0),
+            grouped(x.baseline_total_tokens, 0)
+        );
+        for &i in &order {
+            row.push_str(&format!("  {:>7}", percent(x.edits[i].saved_pct)));
+        }
+        writeln!(out, "{row}  {}", super::report::group_winner(r, x))?;
+    }
+    let legend: Vec<String> = r
+        .edits
+        .iter()
+        .enumerate()
+        .map(|(k, e)| format!("#{} {}", k + 1, e.name))
+        .collect();
+    writeln!(
+        out,
+        "  (#1 … #{}: the edits in the order of the whole: {})",
+        order.len(),
+        legend.join(", ")
+    )
 }
 
 /// `items` is how to say where: `("in", "sessions")` or `("at", "points")`.

@@ -24,10 +24,10 @@ use crate::clear::Event;
 use crate::evaluate::{Evaluation, Outcome, Study};
 use crate::output::number::{decimal, grouped, percent, plural};
 use crate::scenario::Scenario;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where an assumption's value came from.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Sources {
     /// e.g. `assumed (scenario file)` or `assumed (--base on the command line)`.
     pub base_tokens: String,

@@ -7,7 +7,7 @@ use crate::evaluate::{Study, Subject};
 use crate::output::number::{decimal, grouped, plural};
 use crate::scenario::{CacheSpec, TraceKind};
 use crate::whatif::PartUse;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Calls named per part in a sentence (the JSON and `whatif.csv` name them all).
 pub const NAMED_CALLS: usize = 10;
@@ -16,7 +16,7 @@ pub const NAMED_CALLS: usize = 10;
 pub const BEHAVIOUR: &str = "the simulation changes cost and context, not the model's behaviour: the same calls with the same results, priced and counted as if the other model had read them";
 
 /// A cache's terms, as reported.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CacheTermsReport {
     pub read: f64,
     pub write: f64,
@@ -50,7 +50,7 @@ impl CacheTermsReport {
 }
 
 /// One what-if edit's effect on one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WhatIfReport {
     /// The model the run is priced as (a `model` step).
     #[serde(skip_serializing_if = "Option::is_none")]

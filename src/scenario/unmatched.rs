@@ -5,7 +5,7 @@ use super::{Action, Call, Selector};
 use std::collections::BTreeSet;
 
 /// The tools and kinds of a set of calls (a trace, or every session of a history).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Names {
     pub tools: BTreeSet<String>,
     pub kinds: BTreeSet<String>,
@@ -45,11 +45,18 @@ impl Names {
     /// is there (it then matches nothing for another reason: label, size, or the two
     /// together).
     pub fn missing(&self, select: &Selector, calls: &str) -> Vec<String> {
+        self.missing_names(select.tools.as_deref(), select.kinds.as_deref(), calls)
+    }
+
+    /// As [`Names::missing`], for a selector's `tools` and `kinds` alone.
+    pub fn missing_names(
+        &self,
+        tools: Option<&[String]>,
+        kinds: Option<&[String]>,
+        calls: &str,
+    ) -> Vec<String> {
         let mut out = Vec::new();
-        for (key, wanted, have) in [
-            ("tool", &select.tools, &self.tools),
-            ("kind", &select.kinds, &self.kinds),
-        ] {
+        for (key, wanted, have) in [("tool", tools, &self.tools), ("kind", kinds, &self.kinds)] {
             let Some(wanted) = wanted else { continue };
             if wanted.iter().any(|w| have.contains(w)) {
                 continue;

@@ -8,7 +8,7 @@ use super::{ImportInfo, LabelGlob};
 /// Which kind of trace a scenario is, for a cache edit's `traces`: a subagent's, or the
 /// session's own conversation (`[import] trace` = `main` or `after-compaction`, and every
 /// scenario not written by an importer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TraceKind {
     Main,

@@ -33,6 +33,50 @@ pub struct PartUse {
     pub search_before: Option<usize>,
 }
 
+/// A [`PartUse`] read back (a history's shard file, docs/history.md): its action is one
+/// of the two words, never another.
+#[derive(serde::Deserialize)]
+struct PartUseRead {
+    part: String,
+    action: String,
+    tokens: f64,
+    source: String,
+    stub_tokens: Option<f64>,
+    call_ids: Vec<String>,
+    tools_used: Vec<String>,
+    search_before: Option<usize>,
+}
+
+impl<'de> serde::Deserialize<'de> for PartUse {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PartUse, D::Error> {
+        let read = <PartUseRead as serde::Deserialize>::deserialize(d)?;
+        PartUse::try_from(read).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<PartUseRead> for PartUse {
+    type Error = String;
+
+    fn try_from(p: PartUseRead) -> Result<PartUse, String> {
+        let action = match p.action.as_str() {
+            "drop" => "drop",
+            "defer" => "defer",
+            other => return Err(format!("unknown part action `{other}`: drop or defer")),
+        };
+        Ok(PartUse {
+            part: p.part,
+            action,
+            tokens: p.tokens,
+            source: p.source,
+            stub_tokens: p.stub_tokens,
+            calls: Vec::new(),
+            call_ids: p.call_ids,
+            tools_used: p.tools_used,
+            search_before: p.search_before,
+        })
+    }
+}
+
 /// A base-part step: the base change it makes (the part's tokens leave the base; a
 /// deferred part leaves its stub). A part the scenario does not have changes nothing and is
 /// noted, as a rule that selects nothing is.

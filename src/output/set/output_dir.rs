@@ -109,6 +109,22 @@ impl OutputDir {
         Ok(())
     }
 
+    /// Creates `file_name` in the staging folder for a command that writes several files at
+    /// once as its work goes (a history streams its records into three); it appears in the
+    /// target folder at [`commit`](Self::commit), like a file of [`write`](Self::write).
+    /// The caller flushes it, and names a failure with [`Error::Write`] on
+    /// `self.dir().join(file_name)`.
+    ///
+    /// Errors: [`Error::Write`] when the file cannot be created (exit 1).
+    pub fn create(&mut self, file_name: &str) -> Result<BufWriter<File>, Error> {
+        let file = File::create(self.files.join(file_name)).map_err(|source| Error::Write {
+            path: self.target.join(file_name),
+            source,
+        })?;
+        self.written.push(file_name.to_string());
+        Ok(BufWriter::with_capacity(1 << 16, file))
+    }
+
     /// Puts the staged folder in place of the target, removing the previous folder and the
     /// stale staging folders of earlier runs of this name; returns the paths of the files
     /// written.

@@ -1,0 +1,291 @@
+//! The aggregate of many sessions, summed as the sessions come, in session order.
+//!
+//! What a session leaves here is its few figures, never its calls and never its whole
+//! record: each edit's saving, percentage and cost saving (the sums, and the spread and the
+//! across-sessions agreement need them per session), its name (for the sessions a report
+//! names), and counts. So a million sessions of five edits hold about a hundred megabytes,
+//! and a history and a merge of its shards run the very same additions in the very same
+//! order: the single run and the merge both feed this, record by record, by name.
+
+use super::SessionFigures;
+use super::aggregate::{
+    Aggregate, BaseClamped, Distribution, EditAggregate, SweepSums, WhatIfAggregate,
+};
+use super::agreement::agreement;
+use super::groups::{GroupBy, GroupSession, Groups, GroupsReport, Labels};
+use super::report::source_kind;
+use crate::ledger::Affine;
+use crate::rank;
+use std::collections::BTreeMap;
+
+/// Every session's name in one buffer, by session index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionNames {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl SessionNames {
+    fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+    }
+
+    /// The name of session `index`; empty beyond the last.
+    pub fn get(&self, index: usize) -> &str {
+        let Some(&end) = self.ends.get(index) else {
+            return "";
+        };
+        let start = index.checked_sub(1).map_or(0, |i| self.ends[i]);
+        &self.text[start..end]
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+/// One edit's running figures.
+#[derive(Debug, Clone, Default)]
+struct EditSums {
+    saved: f64,
+    cost_saved: f64,
+    dollars: Option<f64>,
+    priced: usize,
+    first: usize,
+    saving: usize,
+    adding: usize,
+    nothing: usize,
+    clamped: usize,
+    clamped_in_sweep: usize,
+    base_clamped: Vec<BaseClamped>,
+    rules: Vec<String>,
+    /// Per-session percentages saved, session order.
+    percents: Vec<f64>,
+    what_if: Option<WhatIfAggregate>,
+}
+
+/// Sums sessions in the order they are added.
+#[derive(Debug, Clone)]
+pub struct Accumulator {
+    names: Vec<String>,
+    calls: usize,
+    baseline_total: f64,
+    baseline_cost: f64,
+    cached: usize,
+    edits: Vec<EditSums>,
+    /// Per session: its baseline total, then each edit's saving.
+    savings: Vec<f64>,
+    session_names: SessionNames,
+    unchanged: Vec<usize>,
+    base_sources: BTreeMap<String, usize>,
+    bpt_sources: BTreeMap<String, usize>,
+    warnings: BTreeMap<String, usize>,
+    sweep: Option<SweepSums>,
+    groups: Option<Groups>,
+    /// A session without a figure for some edit: the aggregate is undefined.
+    short: bool,
+}
+
+impl Accumulator {
+    /// For the edits `names`; with `sweep`, each session's sweep totals and closed forms
+    /// are summed too; with `group_by`, each group's figures.
+    pub fn new(names: &[String], sweep: Option<SweepSums>, group_by: Option<GroupBy>) -> Self {
+        Accumulator {
+            names: names.to_vec(),
+            calls: 0,
+            baseline_total: 0.0,
+            baseline_cost: 0.0,
+            cached: 0,
+            edits: vec![EditSums::default(); names.len()],
+            savings: Vec::new(),
+            session_names: SessionNames::default(),
+            unchanged: Vec::new(),
+            base_sources: BTreeMap::new(),
+            bpt_sources: BTreeMap::new(),
+            warnings: BTreeMap::new(),
+            sweep,
+            groups: group_by.map(|by| Groups::new(by, names.len())),
+            short: false,
+        }
+    }
+
+    /// Sessions added so far.
+    pub fn sessions(&self) -> usize {
+        self.session_names.len()
+    }
+
+    /// Adds the next session in order: its figures, its sweep totals and closed forms
+    /// (see `session::Session`; ignored without a sweep), its labels (ignored without
+    /// grouping).
+    pub fn add(
+        &mut self,
+        s: &SessionFigures,
+        sweep_totals: &[f64],
+        closed_forms: &[Option<Affine>],
+        labels: &Labels,
+    ) {
+        let index = self.session_names.len();
+        self.session_names.push(&s.name);
+        self.cached += usize::from(s.cached);
+        self.calls += s.calls;
+        self.baseline_total += s.baseline_total_tokens;
+        self.baseline_cost += s.baseline_cost;
+        let unchanged = s.unchanged();
+        if unchanged {
+            self.unchanged.push(index);
+        }
+        *self
+            .base_sources
+            .entry(source_kind(&s.sources.base_tokens).to_string())
+            .or_default() += 1;
+        *self
+            .bpt_sources
+            .entry(source_kind(&s.sources.bytes_per_token).to_string())
+            .or_default() += 1;
+        for w in &s.warnings {
+            *self.warnings.entry(w.clone()).or_default() += 1;
+        }
+        if s.edits.len() < self.edits.len() {
+            self.short = true;
+        }
+        self.savings.push(s.baseline_total_tokens);
+        for (sums, e) in self.edits.iter_mut().zip(&s.edits) {
+            if let Some(w) = &e.what_if {
+                sums.what_if
+                    .get_or_insert_with(Default::default)
+                    .add(&s.name, w);
+            }
+            sums.saved += e.saved_tokens;
+            sums.cost_saved += e.cost_saved;
+            if let Some(d) = e.dollars_saved {
+                sums.dollars = Some(sums.dollars.unwrap_or(0.0) + d);
+                sums.priced += 1;
+            }
+            sums.first += usize::from(e.rank == 1 && !unchanged);
+            sums.clamped += usize::from(e.base_clamped);
+            sums.clamped_in_sweep += usize::from(e.base_clamped_points > 0);
+            if e.base_clamped || e.base_clamped_points > 0 {
+                sums.base_clamped.push(BaseClamped {
+                    session: s.name.clone(),
+                    base_tokens: s.base_tokens,
+                    at_nominal: e.base_clamped,
+                    points: e.base_clamped_points,
+                });
+            }
+            sums.saving += usize::from(e.saved_tokens > 0.0);
+            sums.adding += usize::from(e.saved_tokens < 0.0);
+            sums.nothing += usize::from(!e.selected_nothing.is_empty());
+            for note in &e.selected_nothing {
+                // A note reads "cap: the selector matches no call in this trace".
+                let rule = note.split_once(": ").map_or(note.as_str(), |(r, _)| r);
+                if !sums.rules.iter().any(|r| r == rule) {
+                    sums.rules.push(rule.to_string());
+                }
+            }
+            sums.percents.push(e.saved_pct);
+        }
+        for k in 0..self.edits.len() {
+            self.savings
+                .push(s.edits.get(k).map_or(f64::NAN, |e| e.saved_tokens));
+        }
+        if let Some(sweep) = &mut self.sweep {
+            sweep.add(sweep_totals);
+            sweep.add_closed_forms(closed_forms);
+        }
+        if let Some(groups) = &mut self.groups {
+            let edits: Vec<(f64, f64, f64, usize)> = s
+                .edits
+                .iter()
+                .map(|e| (e.saved_tokens, e.cost_saved, e.saved_pct, e.rank))
+                .collect();
+            groups.add(
+                labels,
+                &GroupSession {
+                    calls: s.calls,
+                    baseline_total: s.baseline_total_tokens,
+                    baseline_cost: s.baseline_cost,
+                    unchanged,
+                    edits: &edits,
+                },
+            );
+        }
+    }
+
+    /// The aggregate, the sweep's running sums (when summed) and the groups (when
+    /// grouped). None without sessions, or when a session lacks an edit's figures.
+    pub fn finish(self) -> Option<(Aggregate, Option<SweepSums>, Option<GroupsReport>)> {
+        let sessions = self.session_names.len();
+        if sessions == 0 || self.short {
+            return None;
+        }
+        let average_call = self.baseline_total / self.calls as f64;
+        let mut session_pcts = Vec::with_capacity(self.edits.len());
+        let mut edits = Vec::with_capacity(self.edits.len());
+        for (i, (name, e)) in self.names.iter().zip(self.edits).enumerate() {
+            edits.push(EditAggregate {
+                name: name.clone(),
+                index: i,
+                rank: 0,
+                saved_tokens: e.saved,
+                saved_pct: 100.0 * e.saved / self.baseline_total,
+                equivalent_calls: e.saved / average_call,
+                cost_saved: e.cost_saved,
+                cost_saved_pct: 100.0 * e.cost_saved / self.baseline_cost,
+                cost_rank: 0,
+                dollars_saved: e.dollars,
+                priced_sessions: e.priced,
+                per_session_pct: Distribution::of(&e.percents)?,
+                sessions_first: e.first,
+                sessions_saving: e.saving,
+                sessions_adding: e.adding,
+                sessions_selected_nothing: e.nothing,
+                rules_selecting_nothing: e.rules,
+                sessions_base_clamped: e.clamped,
+                sessions_base_clamped_in_sweep: e.clamped_in_sweep,
+                base_clamped: e.base_clamped,
+                what_if: e.what_if,
+            });
+            session_pcts.push(e.percents);
+        }
+        let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
+        let ranking = rank::rank(&savings, self.baseline_total);
+        let cost_savings: Vec<f64> = edits.iter().map(|e| e.cost_saved).collect();
+        let cost_ranks = rank::rank(&cost_savings, self.baseline_cost).ranks;
+        for ((e, &r), &c) in edits.iter_mut().zip(&ranking.ranks).zip(&cost_ranks) {
+            e.rank = r;
+            e.cost_rank = c;
+        }
+        let across_sessions = agreement(
+            &ranking,
+            &savings,
+            self.baseline_total,
+            self.savings
+                .chunks_exact(1 + self.names.len())
+                .map(|row| (&row[1..], row[0])),
+        );
+        let groups = self.groups.map(|g| g.finish(&self.names));
+        let aggregate = Aggregate {
+            sessions,
+            calls: self.calls,
+            baseline_total_tokens: self.baseline_total,
+            baseline_cost: self.baseline_cost,
+            cached_sessions: self.cached,
+            sessions_unchanged: self.unchanged.len(),
+            edits,
+            ranking,
+            across_sessions,
+            session_names: self.session_names,
+            unchanged: self.unchanged,
+            base_tokens_sources: self.base_sources,
+            bytes_per_token_sources: self.bpt_sources,
+            warnings: self.warnings,
+            session_pcts,
+        };
+        Some((aggregate, self.sweep, groups))
+    }
+}

@@ -1,0 +1,171 @@
+//! The records of a history in session order, once through: into `shard.jsonl`,
+//! `sessions.csv` and `whatif.csv` as they go by, and into the sums.
+//!
+//! A single run feeds it its spill, a merge the shards; everything a history shows is
+//! computed here or from what this returns, so the two give the same bytes.
+
+use super::SessionFigures;
+use super::accumulate::Accumulator;
+use super::aggregate::{Aggregate, SweepSums};
+use super::csv::{SessionRows, has_whatif_rows, whatif_rows};
+use super::groups::{GroupBy, GroupsReport};
+use super::report::LISTED_SESSIONS;
+use super::shard::{FILE, Header, Record};
+use super::stream::Records;
+use crate::error::{Error, Located};
+use crate::output::OutputDir;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+
+/// What the pass sums and keeps.
+#[derive(Debug)]
+pub struct Summed {
+    pub aggregate: Aggregate,
+    pub sweep: SweepSums,
+    pub groups: Option<GroupsReport>,
+    /// The first [`LISTED_SESSIONS`] sessions, for the page.
+    pub listed: Vec<SessionFigures>,
+}
+
+/// The files written as the records go by.
+struct Sinks<'a> {
+    dir: &'a mut OutputDir,
+    /// The folder they go to.
+    target: std::path::PathBuf,
+    shard: BufWriter<File>,
+    sessions: SessionRows<BufWriter<File>>,
+    whatif: Option<csv::Writer<BufWriter<File>>>,
+}
+
+impl Sinks<'_> {
+    fn add(&mut self, record: &Record, names: &[String]) -> Result<(), Error> {
+        let target = &self.target;
+        self.shard
+            .write_all(record.line.as_bytes())
+            .and_then(|()| self.shard.write_all(b"\n"))
+            .map_err(failed(target, FILE))?;
+        let s = &record.session.figures;
+        self.sessions
+            .add(s)
+            .map_err(failed(target, "sessions.csv"))?;
+        if has_whatif_rows(s) {
+            if self.whatif.is_none() {
+                self.whatif = Some(csv::Writer::from_writer(self.dir.create("whatif.csv")?));
+            }
+            if let Some(w) = &mut self.whatif {
+                whatif_rows(w, s, names).map_err(failed(target, "whatif.csv"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        let target = &self.target;
+        let mut shard = self.shard;
+        shard.flush().map_err(failed(target, FILE))?;
+        self.sessions
+            .finish()
+            .map_err(failed(target, "sessions.csv"))?;
+        if let Some(mut w) = self.whatif {
+            w.flush().map_err(failed(target, "whatif.csv"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The error of writing `file` in `target`.
+fn failed(target: &std::path::Path, file: &str) -> impl Fn(io::Error) -> Error {
+    let path = target.join(file);
+    move |source| Error::Write {
+        path: path.clone(),
+        source,
+    }
+}
+
+/// Reads `records` (those `header` announces) in session order, writing `shard.jsonl`
+/// (the header, then each record's line), `sessions.csv` and `whatif.csv` into `dir`
+/// when given, and sums them (by `group_by` too, when given). None without sessions.
+///
+/// Errors: a record of another shape than the header's edits and factors (a shard file
+/// not written by this simulate); writing a file.
+pub fn pass(
+    records: &mut dyn Records,
+    header: &Header,
+    group_by: Option<GroupBy>,
+    dir: Option<&mut OutputDir>,
+) -> Result<Option<Summed>, Error> {
+    let names = header.edit_names();
+    let points = header.factors.len();
+    let mut sinks = match dir {
+        Some(dir) => {
+            let mut shard = dir.create(FILE)?;
+            let failed = |source| Error::Write {
+                path: dir.dir().join(FILE),
+                source,
+            };
+            header.write(&mut shard).map_err(failed)?;
+            let sessions = SessionRows::new(dir.create("sessions.csv")?, &names);
+            Some(Sinks {
+                target: dir.dir().to_path_buf(),
+                dir,
+                shard,
+                sessions,
+                whatif: None,
+            })
+        }
+        None => None,
+    };
+    let mut sums = Accumulator::new(&names, Some(SweepSums::new(points, names.len())), group_by);
+    let mut listed = Vec::new();
+    while let Some(record) = records.next_record()? {
+        let s = &record.session;
+        let width = 1 + names.len();
+        if s.figures.edits.len() != names.len()
+            || s.sweep_totals.len() != points * width
+            || s.closed_forms.len() != width
+        {
+            return Err(Located::new(
+                s.figures.name.clone(),
+                format!(
+                    "this session's record has {} edits, {} sweep totals and {} closed forms; its header's {} edits and {} factor points need {}, {} and {}: the shard was not written by this simulate, or was edited",
+                    s.figures.edits.len(),
+                    s.sweep_totals.len(),
+                    s.closed_forms.len(),
+                    names.len(),
+                    points,
+                    names.len(),
+                    points * width,
+                    width
+                ),
+            )
+            .into());
+        }
+        if let Some(sinks) = &mut sinks {
+            sinks.add(&record, &names)?;
+        }
+        sums.add(&s.figures, &s.sweep_totals, &s.closed_forms, &s.labels);
+        if listed.len() < LISTED_SESSIONS {
+            listed.push(record.session.figures);
+        }
+    }
+    if let Some(sinks) = sinks {
+        sinks.finish()?;
+    }
+    if sums.sessions() != header.sessions {
+        return Err(Located::new(
+            header.directory.clone(),
+            format!(
+                "{} sessions were read where {} were announced",
+                sums.sessions(),
+                header.sessions
+            ),
+        )
+        .into());
+    }
+    Ok(sums.finish().map(|(aggregate, sweep, groups)| Summed {
+        aggregate,
+        sweep: sweep.unwrap_or_else(|| SweepSums::new(points, names.len())),
+        groups,
+        listed,
+    }))
+}

@@ -1,0 +1,601 @@
+//! Shards of a history (docs/history.md, "Shards"): a merge of any split of the sessions
+//! writes the same files, byte for byte, as one run over all of them; shards that cannot
+//! be merged are refused, naming what differs; `--group-by` tables add up to the whole.
+//!
+//! The history is a "team": the twelve sessions of scenarios/history with users and models
+//! written into their `[import]`, the base-clamp sessions of tests/fixtures/history and the
+//! what-if sessions of tests/fixtures/whatif, with edits that exercise every note a merge
+//! must carry over (rules that select nothing, base edits larger than a base, a cache edit
+//! that leaves traces unchanged, a base part only two sessions have).
+#![allow(clippy::unwrap_used)]
+
+use assert_cmd::Command;
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const EDITS: &str = "tests/fixtures/history/team_edits.toml";
+
+fn simulate() -> Command {
+    Command::cargo_bin("simulate").unwrap()
+}
+
+/// Writes the team's sessions under `root/sessions/` (files in subfolders, as imports of
+/// several projects are) and the edits as `root/edits.toml`; returns the files' paths
+/// relative to `root/sessions`, in path order.
+fn team(root: &Path) -> Vec<String> {
+    let sessions = root.join("sessions");
+    let users = ["ana", "bo", "chen"];
+    let mut sources: Vec<PathBuf> = fs::read_dir("scenarios/history/sessions")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    sources.sort();
+    for (i, source) in sources.iter().enumerate() {
+        let mut text = fs::read_to_string(source).unwrap();
+        // Nine of the twelve have a user; four were run with another model.
+        if i % 4 != 3 {
+            text = text.replace(
+                "[import]\n",
+                &format!("[import]\nuser_id = \"{}\"\n", users[i % 3]),
+            );
+        }
+        if i % 3 == 1 {
+            text = text.replace(
+                "model = \"claude-sonnet-4-5-20250929\"\nconvention",
+                "model = \"claude-opus-4-1-20250805\"\nconvention",
+            );
+        }
+        let target = sessions
+            .join("storefront")
+            .join(source.file_name().unwrap());
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::write(target, text).unwrap();
+    }
+    for (from, to) in [
+        ("tests/fixtures/history/base_clamp", "proj"),
+        ("tests/fixtures/whatif/history", "whatif"),
+    ] {
+        fs::create_dir_all(sessions.join(to)).unwrap();
+        for e in fs::read_dir(from).unwrap() {
+            let path = e.unwrap().path();
+            fs::copy(&path, sessions.join(to).join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    fs::copy(EDITS, root.join("edits.toml")).unwrap();
+    let mut files = Vec::new();
+    for dir in ["proj", "storefront", "whatif"] {
+        let mut names: Vec<String> = fs::read_dir(sessions.join(dir))
+            .unwrap()
+            .map(|e| format!("{dir}/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        names.sort();
+        files.extend(names);
+    }
+    files
+}
+
+/// Runs `simulate history ARGS` in `cwd`, expecting success; returns stdout.
+fn run(cwd: &Path, args: &[&str]) -> String {
+    let output = simulate()
+        .current_dir(cwd)
+        .arg("history")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "simulate history {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Runs `simulate history ARGS` in `cwd`, expecting exit 2; returns stderr.
+fn refused(cwd: &Path, args: &[&str]) -> String {
+    let output = simulate()
+        .current_dir(cwd)
+        .arg("history")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "simulate history {args:?}: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8(output.stderr).unwrap()
+}
+
+/// Every file of a results folder, by name, with its bytes.
+fn folder(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut all: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// Asserts that two results folders hold the same files with the same bytes.
+fn same_folders(merged: &Path, whole: &Path) {
+    let (a, b) = (folder(merged), folder(whole));
+    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(
+            x == y,
+            "{name} of the merge differs from one run's: {}",
+            first_difference(x, y)
+        );
+    }
+}
+
+fn first_difference(x: &[u8], y: &[u8]) -> String {
+    let (x, y) = (String::from_utf8_lossy(x), String::from_utf8_lossy(y));
+    for (n, (a, b)) in x.lines().zip(y.lines()).enumerate() {
+        if a != b {
+            return format!("line {}:\n  {a}\n  {b}", n + 1);
+        }
+    }
+    format!("{} lines against {}", x.lines().count(), y.lines().count())
+}
+
+const WHOLE: [&str; 8] = [
+    "sessions",
+    "--edits",
+    "edits.toml",
+    "--name",
+    "team",
+    "--group-by",
+    "user",
+    "--out",
+];
+
+/// Runs the whole team into `root/whole/team/`.
+fn whole(root: &Path) -> PathBuf {
+    run(root, &[&WHOLE[..], &["whole"]].concat());
+    root.join("whole/team")
+}
+
+/// Merges `shards` (folders relative to `root`) into `root/merged/team/`; returns the
+/// table printed.
+fn merge(root: &Path, shards: &[String]) -> String {
+    let mut args = vec!["--merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["--group-by", "user", "--out", "merged"]);
+    run(root, &args)
+}
+
+#[test]
+fn shards_of_a_directory_merge_into_the_same_files_as_one_run() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    let whole = whole(root);
+    for n in [2, 3] {
+        let mut shards = Vec::new();
+        for k in 1..=n {
+            let out = format!("shards-{n}/{k}");
+            let shard = format!("{k}/{n}");
+            run(root, &[&WHOLE[..], &[&out, "--shard", &shard]].concat());
+            shards.push(format!("{out}/team"));
+        }
+        let table = merge(root, &shards);
+        assert!(
+            table.contains(&format!("merged from {n} shards: shards-{n}/1/team")),
+            "{table}"
+        );
+        same_folders(&root.join("merged/team"), &whole);
+    }
+    // The shard files are in the folder, whatif.csv and groups.csv too: nothing is left out
+    // of the comparison.
+    let names: Vec<String> = folder(&whole).into_iter().map(|(n, _)| n).collect();
+    for file in [
+        "shard.jsonl",
+        "whatif.csv",
+        "groups.csv",
+        "report.html",
+        "sessions.svg",
+    ] {
+        assert!(names.iter().any(|n| n == file), "{file} in {names:?}");
+    }
+}
+
+#[test]
+fn uneven_splits_by_file_lists_merge_into_the_same_files_as_one_run() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let files = team(root);
+    let whole = whole(root);
+    assert_eq!(files.len(), 17);
+    // One session and the rest; two, three and the rest, listed out of order.
+    let splits: Vec<Vec<Vec<&String>>> = vec![
+        vec![files[..1].iter().collect(), files[1..].iter().collect()],
+        vec![
+            vec![&files[16], &files[3]],
+            files[4..7].iter().rev().collect(),
+            files[..3].iter().chain(&files[7..16]).collect(),
+        ],
+    ];
+    for (s, split) in splits.iter().enumerate() {
+        let mut shards = Vec::new();
+        for (k, part) in split.iter().enumerate() {
+            let list = root.join(format!("list-{s}-{k}.txt"));
+            let text: String = part.iter().map(|f| format!("./{f}\n")).collect();
+            fs::write(&list, text).unwrap();
+            let out = format!("split-{s}/{k}");
+            run(
+                root,
+                &[&WHOLE[..], &[&out, "--files-from", list.to_str().unwrap()]].concat(),
+            );
+            shards.push(format!("{out}/team"));
+        }
+        merge(root, &shards);
+        same_folders(&root.join("merged/team"), &whole);
+    }
+    // A list on stdin (`--files-from -`), as a batch runner pipes a job its part.
+    let (first, rest) = files.split_at(9);
+    let output = simulate()
+        .current_dir(root)
+        .arg("history")
+        .args([&WHOLE[..], &["stdin", "--files-from", "-"]].concat())
+        .write_stdin(first.join("\n"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let list = root.join("rest.txt");
+    fs::write(&list, rest.join("\r\n")).unwrap();
+    run(
+        root,
+        &[
+            &WHOLE[..],
+            &["rest", "--files-from", list.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    merge(root, &["stdin/team".into(), "rest/team".into()]);
+    same_folders(&root.join("merged/team"), &whole);
+    // A listed file that is not a session file under the directory is an error.
+    fs::write(&list, "proj/nope.toml\n").unwrap();
+    let e = refused(
+        root,
+        &[&WHOLE[..], &["x", "--files-from", list.to_str().unwrap()]].concat(),
+    );
+    assert!(
+        e.contains("--files-from: `proj/nope.toml` is not a session file under sessions"),
+        "{e}"
+    );
+}
+
+#[test]
+fn shards_run_in_their_own_folders_and_merges_of_merges_equal_one_run() {
+    // A batch runner that copies each job's sessions into the job's own working folder
+    // and runs the same command there: the records name the same files and directory.
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let files = team(root);
+    let whole = whole(root);
+    let parts = [&files[..5], &files[5..6], &files[6..]];
+    for (k, part) in parts.iter().enumerate() {
+        let job = root.join(format!("job-{k}"));
+        for f in *part {
+            let to = job.join("sessions").join(f);
+            fs::create_dir_all(to.parent().unwrap()).unwrap();
+            fs::copy(root.join("sessions").join(f), to).unwrap();
+        }
+        fs::copy(root.join("edits.toml"), job.join("edits.toml")).unwrap();
+        run(&job, &[&WHOLE[..], &["out"]].concat());
+    }
+    // The last two merged first, then with the first: a merge's folder is a shard too.
+    run(
+        root,
+        &[
+            "--merge",
+            "job-1/out/team",
+            "job-2/out/team",
+            "--group-by",
+            "user",
+            "--out",
+            "partial",
+        ],
+    );
+    merge(root, &["job-0/out/team".into(), "partial/team".into()]);
+    same_folders(&root.join("merged/team"), &whole);
+    // JSON on stdout too, grouped by another label than the shards were.
+    let json = |args: &[&str]| {
+        run(
+            root,
+            &[
+                args,
+                &["--format", "json", "--group-by", "model", "--no-write"],
+            ]
+            .concat(),
+        )
+    };
+    assert_eq!(
+        json(&["--merge", "job-0/out/team", "partial/team"]),
+        json(&["sessions", "--edits", "edits.toml", "--name", "team"])
+    );
+}
+
+#[test]
+fn shards_that_cannot_be_merged_are_refused_naming_what_differs() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    // Shard k of the team into `out`, with `edits` and more arguments.
+    let shard = |k: &str, out: &str, edits: &str, extra: &[&str]| {
+        let args = [
+            "sessions", "--edits", edits, "--name", "team", "--out", out, "--shard", k,
+        ];
+        run(root, &[&args[..], extra].concat());
+        format!("{out}/team")
+    };
+    let (a, b) = (
+        shard("1/2", "a", "edits.toml", &[]),
+        shard("2/2", "b", "edits.toml", &[]),
+    );
+    // Other edits: one changed, one renamed, one more.
+    let edits = fs::read_to_string(root.join("edits.toml")).unwrap();
+    let variants = [
+        (
+            edits.replace("max_bytes = 8000 }\n\n", "max_bytes = 4000 }\n\n"),
+            "edit 1 `cap shell output at 8 KB` is defined differently",
+        ),
+        (
+            edits.replace("name = \"clear after a 5-minute pause\"", "name = \"idle\""),
+            "edit 3 is `clear after a 5-minute pause` in",
+        ),
+        (
+            format!("{edits}\n[[edit]]\nname = \"more\"\nclear = {{ after_gap_s = 60 }}\n"),
+            "has 7 edits and",
+        ),
+    ];
+    for (i, (text, message)) in variants.iter().enumerate() {
+        let file = format!("edits-{i}.toml");
+        fs::write(root.join(&file), text).unwrap();
+        let other = shard("2/2", &format!("edits-{i}"), &file, &[]);
+        let e = refused(root, &["--merge", &a, &other, "--out", "m"]);
+        assert!(
+            e.contains("the shards differ") && e.contains(message),
+            "{e}"
+        );
+    }
+    // Other factors.
+    let other = shard(
+        "2/2",
+        "factors",
+        "edits.toml",
+        &["--bpt-factors", "0.5,1,2"],
+    );
+    let e = refused(root, &["--merge", &a, &other, "--out", "m"]);
+    assert!(e.contains("--base-factors and --bpt-factors"), "{e}");
+    // Another version of simulate: the header says which.
+    let old = root.join("old");
+    fs::create_dir_all(&old).unwrap();
+    let text = fs::read_to_string(root.join(&b).join("shard.jsonl")).unwrap();
+    let version = format!("\"simulate\":\"{}\"", env!("CARGO_PKG_VERSION"));
+    assert!(text.contains(&version));
+    fs::write(
+        old.join("shard.jsonl"),
+        text.replacen(&version, "\"simulate\":\"0.0.1\"", 1),
+    )
+    .unwrap();
+    let e = refused(root, &["--merge", &a, "old", "--out", "m"]);
+    assert!(e.contains("by simulate 0.0.1"), "{e}");
+    // A session in two shards; a shard given twice.
+    let e = refused(root, &["--merge", &a, &b, "whole-is-not-here"]);
+    assert!(e.contains("whole-is-not-here"), "{e}");
+    let all = shard("1/1", "all", "edits.toml", &[]);
+    let e = refused(root, &["--merge", &a, &all, "--out", "m"]);
+    assert!(e.contains("is in a/team and in all/team"), "{e}");
+    let e = refused(
+        root,
+        &["--merge", &a, &format!("{a}/shard.jsonl"), "--out", "m"],
+    );
+    assert!(e.contains("is given twice"), "{e}");
+    // Not a shard; cut short; out of order.
+    let e = refused(root, &["--merge", "sessions", "--out", "m"]);
+    assert!(e.contains("no shard.jsonl here"), "{e}");
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = root.join("cut.jsonl");
+    fs::write(&cut, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+    let e = refused(root, &["--merge", "cut.jsonl", "--out", "m"]);
+    assert!(e.contains("cut short"), "{e}");
+    let swapped = root.join("swapped.jsonl");
+    let mut order = lines.clone();
+    order.swap(1, 2);
+    fs::write(&swapped, order.join("\n") + "\n").unwrap();
+    let e = refused(root, &["--merge", "swapped.jsonl", "--out", "m"]);
+    assert!(
+        e.contains("comes after") && e.contains("swapped.jsonl:3"),
+        "{e}"
+    );
+    // A merge never replaces a shard it reads: its folder is an input.
+    let e = refused(root, &["--merge", &a, &b, "--out", "a"]);
+    assert!(e.contains("shard.jsonl: is also"), "{e}");
+    assert!(root.join(&a).join("shard.jsonl").exists());
+    // Nothing was written by a refused merge.
+    assert!(!root.join("m").exists());
+}
+
+/// The rows of a CSV file as maps from column to text.
+fn rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    reader
+        .records()
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+fn number(row: &HashMap<String, String>, column: &str) -> f64 {
+    row[column].parse().unwrap()
+}
+
+#[test]
+fn every_grouping_adds_up_to_the_whole() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    let mut groups_seen = HashMap::new();
+    for by in ["user", "project", "model"] {
+        let out = format!("by-{by}");
+        let table = run(
+            root,
+            &[
+                "sessions",
+                "--edits",
+                "edits.toml",
+                "--name",
+                "team",
+                "--group-by",
+                by,
+                "--out",
+                &out,
+            ],
+        );
+        assert!(table.contains(&format!("\nBy {by} (")), "{table}");
+        let dir = root.join(&out).join("team");
+        let summary = rows(&dir.join("summary.csv"));
+        let groups = rows(&dir.join("groups.csv"));
+        let names: std::collections::BTreeSet<String> =
+            groups.iter().map(|g| g["group"].clone()).collect();
+        groups_seen.insert(by, names);
+        for edit in &summary {
+            let mine: Vec<&HashMap<String, String>> = groups
+                .iter()
+                .filter(|g| g["edit"] == edit["edit"])
+                .collect();
+            // Counts add up exactly.
+            for (group_column, whole_column) in [
+                ("sessions", "sessions"),
+                ("calls", "baseline_calls"),
+                ("sessions_first", "sessions_first"),
+                ("sessions_saving", "sessions_saving"),
+                ("sessions_adding", "sessions_adding"),
+                ("sessions_unchanged", "sessions_unchanged"),
+            ] {
+                let sum: f64 = mine.iter().map(|g| number(g, group_column)).sum();
+                assert_eq!(sum, number(edit, whole_column), "{by}: {group_column}");
+            }
+            // Sums add up to floating-point rounding (each group adds only its own).
+            for (group_column, whole_column) in [
+                ("saved_tokens", "saved_tokens"),
+                ("cost_saved", "cost_saved"),
+                ("baseline_total_tokens", "baseline_total_tokens"),
+                ("baseline_cost", "baseline_cost"),
+            ] {
+                let sum: f64 = mine.iter().map(|g| number(g, group_column)).sum();
+                let whole = number(edit, whole_column);
+                assert!(
+                    (sum - whole).abs() <= 1e-12 * whole.abs().max(1.0),
+                    "{by}: {group_column}: {sum} against {whole}"
+                );
+            }
+        }
+    }
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        groups_seen["user"],
+        set(&["ana", "bo", "chen", "unknown user"])
+    );
+    assert_eq!(
+        groups_seen["project"],
+        set(&["-home-ana-storefront", "-home-me-proj", "unknown project"])
+    );
+    assert_eq!(
+        groups_seen["model"],
+        set(&[
+            "claude-opus-4-1-20250805",
+            "claude-sonnet-4-5-20250929",
+            "unknown model"
+        ])
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// Any assignment of the sessions to up to four shards merges into the whole.
+    #[test]
+    fn any_split_merges_into_the_whole(assignment in prop::collection::vec(0usize..4, 17)) {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        let files = team(root);
+        let whole = whole(root);
+        let mut shards = Vec::new();
+        for k in 0..4 {
+            let part: Vec<&String> = files
+                .iter()
+                .zip(&assignment)
+                .filter(|&(_, &a)| a == k)
+                .map(|(f, _)| f)
+                .collect();
+            if part.is_empty() {
+                continue;
+            }
+            let list = root.join(format!("list-{k}.txt"));
+            fs::write(&list, part.iter().map(|f| format!("{f}\n")).collect::<String>()).unwrap();
+            let out = format!("part-{k}");
+            run(root, &[&WHOLE[..], &[&out, "--files-from", list.to_str().unwrap()]].concat());
+            shards.push(format!("{out}/team"));
+        }
+        merge(root, &shards);
+        same_folders(&root.join("merged/team"), &whole);
+    }
+}
+
+#[test]
+fn a_selector_no_session_matches_is_warned_the_same_after_a_merge() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    // A slip: the sessions' tool is "Bash". Each shard sees only its own sessions' names,
+    // so the warning must come from the names the shard headers carry, not from one shard.
+    let mut edits = fs::read_to_string(root.join("edits.toml")).unwrap();
+    edits.push_str(
+        "\n[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 8000 }\n",
+    );
+    fs::write(root.join("edits.toml"), edits).unwrap();
+    let table = run(root, &[&WHOLE[..], &["whole"]].concat());
+    let warning = "Warning: [[edit]] \"cap bash\": cap: no session has tool \"bash\" (did you mean \"Bash\"?)";
+    assert!(table.contains(warning), "{table}");
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let out = format!("shards/{k}");
+        run(
+            root,
+            &[&WHOLE[..], &[&out, "--shard", &format!("{k}/2")]].concat(),
+        );
+        shards.push(format!("{out}/team"));
+    }
+    let merged = merge(root, &shards);
+    let line = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with(warning))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(line(&merged), line(&table));
+    same_folders(&root.join("merged/team"), &root.join("whole/team"));
+}
