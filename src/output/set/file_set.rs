@@ -290,6 +290,42 @@ mod tests {
     }
 
     #[test]
+    fn a_set_dropped_without_a_commit_leaves_nothing_not_even_its_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new/deeper");
+        let set = FileSet::prepare(&out).unwrap();
+        set.write("a.toml", |w| w.write_all(b"a")).unwrap();
+        assert!(out.exists());
+        drop(set);
+        assert_eq!(names(dir.path()), Vec::<String>::new());
+        // A folder that was there stays, and so does what is in it.
+        fs::create_dir(dir.path().join("kept")).unwrap();
+        let set = FileSet::prepare(&dir.path().join("kept/new")).unwrap();
+        drop(set);
+        assert_eq!(names(dir.path()), ["kept"]);
+        assert_eq!(names(&dir.path().join("kept")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn files_staged_from_many_threads_go_in_together() {
+        use rayon::prelude::*;
+        let dir = tempfile::tempdir().unwrap();
+        let set = FileSet::prepare(dir.path()).unwrap();
+        (0..200).into_par_iter().for_each(|i| {
+            set.write(format!("{i:03}.toml"), |w| write!(w, "{i}"))
+                .unwrap();
+        });
+        let paths = set.commit().unwrap();
+        assert_eq!(paths.len(), 200);
+        assert_eq!(paths[7], dir.path().join("007.toml"));
+        assert_eq!(names(dir.path()).len(), 200);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("199.toml")).unwrap(),
+            "199"
+        );
+    }
+
+    #[test]
     fn the_fallback_renames_are_undone_too() {
         let dir = tempfile::tempdir().unwrap();
         let p = Paths {
