@@ -1,6 +1,9 @@
 //! Writes synthetic Claude Code transcripts for the import benchmark:
 //! `cargo run --release --example gen_transcripts -- MEGABYTES FILES DIR` writes about
 //! MEGABYTES of transcripts in FILES session files under `DIR/projects/-bench-shop/`.
+//! With `--subagents` after DIR, the FILES are FILES / 2 sessions, each with one subagent
+//! (`<session>/subagents/agent-<id>.jsonl`, as Claude Code 2.x writes them): the shape of
+//! a real `~/.claude/projects`, thousands of small files (issue 19 §1).
 //!
 //! Lines look like Claude Code's: every response is written as a streaming snapshot (a
 //! placeholder `output_tokens`) and a final copy, tool results are a few hundred bytes to
@@ -23,6 +26,7 @@ fn main() -> std::io::Result<()> {
         .unwrap_or(64)
         .max(1);
     let root = PathBuf::from(args.get(3).map_or("target/bench-import", String::as_str));
+    let subagents = args.get(4).is_some_and(|a| a == "--subagents");
     let dir = root.join("projects").join("-bench-shop");
     fs::create_dir_all(&dir)?;
     let mut state: u64 = 0x2545_f491_4f6c_dd1d;
@@ -39,8 +43,22 @@ fn main() -> std::io::Result<()> {
     let filler: String = unit.repeat(500_000 / unit.len() + 1);
     let mut line = String::with_capacity(1 << 20);
     for f in 0..files {
-        let session = format!("{f:08x}-0000-4000-8000-{f:012x}");
-        let path = dir.join(format!("{session}.jsonl"));
+        // With subagents, file 2k is session k's main trace and 2k + 1 its subagent's.
+        let s = if subagents { f / 2 } else { f };
+        let session = format!("{s:08x}-0000-4000-8000-{s:012x}");
+        let agent = (subagents && f % 2 == 1).then(|| format!("a{f:07x}"));
+        let (path, side) = match &agent {
+            None => (dir.join(format!("{session}.jsonl")), String::new()),
+            Some(a) => {
+                let sub = dir.join(&session).join("subagents");
+                fs::create_dir_all(&sub)?;
+                (
+                    sub.join(format!("agent-{a}.jsonl")),
+                    format!(r#","agentId":"{a}""#),
+                )
+            }
+        };
+        let sidechain = agent.is_some();
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         let mut written = 0u64;
         let mut n = 0u64;
@@ -55,7 +73,7 @@ fn main() -> std::io::Result<()> {
                 line.clear();
                 let _ = write!(
                     line,
-                    r#"{{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/bench/shop","sessionId":"{session}","version":"2.0.14","gitBranch":"main","type":"user","message":{{"role":"user","content":"Please look at step {n} and fix what fails"}},"uuid":"u-{f}-{n}","timestamp":"{ts}"}}"#
+                    r#"{{"parentUuid":null,"isSidechain":{sidechain},"userType":"external","cwd":"/bench/shop","sessionId":"{session}","version":"2.0.14","gitBranch":"main","type":"user","message":{{"role":"user","content":"Please look at step {n} and fix what fails"}},"uuid":"u-{f}-{n}","timestamp":"{ts}"{side}}}"#
                 );
                 line.push('\n');
                 out.write_all(line.as_bytes())?;
@@ -75,7 +93,7 @@ fn main() -> std::io::Result<()> {
                 };
                 let _ = write!(
                     line,
-                    r#"{{"parentUuid":"u-{f}-{n}","isSidechain":false,"userType":"external","cwd":"/bench/shop","sessionId":"{session}","version":"2.0.14","gitBranch":"main","message":{{"id":"msg_{f}_{n}","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{block}],"stop_reason":null,"stop_sequence":null,"usage":{{"input_tokens":4,"cache_creation_input_tokens":{creation},"cache_read_input_tokens":{read},"cache_creation":{{"ephemeral_5m_input_tokens":{creation},"ephemeral_1h_input_tokens":0}},"output_tokens":{out_tokens},"service_tier":"standard"}}}},"requestId":"req_{f}_{n}","type":"assistant","uuid":"a-{f}-{n}-{copy}","timestamp":"{ts}"}}"#
+                    r#"{{"parentUuid":"u-{f}-{n}","isSidechain":{sidechain},"userType":"external","cwd":"/bench/shop","sessionId":"{session}","version":"2.0.14","gitBranch":"main","message":{{"id":"msg_{f}_{n}","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{block}],"stop_reason":null,"stop_sequence":null,"usage":{{"input_tokens":4,"cache_creation_input_tokens":{creation},"cache_read_input_tokens":{read},"cache_creation":{{"ephemeral_5m_input_tokens":{creation},"ephemeral_1h_input_tokens":0}},"output_tokens":{out_tokens},"service_tier":"standard"}}}},"requestId":"req_{f}_{n}","type":"assistant","uuid":"a-{f}-{n}-{copy}","timestamp":"{ts}"{side}}}"#
                 );
                 line.push('\n');
                 out.write_all(line.as_bytes())?;
@@ -92,7 +110,7 @@ fn main() -> std::io::Result<()> {
             line.clear();
             let _ = write!(
                 line,
-                r#"{{"parentUuid":"a-{f}-{n}-1","isSidechain":false,"userType":"external","cwd":"/bench/shop","sessionId":"{session}","version":"2.0.14","gitBranch":"main","type":"user","message":{{"role":"user","content":[{{"tool_use_id":"toolu_{f}_{n}","type":"tool_result","content":"{text}","is_error":false}}]}},"uuid":"r-{f}-{n}","timestamp":"{ts}","toolUseResult":{{"stdout":"{text}","stderr":"","interrupted":false,"isImage":false}}}}"#
+                r#"{{"parentUuid":"a-{f}-{n}-1","isSidechain":{sidechain},"userType":"external","cwd":"/bench/shop","sessionId":"{session}","version":"2.0.14","gitBranch":"main","type":"user","message":{{"role":"user","content":[{{"tool_use_id":"toolu_{f}_{n}","type":"tool_result","content":"{text}","is_error":false}}]}},"uuid":"r-{f}-{n}","timestamp":"{ts}"{side},"toolUseResult":{{"stdout":"{text}","stderr":"","interrupted":false,"isImage":false}}}}"#
             );
             line.push('\n');
             out.write_all(line.as_bytes())?;

@@ -49,6 +49,9 @@ pub struct RunConfig {
     pub format: RunFormat,
     /// Draw SVG charts and the HTML report.
     pub charts: bool,
+    /// Write `ledger.csv` however long (`--ledger-csv`); by default only up to
+    /// [`output::ledger_csv::DEFAULT_MAX_ROWS`] rows.
+    pub ledger_csv: bool,
     pub sweep: SweepOverrides,
     /// Use closed forms in the sweep where they hold (default true).
     pub closed_form: bool,
@@ -146,6 +149,7 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         .map(|s| SweepReport::new(&study, s, c.closed_form));
     let mut report = Report::new(&study, &nominal, sources, sweep_report);
     report.warnings.extend(size_warnings(
+        &study,
         &grid,
         study.edited.len(),
         c,
@@ -158,9 +162,13 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
             if report.edits.iter().any(|e| e.what_if.is_some()) {
                 dir.write("whatif.csv", |w| output::csv::write_whatif(w, &report))?;
             }
-            dir.write("ledger.csv", |w| {
-                output::ledger_csv::write_ledger(w, &study, &nominal)
-            })?;
+            if c.ledger_csv
+                || output::ledger_csv::rows(&study) <= output::ledger_csv::DEFAULT_MAX_ROWS
+            {
+                dir.write("ledger.csv", |w| {
+                    output::ledger_csv::write_ledger(w, &study, &nominal)
+                })?;
+            }
             if c.charts {
                 let swept_slice = swept.as_ref().filter(|_| !slice.is_empty());
                 let input = output::charts::input(
@@ -192,11 +200,26 @@ fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
 /// What a very large sweep leaves out or makes large, said before the user finds out:
 /// `sweep.csv` of tens of millions of rows, and the charts of the (B, ρ) plane, which are
 /// not drawn beyond `output::charts::MAX_SLICE` points.
-fn size_warnings(grid: &Grid, edits: usize, c: &RunConfig, no_slice: bool) -> Vec<String> {
+fn size_warnings(
+    study: &Study,
+    grid: &Grid,
+    edits: usize,
+    c: &RunConfig,
+    no_slice: bool,
+) -> Vec<String> {
     use output::number::grouped;
     let mut warnings = Vec::new();
     if c.out_root.is_none() {
         return warnings;
+    }
+    let ledger_rows = output::ledger_csv::rows(study);
+    if !c.ledger_csv && ledger_rows > output::ledger_csv::DEFAULT_MAX_ROWS {
+        warnings.push(format!(
+            "ledger.csv is not written: it would hold {} rows (one per call of each of the {} runs, roughly {} GB); the summary, sweep and charts hold every figure the comparison needs; pass --ledger-csv to write it anyway",
+            grouped(ledger_rows as f64, 0),
+            study.edited.len() + 1,
+            grouped(ledger_rows as f64 * 82.0 / 1e9, 1)
+        ));
     }
     let rows = grid.len().saturating_mul(edits.max(1));
     if rows > 10_000_000 {

@@ -39,7 +39,8 @@ pub struct Event {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Clearings {
     /// For each call, the 0-based call index before which its result was cleared, or
-    /// [`NEVER`].
+    /// [`NEVER`]; empty where nothing is cleared ([`Clearings::none`]: a run without a
+    /// policy holds nothing per call here).
     pub cleared_before: Vec<u32>,
     pub events: Vec<Event>,
     /// Placeholder size in bytes.
@@ -63,9 +64,9 @@ pub struct Idle {
 
 impl Clearings {
     /// No clearing at all.
-    pub fn none(calls: usize) -> Clearings {
+    pub fn none() -> Clearings {
         Clearings {
-            cleared_before: vec![NEVER; calls],
+            cleared_before: Vec::new(),
             events: Vec::new(),
             placeholder_bytes: 0.0,
             idle: Idle::default(),

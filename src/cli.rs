@@ -431,6 +431,12 @@ struct RunArgs {
     #[arg(long)]
     no_charts: bool,
 
+    /// Write ledger.csv however many rows it has. By default it is left out, with a
+    /// warning, above 10,000,000 rows (one per call of every run: a 2.5-million-call trace
+    /// with 3 edits), gigabytes nobody reads whole.
+    #[arg(long)]
+    ledger_csv: bool,
+
     /// Swept base tokens: a list `20000,30000,40000` or a range `FROM:TO:STEPS`
     /// (overrides [sweep] base_tokens).
     #[arg(long, value_name = "VALUES", allow_hyphen_values = true)]
@@ -646,6 +652,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         bytes_per_token: r.bpt,
         format: r.format.into(),
         charts: !r.no_charts,
+        ledger_csv: r.ledger_csv,
         closed_form: !r.replay,
         sweep: SweepOverrides {
             base_tokens: axis("--sweep-base", &r.sweep_base, Assumption::BaseTokens)?,
@@ -889,6 +896,17 @@ mod tests {
             run,
             Command::Run(RunConfig {
                 base_tokens: Some(20000.0),
+                ledger_csv: false,
+                ..
+            })
+        ));
+        let run = parse_from(["simulate", "s.toml", "--ledger-csv"])
+            .unwrap()
+            .unwrap();
+        assert!(matches!(
+            run,
+            Command::Run(RunConfig {
+                ledger_csv: true,
                 ..
             })
         ));

@@ -170,7 +170,7 @@ impl Subject {
                 self.at(at),
                 &self.whatif.joins(),
             ),
-            None => Clearings::none(self.run.len()),
+            None => Clearings::none(),
         }
     }
 

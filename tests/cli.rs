@@ -801,3 +801,40 @@ fn compaction_and_context_editing_keys_are_checked() {
             .stderr(predicate::str::contains(message));
     }
 }
+
+/// Issue 19 §3: above 10,000,000 rows `ledger.csv` is left out, said in a warning, unless
+/// `--ledger-csv` asks for it (here 1,000,001 calls and 9 edits dropping one each:
+/// 10,000,001 rows).
+#[test]
+fn a_ledger_csv_of_more_than_ten_million_rows_is_written_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace: String = (1..=1_000_001u32)
+        .map(|i| format!("{i}\tc\t{}\n", 100 + i % 7))
+        .collect();
+    fs::write(dir.path().join("t.tsv"), trace).unwrap();
+    let edits: String = (1..=9)
+        .map(|k| format!("[[edit]]\nname = \"drop {k}\"\ndrop = {{ call = \"{k}\" }}\n"))
+        .collect();
+    fs::write(
+        dir.path().join("big.toml"),
+        format!("name = \"big\"\nbase_tokens = 1000\nbytes_per_token = 3.3\ncalls_tsv = \"t.tsv\"\n[sweep]\nbase_tokens = [1000]\nbytes_per_token = [3.3]\n{edits}"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = |extra: &[&str]| {
+        simulate()
+            .arg(dir.path().join("big.toml"))
+            .args(["--no-charts", "--out"])
+            .arg(&out)
+            .args(extra)
+            .assert()
+            .success()
+    };
+    run(&[]).stdout(predicate::str::contains(
+        "ledger.csv is not written: it would hold 10,000,001 rows (one per call of each of the 10 runs, roughly 0.8 GB)",
+    ));
+    assert!(!out.join("big/ledger.csv").exists());
+    assert!(out.join("big/summary.csv").exists());
+    // With --ledger-csv it would be written (800 MB: not here); a run under the limit
+    // writes it without asking, as every scenario in tests/ shows.
+}

@@ -336,3 +336,60 @@ fn regression_fit_write_through_a_symlink_fits_the_file_it_points_to() {
     );
     assert_eq!(names(dir.path()), ["link.toml", "real.toml"]);
 }
+
+/// Issue 19 §1: scenarios are staged as they are made, so the folder is prepared first; an
+/// import refused by the loader's rules (a count above 1e15 in the 2nd of 3 sessions) still
+/// leaves nothing, not even the folders made for it, and a re-import of the same logs
+/// leaves every scenario as it was, byte for byte and inode for inode (nothing to replace).
+#[test]
+fn a_refused_import_leaves_no_folder_and_a_same_reimport_replaces_nothing() {
+    use std::os::unix::fs::MetadataExt;
+    let work = tempfile::tempdir().unwrap();
+    let logs = work.path().join("logs");
+    write_sessions(&logs, 3, 4, 0);
+    let second = logs.join("00000001-0000-4000-8000-000000000000.jsonl");
+    let text = fs::read_to_string(&second).unwrap();
+    fs::write(
+        &second,
+        text.replacen(
+            "\"input_tokens\":3",
+            "\"input_tokens\":10000000000000000",
+            1,
+        ),
+    )
+    .unwrap();
+    let out = work.path().join("new/deeper");
+    let o = simulate()
+        .args(["import", "claude-code"])
+        .arg(&logs)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("would not load, so nothing was written"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(names(work.path()), ["logs"]);
+
+    fs::write(&second, text).unwrap();
+    let out = work.path().join("out");
+    let run = || import(&logs, &out).wait_with_output().unwrap();
+    assert!(run().status.success());
+    let inodes = |dir: &Path| -> Vec<(String, u64)> {
+        names(dir)
+            .into_iter()
+            .map(|n| {
+                let ino = fs::metadata(dir.join(&n)).unwrap().ino();
+                (n, ino)
+            })
+            .collect()
+    };
+    let (before, files) = (contents(&out), inodes(&out));
+    assert_eq!(files.len(), 3);
+    assert!(run().status.success());
+    assert_eq!(contents(&out), before);
+    assert_eq!(inodes(&out), files);
+}

@@ -5,10 +5,19 @@
 //! visitors here see each string once, as the parser decodes it, and keep only a count
 //! (and, for labels, the first few characters). Every visitor accepts any JSON value, so
 //! an unexpected shape in a field we only measure never costs the whole line.
+//!
+//! Where only the count is needed, strings are not even decoded: the `Raw…` types take a
+//! value's raw JSON text from serde_json (already checked: UTF-8, escapes, no control
+//! characters) and count the bytes its decoded value has, escapes resolved ([`raw_string`]),
+//! without unescaping, copying or validating it again. They are exactly as strict as
+//! decoding is, or stricter; where they refuse a value, the line is parsed again with every
+//! string decoded ([`decoding_strings`]), so a line reads the same either way.
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::cell::Cell;
 use std::fmt;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -43,13 +52,14 @@ pub struct ContentBytes {
 
 impl<'de> Deserialize<'de> for ContentBytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ContentVisitor)
+        d.deserialize_any(ContentVisitor::<false>)
     }
 }
 
-struct ContentVisitor;
+/// Measures a result; with `RAW`, the text of its blocks is counted from the raw JSON.
+struct ContentVisitor<const RAW: bool>;
 
-impl<'de> Visitor<'de> for ContentVisitor {
+impl<'de, const RAW: bool> Visitor<'de> for ContentVisitor<RAW> {
     type Value = ContentBytes;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -68,7 +78,7 @@ impl<'de> Visitor<'de> for ContentVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ContentBytes, A::Error> {
         let mut out = ContentBytes::default();
-        while let Some(block) = seq.next_element::<Block>()? {
+        while let Some(BlockOf::<RAW>(block)) = seq.next_element()? {
             if block.image {
                 out.images += 1;
             } else if block.tool_reference {
@@ -124,15 +134,18 @@ struct Block {
     other_bytes: u64,
 }
 
-impl<'de> Deserialize<'de> for Block {
+/// A [`Block`], its strings counted from the raw JSON with `RAW`.
+struct BlockOf<const RAW: bool>(Block);
+
+impl<'de, const RAW: bool> Deserialize<'de> for BlockOf<RAW> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(BlockVisitor)
+        d.deserialize_any(BlockVisitor::<RAW>).map(BlockOf)
     }
 }
 
-struct BlockVisitor;
+struct BlockVisitor<const RAW: bool>;
 
-impl<'de> Visitor<'de> for BlockVisitor {
+impl<'de, const RAW: bool> Visitor<'de> for BlockVisitor<RAW> {
     type Value = Block;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -153,7 +166,11 @@ impl<'de> Visitor<'de> for BlockVisitor {
                     }
                 }
                 KeyName::Text => {
-                    let text = map.next_value::<ContentBytes>()?;
+                    let text = if RAW {
+                        map.next_value::<RawText>()?.0
+                    } else {
+                        map.next_value::<ContentBytes>()?
+                    };
                     block.text_bytes += text.bytes;
                     if block.text.is_none() {
                         block.text = text.snippet;
@@ -162,6 +179,9 @@ impl<'de> Visitor<'de> for BlockVisitor {
                 // Image data and cache settings are not text the model reads.
                 KeyName::Skip => {
                     map.next_value::<IgnoredAny>()?;
+                }
+                KeyName::Other if RAW => {
+                    block.other_bytes += map.next_value::<RawStringBytes>()?.0;
                 }
                 KeyName::Other => block.other_bytes += map.next_value::<StringBytes>()?.0,
             }
@@ -328,6 +348,222 @@ impl<'de> Visitor<'de> for StringBytesVisitor {
     }
 }
 
+thread_local! {
+    /// Set while [`decoding_strings`] runs: the `Raw…` types then decode like the others.
+    static DECODING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `parse` with every string the `Raw…` types meet decoded by serde_json, as
+/// [`ContentBytes`] and [`StringBytes`] do: for a line the raw count refused, so that it is
+/// read (or reported malformed) exactly as decoding reads it.
+pub fn decoding_strings<T>(parse: impl FnOnce() -> T) -> T {
+    DECODING.with(|d| d.set(true));
+    let out = parse();
+    DECODING.with(|d| d.set(false));
+    out
+}
+
+/// Takes a value as its raw JSON text and measures it: a string with `string` (None: refused,
+/// the line is then decoded instead), anything else by parsing the text with `other`.
+fn measure_raw<'de, D: Deserializer<'de>, T>(
+    d: D,
+    string: impl FnOnce(&str) -> Option<T>,
+    other: impl FnOnce(
+        &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+    ) -> serde_json::Result<T>,
+) -> Result<T, D::Error> {
+    let raw = <&'de RawValue>::deserialize(d)?.get();
+    let refused = || de::Error::custom("a string the raw count does not take");
+    if raw.starts_with('"') {
+        return string(raw).ok_or_else(refused);
+    }
+    let mut parser = serde_json::Deserializer::from_str(raw);
+    other(&mut parser)
+        .and_then(|v| parser.end().map(|()| v))
+        .map_err(|_| refused())
+}
+
+/// [`ContentBytes`] of a result, its text counted from the raw JSON: the hot path of an
+/// import (tool results are most of a log's bytes). Only for serde_json's own deserializer
+/// from text in memory; elsewhere use [`ContentBytes`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawContentBytes(pub ContentBytes);
+
+impl std::ops::Deref for RawContentBytes {
+    type Target = ContentBytes;
+    fn deref(&self) -> &ContentBytes {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for RawContentBytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if DECODING.with(Cell::get) {
+            return ContentBytes::deserialize(d).map(RawContentBytes);
+        }
+        measure_raw(d, text_of_raw, |p| {
+            de::Deserializer::deserialize_any(p, ContentVisitor::<true>)
+        })
+        .map(RawContentBytes)
+    }
+}
+
+/// A block's `text`: [`RawContentBytes`] one level down (what is not a string is decoded).
+struct RawText(ContentBytes);
+
+impl<'de> Deserialize<'de> for RawText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if DECODING.with(Cell::get) {
+            return ContentBytes::deserialize(d).map(RawText);
+        }
+        measure_raw(d, text_of_raw, |p| {
+            de::Deserializer::deserialize_any(p, ContentVisitor::<false>)
+        })
+        .map(RawText)
+    }
+}
+
+/// [`StringBytes`], a string counted from the raw JSON (what is not a string is decoded).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RawStringBytes(pub u64);
+
+impl<'de> Deserialize<'de> for RawStringBytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if DECODING.with(Cell::get) {
+            return StringBytes::deserialize(d).map(|b| RawStringBytes(b.0));
+        }
+        measure_raw(
+            d,
+            |raw| raw_string(raw, 0).map(|(n, _)| n),
+            |p| de::Deserializer::deserialize_any(p, StringBytesVisitor).map(|b| b.0),
+        )
+        .map(RawStringBytes)
+    }
+}
+
+/// A string result from its raw text, as [`ContentVisitor::visit_str`] measures it.
+fn text_of_raw(raw: &str) -> Option<ContentBytes> {
+    let (bytes, start) = raw_string(raw, SNIPPET_BYTES)?;
+    Some(ContentBytes {
+        bytes,
+        images: 0,
+        snippet: Some(snippet(&start)),
+        texts: 1,
+        tool_references: 0,
+    })
+}
+
+/// The UTF-8 length of the value of `raw`, a JSON string literal as serde_json accepted it
+/// in a raw value (quotes included; valid UTF-8, valid escapes, no control characters),
+/// and its first `keep` bytes or more, decoded, whole characters. None where decoding it
+/// as a Rust string fails: a lone surrogate (`\ud800` alone, `\udc00` first).
+///
+/// Every escape stands for 1 byte but `\uXXXX`: 1 to 3 bytes by the code point, or 4 for
+/// a surrogate pair (`\ud83d\ude00`, 12 bytes of text); everything else is itself. So
+/// where the text holds neither `\u` nor `\\`, every backslash starts a 2-byte escape of
+/// 1 byte, and the length is the text's less its backslashes: counted in three passes the
+/// compiler vectorizes, never stopping at an escape.
+pub fn raw_string(raw: &str, keep: usize) -> Option<(u64, String)> {
+    let body = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let bytes = body.as_bytes();
+    let (backslashes, special) = backslashes(bytes);
+    if special {
+        return walk(body, keep, true);
+    }
+    let (_, start) = walk(body, keep, false)?;
+    Some(((bytes.len() - backslashes) as u64, start))
+}
+
+/// How many backslashes `bytes` holds, and whether one is followed by `u` or another
+/// backslash (then escapes must be read one by one). Counted in blocks of 255 bytes into a
+/// byte each, which the compiler turns into vector instructions.
+fn backslashes(bytes: &[u8]) -> (usize, bool) {
+    let (mut count, mut special) = (0usize, 0usize);
+    let next = bytes.get(1..).unwrap_or_default();
+    for (block, following) in bytes
+        .chunks(255)
+        .zip(next.chunks(255).chain(std::iter::once(&[][..])))
+    {
+        count += usize::from(block.iter().fold(0u8, |n, &b| n + u8::from(b == b'\\')));
+        special += usize::from(block.iter().zip(following).fold(0u8, |n, (&b, &f)| {
+            n + u8::from(b == b'\\' && (f == b'u' || f == b'\\'))
+        }));
+    }
+    (count, special > 0)
+}
+
+/// Decodes `body` (a JSON string's text, between its quotes) escape by escape: its length
+/// and its first `keep` bytes or more; without `to_end`, it stops once those are kept (the
+/// length is then that of the part read).
+fn walk(body: &str, keep: usize, to_end: bool) -> Option<(u64, String)> {
+    let bytes = body.as_bytes();
+    let mut start = String::new();
+    let mut len = 0u64;
+    let mut at = 0;
+    loop {
+        if !to_end && start.len() >= keep {
+            return Some((len, start));
+        }
+        let next = memchr::memchr(b'\\', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        len += (next - at) as u64;
+        if start.len() < keep {
+            // Only what is kept is copied: whole characters, up to `keep` or just past it.
+            let mut end = (at + keep - start.len()).min(next);
+            while !body.is_char_boundary(end) {
+                end += 1;
+            }
+            start.push_str(body.get(at..end)?);
+        }
+        if next == bytes.len() {
+            return Some((len, start));
+        }
+        let (c, used) = match bytes.get(next + 1)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let high = hex4(bytes.get(next + 2..next + 6)?)?;
+                match high {
+                    0xD800..=0xDBFF => {
+                        let low = match bytes.get(next + 6..next + 12)? {
+                            [b'\\', b'u', hex @ ..] => hex4(hex)?,
+                            _ => return None,
+                        };
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return None;
+                        }
+                        let code = 0x1_0000
+                            + ((u32::from(high) - 0xD800) << 10)
+                            + (u32::from(low) - 0xDC00);
+                        (char::from_u32(code)?, 12)
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    code => (char::from_u32(u32::from(code))?, 6),
+                }
+            }
+            _ => return None,
+        };
+        len += c.len_utf8() as u64;
+        if start.len() < keep {
+            start.push(c);
+        }
+        at = next + used;
+    }
+}
+
+/// Four hex digits (either case) as a number.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    digits.iter().try_fold(0u16, |n, &d| {
+        let v = (d as char).to_digit(16)?;
+        Some(n << 4 | v as u16)
+    })
+}
+
 /// xxh3 (64-bit) of the tool name, a 0 byte, and the input as canonical JSON (object keys
 /// sorted, no white space), so the same tool asked the same thing hashes alike however
 /// the log ordered the keys.
@@ -412,6 +648,140 @@ mod tests {
         )
         .unwrap();
         assert_eq!((c.bytes, c.tool_references, c.texts), (2, 2, 1));
+    }
+
+    /// What decoding gives for the JSON string literal `raw`: its UTF-8 length and snippet,
+    /// or None where serde_json refuses it as a Rust string.
+    fn decoded(raw: &str) -> Option<(u64, String)> {
+        serde_json::from_str::<String>(raw)
+            .ok()
+            .map(|s| (s.len() as u64, snippet(&s)))
+    }
+
+    /// What the raw count gives, where serde_json takes `raw` as a raw value at all.
+    fn counted(raw: &str) -> Option<Option<(u64, String)>> {
+        let value = serde_json::from_str::<&RawValue>(raw).ok()?;
+        Some(raw_string(value.get(), SNIPPET_BYTES).map(|(n, start)| (n, snippet(&start))))
+    }
+
+    #[test]
+    fn raw_strings_count_what_decoding_counts() {
+        for raw in [
+            r#""""#,
+            r#""plain""#,
+            r#""a\nb\t\"q\" \\ \/ \b\f\r""#,
+            r#""\u0041\u00e9\u20ac\uFFFF""#,
+            r#""\ud83d\ude00 pair""#,
+            r#""\uD83D\uDE00""#,
+            r#""\\u0041 is not an escape""#,
+            r#""\\\\""#,
+            r#""héllo wörld ✓ 😀""#,
+            r#""\u0000\u001f""#,
+        ] {
+            assert_eq!(counted(raw), Some(decoded(raw)), "{raw}");
+            assert!(decoded(raw).is_some(), "{raw}");
+        }
+        // Lone surrogates: serde_json refuses them as strings, and so does the count.
+        for raw in [
+            r#""\ud800""#,
+            r#""\ud800x""#,
+            r#""\ud800\n""#,
+            r#""\ud800\u0041""#,
+            r#""\udc00\ud800""#,
+            r#""\udfff""#,
+        ] {
+            assert_eq!(decoded(raw), None, "{raw}");
+            assert_eq!(counted(raw), Some(None), "{raw}");
+        }
+        // A long text keeps only its first 160 bytes, cut at a character.
+        let long = format!("\"{}\\n{}\"", "é".repeat(100), "x".repeat(1000));
+        assert_eq!(counted(&long), Some(decoded(&long)));
+        assert_eq!(decoded(&long).unwrap().1.len(), 160);
+    }
+
+    #[test]
+    fn a_result_reads_the_same_counted_raw_or_decoded() {
+        for raw in [
+            r#""ab\ncd""#,
+            r#"[{"type":"text","text":"ab\n\u00e9"},{"type":"image","source":{"data":"AAAA"}},{"text":"cd","type":"text"}]"#,
+            r#"[{"type":"web_search_result","title":"T\u00e9","url":"https://x","page_age":null}]"#,
+            r#"[{"type":"tool_reference","tool_name":"mcp__github__create_issue"},{"type":"text","text":"ok"}]"#,
+            r#"{"a":"b\"c","d":[1,"e"]}"#,
+            r#"[{"type":"text","text":["nested","list"]}]"#,
+            "null",
+            "17",
+            "[]",
+        ] {
+            let fast: RawContentBytes = serde_json::from_slice(raw.as_bytes()).unwrap();
+            let slow: ContentBytes = serde_json::from_str(raw).unwrap();
+            assert_eq!(fast.0, slow, "{raw}");
+            let fast: RawStringBytes = serde_json::from_slice(raw.as_bytes()).unwrap();
+            let slow: StringBytes = serde_json::from_str(raw).unwrap();
+            assert_eq!(fast.0, slow.0, "{raw}");
+        }
+        // A lone surrogate is refused by the raw count; decoding then reads it (and refuses
+        // it too, with serde_json's own message).
+        let lone = r#"[{"type":"text","text":"\ud800"}]"#;
+        assert!(serde_json::from_str::<RawContentBytes>(lone).is_err());
+        let decoded = decoding_strings(|| serde_json::from_str::<RawContentBytes>(lone));
+        assert_eq!(
+            decoded.unwrap_err().to_string(),
+            serde_json::from_str::<ContentBytes>(lone)
+                .unwrap_err()
+                .to_string()
+        );
+    }
+
+    use proptest::prelude::*;
+
+    /// JSON string texts as logs hold them and as they can go wrong: any characters, every
+    /// escape, `\u` with any four hex digits (surrogates paired, lone and reversed often),
+    /// escaped backslashes before a `u`.
+    fn json_string_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            any::<char>()
+                .prop_filter("no quote, backslash or control", |c| {
+                    *c != '"' && *c != '\\' && !c.is_control()
+                })
+                .prop_map(String::from),
+            prop::sample::select(vec![
+                "\\n",
+                "\\t",
+                "\\\"",
+                "\\\\",
+                "\\/",
+                "\\b",
+                "\\f",
+                "\\r",
+                "\\\\u0041",
+                "é",
+                "😀",
+            ])
+            .prop_map(str::to_string),
+            any::<u16>().prop_map(|u| format!("\\u{u:04x}")),
+            (0xD800u16..0xE000).prop_map(|u| format!("\\u{u:04X}")),
+            (0xD800u16..0xDC00, 0xDC00u16..0xE000)
+                .prop_map(|(h, l)| format!("\\u{h:04x}\\u{l:04x}")),
+        ];
+        proptest::collection::vec(piece, 0..300).prop_map(|p| format!("\"{}\"", p.concat()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The raw count is serde_json's decoding, byte for byte: the same length and
+        /// snippet where it decodes, and a refusal exactly where it refuses.
+        #[test]
+        fn the_raw_count_is_the_decoded_length(raw in json_string_text()) {
+            prop_assert_eq!(counted(&raw), Some(decoded(&raw)), "{}", raw);
+        }
+
+        /// Any string, as serde_json writes it.
+        #[test]
+        fn any_string_as_written_counts_its_own_length(text in any::<String>()) {
+            let raw = serde_json::to_string(&text).unwrap();
+            prop_assert_eq!(raw_string(&raw, SNIPPET_BYTES).map(|(n, _)| n), Some(text.len() as u64));
+        }
     }
 
     #[test]

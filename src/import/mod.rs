@@ -114,11 +114,16 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     if loaded.assembled.traces.is_empty() {
         return Err(nothing_imported(c, reader, &loaded).into());
     }
-    let mut texts = write::texts(&loaded.assembled.traces, reader);
-    let quality = c.fit.then(|| quality::assess(&mut texts, &c.out));
-    let written = write::write_all(&c.out, &loaded.assembled.traces, &texts, c.force)?;
-    summary::print(out, c.output, reader, &loaded, &written, quality.as_deref())
-        .map_err(Error::Print)
+    let written = write::write_all(&c.out, &loaded.assembled.traces, reader, c.force, c.fit)?;
+    summary::print(
+        out,
+        c.output,
+        reader,
+        &loaded,
+        &written.paths,
+        written.quality.as_deref(),
+    )
+    .map_err(Error::Print)
 }
 
 /// What an import read: the assembled traces, and the files that could not be read at all.

@@ -10,7 +10,6 @@
 use crate::fit;
 use crate::report::cost_difference_pct;
 use crate::scenario;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
 
@@ -37,17 +36,9 @@ pub struct Quality {
     pub cost_difference_pct: Option<f64>,
 }
 
-/// Fits every `(file name, text)` of `texts` (scenarios to be written into `out`) and
-/// replaces the text of each good fit with the fitted one; returns the table's rows in
-/// the same order.
-pub fn assess(texts: &mut [(String, String)], out: &Path) -> Vec<Quality> {
-    texts
-        .par_iter_mut()
-        .map(|(name, text)| assess_one(name, text, out))
-        .collect()
-}
-
-fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
+/// Fits `text`, the scenario to be written as `out/<file_name>`, and replaces it with the
+/// fitted text where the fit is good; returns the table's row.
+pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
     let path = out.join(file_name);
     let name = file_name.trim_end_matches(".toml").to_string();
     let Ok(s) = scenario::load_str(text, &path) else {

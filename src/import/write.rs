@@ -6,6 +6,7 @@
 
 use super::Reader;
 use super::json::hex;
+use super::quality::{self, Quality};
 use super::trace::{Trace, TraceRole};
 use crate::cache::{models, presets};
 use crate::error::Error;
@@ -22,98 +23,149 @@ pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 pub const LOADED_TOOL_TOKENS_ESTIMATE: u64 = 1_400;
 const LOADED_TOOL_TOKENS_SOURCE: &str = "estimated: fitted on four Claude Code 2.1.114 sessions that load deferred tools (1,131 to 1,519 tokens); run `simulate fit` for this trace's own";
 
-/// Every trace's scenario: `(<name>.toml, its text)`, in trace order.
-pub fn texts(traces: &[Trace], reader: &dyn Reader) -> Vec<(String, String)> {
-    traces
-        .iter()
-        .map(|t| (format!("{}.toml", t.name), render(t, reader)))
-        .collect()
+/// What [`write_all`] did: every trace's scenario path, in trace order, and with `fit`
+/// each trace's fit.
+#[derive(Debug)]
+pub struct Written {
+    pub paths: Vec<PathBuf>,
+    pub quality: Option<Vec<Quality>>,
 }
 
-/// Writes every scenario of `texts` to `out/<file name>`, all or none; returns the paths,
-/// in order.
+/// What became of one trace's scenario.
+enum Outcome {
+    /// Staged, or already in `out` byte for byte (nothing to replace).
+    Ready,
+    /// In `out` already, with other bytes, and not `force`d: not staged.
+    Changed,
+    /// Refused by the loader's rules: the import stops, naming the log.
+    Refused(Error),
+    /// Staging it failed.
+    Failed(Error),
+}
+
+/// Renders, checks and writes every trace's scenario to `out/<name>.toml`, all or none;
+/// with `fit`, fits each first and writes good fits with the fitted values ([`quality`]).
+///
+/// Traces go through one at a time per thread, each text staged (or found already in
+/// place, byte for byte) and dropped before the next: memory holds the scenarios in
+/// flight, not the import's.
 ///
 /// A scenario already there that differs from what this import writes (fitted, given
-/// edits, or from another log) is not replaced unless `force`: the whole import is refused
-/// first, naming the files (exit 2), so a re-import never silently undoes a user's work.
-/// Every scenario is checked with the loader first (`texts` are those of `traces`).
+/// edits, or from another log) is not replaced unless `force`: the whole import is refused,
+/// naming the files (exit 2), so a re-import never silently undoes a user's work. Every
+/// scenario is checked with the loader first ([`refusal`]): one it refuses stops the
+/// import, naming the log. Either way nothing is written: the staged files, and any
+/// folder made for them, are removed.
 pub fn write_all(
     out: &Path,
     traces: &[Trace],
-    texts: &[(String, String)],
+    reader: &dyn Reader,
     force: bool,
-) -> Result<Vec<PathBuf>, Error> {
-    check_loadable(out, traces, texts)?;
+    fit: bool,
+) -> Result<Written, Error> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
     // Prepared first: the set holds the folder's lock from here, so a second import into it
-    // waits, then finds this one's scenarios in the check below; two never mix.
-    let mut dir = FileSet::prepare(out)?;
-    if !force {
-        let changed: Vec<String> = texts
-            .iter()
-            .filter(|(name, text)| {
-                std::fs::read(out.join(name)).is_ok_and(|old| old != text.as_bytes())
-            })
-            .map(|(name, _)| name.clone())
-            .collect();
-        if let Some(first) = changed.first() {
-            let more = match changed.len() {
-                1 => String::new(),
-                n => format!(" and {} more ({})", n - 1, changed[1..].join(", ")),
+    // waits, then finds this one's scenarios in the comparison below; two never mix.
+    let dir = FileSet::prepare(out)?;
+    // Once one scenario stops the import, the others are still checked (the first refused
+    // in trace order is the one reported) but no longer staged.
+    let doomed = AtomicBool::new(false);
+    let done: Vec<(Outcome, Option<Quality>)> = traces
+        .par_iter()
+        .with_max_len(1)
+        .map(|t| {
+            let name = format!("{}.toml", t.name);
+            let mut text = render(t, reader);
+            let quality = fit.then(|| quality::assess_one(&name, &mut text, out));
+            if let Some(e) = refusal(out, t, &name, &text) {
+                doomed.store(true, Ordering::Relaxed);
+                return (Outcome::Refused(e), quality);
+            }
+            let outcome = match std::fs::read(out.join(&name)) {
+                Ok(old) if old == text.as_bytes() => Outcome::Ready,
+                Ok(_) if !force => {
+                    doomed.store(true, Ordering::Relaxed);
+                    Outcome::Changed
+                }
+                _ if doomed.load(Ordering::Relaxed) => Outcome::Ready,
+                _ => match dir.write(&name, |w| w.write_all(text.as_bytes())) {
+                    Ok(()) => Outcome::Ready,
+                    Err(e) => {
+                        doomed.store(true, Ordering::Relaxed);
+                        Outcome::Failed(e)
+                    }
+                },
             };
-            return Err(crate::error::Located::new(
-                out.join(first).display().to_string(),
-                format!(
-                    "already exists and differs from what this import would write{more} (fitted, edited, or imported from another log?): nothing was written; import into another --out, or pass --force to replace them"
-                ),
-            )
-            .into());
+            (outcome, quality)
+        })
+        .collect();
+    let (outcomes, quality): (Vec<Outcome>, Vec<Option<Quality>>) = done.into_iter().unzip();
+    let mut changed = Vec::new();
+    let mut failed = None;
+    for (t, outcome) in traces.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Refused(e) => return Err(e),
+            Outcome::Changed => changed.push(format!("{}.toml", t.name)),
+            Outcome::Failed(e) => failed = failed.or(Some(e)),
+            Outcome::Ready => {}
         }
     }
-    for (name, text) in texts {
-        dir.write(name, |w| w.write_all(text.as_bytes()))?;
+    if let Some(first) = changed.first() {
+        let more = match changed.len() {
+            1 => String::new(),
+            n => format!(" and {} more ({})", n - 1, changed[1..].join(", ")),
+        };
+        return Err(crate::error::Located::new(
+            out.join(first).display().to_string(),
+            format!(
+                "already exists and differs from what this import would write{more} (fitted, edited, or imported from another log?): nothing was written; import into another --out, or pass --force to replace them"
+            ),
+        )
+        .into());
     }
-    dir.commit()
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    dir.commit()?;
+    Ok(Written {
+        paths: traces
+            .iter()
+            .map(|t| out.join(format!("{}.toml", t.name)))
+            .collect(),
+        quality: fit.then(|| quality.into_iter().flatten().collect()),
+    })
 }
 
-/// Refuses the import, before anything is written, if a scenario it would write is one
-/// the loader refuses: text from a log is cleaned ([`clean`]), but a log can still hold a
-/// value out of the scenario file's range (a count above 1e15). Such a file would break
-/// `simulate history` for the whole folder, so it is never written.
-fn check_loadable(out: &Path, traces: &[Trace], texts: &[(String, String)]) -> Result<(), Error> {
-    use rayon::prelude::*;
-    let refused = texts
-        .par_iter()
-        .zip(traces)
-        .find_map_first(|((name, text), t)| {
-            // The same rules as reading it back: at most 8 MiB (`crate::input`), then valid.
-            if text.len() as u64 > crate::input::MAX_SCENARIO_BYTES {
-                return Some((
-                    t,
-                    format!(
-                        "its {} requests take {} bytes, more than the {} bytes a scenario file may be",
-                        t.calls.len(),
-                        text.len(),
-                        crate::input::MAX_SCENARIO_BYTES
-                    ),
-                ));
-            }
-            let path = out.join(name);
-            crate::scenario::load_quick(text, &path)
-                .err()
-                .map(|e| (t, e.to_string()))
-        });
-    match refused {
-        None => Ok(()),
-        Some((t, e)) => Err(crate::error::Located::new(
+/// Why the loader would refuse `text`, the scenario of `t` to be written as `out/name`, if
+/// it would: text from a log is cleaned ([`clean`]), but a log can still hold a value out
+/// of the scenario file's range (a count above 1e15). Such a file would break `simulate
+/// history` for the whole folder, so it is never written.
+fn refusal(out: &Path, t: &Trace, name: &str, text: &str) -> Option<Error> {
+    // The same rules as reading it back: at most 8 MiB (`crate::input`), then valid.
+    let why = if text.len() as u64 > crate::input::MAX_SCENARIO_BYTES {
+        format!(
+            "its {} requests take {} bytes, more than the {} bytes a scenario file may be",
+            t.calls.len(),
+            text.len(),
+            crate::input::MAX_SCENARIO_BYTES
+        )
+    } else {
+        crate::scenario::load_quick(text, &out.join(name))
+            .err()?
+            .to_string()
+    };
+    Some(
+        crate::error::Located::new(
             &t.file,
             format!(
-                "the scenario of this log's {} trace ({}.toml) would not load, so nothing was written: {e}",
+                "the scenario of this log's {} trace ({}.toml) would not load, so nothing was written: {why}",
                 t.role.as_str(),
                 t.name
             ),
         )
-        .into()),
-    }
+        .into(),
+    )
 }
 
 /// A TOML string literal, escaped by the `toml` crate.
@@ -615,12 +667,7 @@ mod tests {
             name: "session".into(),
         };
         let text = "x".repeat((8 << 20) + 1);
-        let e = check_loadable(
-            Path::new("out"),
-            std::slice::from_ref(&trace),
-            &[("session.toml".into(), text)],
-        )
-        .unwrap_err();
+        let e = refusal(Path::new("out"), &trace, "session.toml", &text).unwrap();
         assert_eq!(
             e.to_string(),
             "big.jsonl: the scenario of this log's main trace (session.toml) would not load, so nothing was written: its 1 requests take 8388609 bytes, more than the 8388608 bytes a scenario file may be"

@@ -32,6 +32,21 @@ pub const LEDGER_HEADER: [&str; 8] = [
 pub const LEDGER_CACHE_HEADER: [&str; 4] =
     ["cached_tokens", "written_tokens", "uncached_tokens", "cost"];
 
+/// Rows above which `ledger.csv` is left out unless asked for (`--ledger-csv`): 10 million
+/// rows are about 0.8 GB, a trace of 2.5 million calls with 3 edits. Beyond that the file
+/// costs more than the whole comparison (the kernel's write-back of gigabytes makes a run
+/// superlinear in calls) and is more than a person or a spreadsheet reads; every figure of
+/// the comparison is in the summary, the sweep and the charts.
+pub const DEFAULT_MAX_ROWS: usize = 10_000_000;
+
+/// The rows `ledger.csv` of `study` holds: one per call of each run.
+pub fn rows(study: &Study) -> usize {
+    std::iter::once(&study.baseline)
+        .chain(&study.edited)
+        .map(|s| s.run.len())
+        .sum()
+}
+
 /// Calls walked before a batch is formatted and written.
 const BATCH: usize = 1 << 16;
 /// Calls formatted by one task.

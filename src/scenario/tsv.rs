@@ -40,12 +40,12 @@ pub use trace::{Trace, TraceCalls};
 /// or is over 1 GiB (no line), a malformed line (line and column), or a trace without
 /// calls (no line).
 pub fn read_tsv(path: &Path) -> Result<Vec<Call>, Error> {
-    collect(TsvReader::open(path)?)
+    collect(|| TsvReader::open(path))
 }
 
 /// Parses trace text; `file` names it in errors.
 pub fn parse_tsv(text: &str, file: &str) -> Result<Vec<Call>, Located> {
-    collect(TsvReader::new(text.as_bytes(), file.to_string())).map_err(|e| match e {
+    collect(|| Ok(TsvReader::new(text.as_bytes(), file.to_string()))).map_err(|e| match e {
         Error::Input(l) => l,
         other => Located::new(file, other.to_string()),
     })
@@ -321,29 +321,59 @@ struct Key {
     given: Given,
 }
 
-/// Every call of `reader` in call order, with segments assigned; calls with one number
-/// read apart are joined.
-fn collect<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
+/// Every call of the trace `open` reads, in call order, with segments assigned; calls with
+/// one number read apart are joined.
+///
+/// A trace is read once when its calls come in order (the usual case: the calls are
+/// touched once and nothing but them is kept, 10 million calls in 10 million `Call`s);
+/// only a trace whose numbers come back is read a second time, keeping where each call was
+/// read, to be sorted.
+fn collect<R: Read>(open: impl Fn() -> Result<TsvReader<R>, Error>) -> Result<Vec<Call>, Error> {
+    match collect_in_order(open()?)? {
+        Some(calls) => Ok(calls),
+        None => collect_sorted(open()?),
+    }
+}
+
+/// The calls of `reader` if their numbers only go up; None at the first that does not.
+fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Vec<Call>>, Error> {
     let file = reader.file().to_string();
     let mut calls = Vec::new();
-    let mut keys = Vec::new();
     let mut current = TsvCall::default();
-    // Segments are assigned while reading, as long as the calls come in order (the usual
-    // case, so the calls are touched once); a segment error waits until the order is
-    // known, since sorting would reorder the calls.
+    let mut last = None;
+    // A segment error waits until the end: were the order to break later, sorting would
+    // reorder the calls and the segments with them.
     let mut segments = Segments::default();
     let mut segment_error = None;
-    let mut ordered = true;
     while reader.read_call(&mut current)? {
-        if let Some(last) = keys.last().map(|k: &Key| k.number) {
-            ordered &= last < current.number;
+        if last.is_some_and(|last| last >= current.number) {
+            return Ok(None);
         }
-        if ordered && segment_error.is_none() {
+        last = Some(current.number);
+        if segment_error.is_none() {
             let (number, given) = (current.number, current.segment);
             segment_error = segments
                 .assign(number, given, &mut current.call, &file)
                 .err();
         }
+        calls.push(std::mem::replace(&mut current.call, blank_call()));
+    }
+    if calls.is_empty() {
+        return Err(no_calls(&file).into());
+    }
+    match segment_error {
+        Some(e) => Err(e.into()),
+        None => Ok(Some(calls)),
+    }
+}
+
+/// The calls of `reader` sorted by number (stably: one number's calls join in file order).
+fn collect_sorted<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
+    let file = reader.file().to_string();
+    let mut calls = Vec::new();
+    let mut keys = Vec::new();
+    let mut current = TsvCall::default();
+    while reader.read_call(&mut current)? {
         keys.push(Key {
             number: current.number,
             line: current.line,
@@ -354,12 +384,6 @@ fn collect<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error> {
     }
     if calls.is_empty() {
         return Err(no_calls(&file).into());
-    }
-    if ordered {
-        return match segment_error {
-            Some(e) => Err(e.into()),
-            None => Ok(calls),
-        };
     }
     // The sort is stable, so calls with one number stay in file order and join so.
     let mut read: Vec<TsvCall> = keys

@@ -10,7 +10,7 @@ use super::event::{
     Compaction, Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText,
 };
 use super::files::{self, SourceFile};
-use super::json::{ContentBytes, input_hash};
+use super::json::{self, ContentBytes, input_hash};
 use super::label::tool_label;
 use super::{Convention, Reader};
 use crate::error::Error;
@@ -106,7 +106,12 @@ impl files::JsonLines for Reading {
     }
 
     fn line(&mut self, number: u64, bytes: &[u8]) -> Result<(), serde_json::Error> {
-        let parsed = serde_json::from_slice::<Line>(bytes)?;
+        // Results are counted from the raw JSON; a line that way refuses is read again with
+        // every string decoded, so it reads (or fails) exactly as decoding has it.
+        let parsed = match serde_json::from_slice::<Line>(bytes) {
+            Ok(parsed) => parsed,
+            Err(_) => json::decoding_strings(|| serde_json::from_slice::<Line>(bytes))?,
+        };
         Reading::line(self, number, parsed);
         Ok(())
     }
@@ -537,7 +542,74 @@ fn argument(name: &str, input: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::slash_command;
+    use super::*;
+
+    /// The events and malformed lines of `lines`, as one file.
+    fn read_lines(lines: &[&[u8]]) -> FileLog {
+        let file = SourceFile {
+            path: "s.jsonl".into(),
+            canonical: "s.jsonl".into(),
+        };
+        let mut reading = Reading::new(&file);
+        for (i, line) in lines.iter().enumerate() {
+            let number = i as u64 + 1;
+            if let Err(e) = files::JsonLines::line(&mut reading, number, line) {
+                reading
+                    .log
+                    .malformed(number, super::super::parse_failure(&e, false));
+            }
+        }
+        reading.log
+    }
+
+    /// The reasons of the malformed lines of `log`.
+    fn malformed(log: &FileLog) -> Vec<&str> {
+        log.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Malformed(m) => Some(m.reason.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Issue 19 §1: results are counted from the raw JSON, and a line the raw count refuses
+    /// is decoded instead, so every line reads as it did when every string was decoded: a
+    /// lone surrogate in a result is malformed with serde_json's own message, and invalid
+    /// UTF-8 in a field only skipped (an image's data) still reads.
+    #[test]
+    fn a_line_the_raw_count_refuses_reads_as_decoding_reads_it() {
+        let result = |content: &[u8]| -> Vec<u8> {
+            [
+                &br#"{"type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"#[..],
+                content,
+                br#"}]}}"#,
+            ]
+            .concat()
+        };
+        let lone = result(br#"[{"type":"text","text":"ab\ud800"}]"#);
+        let log = read_lines(&[&lone]);
+        let decoded = json::decoding_strings(|| serde_json::from_slice::<Line>(&lone)).unwrap_err();
+        assert_eq!(
+            malformed(&log),
+            [super::super::parse_failure(&decoded, false)]
+        );
+
+        let skipped = result(
+            b"[{\"type\":\"image\",\"source\":{\"data\":\"\xff\xfe\"}},{\"type\":\"text\",\"text\":\"ok\\n\"}]",
+        );
+        let log = read_lines(&[&skipped]);
+        assert_eq!(malformed(&log), Vec::<&str>::new());
+        let joined: Vec<(u64, u64)> = log
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Joined(j) => Some((j.bytes, j.images)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(joined, [(3, 1)]);
+    }
 
     #[test]
     fn a_slash_command_is_read_from_its_echo() {

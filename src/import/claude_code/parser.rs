@@ -4,7 +4,7 @@
 //! them (notably `toolUseResult`, which repeats a tool's whole output). Tool results are
 //! measured, not kept ([`ContentBytes`]).
 
-use crate::import::json::{ContentBytes, StrOrNot, StringBytes};
+use crate::import::json::{ContentBytes, RawContentBytes, RawStringBytes, StrOrNot};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
@@ -71,10 +71,10 @@ pub struct Attachment<'a> {
     pub hook_event: Option<Cow<'a, str>>,
     /// The text it adds (a string, or a list of strings or objects): measured only.
     #[serde(default)]
-    pub content: Option<StringBytes>,
+    pub content: Option<RawStringBytes>,
     /// `deferred_tools_delta`: the tool names it announces.
     #[serde(rename = "addedLines", default)]
-    pub added_lines: Option<StringBytes>,
+    pub added_lines: Option<RawStringBytes>,
 }
 
 /// A key that is present: its value, null included (`Some(None)`); an absent key is
@@ -164,10 +164,10 @@ pub struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
     pub kind: Option<Cow<'a, str>>,
     #[serde(default)]
-    pub text: Option<ContentBytes>,
+    pub text: Option<RawContentBytes>,
     /// A `thinking` block's text: empty where the log keeps only its signature.
     #[serde(default)]
-    pub thinking: Option<ContentBytes>,
+    pub thinking: Option<RawContentBytes>,
     #[serde(borrow, default)]
     pub id: Option<Cow<'a, str>>,
     #[serde(default)]
@@ -176,8 +176,9 @@ pub struct Block<'a> {
     pub input: Option<Value>,
     #[serde(borrow, default)]
     pub tool_use_id: Option<Cow<'a, str>>,
+    /// A result, measured from its raw JSON (see [`RawContentBytes`]).
     #[serde(default)]
-    pub content: Option<ContentBytes>,
+    pub content: Option<RawContentBytes>,
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@
 //! The set holds `DIR`'s lock from [`FileSet::prepare`] to the end, so a second set for the
 //! same folder waits, and what the caller checked in `DIR` after preparing (a file it would
 //! replace, say) stays true until its files are in. A file that replaces another keeps the
-//! other's mode and, where the process may set it, its owner.
+//! other's mode and, where the process may set it, its owner. Files may be staged from
+//! several threads at once (an import writes thousands); a set dropped without a commit
+//! leaves nothing behind, not even the folders `prepare` made for it.
 
 use super::{interrupt, staging};
 use crate::error::{Error, Located};
@@ -16,6 +18,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// The label of a file set's staging folders: `DIR/.simulate-files.staging-<pid>-<n>/`.
 const LABEL: &str = "simulate-files";
@@ -26,8 +29,13 @@ const PREVIOUS: &str = "previous";
 #[derive(Debug)]
 pub struct FileSet {
     dir: PathBuf,
-    staging: Staging,
-    written: Vec<OsString>,
+    /// `None` once dropped (before the folders `prepare` made are removed).
+    staging: Option<Staging>,
+    written: Mutex<Vec<OsString>>,
+    /// The folders `prepare` made, outermost first: removed again, when empty, if the set
+    /// is dropped without a commit.
+    created: Vec<PathBuf>,
+    committed: bool,
     /// `DIR`'s lock, held for the life of the set; `None` without locks.
     _dir_lock: Option<File>,
 }
@@ -42,24 +50,43 @@ impl FileSet {
             path: dir.to_path_buf(),
             source,
         };
-        fs::create_dir_all(dir).map_err(unwritable)?;
-        let lock = staging::lock(dir).map_err(unwritable)?;
-        let staging = Staging::create(dir, LABEL).map_err(unwritable)?;
-        Ok(FileSet {
+        let created: Vec<PathBuf> = {
+            let mut missing: Vec<PathBuf> = dir
+                .ancestors()
+                .filter(|a| !a.as_os_str().is_empty())
+                .take_while(|a| fs::symlink_metadata(a).is_err())
+                .map(Path::to_path_buf)
+                .collect();
+            missing.reverse();
+            missing
+        };
+        let mut set = FileSet {
             dir: dir.to_path_buf(),
-            staging,
-            written: Vec::new(),
-            _dir_lock: lock,
-        })
+            staging: None,
+            written: Mutex::new(Vec::new()),
+            created,
+            committed: false,
+            _dir_lock: None,
+        };
+        fs::create_dir_all(dir).map_err(unwritable)?;
+        set._dir_lock = staging::lock(dir).map_err(unwritable)?;
+        set.staging = Some(Staging::create(dir, LABEL).map_err(unwritable)?);
+        Ok(set)
+    }
+
+    fn staging_path(&self) -> &Path {
+        // Set in `prepare`, taken only in `drop`.
+        self.staging.as_ref().map_or(&self.dir, Staging::path)
     }
 
     /// Writes `file_name` into the staging folder; it appears in the folder at
-    /// [`commit`](Self::commit), with the mode (and owner) of the file it replaces.
+    /// [`commit`](Self::commit), with the mode (and owner) of the file it replaces. Any
+    /// number of threads may write at once.
     ///
     /// Errors: [`Error::Input`] when a folder stands where the file goes (exit 2);
     /// [`Error::Write`] when the file cannot be written (exit 1).
     pub fn write(
-        &mut self,
+        &self,
         file_name: impl AsRef<OsStr>,
         body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> Result<(), Error> {
@@ -77,7 +104,7 @@ impl FileSet {
             )
             .into());
         }
-        let file = File::create(self.staging.path().join(name)).map_err(failed)?;
+        let file = File::create(self.staging_path().join(name)).map_err(failed)?;
         if let Some(old) = replaced.filter(fs::Metadata::is_file) {
             file.set_permissions(old.permissions()).map_err(failed)?;
             // Only root (or the owner, for a group it is in) may: best effort.
@@ -86,25 +113,36 @@ impl FileSet {
         let mut out = BufWriter::new(file);
         body(&mut out).map_err(failed)?;
         out.flush().map_err(failed)?;
-        self.written.push(name.to_os_string());
+        self.written
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(name.to_os_string());
         Ok(())
     }
 
     /// Puts every staged file in place, all or none: when one cannot be, those already in
     /// place are taken back and the files they replaced restored. Then removes the staging
-    /// folders killed runs left in the folder. Returns the paths in write order.
+    /// folders killed runs left in the folder. Returns the paths in name order (the order
+    /// they go in).
     ///
     /// Errors: [`Error::Write`] when a file cannot be put in place; the folder is then as
     /// it was.
-    pub fn commit(self) -> Result<Vec<PathBuf>, Error> {
-        let previous = self.staging.path().join(PREVIOUS);
+    pub fn commit(mut self) -> Result<Vec<PathBuf>, Error> {
+        let mut written = std::mem::take(
+            self.written
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        written.sort();
+        let staging = self.staging_path().to_path_buf();
+        let previous = staging.join(PREVIOUS);
         {
             // The interrupt watcher waits for this lock: Ctrl-C never stops a set half-way in.
             let _staged = interrupt::staged();
-            let mut done = Vec::with_capacity(self.written.len());
-            for name in &self.written {
+            let mut done = Vec::with_capacity(written.len());
+            for name in &written {
                 let paths = Paths {
-                    staged: self.staging.path().join(name),
+                    staged: staging.join(name),
                     target: self.dir.join(name),
                     aside: previous.join(name),
                 };
@@ -122,8 +160,24 @@ impl FileSet {
                 }
             }
         }
+        self.committed = true;
         staging::remove_stale(&self.dir, LABEL);
-        Ok(self.written.iter().map(|n| self.dir.join(n)).collect())
+        Ok(written.iter().map(|n| self.dir.join(n)).collect())
+    }
+}
+
+impl Drop for FileSet {
+    /// Without a commit, the staging folder goes, and so do the folders `prepare` made when
+    /// nothing else is in them: a refused set leaves the file system as it found it.
+    fn drop(&mut self) {
+        drop(self.staging.take());
+        if !self.committed {
+            for dir in self.created.iter().rev() {
+                if fs::remove_dir(dir).is_err() {
+                    break;
+                }
+            }
+        }
     }
 }
 
@@ -199,7 +253,7 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let (Some(dir), Some(name)) = (real.parent(), real.file_name()) else {
         return Err(unwritable(io::Error::other("not a file")));
     };
-    let mut set = FileSet::prepare(dir)?;
+    let set = FileSet::prepare(dir)?;
     set.write(name, |w| w.write_all(bytes))?;
     set.commit().map(|_| ())
 }
@@ -214,7 +268,7 @@ mod tests {
     fn a_commit_that_fails_half_way_puts_everything_back() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a.toml"), "old a").unwrap();
-        let mut set = FileSet::prepare(dir.path()).unwrap();
+        let set = FileSet::prepare(dir.path()).unwrap();
         for name in ["a.toml", "b.toml", "c.toml"] {
             set.write(name, |w| w.write_all(format!("new {name}").as_bytes()))
                 .unwrap();
@@ -233,6 +287,42 @@ mod tests {
             "keep"
         );
         assert_eq!(names(dir.path()), ["a.toml", "c.toml"]);
+    }
+
+    #[test]
+    fn a_set_dropped_without_a_commit_leaves_nothing_not_even_its_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new/deeper");
+        let set = FileSet::prepare(&out).unwrap();
+        set.write("a.toml", |w| w.write_all(b"a")).unwrap();
+        assert!(out.exists());
+        drop(set);
+        assert_eq!(names(dir.path()), Vec::<String>::new());
+        // A folder that was there stays, and so does what is in it.
+        fs::create_dir(dir.path().join("kept")).unwrap();
+        let set = FileSet::prepare(&dir.path().join("kept/new")).unwrap();
+        drop(set);
+        assert_eq!(names(dir.path()), ["kept"]);
+        assert_eq!(names(&dir.path().join("kept")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn files_staged_from_many_threads_go_in_together() {
+        use rayon::prelude::*;
+        let dir = tempfile::tempdir().unwrap();
+        let set = FileSet::prepare(dir.path()).unwrap();
+        (0..200).into_par_iter().for_each(|i| {
+            set.write(format!("{i:03}.toml"), |w| write!(w, "{i}"))
+                .unwrap();
+        });
+        let paths = set.commit().unwrap();
+        assert_eq!(paths.len(), 200);
+        assert_eq!(paths[7], dir.path().join("007.toml"));
+        assert_eq!(names(dir.path()).len(), 200);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("199.toml")).unwrap(),
+            "199"
+        );
     }
 
     #[test]
