@@ -3,11 +3,14 @@
 //! Raw flags are parsed by clap, then turned once into the validated [`Command`] the rest
 //! of the program runs; the engine never sees a clap type.
 
-use crate::app::{Command, Format, RunConfig, RunFormat, SweepOverrides};
+use crate::command::Command;
+use crate::command::ledger::LedgerConfig;
+use crate::command::scenario::{RunConfig, RunFormat};
 use crate::error::Located;
-use crate::ledger_command::LedgerConfig;
+use crate::output::Format;
 use crate::scenario::{Assumption, Axis};
 use crate::sweep::AxisOverride;
+use crate::sweep::SweepOverrides;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -572,7 +575,7 @@ where
 fn from_args(cli: Cli) -> Result<Command, Located> {
     match cli.command {
         Some(Sub::Fit(f)) => {
-            return Ok(Command::Fit(crate::fit_command::FitConfig {
+            return Ok(Command::Fit(crate::command::fit::FitConfig {
                 scenario: f.scenario,
                 format: f.format.into(),
                 write: f.write,
@@ -616,7 +619,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             return history_config(h).map(Command::History);
         }
         Some(Sub::Suggest(a)) => {
-            return Ok(Command::Suggest(crate::suggest_command::SuggestConfig {
+            return Ok(Command::Suggest(crate::command::suggest::SuggestConfig {
                 path: a.path,
                 out_root: (!a.no_write && a.out.as_os_str() != "-").then_some(a.out),
                 top: a.top as usize,
@@ -626,11 +629,13 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             }));
         }
         Some(Sub::Telemetry(t)) => {
-            return Ok(Command::Telemetry(crate::telemetry::TelemetryConfig {
-                file: t.file,
-                unit: t.unit,
-                format: t.format.into(),
-            }));
+            return Ok(Command::Telemetry(
+                crate::command::telemetry::TelemetryConfig {
+                    file: t.file,
+                    unit: t.unit,
+                    format: t.format.into(),
+                },
+            ));
         }
         None => {}
     }
@@ -694,7 +699,7 @@ fn misspelt(scenario: &std::path::Path) -> Option<Located> {
     })
 }
 
-fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfig, Located> {
+fn history_config(h: HistoryArgs) -> Result<crate::command::history::HistoryConfig, Located> {
     let err = |flag: &str, m: String| Located::new("command line", m).place(flag.to_string());
     let factors = |flag: &str, text: &Option<String>| -> Result<Option<Vec<f64>>, Located> {
         let Some(text) = text else { return Ok(None) };
@@ -723,7 +728,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfi
         }
     }
     let shard = h.shard.as_deref().map(shard).transpose()?;
-    use crate::history_command::HistorySource;
+    use crate::command::history::HistorySource;
     let source = match (h.dir, h.edits) {
         (Some(dir), Some(edits)) if h.merge.is_empty() => HistorySource::Sessions {
             dir,
@@ -734,7 +739,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfi
         },
         _ => HistorySource::Merge(h.merge),
     };
-    Ok(crate::history_command::HistoryConfig {
+    Ok(crate::command::history::HistoryConfig {
         source,
         name: h.name,
         out_root: (!h.no_write && h.out.as_os_str() != "-").then_some(h.out),
@@ -745,7 +750,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::history_command::HistoryConfi
 }
 
 /// `K/N` with 1 ≤ K ≤ N.
-fn shard(text: &str) -> Result<crate::history_command::Shard, Located> {
+fn shard(text: &str) -> Result<crate::command::history::Shard, Located> {
     let err = || {
         Located::new(
             "command line",
@@ -761,7 +766,7 @@ fn shard(text: &str) -> Result<crate::history_command::Shard, Located> {
     if index == 0 || index > of {
         return Err(err());
     }
-    Ok(crate::history_command::Shard { index, of })
+    Ok(crate::command::history::Shard { index, of })
 }
 
 /// `a,b,c` or `from:to:steps`, unchecked.
@@ -840,7 +845,7 @@ mod tests {
 
     #[test]
     fn history_takes_a_directory_or_shards_to_merge_never_both() {
-        use crate::history_command::{HistoryConfig, HistorySource, Shard};
+        use crate::command::history::{HistoryConfig, HistorySource, Shard};
         let history = |args: &[&str]| {
             parse_from([&["simulate", "history"], args].concat()).map(|r| match r {
                 Ok(Command::History(c)) => Ok(c),

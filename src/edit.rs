@@ -50,13 +50,9 @@ pub struct Edited {
     pub whatif: WhatIf,
 }
 
-/// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
-/// and what is wrong.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EditError {
-    pub key: String,
-    pub message: String,
-}
+// Defined with the run it is applied to, so the what-if steps (`crate::whatif`), which
+// this module drives, can return it without importing back from here.
+pub use crate::run::EditError;
 
 /// Applies `action` to `baseline`, the run of `calls` (whose ids `ids` indexes); `terms`
 /// are the scenario's named terms (a merge leaves one call's framing, not one per call),

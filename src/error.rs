@@ -28,13 +28,13 @@ pub enum Error {
     Write { path: PathBuf, source: io::Error },
     /// A chart could not be drawn (a bug, not bad input).
     #[error("cannot draw a chart: {0}")]
-    Chart(#[from] crate::chart::ChartError),
+    Chart(#[from] ChartError),
     /// Printing to standard output failed.
     #[error("cannot print the results: {0}")]
     Print(io::Error),
     /// A figure about to be written is infinite or not a number (a bug, not bad input).
     #[error("{0}")]
-    NonFinite(#[from] crate::finite::NonFinite),
+    NonFinite(#[from] NonFinite),
 }
 
 impl Error {
@@ -48,6 +48,42 @@ impl Error {
             Error::Write { .. } | Error::Print(_) | Error::Chart(_) | Error::NonFinite(_) => 1,
         }
     }
+}
+
+/// Why a chart could not be drawn (`crate::chart`).
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// The chart data is inconsistent (a grid whose shape does not match its axes, an edit
+    /// index with no name). This is a bug in whatever filled the [`ChartInput`](crate::chart::ChartInput).
+    #[error("{chart}: {message}")]
+    Data {
+        chart: &'static str,
+        message: String,
+    },
+    /// Plotters could not lay out or render the chart.
+    #[error("{chart}: cannot draw: {source}")]
+    Draw {
+        chart: &'static str,
+        #[source]
+        source: plotters::drawing::DrawingAreaErrorKind<io::Error>,
+    },
+}
+
+/// A figure that is not finite: which figure, of which run, at which point (`crate::finite`
+/// finds them).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "internal error: the {figure} of `{run}` is {value} at {point}; nothing was written. This is a bug in simulate, not in the input: please report it with the scenario"
+)]
+pub struct NonFinite {
+    /// `baseline` or the edit's name.
+    pub run: String,
+    /// What the figure is, e.g. `reread total`.
+    pub figure: &'static str,
+    pub value: f64,
+    /// The point in words: `B = 30000, ρ = 3.3, cache read = 0.1, retry rate = 0`, with
+    /// the grid index when it is a grid point.
+    pub point: String,
 }
 
 /// A mistake in an input file or argument, with where it is.

@@ -334,9 +334,9 @@ impl<'a> Study<'a> {
                     self.scenario.edits_source(),
                     format!(
                         "takes the base tokens below zero: B = {} at ρ = {} becomes {}; the base cannot be negative (lower the change, or sweep B from a higher value)",
-                        crate::output::number::grouped(at.base_tokens, 0),
-                        crate::output::number::decimal(at.bytes_per_token),
-                        crate::output::number::grouped(subject.base_tokens(*at), 0)
+                        crate::number::grouped(at.base_tokens, 0),
+                        crate::number::decimal(at.bytes_per_token),
+                        crate::number::grouped(subject.base_tokens(*at), 0)
                     ),
                 )
                 .at(e

@@ -10,21 +10,8 @@ use crate::evaluate::{Evaluation, Outcome, Study};
 use crate::ledger::Saving;
 use crate::sweep::{Point, Totals};
 
-/// A figure that is not finite: which figure, of which run, at which point.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error(
-    "internal error: the {figure} of `{run}` is {value} at {point}; nothing was written. This is a bug in simulate, not in the input: please report it with the scenario"
-)]
-pub struct NonFinite {
-    /// `baseline` or the edit's name.
-    pub run: String,
-    /// What the figure is, e.g. `reread total`.
-    pub figure: &'static str,
-    pub value: f64,
-    /// The point in words: `B = 30000, ρ = 3.3, cache read = 0.1, retry rate = 0`, with
-    /// the grid index when it is a grid point.
-    pub point: String,
-}
+// The error type lives with the crate's error, which wraps it (see `crate::error`).
+pub use crate::error::NonFinite;
 
 /// Checks every figure of `evaluation` (the baseline's and each edit's totals, costs,
 /// dollars and savings) that an output would show.

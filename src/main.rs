@@ -8,7 +8,7 @@ fn main() -> ExitCode {
         .map_err(simulate::Error::from)
         .and_then(|command| {
             let mut stdout = std::io::stdout().lock();
-            let result = simulate::app::run(&command, &mut stdout);
+            let result = simulate::command::run(&command, &mut stdout);
             result.and_then(|()| stdout.flush().map_err(simulate::Error::Print))
         });
     match result {

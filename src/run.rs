@@ -390,6 +390,14 @@ impl Iterator for PieceIter<'_> {
     }
 }
 
+/// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
+/// and what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditError {
+    pub key: String,
+    pub message: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

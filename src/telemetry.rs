@@ -1,4 +1,5 @@
-//! `simulate telemetry FILE.jsonl --unit NAME`: per-metric means of the token counts a
+//! Per-metric means (`simulate telemetry FILE.jsonl --unit NAME`, in
+//! `crate::command::telemetry`) of the token counts a
 //! memory system logs, each over the rows that carry it (docs/model.md §6.3).
 //!
 //! Three counts answer three different questions (what a row-selection budget counted,
@@ -12,23 +13,12 @@
 //! ≥ 0, `reader_calls` that is not a list, or a call without `prompt_tokens` stops the
 //! command naming the file, line and key, rather than being skipped.
 
-use crate::app::Format;
 use crate::error::{Error, Located};
 use crate::input;
-use crate::output::number::grouped;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::io::{self, BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-
-/// `simulate telemetry FILE.jsonl --unit NAME`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TelemetryConfig {
-    pub file: PathBuf,
-    /// The unit the log's counts are in, as the user declares it (a tokenizer name).
-    pub unit: String,
-    pub format: Format,
-}
+use std::io::BufRead;
+use std::path::Path;
 
 /// The metrics, in the order they are reported: key, and what it counts.
 const METRICS: [(&str, &str); 3] = [
@@ -90,31 +80,9 @@ impl Tally {
     }
 }
 
-/// Reads the log at `c.file` and prints its summary.
-///
-/// Errors: [`Error::Input`] for a bad line (file, line, column, key), an empty log or an
-/// empty `--unit`; [`Error::Unreadable`]; [`Error::Print`].
-pub fn run(c: &TelemetryConfig, out: &mut dyn Write) -> Result<(), Error> {
-    if c.unit.trim().is_empty() {
-        return Err(Located::new(
-            "command line",
-            "give the unit the log's counts are in, e.g. --unit cl100k_base (the tokenizer named in the run's settings)",
-        )
-        .place("--unit")
-        .into());
-    }
-    let (file, _) = input::open(&c.file, input::Kind::Trace)?;
-    let summary = summarize(BufReader::new(file), &c.file, &c.unit)?;
-    match c.format {
-        Format::Json => crate::output::json::write(out, &summary),
-        Format::Table => table(out, &summary),
-    }
-    .map_err(Error::Print)
-}
-
 /// Summarizes a log read from `reader`; `path` names it in errors.
 ///
-/// Errors: as [`run`].
+/// Errors: [`Error::Input`] for a bad line (file, line, column, key) or an empty log.
 pub fn summarize(mut reader: impl BufRead, path: &Path, unit: &str) -> Result<Summary, Error> {
     let file = path.display().to_string();
     let mut tallies = [Tally::default(); 3];
@@ -315,59 +283,6 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// A mean for people: whole when it is whole, else two decimals.
-fn show_mean(mean: Option<f64>) -> String {
-    match mean {
-        Some(m) if m.fract() == 0.0 => grouped(m, 0),
-        Some(m) => grouped(m, 2),
-        None => "—".to_string(),
-    }
-}
-
-fn table(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
-    writeln!(
-        out,
-        "{}: {}, {} with telemetry; unit: {} ({})",
-        s.file,
-        crate::output::number::plural(s.rows_total, "row", "rows"),
-        s.rows_with_telemetry,
-        s.unit,
-        s.unit_source
-    )?;
-    let name_width = METRICS.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-    let means: Vec<String> = s.metrics.iter().map(|m| show_mean(m.mean)).collect();
-    let mean_width = means.iter().map(|m| m.chars().count()).max().unwrap_or(0);
-    writeln!(
-        out,
-        "  {:<name_width$}  {:>mean_width$}  {:<unit_width$}  measured",
-        "metric",
-        "mean",
-        "",
-        unit_width = s.unit.chars().count()
-    )?;
-    for (m, mean) in s.metrics.iter().zip(&means) {
-        let unit = if m.mean.is_some() { &m.unit } else { "" };
-        writeln!(
-            out,
-            "  {:<name_width$}  {mean:>mean_width$}  {unit:<unit_width$}  on {} of {}",
-            m.name,
-            m.rows_measured,
-            crate::output::number::plural(m.rows_total, "row", "rows"),
-            unit_width = s.unit.chars().count()
-        )?;
-    }
-    writeln!(out)?;
-    for m in &s.metrics {
-        writeln!(out, "  {}: {}", m.name, m.counts)?;
-    }
-    writeln!(
-        out,
-        "Each mean is over the rows that carry that count; a row without it is left out, not\n\
-         read as 0. Counts are in the declared unit, counted locally: not a provider's usage\n\
-         and not a bill (retries and re-generations are not logged as calls)."
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,8 +318,6 @@ mod tests {
         assert_eq!(s.metrics[0].mean, None);
         assert_eq!(s.metrics[0].rows_measured, 0);
         assert_eq!(s.metrics[1].mean, Some(5.0));
-        assert_eq!(show_mean(None), "—");
-        assert_eq!(show_mean(Some(2.5)), "2.50");
     }
 
     fn error(text: &str) -> String {

@@ -233,7 +233,7 @@ fn moving_b_past_a_break_even_swaps_two_edits_on_the_page() {
             (marked - exact).abs() <= 1e-6 * exact,
             "{marked} vs {exact}"
         );
-        let shown = simulate::output::number::grouped(exact, 0);
+        let shown = simulate::number::grouped(exact, 0);
         assert!(
             dom.contains(&format!("{skip} ⇄ {quiet}: {shown} tokens"))
                 || dom.contains(&format!("{quiet} ⇄ {skip}: {shown} tokens")),
@@ -272,8 +272,8 @@ fn the_page_agrees_with_the_sweep_and_leaves_the_nominal_point_alone() {
                 let row = Row {
                     rank: rank.to_string(),
                     name: f[5].to_string(),
-                    saved: simulate::output::number::grouped(saved, 0),
-                    pct: simulate::output::number::percent(pct),
+                    saved: simulate::number::grouped(saved, 0),
+                    pct: simulate::number::percent(pct),
                 };
                 (rank, row)
             })
@@ -321,7 +321,7 @@ fn a_history_page_re_ranks_over_the_factors() {
             .unwrap_or_else(|| panic!("{} at B × 1, ρ × 0.75 in sweep.csv", row.name));
         assert_eq!(
             row.pct,
-            simulate::output::number::percent(f[6].parse().unwrap()),
+            simulate::number::percent(f[6].parse().unwrap()),
             "{f:?}"
         );
         assert_eq!(row.rank, f[7], "{f:?}");
@@ -365,12 +365,12 @@ fn the_cost_moves_where_its_closed_form_is_exact() {
             live += 1;
             assert_eq!(
                 cell(row, "moves cost"),
-                simulate::output::number::grouped(cost, 0),
+                simulate::number::grouped(cost, 0),
                 "{name} at B = {b}, ρ = {rho}"
             );
             assert_eq!(
                 cell(row, "moves costpct"),
-                simulate::output::number::percent(pct),
+                simulate::number::percent(pct),
                 "{name} at B = {b}, ρ = {rho}"
             );
         }

@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used)]
 
 use assert_cmd::Command;
-use simulate::history::aggregate::{Distribution, aggregate};
+use simulate::history::accumulate::aggregate;
+use simulate::history::aggregate::Distribution;
 use simulate::history::{SessionEdit, SessionFigures};
 use simulate::report::Sources;
 use std::fs;

@@ -8,11 +8,11 @@ use plotters::prelude::{
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::history::{HistoryChartInput, row_names};
+use super::history_input::{HistoryChartInput, row_names};
 use super::layout::{Entry, Key};
 use super::style::{self, BACKGROUND, INK, LEGEND_WIDTH_PX, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, drawing, layout};
-use crate::output::number::grouped;
+use crate::number::grouped;
 
 /// File name of this chart.
 pub const FILE: &str = "aggregate.svg";

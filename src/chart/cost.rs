@@ -299,7 +299,7 @@ fn cause_words(cause: WriteCause, chart: &CostChart) -> (String, String) {
             "below the minimum".into(),
             format!(
                 "the prefix is under {} tokens: not cached",
-                crate::output::number::grouped(chart.min_tokens, 0)
+                crate::number::grouped(chart.min_tokens, 0)
             ),
         ),
     }

@@ -290,6 +290,7 @@ pub mod by_tool;
 pub mod context;
 pub mod cost;
 pub mod history;
+pub mod history_input;
 pub mod plane;
 pub mod ranking;
 pub mod savings;
@@ -303,24 +304,9 @@ use plotters::coord::Shift;
 use plotters::drawing::{DrawingArea, DrawingAreaErrorKind};
 use plotters::prelude::SVGBackend;
 
-/// Why a chart could not be drawn.
-#[derive(Debug, thiserror::Error)]
-pub enum ChartError {
-    /// The chart data is inconsistent (a grid whose shape does not match its axes, an edit
-    /// index with no name). This is a bug in whatever filled the [`ChartInput`].
-    #[error("{chart}: {message}")]
-    Data {
-        chart: &'static str,
-        message: String,
-    },
-    /// Plotters could not lay out or render the chart.
-    #[error("{chart}: cannot draw: {source}")]
-    Draw {
-        chart: &'static str,
-        #[source]
-        source: DrawingAreaErrorKind<io::Error>,
-    },
-}
+// The error type lives with the crate's error (`crate::error`), which wraps it: the
+// error module sits below every other, so it cannot import a chart's type.
+pub use crate::error::ChartError;
 
 /// The drawing surface every chart renders on.
 pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;

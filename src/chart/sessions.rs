@@ -8,7 +8,7 @@ use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
 };
 
-use super::history::{HistoryChartInput, row_names};
+use super::history_input::{HistoryChartInput, row_names};
 use super::layout::{self, Entry, Key};
 use super::style::{self, BACKGROUND, DOT_PX, INK, MARGIN_PX, MUTED, WIDTH_PX};
 use super::{ChartError, drawing};
@@ -119,11 +119,11 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
         title: format!("{}: what each edit saves, session by session", input.name),
         subtitle: format!(
             "{} sessions, each at its own B and ρ; {what}.{}",
-            crate::output::number::grouped(input.sessions as f64, 0),
+            crate::number::grouped(input.sessions as f64, 0),
             if input.sessions_unchanged > 0 {
                 format!(
                     "\nNo edit changes {} of them: they sit at 0 % in every row.",
-                    crate::output::number::grouped(input.sessions_unchanged as f64, 0)
+                    crate::number::grouped(input.sessions_unchanged as f64, 0)
                 )
             } else {
                 String::new()

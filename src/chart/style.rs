@@ -4,7 +4,7 @@
 use plotters::prelude::{Color, FontDesc, FontFamily, FontStyle, RGBColor, TextStyle};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::output::number;
+use crate::number;
 
 /// Width of every chart, in px.
 pub const WIDTH_PX: u32 = 1000;

@@ -119,7 +119,7 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
         subtitle: format!(
             "One dot per suggested edit, summed over {}. Up: more cost saved; right: more context the agent no longer sees.\n\
              Ringed and joined by the grey band: the Pareto front ({} of {}), the edits that no other edit here, nor doing nothing, beats on both: pick one by how much context you can spare.",
-            crate::output::number::plural(input.sessions, "session", "sessions"),
+            crate::number::plural(input.sessions, "session", "sessions"),
             on_front,
             all.len()
         ),

@@ -191,7 +191,7 @@ pub struct CompactionFit {
 pub enum FitError {
     #[error(
         "the trace is short: it has {calls} and a fit needs at least 3 calls with measured usage (fit a longer session)",
-        calls = crate::output::number::plural(*calls, "call", "calls")
+        calls = crate::number::plural(*calls, "call", "calls")
     )]
     ShortTrace { calls: usize },
     #[error(
@@ -312,8 +312,8 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
                     key: t.key(),
                     reason: format!(
                         "it came out negative ({} ± {} tokens), which is not physical",
-                        crate::output::number::grouped(s.coefficients[2 + j], 0),
-                        crate::output::number::grouped(s.standard_errors[2 + j], 0)
+                        crate::number::grouped(s.coefficients[2 + j], 0),
+                        crate::number::grouped(s.standard_errors[2 + j], 0)
                     ),
                     tokens_used: t.given(scenario),
                 });
@@ -367,13 +367,13 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
     if !(slope > 0.0 && (lo..=hi).contains(&bytes_per_token)) {
         refused.push(format!(
             "ρ = {} bytes per token is outside the physical {lo} to {hi}: what joins the context is not what the measured input grew by (a part of the log the importer cannot see, or a trace that mixes several conversations)",
-            crate::output::number::decimal(bytes_per_token)
+            crate::number::decimal(bytes_per_token)
         ));
     }
     if intercept <= 0.0 {
         refused.push(format!(
             "B = {} is not a positive number of tokens",
-            crate::output::number::grouped(intercept, 0)
+            crate::number::grouped(intercept, 0)
         ));
     }
     let poor = (r_squared < MIN_R_SQUARED).then(|| {

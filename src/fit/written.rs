@@ -3,7 +3,7 @@
 //! both go through here.
 
 use super::Fit;
-use crate::output::number::{grouped, plural};
+use crate::number::{grouped, plural};
 use crate::scenario::{self, Fitted};
 
 /// `simulate fit: R² = 0.998 on 41 of 44 calls`: what a fitted value's source says.

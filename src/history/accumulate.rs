@@ -9,45 +9,14 @@
 
 use super::SessionFigures;
 use super::aggregate::{
-    Aggregate, BaseClamped, Distribution, EditAggregate, SweepSums, WhatIfAggregate,
+    Aggregate, BaseClamped, Distribution, EditAggregate, SessionNames, SweepSums, WhatIfAggregate,
 };
 use super::agreement::agreement;
 use super::groups::{GroupBy, GroupSession, Groups, GroupsReport, Labels};
-use super::report::source_kind;
+use super::session::source_kind;
 use crate::ledger::Affine;
 use crate::rank;
 use std::collections::BTreeMap;
-
-/// Every session's name in one buffer, by session index.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionNames {
-    text: String,
-    ends: Vec<usize>,
-}
-
-impl SessionNames {
-    fn push(&mut self, name: &str) {
-        self.text.push_str(name);
-        self.ends.push(self.text.len());
-    }
-
-    /// The name of session `index`; empty beyond the last.
-    pub fn get(&self, index: usize) -> &str {
-        let Some(&end) = self.ends.get(index) else {
-            return "";
-        };
-        let start = index.checked_sub(1).map_or(0, |i| self.ends[i]);
-        &self.text[start..end]
-    }
-
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-}
 
 /// One edit's running figures.
 #[derive(Debug, Clone, Default)]
@@ -288,4 +257,14 @@ impl Accumulator {
         };
         Some((aggregate, self.sweep, groups))
     }
+}
+
+/// Aggregates `sessions` (in their order) for the edits `names`. None without sessions.
+pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggregate> {
+    let mut sums = Accumulator::new(names, None, None);
+    let labels = Labels::default();
+    for s in sessions {
+        sums.add(s, &[], &[], &labels);
+    }
+    sums.finish().map(|(aggregate, _, _)| aggregate)
 }

@@ -6,25 +6,13 @@
 //! session order from zero, so the aggregate is exactly the sum a reader would compute
 //! from `sessions.csv`, whatever the thread count.
 
-use super::accumulate::{Accumulator, SessionNames};
+use super::Factors;
 use super::agreement::{Agreement, agreement};
-use super::groups::Labels;
-use super::{Factors, SessionFigures};
+use super::percentile::nearest_rank;
 use crate::ledger::Affine;
 use crate::rank::{self, Ranking};
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// Nearest-rank percentile of ascending `sorted`: the value at rank `⌈p/100 · N⌉` (at least
-/// 1). None for an empty list.
-pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let rank = (p / 100.0 * n as f64).ceil().clamp(1.0, n as f64) as usize;
-    sorted.get(rank - 1).copied()
-}
 
 /// The spread of per-session percentages saved, nearest-rank.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -238,14 +226,35 @@ impl Aggregate {
     }
 }
 
-/// Aggregates `sessions` (in their order) for the edits `names`. None without sessions.
-pub fn aggregate(names: &[String], sessions: &[SessionFigures]) -> Option<Aggregate> {
-    let mut sums = Accumulator::new(names, None, None);
-    let labels = Labels::default();
-    for s in sessions {
-        sums.add(s, &[], &[], &labels);
+/// Every session's name in one buffer, by session index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionNames {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl SessionNames {
+    pub(super) fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
     }
-    sums.finish().map(|(aggregate, _, _)| aggregate)
+
+    /// The name of session `index`; empty beyond the last.
+    pub fn get(&self, index: usize) -> &str {
+        let Some(&end) = self.ends.get(index) else {
+            return "";
+        };
+        let start = index.checked_sub(1).map_or(0, |i| self.ends[i]);
+        &self.text[start..end]
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
 }
 
 /// Running sums of every session's reread totals at each factor point: for each point the
@@ -375,15 +384,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nearest_rank_on_a_known_list() {
-        // The textbook list: 15, 20, 35, 40, 50.
-        let v = [15.0, 20.0, 35.0, 40.0, 50.0];
-        assert_eq!(nearest_rank(&v, 5.0), Some(15.0));
-        assert_eq!(nearest_rank(&v, 30.0), Some(20.0));
-        assert_eq!(nearest_rank(&v, 40.0), Some(20.0));
-        assert_eq!(nearest_rank(&v, 50.0), Some(35.0));
-        assert_eq!(nearest_rank(&v, 100.0), Some(50.0));
-        assert_eq!(nearest_rank(&[], 50.0), None);
+    fn the_spread_is_nearest_rank() {
         // Ten values: p10 is the 1st, the median the 5th (the lower middle), p90 the 9th.
         let ten: Vec<f64> = (1..=10).map(f64::from).collect();
         let d = Distribution::of(&ten).unwrap();

@@ -6,7 +6,7 @@
 //! single-scenario sweep asks: if the assumptions are all off by this much, does the answer
 //! change?
 
-use crate::output::number::decimal;
+use crate::number::decimal;
 use serde::{Deserialize, Serialize};
 
 /// The smallest and largest factor accepted: a factor outside is a typo, not a doubt.

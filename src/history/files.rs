@@ -19,7 +19,7 @@ use super::progress::Progress;
 use super::session::{Session, evaluate_session};
 use super::{Factors, SessionFigures};
 use crate::error::{Error, Located};
-use crate::output::number::grouped;
+use crate::number::grouped;
 use crate::scenario::{Edit, Names, load_quick, read_scenario_text};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -309,6 +309,34 @@ fn not_a_scenario(text: &str) -> Option<String> {
     })
 }
 
+/// The results' directory name from the history's directory: its last component,
+/// lowercased, with anything outside `[a-z0-9_-]` turned into `-`; `history` if nothing
+/// is left.
+pub fn default_name(dir: &Path) -> String {
+    let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let last = full
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut name = String::with_capacity(last.len());
+    for c in last.chars() {
+        let c = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            c
+        } else {
+            '-'
+        };
+        if !(c == '-' && name.ends_with('-')) {
+            name.push(c);
+        }
+    }
+    let name = name.trim_start_matches(['-', '_']).trim_end_matches('-');
+    if name.is_empty() {
+        "history".into()
+    } else {
+        name.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,5 +354,15 @@ mod tests {
             None
         );
         assert_eq!(not_a_scenario("name = \n"), None);
+    }
+
+    #[test]
+    fn the_default_name_comes_from_the_directory() {
+        assert_eq!(
+            default_name(Path::new("/no/such/Team Sessions (2025)")),
+            "team-sessions-2025"
+        );
+        assert_eq!(default_name(Path::new("/no/such/history")), "history");
+        assert_eq!(default_name(Path::new("/no/such/__")), "history");
     }
 }

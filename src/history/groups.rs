@@ -13,7 +13,7 @@
 //! the whole's and its sums to within floating-point rounding (the order of the additions
 //! differs: the whole adds every session in turn, a group only its own).
 
-use super::aggregate::nearest_rank;
+use super::percentile::nearest_rank;
 use crate::rank;
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};

@@ -3,9 +3,9 @@
 
 use super::HistoryReport;
 use super::report::AgreementReport;
+use crate::number::{decimal, grouped, percent, plural};
 use crate::output::html::{STYLE, escape, figures};
 use crate::output::html_live::{self, Axis, Form, Live, LiveEdit, TIE_TOLERANCE};
-use crate::output::number::{decimal, grouped, percent, plural};
 use std::io::{self, Write};
 
 /// Sessions listed on the page; `sessions.csv` has them all.
@@ -177,7 +177,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Res
             e.cost_rank,
             match (priced, e.dollars_saved) {
                 (0, _) => String::new(),
-                (_, Some(d)) => format!("<td>{}</td>", crate::output::number::dollars(d)),
+                (_, Some(d)) => format!("<td>{}</td>", crate::number::dollars(d)),
                 (_, None) => "<td>—</td>".to_string(),
             },
         )?;
@@ -193,7 +193,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Res
         if priced > 0 {
             format!(
                 "; $ saved: at each session's list price ([price]), summed over the {} priced",
-                crate::output::number::plural(priced, "session", "sessions")
+                crate::number::plural(priced, "session", "sessions")
             )
         } else {
             String::new()
@@ -431,9 +431,9 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             escape(&s.name),
             s.calls,
             grouped(s.base_tokens, 0),
-            escape(super::report::source_kind(&s.sources.base_tokens)),
+            escape(super::session::source_kind(&s.sources.base_tokens)),
             decimal(s.bytes_per_token),
-            escape(super::report::source_kind(&s.sources.bytes_per_token)),
+            escape(super::session::source_kind(&s.sources.bytes_per_token)),
             grouped(s.baseline_total_tokens, 0)
         )?;
         // Where no edit changes the session, every edit ties at 0: nobody's win.

@@ -26,6 +26,7 @@ pub mod groups;
 pub mod html;
 pub mod json;
 pub mod pass;
+pub mod percentile;
 mod progress;
 pub mod report;
 pub mod session;
@@ -38,6 +39,7 @@ pub use aggregate::{
 };
 pub use agreement::{Agreement, PairFlip};
 pub use factors::Factors;
+pub use files::default_name;
 pub use groups::GroupBy;
 pub use report::HistoryReport;
 pub use session::{SessionEdit, SessionFigures, evaluate_session};

@@ -6,7 +6,7 @@ use super::factors::{self, Factors};
 use super::files::Skipped;
 use super::groups::{GroupReport, GroupsReport};
 use super::{Agreement, SessionFigures};
-use crate::output::number::{grouped, percent, plural};
+use crate::number::{grouped, percent, plural};
 use crate::report::order_line;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -163,19 +163,6 @@ pub struct HistoryReport {
 
 /// Sessions a streamed history keeps whole for its page (`report.html` lists them).
 pub const LISTED_SESSIONS: usize = 300;
-
-/// `fitted`, `estimated`, `measured` or `assumed`: the first word of a source, else `given`.
-pub fn source_kind(source: &str) -> &'static str {
-    let first = source.split_whitespace().next().unwrap_or("");
-    let first = first.trim_end_matches([':', ',']).to_ascii_lowercase();
-    match first.as_str() {
-        "fitted" => "fitted",
-        "estimated" => "estimated",
-        "measured" => "measured",
-        "assumed" => "assumed",
-        _ => "given",
-    }
-}
 
 fn flips(
     a: &Agreement,
@@ -524,8 +511,8 @@ pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
             let factor = w.tokens_factor.map_or_else(String::new, |f| {
                 format!(
                     ", its tokenizer giving {}× the tokens for the same bytes (each session's ρ ÷ {}; B and measured tokens as given)",
-                    crate::output::number::decimal(f),
-                    crate::output::number::decimal(f)
+                    crate::number::decimal(f),
+                    crate::number::decimal(f)
                 )
             });
             lines.push(format!(
@@ -620,21 +607,4 @@ fn cost_answer(
             percent(best.cost_saved_pct)
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sources_are_classed_by_their_first_word() {
-        assert_eq!(source_kind("fitted (simulate fit: R² = 0.99)"), "fitted");
-        assert_eq!(
-            source_kind("estimated: the first request's measured total input"),
-            "estimated"
-        );
-        assert_eq!(source_kind("measured: 12,000"), "measured");
-        assert_eq!(source_kind("assumed (scenario file)"), "assumed");
-        assert_eq!(source_kind("from the vendor"), "given");
-    }
 }

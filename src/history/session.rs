@@ -254,3 +254,33 @@ fn in_session(e: Error, file: &str) -> Error {
         other => other,
     }
 }
+
+/// `fitted`, `estimated`, `measured` or `assumed`: the first word of a source, else `given`.
+pub fn source_kind(source: &str) -> &'static str {
+    let first = source.split_whitespace().next().unwrap_or("");
+    let first = first.trim_end_matches([':', ',']).to_ascii_lowercase();
+    match first.as_str() {
+        "fitted" => "fitted",
+        "estimated" => "estimated",
+        "measured" => "measured",
+        "assumed" => "assumed",
+        _ => "given",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_classed_by_their_first_word() {
+        assert_eq!(source_kind("fitted (simulate fit: R² = 0.99)"), "fitted");
+        assert_eq!(
+            source_kind("estimated: the first request's measured total input"),
+            "estimated"
+        );
+        assert_eq!(source_kind("measured: 12,000"), "measured");
+        assert_eq!(source_kind("assumed (scenario file)"), "assumed");
+        assert_eq!(source_kind("from the vendor"), "given");
+    }
+}

@@ -13,7 +13,7 @@ use super::files::{self, CHUNK, Outcome, Skipped};
 use super::progress::Progress;
 use super::shard::Record;
 use crate::error::{Error, Located};
-use crate::output::number::grouped;
+use crate::number::grouped;
 use crate::output::set::staging::Staging;
 use crate::scenario::{Edit, Names};
 use rayon::prelude::*;

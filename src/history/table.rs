@@ -3,7 +3,7 @@
 
 use super::HistoryReport;
 use super::report::AgreementReport;
-use crate::output::number::{grouped, percent, plural};
+use crate::number::{grouped, percent, plural};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -245,7 +245,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         for e in by_cost {
             let dollars = match (priced, e.dollars_saved) {
                 (0, _) => String::new(),
-                (_, Some(d)) => format!("  {:>7}", crate::output::number::dollars(d)),
+                (_, Some(d)) => format!("  {:>7}", crate::number::dollars(d)),
                 (_, None) => format!("  {:>7}", "—"),
             };
             writeln!(

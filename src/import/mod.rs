@@ -21,7 +21,6 @@ pub mod summary;
 pub mod trace;
 pub mod write;
 
-use crate::app;
 use crate::error::{Error, Located};
 use event::FileLog;
 use files::SourceFile;
@@ -96,7 +95,7 @@ pub struct ImportConfig {
     /// Scenarios go to `out/<name>.toml`.
     pub out: PathBuf,
     /// What to print on stdout.
-    pub output: app::Format,
+    pub output: crate::output::Format,
     /// Replace scenarios in `out` that differ from what this import writes.
     pub force: bool,
     /// Fit every trace as it is imported, write good fits, and print the quality table.

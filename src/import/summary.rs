@@ -13,9 +13,10 @@ use super::files::Unreadable;
 use super::quality::Quality;
 use super::trace::{Trace, UsageSums};
 use super::{Convention, Loaded, Reader};
-use crate::app::Format;
 use crate::cache::warnings::{self, ModelUse, ModelWarning};
-use crate::output::{json, number::grouped};
+use crate::number::grouped;
+use crate::output::Format;
+use crate::output::json;
 use crate::printable::printable;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -419,7 +420,7 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
             q.calls,
             or_dash(q.r_squared.map(|r| format!("{r:.4}"))),
             or_dash(q.base_tokens.map(|b| grouped(b, 0))),
-            or_dash(q.bytes_per_token.map(crate::output::number::decimal)),
+            or_dash(q.bytes_per_token.map(crate::number::decimal)),
             or_dash(term("tokens_per_call")),
             or_dash(term("tokens_per_loaded_tool")),
             or_dash(term("tokens_per_image")),

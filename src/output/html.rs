@@ -3,28 +3,14 @@
 //! Everything is inline: styles, and the charts as inline SVG. The page references no
 //! file and no network address, so it can be mailed or archived on its own.
 
+use crate::number::{decimal, grouped, percent, plural};
 use crate::output::html_live::{self, Live};
-use crate::output::number::{decimal, grouped, percent, plural};
 use crate::report::{EditReport, MeasureReport, MeasuredReport, Report, SweepReport};
 use std::io::{self, Write};
 
-/// Escapes text for HTML; control characters become visible escapes.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => out.extend(c.escape_default()),
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+// Its own module, so the live panel (`html_live`), which this page embeds, can use it
+// without importing back from here.
+pub(crate) use super::html_escape::escape;
 
 /// An SVG document as an inline element: without its XML declaration.
 fn inline_svg(svg: &str) -> &str {
@@ -227,7 +213,7 @@ fn unit_line(r: &Report) -> String {
 }
 
 fn dollars(x: Option<f64>) -> String {
-    x.map_or_else(|| "—".into(), crate::output::number::dollars)
+    x.map_or_else(|| "—".into(), crate::number::dollars)
 }
 
 fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Result<()> {
@@ -545,7 +531,7 @@ fn measured(out: &mut dyn Write, m: &MeasuredReport) -> io::Result<()> {
         (
             "dollars",
             m.measured_dollars
-                .map_or_else(|| "—".to_string(), crate::output::number::dollars),
+                .map_or_else(|| "—".to_string(), crate::number::dollars),
             String::new(),
         ),
     ];

@@ -12,9 +12,9 @@
 //! is affine in its own B and ρ. Without JavaScript the panel stays hidden and the page
 //! shows the nominal figures it was written with.
 
-use super::html::escape;
+use super::html_escape::escape;
 use crate::ledger::Affine;
-use crate::output::number::{decimal, grouped};
+use crate::number::{decimal, grouped};
 pub(crate) use crate::rank::TIE_TOLERANCE;
 use crate::report::Report;
 use serde::Serialize;

@@ -8,9 +8,9 @@
 //! `…`. The JSON has the same fields, in the same order and number format, as serde's
 //! pretty printer gives.
 
-use crate::app::Format;
 use crate::ledger::Assumptions;
-use crate::output::number::grouped;
+use crate::number::grouped;
+use crate::output::Format;
 use crate::report::Sources;
 use crate::scenario::Call;
 use std::io::{self, Write};

@@ -1,7 +1,7 @@
 //! The table printed for a person: what was assumed, the baseline, the ranked edits, their
 //! clearings, and whether the ranking holds across the sweep.
 
-use crate::output::number::{decimal, grouped, percent, plural};
+use crate::number::{decimal, grouped, percent, plural};
 use crate::printable::{self, printable};
 use crate::report::{EditReport, IdleReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
@@ -34,7 +34,7 @@ pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Res
 }
 
 fn dollars(x: Option<f64>) -> String {
-    x.map_or_else(|| "—".into(), crate::output::number::dollars)
+    x.map_or_else(|| "—".into(), crate::number::dollars)
 }
 
 fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -314,7 +314,7 @@ fn measured(out: &mut dyn Write, m: &crate::report::MeasuredReport) -> io::Resul
         writeln!(
             out,
             "  dollars     measured {} ({})",
-            crate::output::number::dollars(d),
+            crate::number::dollars(d),
             m.measured_price_source
         )?;
     } else {

@@ -58,7 +58,7 @@ pub fn winning(study: &Study, nominal: &Evaluation) -> Option<ContextManagement>
         not_the_api: vec![
             format!(
                 "a cleared result stands as {} bytes here; the API puts its own placeholder text",
-                crate::output::number::grouped(policy.placeholder_bytes, 0)
+                crate::number::grouped(policy.placeholder_bytes, 0)
             ),
             "the trigger and what is freed are in the simulation's est. tokens, the API counts real input tokens".into(),
             "`keep` counts calls here; the API counts tool uses, so a call with parallel tool uses keeps more there".into(),

@@ -13,7 +13,7 @@
 
 use crate::evaluate::{Study, Subject, dollars};
 use crate::ledger::{Affine, Assumptions};
-use crate::output::number::grouped;
+use crate::number::grouped;
 use crate::sweep::{Point, SweepOutcome};
 use crate::timeline::{CallFigures, Quantity, RunSums};
 

@@ -9,7 +9,7 @@
 use crate::cache::models::{self, ModelTerms};
 use crate::cache::presets;
 use crate::evaluate::{Evaluation, Study};
-use crate::output::number::{grouped, plural};
+use crate::number::{grouped, plural};
 use crate::scenario::{Call, Convention, MeasuredUsage};
 use crate::timeline::{self, CallFigures};
 use serde::Serialize;

@@ -22,7 +22,7 @@ pub use whatif::{BEHAVIOUR, CacheTermsReport, WhatIfReport, named};
 use crate::cache::models;
 use crate::clear::Event;
 use crate::evaluate::{Evaluation, Outcome, Study};
-use crate::output::number::{decimal, grouped, percent, plural};
+use crate::number::{decimal, grouped, percent, plural};
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 

@@ -3,7 +3,7 @@
 
 use super::order_line;
 use crate::evaluate::Study;
-use crate::output::number::{decimal, grouped, plural};
+use crate::number::{decimal, grouped, plural};
 use crate::sweep::{BreakEven, Grid, Point, Stability, SweepOutcome};
 use serde::Serialize;
 

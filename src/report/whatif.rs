@@ -4,7 +4,7 @@
 //! calls that use their tools.
 
 use crate::evaluate::{Study, Subject};
-use crate::output::number::{decimal, grouped, plural};
+use crate::number::{decimal, grouped, plural};
 use crate::scenario::{CacheSpec, TraceKind};
 use crate::whatif::PartUse;
 use serde::{Deserialize, Serialize};

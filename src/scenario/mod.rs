@@ -9,6 +9,7 @@ mod file;
 mod fitted;
 mod load;
 mod messages;
+pub mod published;
 mod quick;
 mod tsv;
 mod unmatched;

@@ -7,7 +7,7 @@
 
 use super::report::{SuggestReport, Suggested, rank_range};
 use super::rules::{Family, Proposal, toml_string};
-use crate::output::number::{grouped, percent, plural};
+use crate::number::{grouped, percent, plural};
 use crate::scenario::Edit;
 
 /// Comment lines are wrapped to this many characters.

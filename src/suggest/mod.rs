@@ -26,7 +26,7 @@ pub use rules::{Candidate, Family, Proposal, propose};
 
 use crate::error::{Error, Located};
 use crate::history::files::{self, Loaded};
-use crate::history::{Factors, HistoryReport, aggregate};
+use crate::history::{Factors, HistoryReport, accumulate};
 use crate::scenario::{self, Edit};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     let mut skipped = evaluated.skipped;
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
-    let Some(aggregate) = aggregate::aggregate(&names, &evaluated.sessions) else {
+    let Some(aggregate) = accumulate::aggregate(&names, &evaluated.sessions) else {
         return Err(Located::new(input.path_shown, "no sessions to evaluate").into());
     };
     // The history's sessions and the ones read here are the same files, in name order.

@@ -9,7 +9,7 @@ use crate::history::aggregate::{Distribution, EditAggregate};
 use crate::history::files::Skipped;
 use crate::history::report::WarningCount;
 use crate::history::{Factors, HistoryReport};
-use crate::output::number::{grouped, percent, plural};
+use crate::number::{grouped, percent, plural};
 use crate::rank;
 use serde::Serialize;
 

@@ -6,8 +6,8 @@
 //! docs, the table and the tests read the same numbers.
 
 use super::evidence::{Evidence, HOUR_S, ToolOutputs};
-use crate::history::aggregate::nearest_rank;
-use crate::output::number::{grouped, plural};
+use crate::history::percentile::nearest_rank;
+use crate::number::{grouped, plural};
 use serde::Serialize;
 
 /// A tool's outputs are considered for a cap from this many results with bytes on.
@@ -620,7 +620,7 @@ fn summary_size(e: &Evidence) -> SummarySize {
                 "{}: {} of summary ÷ its ρ {}, {}",
                 c.session,
                 bytes(c.summary_bytes as f64),
-                crate::output::number::decimal(c.bytes_per_token),
+                crate::number::decimal(c.bytes_per_token),
                 c.bytes_per_token_source
             )
         })
@@ -629,7 +629,7 @@ fn summary_size(e: &Evidence) -> SummarySize {
     let fitted = e
         .compactions
         .iter()
-        .all(|c| crate::history::report::source_kind(&c.bytes_per_token_source) == "fitted");
+        .all(|c| crate::history::session::source_kind(&c.bytes_per_token_source) == "fitted");
     SummarySize {
         tokens: median,
         source: format!(

@@ -3,7 +3,7 @@
 
 use super::SuggestReport;
 use super::rules::Family;
-use crate::output::number::{dollars, grouped, percent, plural};
+use crate::number::{dollars, grouped, percent, plural};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use unicode_width::UnicodeWidthStr;

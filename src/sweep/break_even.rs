@@ -6,7 +6,7 @@
 
 use super::region::significant;
 use crate::ledger::Affine;
-use crate::output::number::grouped;
+use crate::number::grouped;
 use crate::rank::TIE_TOLERANCE;
 use serde::Serialize;
 

@@ -45,7 +45,7 @@ impl Progress {
             ) {
                 bar.set_style(style);
             }
-            bar.set_message(crate::output::number::grouped(points as f64, 0));
+            bar.set_message(crate::number::grouped(points as f64, 0));
             bar
         });
         Progress {

@@ -14,7 +14,7 @@
 //!   digits, base tokens grouped.
 
 use crate::ledger::Affine;
-use crate::output::number::grouped;
+use crate::number::grouped;
 use crate::sweep::Grid;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -12,12 +12,11 @@
 
 mod parts;
 mod pricing;
-pub mod published;
 
 pub use parts::PartUse;
 pub use pricing::Pricing;
 
-use crate::edit::EditError;
+use crate::run::EditError;
 use crate::run::Run;
 use crate::scenario::{
     BaseChange, BasePart, CacheChange, CacheSpec, Call, ModelChange, PartChange, Price, Scenario,

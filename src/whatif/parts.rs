@@ -2,7 +2,7 @@
 //! their tools are used in the run.
 
 use super::{Scope, WhatIf};
-use crate::edit::EditError;
+use crate::run::EditError;
 use crate::run::{Run, Slot};
 use crate::scenario::{BaseChange, Call, PartChange, PartEdit};
 use crate::timeline::AddedRequest;

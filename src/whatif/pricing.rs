@@ -2,7 +2,7 @@
 
 use super::{Scope, WhatIf};
 use crate::cache::models::{self, ONE_HOUR_S};
-use crate::edit::EditError;
+use crate::run::EditError;
 use crate::scenario::{CacheChange, CacheSpec, ModelChange, Price};
 
 /// A run's own cache terms and prices, in place of the scenario's.

@@ -67,7 +67,7 @@ pub fn remove_dir(dir: &Path) {
     for _ in 0..10 {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for entry in entries.flatten() {
-                if entry.file_name() == super::staging::MARKER {
+                if entry.file_name() == super::marker::MARKER {
                     continue;
                 }
                 // `file_type` does not follow links: a link is removed, never its target.

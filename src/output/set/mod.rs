@@ -20,6 +20,7 @@
 pub mod file_set;
 pub mod folder;
 pub mod interrupt;
+mod marker;
 pub mod output_dir;
 pub mod staging;
 

@@ -16,11 +16,9 @@ use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// The marker file in every staging folder simulate makes.
-pub const MARKER: &str = ".simulate-staging";
-
-/// The marker's whole text; a file with other bytes is not simulate's marker.
-pub const MARKER_TEXT: &str = "simulate staging folder: removed when its run ends, or by a later run once no process holds its lock\n";
+// The marker is its own module so that removal (`interrupt`), which staging calls, can
+// spare it without importing back from here.
+pub use super::marker::{MARKER, MARKER_TEXT};
 
 /// Part of every staging folder's name.
 const STAGING: &str = ".staging-";

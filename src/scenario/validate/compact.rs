@@ -2,7 +2,7 @@
 
 use super::Checker;
 use crate::error::Located;
-use crate::output::number::grouped;
+use crate::number::grouped;
 use crate::scenario::CompactPolicy;
 use crate::scenario::file::CompactFile;
 use toml::Spanned;

@@ -6,10 +6,10 @@ use super::{Checker, shown};
 use crate::cache::{models, presets};
 use crate::error::Located;
 use crate::scenario::file::{BaseFile, BaseTableFile, CacheEditFile, ModelEditFile};
+use crate::scenario::published;
 use crate::scenario::{
     Action, BasePart, CacheChange, LabelGlob, ModelChange, PartChange, PartEdit, Terms, TraceKind,
 };
-use crate::whatif::published;
 use std::collections::HashSet;
 use toml::Spanned;
 
@@ -312,7 +312,7 @@ pub(super) fn base_parts(
                 .unwrap_or_else(|| "given in [terms]".to_string());
             let derived = format!(
                 "{n} definitions × {} tokens per loaded definition ({from})",
-                crate::output::number::decimal(per.tokens)
+                crate::number::decimal(per.tokens)
             );
             let source = match source_given {
                 Some(s) => format!("{s}; {derived}"),
@@ -398,8 +398,8 @@ pub(super) fn base_parts(
             "[[base.part]]",
             format!(
                 "the base parts add up to {} tokens, more than base_tokens = {}: B is the parts plus the rest, so each part is a share of it (raise base_tokens or correct a part)",
-                crate::output::number::grouped(sum, 0),
-                crate::output::number::grouped(base_tokens, 0)
+                crate::number::grouped(sum, 0),
+                crate::number::grouped(base_tokens, 0)
             ),
         ));
     }

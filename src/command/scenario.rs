@@ -1,4 +1,4 @@
-//! What a command does, from validated configuration to printed results.
+//! `simulate SCENARIO.toml`: the main job, from validated configuration to printed results.
 //!
 //! Order matters for the user: read and check every input first (bad input fails before
 //! anything is written), prepare the output directory (a bad path fails before the long
@@ -8,7 +8,6 @@
 use crate::error::Error;
 use crate::evaluate::{Study, evaluate};
 use crate::ledger::Assumptions;
-pub use crate::ledger_command::LedgerConfig;
 use crate::output::csv::SweepCsv;
 use crate::output::{self, OutputDir};
 use crate::report::{Report, Sources, SweepReport};
@@ -17,13 +16,6 @@ pub use crate::sweep::SweepOverrides;
 use crate::sweep::{self, Grid, SweepOptions};
 use std::io::Write;
 use std::path::PathBuf;
-
-/// What to print on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Json,
-}
 
 /// What `simulate SCENARIO.toml` prints on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,35 +49,8 @@ pub struct RunConfig {
     pub closed_form: bool,
 }
 
-/// A validated command.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    Run(RunConfig),
-    Ledger(LedgerConfig),
-    Fit(crate::fit_command::FitConfig),
-    /// `simulate import FORMAT PATH… --out DIR`.
-    Import(crate::import::ImportConfig),
-    Telemetry(crate::telemetry::TelemetryConfig),
-    /// `simulate history DIR --edits EDITS.toml`.
-    History(crate::history_command::HistoryConfig),
-    /// `simulate suggest FILE|DIR`.
-    Suggest(crate::suggest_command::SuggestConfig),
-}
-
-/// Runs `command`, printing to `out`.
-pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
-    match command {
-        Command::Run(c) => run_scenario(c, out),
-        Command::Ledger(c) => crate::ledger_command::run(c, out),
-        Command::Fit(c) => crate::fit_command::run(c, out),
-        Command::Import(c) => crate::import::run(c, out),
-        Command::Telemetry(c) => crate::telemetry::run(c, out),
-        Command::History(c) => crate::history_command::run(c, out),
-        Command::Suggest(c) => crate::suggest_command::run(c, out),
-    }
-}
-
-fn run_scenario(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
+/// Runs `simulate SCENARIO.toml`, printing to `out`.
+pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     let mut scenario = scenario::load(&c.scenario)?;
     if let Some(edits) = &c.edits {
         scenario = scenario.with_edits(scenario::load_edits(edits)?, &edits.display().to_string());
@@ -207,7 +172,7 @@ fn size_warnings(
     c: &RunConfig,
     no_slice: bool,
 ) -> Vec<String> {
-    use output::number::grouped;
+    use crate::number::grouped;
     let mut warnings = Vec::new();
     if c.out_root.is_none() {
         return warnings;

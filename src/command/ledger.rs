@@ -9,9 +9,9 @@
 //! while the calling thread formats and prints, handing batches of rows back and forth
 //! (a fixed number of them, so memory stays flat).
 
-use crate::app::Format;
 use crate::error::Error;
 use crate::ledger::Assumptions;
+use crate::output::Format;
 use crate::output::ledger_stream::{self, Head, Widths};
 use crate::report::{self, Sources};
 use crate::run::Slot;

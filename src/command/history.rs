@@ -13,11 +13,11 @@
 //! session order (`history::shard`). From there both go the same way (`history::pass`),
 //! which is why a merge of any split equals one run over all the sessions, byte for byte.
 
-use crate::app::Format;
 use crate::error::{Error, Located};
 use crate::history::shard::{EditId, Header, NamedSelector, Shards};
 use crate::history::stream::{self, Records};
-use crate::history::{self, Factors, GroupBy, HistoryReport, files};
+use crate::history::{self, Factors, GroupBy, HistoryReport, default_name, files};
+use crate::output::Format;
 use crate::output::OutputDir;
 use crate::scenario;
 use std::fs;
@@ -442,34 +442,6 @@ fn no_sessions(dir: &Path, skipped: &[files::Skipped]) -> Error {
     Located::new(dir.display().to_string(), message).into()
 }
 
-/// The results' directory name from the history's directory: its last component,
-/// lowercased, with anything outside `[a-z0-9_-]` turned into `-`; `history` if nothing
-/// is left.
-pub fn default_name(dir: &Path) -> String {
-    let full = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let last = full
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    let mut name = String::with_capacity(last.len());
-    for c in last.chars() {
-        let c = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            c
-        } else {
-            '-'
-        };
-        if !(c == '-' && name.ends_with('-')) {
-            name.push(c);
-        }
-    }
-    let name = name.trim_start_matches(['-', '_']).trim_end_matches('-');
-    if name.is_empty() {
-        "history".into()
-    } else {
-        name.to_string()
-    }
-}
-
 /// Directories this run created for its results, removed again if the run fails before
 /// writing anything (only while empty: nothing of the user's is touched).
 #[derive(Default)]
@@ -516,15 +488,5 @@ mod tests {
                 assert_eq!(next, files);
             }
         }
-    }
-
-    #[test]
-    fn the_default_name_comes_from_the_directory() {
-        assert_eq!(
-            default_name(Path::new("/no/such/Team Sessions (2025)")),
-            "team-sessions-2025"
-        );
-        assert_eq!(default_name(Path::new("/no/such/history")), "history");
-        assert_eq!(default_name(Path::new("/no/such/__")), "history");
     }
 }

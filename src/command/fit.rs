@@ -1,10 +1,10 @@
 //! `simulate fit SCENARIO.toml`: fit B and ρ to a scenario's measured usage, print the fit,
 //! and with `--write` make the fitted values the scenario's nominal point.
 
-use crate::app::Format;
 use crate::error::{Error, Located};
 use crate::fit::{self, Fit};
-use crate::output::number::{decimal, grouped, plural};
+use crate::number::{decimal, grouped, plural};
+use crate::output::Format;
 use crate::scenario;
 use serde::Serialize;
 use std::io::Write;

@@ -6,10 +6,9 @@
 //! before the long work (a bad path fails at once), every file is staged and committed
 //! together, and the table or JSON is printed last.
 
-use crate::app::Format;
 use crate::error::{Error, Located};
-use crate::history::{Factors, files};
-use crate::history_command::default_name;
+use crate::history::{Factors, default_name, files};
+use crate::output::Format;
 use crate::output::{self, OutputDir};
 use crate::suggest::{self, SuggestReport};
 use std::io::Write;

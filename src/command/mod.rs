@@ -1,0 +1,47 @@
+//! The subcommands, one file each, each thin over the engine: from a validated
+//! configuration (`crate::cli` builds it) to files written and results printed.
+//!
+//! Commands sit on top of everything else: they read inputs, build the study, evaluate it
+//! and hand the report to the outputs. Nothing below imports from here.
+
+pub mod fit;
+pub mod history;
+pub mod ledger;
+pub mod scenario;
+pub mod suggest;
+pub mod telemetry;
+
+use crate::error::Error;
+use std::io::Write;
+
+/// A validated command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// `simulate SCENARIO.toml`.
+    Run(scenario::RunConfig),
+    /// `simulate ledger TRACE`.
+    Ledger(ledger::LedgerConfig),
+    /// `simulate fit SCENARIO.toml`.
+    Fit(fit::FitConfig),
+    /// `simulate import FORMAT PATH… --out DIR`.
+    Import(crate::import::ImportConfig),
+    /// `simulate telemetry FILE.jsonl --unit NAME`.
+    Telemetry(telemetry::TelemetryConfig),
+    /// `simulate history DIR --edits EDITS.toml`.
+    History(history::HistoryConfig),
+    /// `simulate suggest FILE|DIR`.
+    Suggest(suggest::SuggestConfig),
+}
+
+/// Runs `command`, printing to `out`.
+pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
+    match command {
+        Command::Run(c) => scenario::run(c, out),
+        Command::Ledger(c) => ledger::run(c, out),
+        Command::Fit(c) => fit::run(c, out),
+        Command::Import(c) => crate::import::run(c, out),
+        Command::Telemetry(c) => telemetry::run(c, out),
+        Command::History(c) => history::run(c, out),
+        Command::Suggest(c) => suggest::run(c, out),
+    }
+}
