@@ -2,6 +2,7 @@
 //! whose savings are computed by hand, on the shipped example, and on bad input.
 #![allow(clippy::unwrap_used)]
 
+mod support;
 use assert_cmd::Command;
 use simulate::history::accumulate::aggregate;
 use simulate::history::aggregate::Distribution;
@@ -9,6 +10,7 @@ use simulate::history::{SessionEdit, SessionFigures};
 use simulate::report::Sources;
 use std::fs;
 use std::path::{Path, PathBuf};
+use support::{contents, number, rows};
 
 const SMALL: &str = "tests/fixtures/history/small";
 const EDITS: &str = "tests/fixtures/history/edits.toml";
@@ -35,26 +37,6 @@ fn history(dir: &Path, edits: &str, out: &Path, threads: &str, extra: &[&str]) -
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
-}
-
-/// The rows of a CSV file as maps from column to text.
-fn rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    reader
-        .records()
-        .map(|r| {
-            header
-                .iter()
-                .cloned()
-                .zip(r.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect()
-}
-
-fn number(row: &std::collections::HashMap<String, String>, column: &str) -> f64 {
-    row[column].parse().unwrap()
 }
 
 #[test]
@@ -282,22 +264,6 @@ fn the_cost_ranking_sums_cost_savings_and_may_differ_from_the_token_ranking() {
     assert_eq!(a.edits[1].cost_saved_pct, 100.0 * 8.0 / 80.0);
 }
 
-/// Every file of a results directory, by name.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut all: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().into_string().unwrap(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    all.sort();
-    all
-}
-
 #[test]
 fn results_are_the_same_with_one_thread_or_two() {
     let one = tempfile::tempdir().unwrap();
@@ -307,7 +273,10 @@ fn results_are_the_same_with_one_thread_or_two() {
     let a = history(dir, edits, one.path(), "1", &["--format", "json"]);
     let b = history(dir, edits, two.path(), "2", &["--format", "json"]);
     assert_eq!(a, b);
-    assert_eq!(files(&one.path().join("h")), files(&two.path().join("h")));
+    assert_eq!(
+        contents(&one.path().join("h")),
+        contents(&two.path().join("h"))
+    );
 }
 
 #[test]
@@ -340,8 +309,8 @@ fn results_do_not_depend_on_file_names_or_places() {
     );
     history(shuffled.path(), edits, second.path(), "2", &[]);
     let (a, b) = (
-        files(&first.path().join("h")),
-        files(&second.path().join("h")),
+        contents(&first.path().join("h")),
+        contents(&second.path().join("h")),
     );
     for ((name, x), (_, y)) in a.iter().zip(&b) {
         match name.as_str() {
@@ -582,9 +551,10 @@ fn the_checked_in_history_example_is_what_the_code_draws_now() {
         .arg(out.path())
         .assert()
         .success();
-    let fresh = files(&out.path().join("history"));
-    let checked_in = files(Path::new("docs/examples/history"));
-    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    let fresh = contents(&out.path().join("history"));
+    let checked_in = contents(Path::new("docs/examples/history"));
+    let names =
+        |f: &std::collections::BTreeMap<String, Vec<u8>>| f.keys().cloned().collect::<Vec<_>>();
     assert_eq!(names(&fresh), names(&checked_in));
     for ((name, now), (_, then)) in fresh.iter().zip(&checked_in) {
         assert!(

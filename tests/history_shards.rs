@@ -9,11 +9,13 @@
 //! that leaves traces unchanged, a base part only two sessions have).
 #![allow(clippy::unwrap_used)]
 
+mod support;
 use assert_cmd::Command;
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use support::{contents, number, rows};
 
 const EDITS: &str = "tests/fixtures/history/team_edits.toml";
 
@@ -109,26 +111,11 @@ fn refused(cwd: &Path, args: &[&str]) -> String {
     String::from_utf8(output.stderr).unwrap()
 }
 
-/// Every file of a results folder, by name, with its bytes.
-fn folder(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut all: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().into_string().unwrap(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    all.sort();
-    all
-}
-
 /// Asserts that two results folders hold the same files with the same bytes.
 fn same_folders(merged: &Path, whole: &Path) {
-    let (a, b) = (folder(merged), folder(whole));
-    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    let (a, b) = (contents(merged), contents(whole));
+    let names =
+        |f: &std::collections::BTreeMap<String, Vec<u8>>| f.keys().cloned().collect::<Vec<_>>();
     assert_eq!(names(&a), names(&b));
     for ((name, x), (_, y)) in a.iter().zip(&b) {
         assert!(
@@ -198,7 +185,7 @@ fn shards_of_a_directory_merge_into_the_same_files_as_one_run() {
     }
     // The shard files are in the folder, whatif.csv and groups.csv too: nothing is left out
     // of the comparison.
-    let names: Vec<String> = folder(&whole).into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = contents(&whole).into_keys().collect();
     for file in [
         "shard.jsonl",
         "whatif.csv",
@@ -430,26 +417,6 @@ fn shards_that_cannot_be_merged_are_refused_naming_what_differs() {
     assert!(root.join(&a).join("shard.jsonl").exists());
     // Nothing was written by a refused merge.
     assert!(!root.join("m").exists());
-}
-
-/// The rows of a CSV file as maps from column to text.
-fn rows(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    reader
-        .records()
-        .map(|r| {
-            header
-                .iter()
-                .cloned()
-                .zip(r.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect()
-}
-
-fn number(row: &HashMap<String, String>, column: &str) -> f64 {
-    row[column].parse().unwrap()
 }
 
 #[test]

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod support;
+use support::rows;
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -49,22 +50,6 @@ fn by_name(report: &Value) -> HashMap<String, Value> {
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * b.abs().max(1.0)
-}
-
-/// The rows of a CSV file as maps from column to text.
-fn rows(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    reader
-        .records()
-        .map(|r| {
-            header
-                .iter()
-                .cloned()
-                .zip(r.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect()
 }
 
 /// s1 (no cache, B = 1,000, ρ = 1): results 1,000, 2,000, 4,000, 40,000 (Bash), 100, 200,

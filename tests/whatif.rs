@@ -2,11 +2,13 @@
 //! cache terms and the base's parts: `cache`, `model`, `base = { drop | defer }`.
 #![allow(clippy::unwrap_used)]
 
+mod support;
 use simulate::evaluate::{Evaluation, Study, evaluate};
 use simulate::ledger::Assumptions;
 use simulate::scenario::{Scenario, load_str};
 use simulate::timeline::CallFigures;
 use std::path::Path;
+use support::rows;
 
 fn scenario(toml: &str) -> Scenario {
     load_str(toml, Path::new("test.toml")).unwrap()
@@ -252,22 +254,6 @@ fn a_model_edit_prices_with_the_targets_terms_and_minimum() {
         report.lines
     );
     assert_eq!(report.cache.as_ref().map(|c| c.min_tokens), Some(4096.0));
-}
-
-/// The rows of a CSV file as maps from column to text.
-fn rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    reader
-        .records()
-        .map(|r| {
-            header
-                .iter()
-                .cloned()
-                .zip(r.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect()
 }
 
 #[test]

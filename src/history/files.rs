@@ -150,25 +150,7 @@ pub fn evaluate_all(
     factors: &Factors,
     progress: bool,
 ) -> Result<Evaluated, Error> {
-    let width = 1 + edits.len();
-    let values = files
-        .len()
-        .saturating_mul(factors.len())
-        .saturating_mul(width);
-    if values > MAX_SWEEP_VALUES {
-        return Err(Located::new(
-            "command line",
-            format!(
-                "{} files × {} factor points × {} runs is {} sweep totals; the limit is {}: use fewer factors (--base-factors, --bpt-factors) or split the directory",
-                grouped(files.len() as f64, 0),
-                factors.len(),
-                width,
-                grouped(values as f64, 0),
-                grouped(MAX_SWEEP_VALUES as f64, 0)
-            ),
-        )
-        .into());
-    }
+    check_sweep_size(files.len(), factors, edits.len(), MAX_SWEEP_VALUES, "")?;
     let mut progress = Progress::new(progress, files.len());
     let mut sessions: Vec<Session> = Vec::with_capacity(files.len());
     let mut skipped = Vec::new();
@@ -335,6 +317,35 @@ pub fn default_name(dir: &Path) -> String {
     } else {
         name.to_string()
     }
+}
+
+/// Refuses a history whose sweep totals (files × factor points × runs) would pass `limit`
+/// before any file is read, naming the figures and what to change; `more` adds a way out
+/// (`" (--shard K/N)"` where sessions are streamed).
+pub(super) fn check_sweep_size(
+    files: usize,
+    factors: &Factors,
+    edits: usize,
+    limit: usize,
+    more: &str,
+) -> Result<(), Error> {
+    let width = 1 + edits;
+    let values = files.saturating_mul(factors.len()).saturating_mul(width);
+    if values <= limit {
+        return Ok(());
+    }
+    Err(Located::new(
+        "command line",
+        format!(
+            "{} files × {} factor points × {} runs is {} sweep totals; the limit is {}: use fewer factors (--base-factors, --bpt-factors) or split the directory{more}",
+            grouped(files as f64, 0),
+            factors.len(),
+            width,
+            grouped(values as f64, 0),
+            grouped(limit as f64, 0)
+        ),
+    )
+    .into())
 }
 
 #[cfg(test)]

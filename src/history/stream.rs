@@ -13,7 +13,6 @@ use super::files::{self, CHUNK, Outcome, Skipped};
 use super::progress::Progress;
 use super::shard::Record;
 use crate::error::{Error, Located};
-use crate::number::grouped;
 use crate::output::set::staging::Staging;
 use crate::scenario::{Edit, Names};
 use rayon::prelude::*;
@@ -83,25 +82,13 @@ pub fn evaluate(
     spill_parent: &Path,
     label: &str,
 ) -> Result<Streamed, Error> {
-    let width = 1 + edits.len();
-    let values = files
-        .len()
-        .saturating_mul(factors.len())
-        .saturating_mul(width);
-    if values > MAX_STREAMED_SWEEP_VALUES {
-        return Err(Located::new(
-            "command line",
-            format!(
-                "{} files × {} factor points × {} runs is {} sweep totals; the limit is {}: use fewer factors (--base-factors, --bpt-factors) or split the directory (--shard K/N)",
-                grouped(files.len() as f64, 0),
-                factors.len(),
-                width,
-                grouped(values as f64, 0),
-                grouped(MAX_STREAMED_SWEEP_VALUES as f64, 0)
-            ),
-        )
-        .into());
-    }
+    files::check_sweep_size(
+        files.len(),
+        factors,
+        edits.len(),
+        MAX_STREAMED_SWEEP_VALUES,
+        " (--shard K/N)",
+    )?;
     let unwritable = |source| Error::Unwritable {
         path: spill_parent.to_path_buf(),
         source,

@@ -1,8 +1,8 @@
-//! What the output tests share: the binary, and a folder's names and bytes.
+//! What the output tests share: the binary, a folder's names and bytes, a CSV's rows.
 #![allow(clippy::unwrap_used, dead_code)]
 
 use assert_cmd::Command;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::Path;
 
@@ -34,4 +34,25 @@ pub fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             (n, bytes)
         })
         .collect()
+}
+
+/// The rows of a CSV file as maps from column to text.
+pub fn rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    reader
+        .records()
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// A row's `column` as a number.
+pub fn number(row: &HashMap<String, String>, column: &str) -> f64 {
+    row[column].parse().unwrap()
 }
