@@ -133,17 +133,35 @@ impl Subject {
         (kept + Q::tokens(self.base.tokens) + Q::bytes(self.base.bytes, at)).at_least_zero()
     }
 
-    /// Walks the run under `clearings` at `at` (see `timeline::walk`), with its base.
+    /// Walks the run under `clearings` at `at` (see `timeline::walk`), with its base:
+    /// `each` sees every call and every request an edit adds, not the compaction requests
+    /// (in the sums all the same; [`Subject::walk_requests`] shows them).
     pub fn walk<Q: Quantity>(
         &self,
         study: &Study,
         clearings: &Clearings,
         at: Assumptions,
-        each: impl FnMut(usize, &crate::run::Slot, &crate::timeline::CallFigures<Q>),
+        mut each: impl FnMut(usize, &crate::run::Slot, &crate::timeline::CallFigures<Q>),
+    ) -> RunSums<Q> {
+        self.walk_requests(study, clearings, at, |i, request, figures| {
+            if let timeline::Request::Slot(slot) = request {
+                each(i, slot, figures);
+            }
+        })
+    }
+
+    /// As [`Subject::walk`], handing `each` every request billed, compaction requests
+    /// included (see `timeline::walk_requests`): what it sees adds up to the sums.
+    pub fn walk_requests<Q: Quantity>(
+        &self,
+        study: &Study,
+        clearings: &Clearings,
+        at: Assumptions,
+        each: impl FnMut(usize, timeline::Request<'_>, &crate::timeline::CallFigures<Q>),
     ) -> RunSums<Q> {
         let s = study.scenario;
         let frame = self.frame(at);
-        timeline::walk_with(
+        timeline::walk_requests(
             &s.calls,
             &self.run,
             clearings,
@@ -155,6 +173,7 @@ impl Subject {
         )
         .at_tokens_factor(self.whatif.tokens_factor())
     }
+
     /// The run's clearings at `at` (none without a policy); a compaction policy's
     /// compactions are clearing events of their own kind.
     pub fn clearings(&self, study: &Study, at: Assumptions) -> Clearings {

@@ -236,6 +236,8 @@ pub struct Walker<'a, Q> {
     full: Vec<Q>,
     index: usize,
     sums: RunSums<Q>,
+    /// The figures of the compaction request the last step ran, until taken.
+    compaction_request: Option<CallFigures<Q>>,
 }
 
 impl<'a, Q: Quantity> Walker<'a, Q> {
@@ -268,6 +270,7 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             },
             index: 0,
             sums: RunSums::zero(),
+            compaction_request: None,
         }
     }
 
@@ -314,6 +317,7 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             let request = self.context;
             let figures = self.split(request, gap_s, None, self.freed_so_far, false);
             self.sums.add(&figures);
+            self.compaction_request = Some(figures);
             self.previous_context = request;
             // Everything but the base gives way to the summary and the calls kept: the
             // call right after reads the base from the cache and writes the rest.
@@ -335,6 +339,13 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         self.previous_context = context;
         self.index += 1;
         figures
+    }
+
+    /// The figures of the compaction request run just before the last call or added
+    /// request (it reads the whole context to write the summary), once: None if that step
+    /// ran none, or it was taken already. Its figures are in [`Walker::sums`] either way.
+    pub fn take_compaction_request(&mut self) -> Option<CallFigures<Q>> {
+        self.compaction_request.take()
     }
 
     /// The sums over the calls so far.
@@ -441,6 +452,38 @@ pub fn walk_with<Q: Quantity>(
     requests: &[AddedRequest],
     mut each: impl FnMut(usize, &Slot, &CallFigures<Q>),
 ) -> RunSums<Q> {
+    let each = |i, request: Request<'_>, figures: &CallFigures<Q>| {
+        if let Request::Slot(slot) = request {
+            each(i, slot, figures);
+        }
+    };
+    walk_requests(calls, run, clearings, cache, at, base, requests, each)
+}
+
+/// A request a walk hands its callback.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Request<'a> {
+    /// A call of the run, or a request an edit adds ([`AddedRequest`]): its slot.
+    Slot(&'a Slot),
+    /// A compaction's own request, just before the call or added request that follows
+    /// it: it reads the whole context and writes the summary (docs/model.md §9).
+    Compaction,
+}
+
+/// As [`walk_with`], handing `each` every request the run bills: the compaction requests
+/// too (with the position of the call they precede, just before it), so that what `each`
+/// sees adds up to the sums returned.
+#[allow(clippy::too_many_arguments)]
+pub fn walk_requests<Q: Quantity>(
+    calls: &[Call],
+    run: &Run,
+    clearings: &Clearings,
+    cache: Option<&CacheSpec>,
+    at: Assumptions,
+    base: Q,
+    requests: &[AddedRequest],
+    mut each: impl FnMut(usize, Request<'_>, &CallFigures<Q>),
+) -> RunSums<Q> {
     let mut walker = Walker::with_base(cache, at, clearings.placeholder_bytes, base);
     let mut events = clearings.events.iter().peekable();
     let mut added = requests.iter().peekable();
@@ -449,11 +492,17 @@ pub fn walk_with<Q: Quantity>(
         let mut gap = calls[slot.origin as usize].gap_s;
         while let Some(r) = added.next_if(|r| r.before == i) {
             let figures = walker.added_request(gap, event.take(), Q::tokens(r.joins_tokens));
-            each(i, &r.slot, &figures);
+            if let Some(compaction) = walker.take_compaction_request() {
+                each(i, Request::Compaction, &compaction);
+            }
+            each(i, Request::Slot(&r.slot), &figures);
             gap = 0.0;
         }
         let figures = walker.step(&slot, gap, event);
-        each(i, &slot, &figures);
+        if let Some(compaction) = walker.take_compaction_request() {
+            each(i, Request::Compaction, &compaction);
+        }
+        each(i, Request::Slot(&slot), &figures);
     }
     debug_assert!(
         clearings

@@ -773,6 +773,45 @@ fn a_compaction_request_goes_through_the_cache_and_the_call_after_it_rewrites_al
     );
 }
 
+/// `ledger.csv` of the cached compaction above: a row for each compaction's own request
+/// (label `compaction request`, no id, no bytes) just before the call it precedes, so the
+/// rows add up to the run's total (20,800) and its cost (9,440).
+#[test]
+fn ledger_csv_has_a_row_for_each_compaction_request_and_adds_up_to_the_total() {
+    let s = scenario(&format!(
+        "{}[[edit]]\nname = \"compact\"\ncompact = {{ above_context_tokens = 3500, summary_tokens = 200 }}\n",
+        uniform(
+            5,
+            1_000,
+            2_000,
+            "[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024"
+        )
+    ));
+    let study = Study::new(&s).unwrap();
+    let n = nominal(&s);
+    let mut out = Vec::new();
+    simulate::output::ledger_csv::write_ledger(&mut out, &study, &n).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let compact: Vec<&str> = text.lines().filter(|l| l.starts_with("compact,")).collect();
+    assert_eq!(
+        compact,
+        [
+            "compact,1,c1,c1,1000.0,2000.0,2000.0,,0.0,2000.0,0.0,2500.0",
+            "compact,2,c2,c2,1000.0,3000.0,5000.0,,2000.0,1000.0,0.0,1450.0",
+            "compact,3,,compaction request,,4000.0,9000.0,,3000.0,1000.0,0.0,1550.0",
+            "compact,3,c3,c3,1000.0,2200.0,11200.0,c1 c2,2000.0,200.0,0.0,450.0",
+            "compact,4,c4,c4,1000.0,3200.0,14400.0,,2200.0,1000.0,0.0,1470.0",
+            "compact,5,,compaction request,,4200.0,18600.0,,3200.0,1000.0,0.0,1570.0",
+            "compact,5,c5,c5,1000.0,2200.0,20800.0,c3 c4,2000.0,200.0,0.0,450.0",
+        ]
+    );
+    let cost: f64 = compact
+        .iter()
+        .map(|l| l.rsplit(',').next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    close(cost, 9_440.0);
+}
+
 /// MODEL.md §9: six tool calls of 2,000 bytes, B = 1,000, ρ = 1, the API's context editing
 /// triggered at 6,000 input tokens keeping 1 tool use (placeholder 9 bytes): the calls read
 /// 1,000, 3,000, 5,000, 3,018, 5,018, 3,036. T = 20,072 against 36,000.

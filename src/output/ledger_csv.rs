@@ -1,4 +1,7 @@
-//! `ledger.csv`: one row per call of the baseline and of every edit, at the nominal point.
+//! `ledger.csv`: one row per request of the baseline and of every edit, at the nominal
+//! point: every call, every request an edit adds (a tool search), and every compaction's
+//! own request (label `compaction request`, no id, no bytes), so that the rows add up to
+//! the run's total.
 //!
 //! For a million-call trace this file holds millions of rows (hundreds of megabytes), and
 //! formatting and writing them is most of the cost of a run. So each run is walked in
@@ -11,7 +14,7 @@ use crate::clear::Clearings;
 use crate::evaluate::{Evaluation, Study, Subject};
 use crate::run::Slot;
 use crate::sweep::Point;
-use crate::timeline::{self, CallFigures};
+use crate::timeline::{self, CallFigures, Request};
 use rayon::prelude::*;
 use std::io::{self, Write};
 use std::sync::mpsc::{self, SyncSender};
@@ -39,7 +42,9 @@ pub const LEDGER_CACHE_HEADER: [&str; 4] =
 /// the comparison is in the summary, the sweep and the charts.
 pub const DEFAULT_MAX_ROWS: usize = 10_000_000;
 
-/// The rows `ledger.csv` of `study` holds: one per call of each run.
+/// The rows `ledger.csv` of `study` holds, one per call of each run, to decide whether it
+/// is written: a compaction's own request, known only once the run is walked, adds a row
+/// it does not count (a few per run at most).
 pub fn rows(study: &Study) -> usize {
     std::iter::once(&study.baseline)
         .chain(&study.edited)
@@ -100,10 +105,11 @@ pub fn write_ledger(
     })
 }
 
-/// One call's row before formatting.
+/// One request's row before formatting.
 struct Row {
     index: usize,
-    slot: Slot,
+    /// The call's (or an added request's) slot; None for a compaction's own request.
+    slot: Option<Slot>,
     figures: CallFigures<f64>,
     cumulative: f64,
     cost: f64,
@@ -138,10 +144,18 @@ fn write_run(
                     buf.push(b',');
                     buf.extend_from_slice(integer.format(row.index + 1).as_bytes());
                     buf.push(b',');
-                    push_text(&mut buf, &calls[row.slot.origin as usize].id);
-                    buf.push(b',');
-                    push_text(&mut buf, subject.run.label(calls, &row.slot));
-                    for x in [row.slot.bytes, row.figures.context, row.cumulative] {
+                    match &row.slot {
+                        Some(slot) => {
+                            push_text(&mut buf, &calls[slot.origin as usize].id);
+                            buf.push(b',');
+                            push_text(&mut buf, subject.run.label(calls, slot));
+                            buf.push(b',');
+                            push_number(&mut buf, slot.bytes, &mut numbers, &mut integer);
+                        }
+                        // No id and no bytes of its own: it reads the context as it stands.
+                        None => buf.extend_from_slice(b",compaction request,"),
+                    }
+                    for x in [row.figures.context, row.cumulative] {
                         buf.push(b',');
                         push_number(&mut buf, x, &mut numbers, &mut integer);
                     }
@@ -176,23 +190,29 @@ fn write_run(
             .all(|b| buffers.send(b).is_ok())
     };
     let mut open = true;
-    subject.walk(
+    subject.walk_requests(
         study,
         clearings,
         point.assumptions(),
-        |i, slot, f: &CallFigures<f64>| {
+        |i, request, f: &CallFigures<f64>| {
             cumulative += f.context;
+            let slot = match request {
+                Request::Slot(slot) => Some(*slot),
+                Request::Compaction => None,
+            };
+            // A clearing's ids go on the call after it; a compaction's on the call that
+            // reads what it left, not on its own request.
             let event = clearings
                 .events
                 .get(next_event)
-                .filter(|e| e.before == i)
+                .filter(|e| e.before == i && slot.is_some())
                 .map(|_| {
                     next_event += 1;
                     next_event - 1
                 });
             batch.push(Row {
                 index: i,
-                slot: *slot,
+                slot,
                 figures: *f,
                 cumulative,
                 cost: timeline::call_cost(f, prices, point.retry_rate) * scale,
