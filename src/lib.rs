@@ -23,6 +23,7 @@ pub mod input;
 pub mod ledger;
 pub mod ledger_command;
 pub mod output;
+pub mod point;
 pub mod printable;
 pub mod rank;
 pub mod report;
