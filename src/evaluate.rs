@@ -230,7 +230,7 @@ impl<'a> Study<'a> {
             .flat_map(|e| e.action.call_ids())
             .collect();
         let ids = edit::ids(calls, &named);
-        let baseline = Run::baseline(calls, &scenario.terms);
+        let baseline = Run::baseline_of_shared(calls, &scenario.terms);
         let scope = whatif::Scope::of(scenario);
         let edited = scenario
             .edits
