@@ -4,11 +4,12 @@ use crate::clear::{self, Clearings};
 use crate::compact;
 use crate::edit::{self, Edited};
 use crate::error::{Error, Located};
+use crate::finite::{self, NonFinite};
 use crate::ledger::{Assumptions, Saving};
+use crate::point::Point;
 use crate::rank::{self, Ranking};
 use crate::run::Run;
 use crate::scenario::{BaseChange, CacheSpec, ClearPolicy, CompactPolicy, Price, Scenario};
-use crate::sweep::Point;
 use crate::timeline::{self, Quantity, RunSums};
 use crate::whatif::{self, WhatIf};
 
@@ -248,7 +249,7 @@ impl<'a> Study<'a> {
             .flat_map(|e| e.action.call_ids())
             .collect();
         let ids = edit::ids(calls, &named);
-        let baseline = Run::baseline(calls, &scenario.terms);
+        let baseline = Run::baseline_of_shared(calls, &scenario.terms);
         let scope = whatif::Scope::of(scenario);
         let edited = scenario
             .edits
@@ -495,4 +496,46 @@ pub fn evaluate(study: &Study, point: Point) -> Evaluation {
         baseline,
         edits,
     }
+}
+
+/// Checks every figure of `evaluation` (the baseline's and each edit's totals, costs,
+/// dollars and savings) that an output would show.
+///
+/// Errors: [`NonFinite`] naming the first run and figure that is infinite or not a number,
+/// and the point.
+pub fn check_finite(study: &Study, evaluation: &Evaluation) -> Result<(), NonFinite> {
+    let point = finite::describe(None, &evaluation.point);
+    let fail = |run: &str, figure, value| NonFinite {
+        run: run.into(),
+        figure,
+        value,
+        point: point.clone(),
+    };
+    outcome_figures(&evaluation.baseline)
+        .map_err(|(figure, value)| fail("baseline", figure, value))?;
+    for (subject, edit) in study.edited.iter().zip(&evaluation.edits) {
+        let figures = outcome_figures(&edit.outcome)
+            .and_then(|()| saving_figures(&edit.saving, "saving"))
+            .and_then(|()| saving_figures(&edit.cost_saving, "cost saving"));
+        figures.map_err(|(figure, value)| fail(&subject.name, figure, value))?;
+    }
+    Ok(())
+}
+
+/// The first figure of a run's outcome that is not finite.
+fn outcome_figures(o: &Outcome) -> Result<(), (&'static str, f64)> {
+    finite::first_bad(&[
+        ("reread total", Some(o.total_tokens)),
+        ("cost", Some(o.cost)),
+        ("dollar cost", o.dollars),
+    ])
+}
+
+/// The first figure of a saving that is not finite.
+fn saving_figures(s: &Saving, what: &'static str) -> Result<(), (&'static str, f64)> {
+    finite::first_bad(&[
+        (what, Some(s.saved)),
+        ("saving in percent", Some(s.percent)),
+        ("saving in equivalent calls", Some(s.equivalent_calls)),
+    ])
 }

@@ -5,33 +5,14 @@
 //! must never reach a file as `inf` or `NaN` (in a CSV) or `null` (in JSON), where it would
 //! pass for a result. The caller runs these checks on what it is about to write, and stops
 //! with an error naming the run and the point (exit code 1).
+//!
+//! This module sits below the evaluation and the sweep (it reads only [`crate::point`]):
+//! each checks its own figures with [`first_bad`] and words the point with [`describe`].
 
-use crate::evaluate::{Evaluation, Outcome, Study};
-use crate::ledger::Saving;
-use crate::sweep::{Point, Totals};
+use crate::point::{Point, Totals};
 
 // The error type lives with the crate's error, which wraps it (see `crate::error`).
 pub use crate::error::NonFinite;
-
-/// Checks every figure of `evaluation` (the baseline's and each edit's totals, costs,
-/// dollars and savings) that an output would show.
-pub fn check_evaluation(study: &Study, evaluation: &Evaluation) -> Result<(), NonFinite> {
-    let point = describe(None, &evaluation.point);
-    let fail = |run: &str, figure, value| NonFinite {
-        run: run.into(),
-        figure,
-        value,
-        point: point.clone(),
-    };
-    outcome(&evaluation.baseline).map_err(|(figure, value)| fail("baseline", figure, value))?;
-    for (subject, edit) in study.edited.iter().zip(&evaluation.edits) {
-        let figures = outcome(&edit.outcome)
-            .and_then(|()| saving(&edit.saving, "saving"))
-            .and_then(|()| saving(&edit.cost_saving, "cost saving"));
-        figures.map_err(|(figure, value)| fail(&subject.name, figure, value))?;
-    }
-    Ok(())
-}
 
 /// Checks a sweep point's totals (`totals[0]` is the baseline's, then one per edit of
 /// `runs[1..]`) and the savings and percentages a sweep output derives from them. `index`
@@ -67,27 +48,9 @@ pub fn check_point(
     Ok(())
 }
 
-/// The first figure of a run's outcome that is not finite.
-fn outcome(o: &Outcome) -> Result<(), (&'static str, f64)> {
-    let figures = [
-        ("reread total", Some(o.total_tokens)),
-        ("cost", Some(o.cost)),
-        ("dollar cost", o.dollars),
-    ];
-    first_bad(&figures)
-}
-
-/// The first figure of a saving that is not finite.
-fn saving(s: &Saving, what: &'static str) -> Result<(), (&'static str, f64)> {
-    let figures = [
-        (what, Some(s.saved)),
-        ("saving in percent", Some(s.percent)),
-        ("saving in equivalent calls", Some(s.equivalent_calls)),
-    ];
-    first_bad(&figures)
-}
-
-fn first_bad(figures: &[(&'static str, Option<f64>)]) -> Result<(), (&'static str, f64)> {
+/// The first figure of `figures` (name, value; None for a figure not shown) that is not
+/// finite, as `Err((name, value))`.
+pub fn first_bad(figures: &[(&'static str, Option<f64>)]) -> Result<(), (&'static str, f64)> {
     match figures
         .iter()
         .find_map(|&(f, v)| v.filter(|v| !v.is_finite()).map(|v| (f, v)))
@@ -98,7 +61,7 @@ fn first_bad(figures: &[(&'static str, Option<f64>)]) -> Result<(), (&'static st
 }
 
 /// The point in words, exactly as given (these are the values that broke something).
-fn describe(index: Option<usize>, p: &Point) -> String {
+pub fn describe(index: Option<usize>, p: &Point) -> String {
     let mut text = format!(
         "B = {}, ρ = {}",
         exact(p.base_tokens),

@@ -21,6 +21,7 @@ pub mod input;
 pub mod ledger;
 pub mod number;
 pub mod output;
+pub mod point;
 pub mod printable;
 pub mod rank;
 pub mod report;

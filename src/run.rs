@@ -6,7 +6,10 @@
 //! edit costs the number of pieces, not the number of calls, and every run of a study
 //! shares the baseline's slots.
 
+mod base;
+
 use crate::scenario::{Call, Terms};
+use base::{Base, Stretch};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -87,7 +90,7 @@ impl Piece {
 /// The sequence of calls of the baseline or of an edited run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    baseline: Arc<[Slot]>,
+    baseline: Base,
     pieces: Vec<Piece>,
     len: usize,
     /// Labels made by merges.
@@ -102,10 +105,19 @@ impl Run {
             .enumerate()
             .map(|(i, c)| Slot::of(i as u32, c, terms))
             .collect();
-        Run::from_slots(baseline)
+        Run::from_base(Base::Slots(baseline))
     }
 
-    fn from_slots(baseline: Arc<[Slot]>) -> Run {
+    /// The baseline run of shared `calls`, its slots derived from them on each read
+    /// rather than stored (the same slots as [`Run::baseline`], no memory per call).
+    pub fn baseline_of_shared(calls: &Arc<Vec<Call>>, terms: &Terms) -> Run {
+        Run::from_base(Base::Calls {
+            calls: Arc::clone(calls),
+            terms: terms.clone(),
+        })
+    }
+
+    fn from_base(baseline: Base) -> Run {
         let len = baseline.len();
         Run {
             pieces: vec![Piece::Baseline {
@@ -120,7 +132,7 @@ impl Run {
 
     /// A run made of `slots` alone (tests and small examples).
     pub fn of(slots: Vec<Slot>) -> Run {
-        Run::from_slots(slots.into())
+        Run::from_base(Base::Slots(slots.into()))
     }
 
     /// Number of calls.
@@ -137,17 +149,9 @@ impl Run {
     pub fn iter(&self) -> impl Iterator<Item = Slot> + '_ {
         self.pieces.iter().flat_map(move |p| match *p {
             Piece::Baseline { start, end } => {
-                PieceIter::Stretch(self.baseline[start as usize..end as usize].iter())
+                PieceIter::Stretch(self.baseline.range(start as usize, end as usize))
             }
             Piece::Changed(s) => PieceIter::One(Some(s)),
-        })
-    }
-
-    /// The calls in order, as contiguous slices (for tight loops over long runs).
-    pub fn stretches(&self) -> impl Iterator<Item = &[Slot]> + '_ {
-        self.pieces.iter().map(move |p| match p {
-            Piece::Baseline { start, end } => &self.baseline[*start as usize..*end as usize],
-            Piece::Changed(s) => std::slice::from_ref(s),
         })
     }
 
@@ -233,7 +237,7 @@ impl Run {
                                 end: cut,
                             });
                         }
-                        removed.push(self.baseline[cut as usize]);
+                        removed.push(self.baseline.slot(cut as usize));
                         from = cut + 1;
                     }
                     if from < end {
@@ -252,7 +256,7 @@ impl Run {
     pub fn get(&self, index: usize) -> Option<Slot> {
         let (piece, offset) = self.locate(index)?;
         Some(match self.pieces[piece] {
-            Piece::Baseline { start, .. } => self.baseline[start as usize + offset],
+            Piece::Baseline { start, .. } => self.baseline.slot(start as usize + offset),
             Piece::Changed(s) => s,
         })
     }
@@ -294,7 +298,7 @@ impl Run {
             let Some(new) = change(i, slot) else { continue };
             len += 1;
             let o = new.origin;
-            let unchanged = self.baseline.get(o as usize) == Some(&new);
+            let unchanged = self.baseline.get(o as usize) == Some(new);
             match pieces.last_mut() {
                 Some(Piece::Baseline { end, .. }) if unchanged && *end == o => *end += 1,
                 _ if unchanged => pieces.push(Piece::Baseline {
@@ -305,7 +309,7 @@ impl Run {
             }
         }
         Run {
-            baseline: Arc::clone(&self.baseline),
+            baseline: self.baseline.clone(),
             pieces,
             len,
             merged_labels: self.merged_labels.clone(),
@@ -367,7 +371,7 @@ impl Run {
             self.split_before(index + 1);
         }
         if let Piece::Baseline { start, .. } = self.pieces[piece] {
-            self.pieces[piece] = Piece::Changed(self.baseline[start as usize]);
+            self.pieces[piece] = Piece::Changed(self.baseline.slot(start as usize));
         }
         Some(piece)
     }
@@ -375,7 +379,7 @@ impl Run {
 
 /// Iterator over one piece, without boxing.
 enum PieceIter<'a> {
-    Stretch(std::slice::Iter<'a, Slot>),
+    Stretch(Stretch<'a>),
     One(Option<Slot>),
 }
 
@@ -384,7 +388,7 @@ impl Iterator for PieceIter<'_> {
     #[inline]
     fn next(&mut self) -> Option<Slot> {
         match self {
-            PieceIter::Stretch(it) => it.next().copied(),
+            PieceIter::Stretch(it) => it.next(),
             PieceIter::One(s) => s.take(),
         }
     }

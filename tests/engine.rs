@@ -613,7 +613,7 @@ fn by_tool_shares_add_up_to_the_reread_total() {
 /// range-checked, so only a hand-built point can get here; that is the bug it guards.)
 #[test]
 fn a_non_finite_total_stops_the_sweep_before_any_sink_sees_it() {
-    use simulate::finite::{self, NonFinite};
+    use simulate::finite::NonFinite;
     use simulate::sweep::{self, Grid, Point, PointSink, SweepOptions, Totals};
     struct Count(usize);
     impl PointSink for Count {
@@ -673,10 +673,10 @@ fn a_non_finite_total_stops_the_sweep_before_any_sink_sees_it() {
             ..nominal
         },
     );
-    let bad = finite::check_evaluation(&study, &broken).unwrap_err();
+    let bad = simulate::evaluate::check_finite(&study, &broken).unwrap_err();
     assert_eq!((bad.run.as_str(), bad.figure), ("baseline", "reread total"));
     assert_eq!(simulate::Error::from(bad).exit_code(), 1);
-    assert!(finite::check_evaluation(&study, &evaluate(&study, nominal)).is_ok());
+    assert!(simulate::evaluate::check_finite(&study, &evaluate(&study, nominal)).is_ok());
 }
 
 #[test]

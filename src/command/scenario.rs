@@ -75,7 +75,7 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     );
     let nominal = evaluate(&study, nominal_point);
     // Never inf or NaN in a file: a non-finite figure is a bug, stopped before any write.
-    crate::finite::check_evaluation(&study, &nominal)?;
+    crate::evaluate::check_finite(&study, &nominal)?;
     let options = SweepOptions {
         closed_form: c.closed_form,
         progress: true,

@@ -71,7 +71,7 @@ pub fn fit(scenario: &Scenario) -> Option<CacheFit> {
     };
     let mut previous: Option<f64> = None;
     let mut any_read = false;
-    for call in &scenario.calls {
+    for call in scenario.calls.iter() {
         let Some(u) = call.usage() else { continue };
         let Some(total) = u.total_input() else {
             continue;

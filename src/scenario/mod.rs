@@ -672,7 +672,9 @@ pub struct Scenario {
     pub bytes_per_token: f64,
     /// Expected extra attempts per logical call (default 0).
     pub retry_rate: f64,
-    pub calls: Vec<Call>,
+    /// The calls in order; shared, so that the baseline run reads them rather than copying
+    /// them into slots.
+    pub calls: Arc<Vec<Call>>,
     pub edits: Vec<Edit>,
     pub sweep: Option<SweepSpec>,
     pub cache: Option<CacheSpec>,

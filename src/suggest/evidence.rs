@@ -122,7 +122,7 @@ impl Evidence {
             calls += s.calls.len();
             // Output sizes, per tool, and which tools this session has.
             let mut seen_tools: Vec<&str> = Vec::new();
-            for c in &s.calls {
+            for c in s.calls.iter() {
                 if let Some(tool) = c.tool().filter(|_| c.bytes > 0.0) {
                     let entry = tools.entry(tool.to_string()).or_default();
                     entry.0.push(c.bytes);
@@ -135,7 +135,7 @@ impl Evidence {
             // Repeated inputs: the first call with each hash, and the repeats after it.
             let mut first: FxHashMap<&str, f64> = FxHashMap::default();
             let mut repeated_tools: Vec<&str> = Vec::new();
-            for c in &s.calls {
+            for c in s.calls.iter() {
                 let (Some(tool), Some(hash)) = (c.tool(), c.input_hash()) else {
                     continue;
                 };

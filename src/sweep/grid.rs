@@ -1,31 +1,11 @@
 //! The sweep grid: every combination of the swept assumptions (docs/model.md §5).
 
 use crate::error::Located;
-use crate::ledger::Assumptions;
+pub use crate::point::Point;
 use crate::scenario::{Axis, Scenario};
 
 /// Largest grid evaluated; a larger one is refused with its size and how to shrink it.
 pub const MAX_POINTS: u64 = 10_000_000;
-
-/// One point of the grid: every assumption the figures rest on.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Point {
-    pub base_tokens: f64,
-    pub bytes_per_token: f64,
-    /// Cache read price (× base input price); None without `[cache]`.
-    pub cache_read: Option<f64>,
-    pub retry_rate: f64,
-}
-
-impl Point {
-    /// The two ledger assumptions of this point.
-    pub fn assumptions(&self) -> Assumptions {
-        Assumptions {
-            base_tokens: self.base_tokens,
-            bytes_per_token: self.bytes_per_token,
-        }
-    }
-}
 
 /// A swept axis given outside the scenario file, with where it was given, so an error
 /// about it points there (`--sweep-cache-read`) and not at the file. Boxed: a command's

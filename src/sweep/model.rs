@@ -4,6 +4,7 @@
 use crate::clear::Clearings;
 use crate::evaluate::{Study, Subject};
 use crate::ledger::Affine;
+pub use crate::point::Totals;
 use crate::scenario::CacheSpec;
 use crate::sweep::Point;
 use crate::timeline::RunSums;
@@ -49,13 +50,6 @@ impl Model {
 fn holds(cache: &CacheSpec, base: f64) -> bool {
     base >= cache.min_tokens
         && (cache.warm_share == 0.0 || cache.warm_share * base >= cache.min_tokens)
-}
-
-/// A run's reread total and cost at a point.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Totals {
-    pub tokens: f64,
-    pub cost: f64,
 }
 
 /// Evaluates `subject` at `point`. With `closed_form` false every run is replayed call by

@@ -40,13 +40,11 @@ pub fn sums(
     let mut uncached = [0.0; LANES];
     match cache {
         None => {
-            for stretch in run.stretches() {
-                for s in stretch {
-                    let (t, b) = (s.joined_tokens(), s.joined_bytes());
-                    for k in 0..LANES {
-                        total[k] += context[k];
-                        context[k] += t + b * inv[k];
-                    }
+            for s in run.iter() {
+                let (t, b) = (s.joined_tokens(), s.joined_bytes());
+                for k in 0..LANES {
+                    total[k] += context[k];
+                    context[k] += t + b * inv[k];
                 }
             }
         }
@@ -54,27 +52,23 @@ pub fn sums(
             let min = spec.min_tokens;
             // The first request reads what an earlier session left of the base.
             let mut previous = context.map(|base| base * spec.warm_share);
-            let mut i = 0;
-            for stretch in run.stretches() {
-                for s in stretch {
-                    let (t, b) = (s.joined_tokens(), s.joined_bytes());
-                    let fresh = expired[i];
-                    for k in 0..LANES {
-                        let now = context[k];
-                        // A request shorter than the minimum is not cached at all (docs/model.md §4).
-                        let short = now < min;
-                        let hit = if (fresh && i > 0) || short || previous[k] < min {
-                            0.0
-                        } else {
-                            previous[k]
-                        };
-                        cached[k] += hit;
-                        uncached[k] += if short { now } else { 0.0 };
-                        total[k] += now;
-                        previous[k] = now;
-                        context[k] = now + t + b * inv[k];
-                    }
-                    i += 1;
+            for (i, s) in run.iter().enumerate() {
+                let (t, b) = (s.joined_tokens(), s.joined_bytes());
+                let fresh = expired[i];
+                for k in 0..LANES {
+                    let now = context[k];
+                    // A request shorter than the minimum is not cached at all (docs/model.md §4).
+                    let short = now < min;
+                    let hit = if (fresh && i > 0) || short || previous[k] < min {
+                        0.0
+                    } else {
+                        previous[k]
+                    };
+                    cached[k] += hit;
+                    uncached[k] += if short { now } else { 0.0 };
+                    total[k] += now;
+                    previous[k] = now;
+                    context[k] = now + t + b * inv[k];
                 }
             }
         }

@@ -69,7 +69,10 @@ fn quick(text: &str, path: &Path) -> Option<Scenario> {
     {
         return None;
     }
-    Some(Scenario { calls, ..head })
+    Some(Scenario {
+        calls: std::sync::Arc::new(calls),
+        ..head
+    })
 }
 
 /// Byte offset of the first line that is exactly `[[call]]`.
