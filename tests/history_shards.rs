@@ -386,9 +386,13 @@ fn shards_that_cannot_be_merged_are_refused_naming_what_differs() {
     // A session in two shards; a shard given twice.
     let e = refused(root, &["--merge", &a, &b, "whole-is-not-here"]);
     assert!(e.contains("whole-is-not-here"), "{e}");
-    let all = shard("1/1", "all", "edits.toml", &[]);
+    run(root, &[&WHOLE[..], &["all"]].concat());
+    run(root, &[&WHOLE[..], &["all2"]].concat());
+    let e = refused(root, &["--merge", "all/team", "all2/team", "--out", "m"]);
+    assert!(e.contains("is in all/team and in all2/team"), "{e}");
+    let all = shard("1/1", "all1", "edits.toml", &[]);
     let e = refused(root, &["--merge", &a, &all, "--out", "m"]);
-    assert!(e.contains("is in a/team and in all/team"), "{e}");
+    assert!(e.contains("different splits (--shard 1/2, 1/1)"), "{e}");
     let e = refused(
         root,
         &["--merge", &a, &format!("{a}/shard.jsonl"), "--out", "m"],
@@ -400,15 +404,24 @@ fn shards_that_cannot_be_merged_are_refused_naming_what_differs() {
     let lines: Vec<&str> = text.lines().collect();
     let cut = root.join("cut.jsonl");
     fs::write(&cut, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
-    let e = refused(root, &["--merge", "cut.jsonl", "--out", "m"]);
+    let e = refused(root, &["--merge", &a, "cut.jsonl", "--out", "m"]);
     assert!(e.contains("cut short"), "{e}");
     let swapped = root.join("swapped.jsonl");
     let mut order = lines.clone();
     order.swap(1, 2);
     fs::write(&swapped, order.join("\n") + "\n").unwrap();
-    let e = refused(root, &["--merge", "swapped.jsonl", "--out", "m"]);
+    let e = refused(root, &["--merge", &a, "swapped.jsonl", "--out", "m"]);
     assert!(
         e.contains("comes after") && e.contains("swapped.jsonl:3"),
+        "{e}"
+    );
+    // Some shards of a split only, or shards of two splits: never taken for the whole.
+    let e = refused(root, &["--merge", &a, "--out", "m"]);
+    assert!(e.contains("1 of the 2 shards is missing (2/2)"), "{e}");
+    let third = shard("1/3", "third", "edits.toml", &[]);
+    let e = refused(root, &["--merge", &a, &b, &third, "--out", "m"]);
+    assert!(
+        e.contains("different splits (--shard 1/2, 2/2, 1/3)"),
         "{e}"
     );
     // A merge never replaces a shard it reads: its folder is an input.

@@ -287,6 +287,7 @@ fn merged_header(c: &HistoryConfig, shards: &Shards) -> Result<Header, Error> {
     let Some(first) = headers.first() else {
         return Err(Located::new("--merge", "no shards given").into());
     };
+    complete_split(&headers)?;
     let once = |field: fn(&Header) -> &str| {
         let mut seen: Vec<&str> = Vec::new();
         for h in &headers {
@@ -329,6 +330,51 @@ fn merged_header(c: &HistoryConfig, shards: &Shards) -> Result<Header, Error> {
     }
     header.selectors = first.selectors.clone();
     Ok(header)
+}
+
+/// Shards written with `--shard K/N` must all be there, each once: a merge of some of them
+/// would be presented as the whole history. (Results run without `--shard`, on lists of
+/// files the user split, cannot be checked and are merged as given.)
+fn complete_split(headers: &[&Header]) -> Result<(), Error> {
+    let split: Vec<Option<(usize, usize)>> = headers
+        .iter()
+        .map(|h| {
+            let (k, n) = h.shard.as_deref()?.split_once('/')?;
+            Some((k.parse().ok()?, n.parse().ok()?))
+        })
+        .collect();
+    let Some(&(_, of)) = split.iter().flatten().next() else {
+        return Ok(());
+    };
+    let refuse = |message: String| -> Error { Located::new("--merge", message).into() };
+    if split.iter().any(|s| s.is_none_or(|(_, n)| n != of)) {
+        let given: Vec<String> = headers
+            .iter()
+            .map(|h| h.shard.clone().unwrap_or_else(|| "none".into()))
+            .collect();
+        return Err(refuse(format!(
+            "the shards come from different splits (--shard {}): merge the shards of one split, all of them in one --merge",
+            given.join(", ")
+        )));
+    }
+    if let Some(k) = (1..=of).find(|k| split.iter().flatten().filter(|(i, _)| i == k).count() > 1) {
+        return Err(refuse(format!(
+            "shard {k}/{of} is given twice: a merge counts each shard of the split once"
+        )));
+    }
+    let missing: Vec<String> = (1..=of)
+        .filter(|k| !split.iter().flatten().any(|(i, _)| i == k))
+        .map(|k| format!("{k}/{of}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(refuse(format!(
+            "{} of the {of} shards {} missing ({}): give every shard of the split in one --merge, or the merge would stand for the whole history",
+            missing.len(),
+            if missing.len() == 1 { "is" } else { "are" },
+            missing.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// Prepares `out_root/name/` (noting what it creates) when files are written.
