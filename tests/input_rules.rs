@@ -475,7 +475,7 @@ fn a_history_reads_sessions_under_the_rules_of_a_single_run() {
 /// the key and the value probably meant (before, each passed without a word).
 #[test]
 fn unit_slips_are_warnings_that_name_the_value_meant() {
-    let text = "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 0.3\n[cache]\nread = 10\nwrite = 125\nttl_s = 300\nmin_tokens = 0\n[[call]]\nlabel = \"a\"\nbytes = 100\n[[edit]]\nname = \"trim a\"\ntrim = { call = \"a\", by_percent = 0.5 }\n[[edit]]\nname = \"halve tools\"\ntrim = { select = { kind = \"tool\" }, by_percent = 0.25 }\n";
+    let text = "name = \"x\"\nbase_tokens = 1000\nbytes_per_token = 0.3\n[cache]\nread = 10\nwrite = 125\nttl_s = 300\nmin_tokens = 0\n[[call]]\nlabel = \"a\"\nbytes = 100\n[[edit]]\nname = \"trim a\"\ntrim = { call = \"a\", by_percent = 0.5 }\n[[edit]]\nname = \"halve tools\"\ntrim = { select = { kind = \"tool\" }, by_percent = 0.25 }\n[[edit]]\nname = \"1-hour cache\"\ncache = { ttl_s = 3600, write = 200, read = 10 }\n";
     let s = simulate::scenario::load_str(text, Path::new("s.toml")).unwrap();
     assert_eq!(
         s.warnings,
@@ -495,6 +495,14 @@ fn unit_slips_are_warnings_that_name_the_value_meant() {
         s.edits[1].warnings,
         [
             "s.toml:17:51: [[edit]] \"halve tools\": trim.by_percent: by_percent = 0.25 takes 0.25 % off, not 25 %: by_percent is a percentage, not a share of 1 (for 25 %, write by_percent = 25)"
+        ]
+    );
+    // The same slips in a cache edit (before: no word, and a saving of -2,894 %).
+    assert_eq!(
+        s.edits[2].warnings,
+        [
+            "s.toml:20:45: [[edit]] \"1-hour cache\": cache.read: read = 10 makes a token read from the cache cost 10 times a plain input token: read is a multiple of the input price (0.1 is a tenth, 1.25 a quarter more), not a percent; did you mean read = 0.1?",
+            "s.toml:20:33: [[edit]] \"1-hour cache\": cache.write: write = 200 makes a token written to the cache cost 200 times a plain input token: write is a multiple of the input price (0.1 is a tenth, 1.25 a quarter more), not a percent; did you mean write = 2?",
         ]
     );
     // They reach the run's warnings, the file's first.

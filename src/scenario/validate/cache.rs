@@ -35,10 +35,17 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
     let read = pick(&c.read, "read", preset.map(|p| p.read), false)?;
     let write = pick(&c.write, "write", preset.map(|p| p.write), false)?;
     if let Some(v) = &c.read {
-        super::slips::multiplier(ck, v.span(), "read", read, 1.0);
+        super::slips::multiplier(ck, v.span(), "[cache] read", "read", read, 1.0);
     }
     if let Some(v) = &c.write {
-        super::slips::multiplier(ck, v.span(), "write", write, super::slips::MAX_WRITE);
+        super::slips::multiplier(
+            ck,
+            v.span(),
+            "[cache] write",
+            "write",
+            write,
+            super::slips::MAX_WRITE,
+        );
     }
     if write < read {
         let at = c.write.as_ref().map(|w| w.span()).or(span);

@@ -42,9 +42,16 @@ pub(super) fn bytes_per_token(ck: &Checker, span: Range<usize>, rho: f64) {
     }
 }
 
-/// A `[cache]` multiplier above `max`: a percent written where a multiple of the input
-/// price is wanted.
-pub(super) fn multiplier(ck: &Checker, span: Range<usize>, key: &str, x: f64, max: f64) {
+/// A cache multiplier (`[cache]`'s, or a cache edit's at `place`) above `max`: a percent
+/// written where a multiple of the input price is wanted.
+pub(super) fn multiplier(
+    ck: &Checker,
+    span: Range<usize>,
+    place: &str,
+    key: &str,
+    x: f64,
+    max: f64,
+) {
     if x > max {
         let what = if key == "read" {
             "a token read from the cache"
@@ -53,7 +60,7 @@ pub(super) fn multiplier(ck: &Checker, span: Range<usize>, key: &str, x: f64, ma
         };
         ck.warn(
             span,
-            &format!("[cache] {key}"),
+            place,
             format!(
                 "{key} = {} makes {what} cost {} times a plain input token: {key} is a multiple of the input price (0.1 is a tenth, 1.25 a quarter more), not a percent; did you mean {key} = {}?",
                 show(x),

@@ -62,6 +62,16 @@ pub(super) fn cache_edit(
             None => Ok(from),
         }
     };
+    // The same slips as in `[cache]`: a percent for a multiple of the input price.
+    for (v, key, max) in [
+        (&c.read, "read", 1.0),
+        (&c.write, "write", super::slips::MAX_WRITE),
+    ] {
+        if let Some(v) = v {
+            let at = format!("{place}.{key}");
+            super::slips::multiplier(ck, v.span(), &at, key, *v.get_ref(), max);
+        }
+    }
     let change = CacheChange {
         read: term(&c.read, "read", preset.map(|p| p.read), false)?,
         write: term(&c.write, "write", preset.map(|p| p.write), false)?,
