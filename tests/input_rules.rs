@@ -507,7 +507,7 @@ fn unit_slips_are_warnings_that_name_the_value_meant() {
     );
     // They reach the run's warnings, the file's first.
     let study = simulate::evaluate::Study::new(&s).unwrap();
-    assert_eq!(study.warnings.len(), 5);
+    assert_eq!(study.warnings.len(), 7);
     assert_eq!(study.warnings[0], s.warnings[0]);
     assert_eq!(study.warnings[4], s.edits[1].warnings[0]);
     // Values as meant give none.
