@@ -838,3 +838,38 @@ fn a_ledger_csv_of_more_than_ten_million_rows_is_written_only_when_asked() {
     // With --ledger-csv it would be written (800 MB: not here); a run under the limit
     // writes it without asking, as every scenario in tests/ shows.
 }
+
+/// With `--format csv` the CSV alone is on standard output and every warning on standard
+/// error (before: a mistyped selector's warning was printed nowhere).
+#[test]
+fn warnings_reach_stderr_when_stdout_is_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let edits = dir.path().join("e.toml");
+    fs::write(
+        &edits,
+        "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n",
+    )
+    .unwrap();
+    let output = simulate()
+        .args([
+            "scenarios/imported/shop-5e55a0e1.toml",
+            "--format",
+            "csv",
+            "--no-write",
+            "--edits",
+        ])
+        .arg(&edits)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("Warning: [[edit]] \"cap bash\": cap: the selector matches no call in this trace: no call has tool \"bash\" (did you mean \"Bash\"?)"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.starts_with("rank,edit,") && !stdout.contains("Warning"),
+        "{stdout}"
+    );
+}

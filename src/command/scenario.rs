@@ -157,7 +157,15 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     match c.format {
         RunFormat::Table => output::table::write(out, &report, &files),
         RunFormat::Json => output::json::write(out, &report),
-        RunFormat::Csv => output::csv::write_summary(out, &report),
+        RunFormat::Csv => {
+            // Standard output is the CSV another program reads: the warnings go to
+            // standard error, so they reach the person without breaking the CSV.
+            let mut stderr = std::io::stderr().lock();
+            for w in &report.warnings {
+                let _ = writeln!(stderr, "Warning: {w}");
+            }
+            output::csv::write_summary(out, &report)
+        }
     }
     .map_err(Error::Print)
 }
