@@ -873,3 +873,44 @@ fn warnings_reach_stderr_when_stdout_is_csv() {
         "{stdout}"
     );
 }
+
+/// The answer never says an edit "saves the most cost" when the best by cost saves
+/// nothing or costs more (before: "It also saves the most cost (-2,894.1 %)").
+#[test]
+fn the_answer_says_when_no_edit_saves_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let answer = |edits: &str| {
+        let path = dir.path().join("e.toml");
+        fs::write(&path, edits).unwrap();
+        let output = simulate()
+            .args([
+                "scenarios/imported/shop-5e55a0e1.toml",
+                "--no-write",
+                "--edits",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let nothing = answer(
+        "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n",
+    );
+    assert!(
+        nothing.contains(
+            "cap bash saves nothing: every saving is 0 est. tokens or less. No edit saves any cost."
+        ),
+        "{nothing}"
+    );
+    let more = answer(
+        "[[edit]]\nname = \"dear cache\"\ncache = { write = 20 }\n[[edit]]\nname = \"dearer\"\ncache = { write = 40 }\n",
+    );
+    assert!(
+        more.contains(
+            "By cost every edit costs more than the baseline; the least, dear cache, by "
+        ),
+        "{more}"
+    );
+    assert!(!more.contains("saves the most cost"), "{more}");
+}

@@ -422,6 +422,17 @@ fn answer(
     };
     if cached {
         match edits.iter().find(|e| e.cost_rank == 1) {
+            // The best by cost saves nothing or costs more: say so, never "saves the most".
+            Some(c) if c.cost_saved_pct < 0.0 && edits.len() == 1 => text.push_str(&format!(
+                " By cost it costs {} more than the baseline.",
+                percent(-c.cost_saved_pct)
+            )),
+            Some(c) if c.cost_saved_pct < 0.0 => text.push_str(&format!(
+                " By cost every edit costs more than the baseline; the least, {}, by {}.",
+                c.name,
+                percent(-c.cost_saved_pct)
+            )),
+            Some(c) if c.cost_saved_pct == 0.0 => text.push_str(" No edit saves any cost."),
             Some(c) if c.rank == 1 && best.cost_rank == 1 => {
                 text.push_str(&format!(
                     " It also saves the most cost ({}).",
