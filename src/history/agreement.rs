@@ -70,6 +70,11 @@ pub fn agreement<'a>(
         flips: Vec::new(),
     };
     for (index, (savings, total)) in items.into_iter().enumerate() {
+        // An item no edit changes keeps every order trivially: counting it would make
+        // the order look more robust than the items that decide it show.
+        if savings.iter().all(|&x| rank::tied(x, 0.0, total)) {
+            continue;
+        }
         result.items += 1;
         let better = |x: usize, y: usize| {
             savings[x] > savings[y] && !rank::tied(savings[x], savings[y], total)
@@ -126,5 +131,26 @@ mod tests {
             .map(|p| (p.a, p.b, p.items.clone()))
             .collect();
         assert_eq!(flips, vec![(0, 1, vec![1]), (1, 2, vec![3])]);
+    }
+
+    #[test]
+    fn an_item_no_edit_changes_is_not_counted() {
+        let reference = [30.0, 20.0];
+        let ranking = rank::rank(&reference, 100.0);
+        // Item 1 saves nothing with any edit: it keeps any order and is left out; item 2's
+        // flip is still listed by its own index.
+        let items: Vec<(Vec<f64>, f64)> = vec![
+            (vec![3.0, 2.0], 10.0),
+            (vec![0.0, 0.0], 10.0),
+            (vec![1.0, 2.0], 10.0),
+        ];
+        let a = agreement(
+            &ranking,
+            &reference,
+            100.0,
+            items.iter().map(|(s, t)| (s.as_slice(), *t)),
+        );
+        assert_eq!((a.items, a.matching_order, a.matching_winner), (2, 1, 1));
+        assert_eq!(a.flips[0].items, vec![2]);
     }
 }

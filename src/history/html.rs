@@ -72,7 +72,12 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     groups(out, r)?;
     what_if(out, r)?;
     base_clamps(out, r)?;
-    agreement(out, "Across sessions", "sessions", &r.across_sessions)?;
+    let counted = if r.unchanged.sessions == 0 {
+        "sessions"
+    } else {
+        "sessions some edit changes"
+    };
+    agreement(out, "Across sessions", counted, &r.across_sessions)?;
     assumptions(out, r)?;
     figures(out, charts)?;
     sessions(out, r)?;

@@ -361,20 +361,25 @@ fn answer(
     }
     let a = &assumptions.agreement;
     let grid = format!("{} points of the factor sweep ({})", a.of, assumptions.grid);
-    if sessions.holds && a.holds {
+    if sessions.holds && a.holds && unchanged.sessions == 0 {
         text.push_str(&format!(
             " The aggregate order holds in every session and at all {grid}: it stands under both kinds of doubt."
         ));
         return text;
     }
-    let in_sessions = if sessions.holds {
-        "in every session".to_string()
+    // Sessions no edit changes are not counted: they keep any order.
+    let of_sessions = if unchanged.sessions == 0 {
+        format!("{} sessions", grouped(n as f64, 0))
     } else {
-        format!(
-            "in {} of {} sessions",
-            grouped(sessions.matching_order as f64, 0),
-            grouped(n as f64, 0)
-        )
+        format!("the {} sessions some edit changes", grouped(sessions.of as f64, 0))
+    };
+    let in_sessions = match (sessions.holds, unchanged.sessions) {
+        (true, 0) => "in every session".to_string(),
+        (true, _) => format!("in all {of_sessions}"),
+        (false, _) => format!(
+            "in {} of {of_sessions}",
+            grouped(sessions.matching_order as f64, 0)
+        ),
     };
     let at_points = if a.holds {
         format!("at all {grid}")

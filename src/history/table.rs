@@ -20,12 +20,13 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
     if let Some(groups) = &r.groups {
         group_table(out, r, groups)?;
     }
-    across(
-        out,
-        "Across sessions",
-        ("in", "sessions"),
-        &r.across_sessions,
-    )?;
+    // Sessions no edit changes keep any order, so they are not counted.
+    let sessions = if r.unchanged.sessions == 0 {
+        "sessions"
+    } else {
+        "sessions some edit changes"
+    };
+    across(out, "Across sessions", ("in", sessions), &r.across_sessions)?;
     let a = &r.across_assumptions;
     writeln!(
         out,
