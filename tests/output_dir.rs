@@ -250,7 +250,7 @@ fn a_killed_runs_staging_folder_is_removed_by_the_next_run() {
     let work = tempfile::tempdir().unwrap();
     let scenario = big_scenario(work.path(), "big", 200_000);
     let out = work.path().join("out");
-    let code = interrupt(&scenario, &out, rustix::process::Signal::KILL);
+    let (code, _) = interrupt(&scenario, &out, rustix::process::Signal::KILL);
     assert_eq!(code, None, "killed by the signal");
     let left = names(&out);
     assert_eq!(left.len(), 1, "{left:?}");
@@ -347,14 +347,18 @@ fn concurrent_runs_never_mix_their_files() {
     }
 }
 
-/// Sends `signal` once the run has staged its folder; returns the exit code.
-fn interrupt(scenario: &Path, out: &Path, signal: rustix::process::Signal) -> Option<i32> {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("simulate"))
+/// Sends `signal` once the run has staged its folder; returns the exit code and stderr.
+fn interrupt(
+    scenario: &Path,
+    out: &Path,
+    signal: rustix::process::Signal,
+) -> (Option<i32>, String) {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("simulate"))
         .arg(scenario)
         .args(["--no-charts", "--out"])
         .arg(out)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let start = Instant::now();
@@ -376,7 +380,11 @@ fn interrupt(scenario: &Path, out: &Path, signal: rustix::process::Signal) -> Op
     }
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(pid, signal).unwrap();
-    child.wait().unwrap().code()
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
 }
 
 #[test]
@@ -384,9 +392,14 @@ fn ctrl_c_or_sigterm_mid_write_removes_what_is_staged() {
     let work = tempfile::tempdir().unwrap();
     let scenario = big_scenario(work.path(), "big", 200_000);
     let out = work.path().join("out");
-    let code = interrupt(&scenario, &out, rustix::process::Signal::INT);
+    let (code, stderr) = interrupt(&scenario, &out, rustix::process::Signal::INT);
     assert_eq!(code, Some(130));
-    assert!(names(&out).is_empty(), "left behind: {:?}", names(&out));
+    assert_eq!(
+        stderr,
+        "interrupted (Ctrl-C): nothing was written; what this run had staged is removed\n"
+    );
+    // The folder --out named did not exist: the run made it, and removes it again.
+    assert!(!out.exists(), "left behind: {:?}", names(&out));
 
     // Over a previous run's folder: that folder stays as it was.
     simulate()
@@ -396,8 +409,9 @@ fn ctrl_c_or_sigterm_mid_write_removes_what_is_staged() {
         .success();
     fs::rename(out.join("small"), out.join("big")).unwrap();
     let before = fs::read(out.join("big/summary.csv")).unwrap();
-    let code = interrupt(&scenario, &out, rustix::process::Signal::TERM);
+    let (code, stderr) = interrupt(&scenario, &out, rustix::process::Signal::TERM);
     assert_eq!(code, Some(143));
+    assert!(stderr.starts_with("interrupted (SIGTERM)"), "{stderr}");
     assert_eq!(names(&out), ["big"]);
     assert_eq!(fs::read(out.join("big/summary.csv")).unwrap(), before);
 }

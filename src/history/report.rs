@@ -371,7 +371,10 @@ fn answer(
     let of_sessions = if unchanged.sessions == 0 {
         format!("{} sessions", grouped(n as f64, 0))
     } else {
-        format!("the {} sessions some edit changes", grouped(sessions.of as f64, 0))
+        format!(
+            "the {} sessions some edit changes",
+            grouped(sessions.of as f64, 0)
+        )
     };
     let in_sessions = match (sessions.holds, unchanged.sessions) {
         (true, 0) => "in every session".to_string(),

@@ -16,6 +16,10 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 /// Folders to remove if the run is interrupted.
 static STAGED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Folders a run created to hold its results (`--out` and its parents): removed on an
+/// interrupt if they are still empty, as a failed run removes them.
+static CREATED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
 /// Whether the watcher could be installed.
 static WATCHER: OnceLock<bool> = OnceLock::new();
 
@@ -42,11 +46,27 @@ pub fn install() {
                     for dir in staged.iter() {
                         remove_dir(dir);
                     }
+                    let created = CREATED.lock().unwrap_or_else(|p| p.into_inner());
+                    for dir in created.iter() {
+                        // Fails harmlessly when something is in it.
+                        let _ = std::fs::remove_dir(dir);
+                    }
+                    let name = if signal == SIGINT { "Ctrl-C" } else { "SIGTERM" };
+                    eprintln!("interrupted ({name}): nothing was written; what this run had staged is removed");
                     std::process::exit(128 + signal);
                 }
             })
             .is_ok()
     });
+}
+
+/// Notes `dir`, a folder this run created for its results (innermost first), to be removed
+/// on an interrupt if it is still empty.
+pub fn note_created(dir: &Path) {
+    CREATED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(dir.to_path_buf());
 }
 
 /// Adds `dir` to the folders removed on an interrupt.

@@ -57,7 +57,16 @@ impl OutputDir {
             )
             .into());
         }
+        // The folders made for `--out`, innermost first: an interrupt removes them again
+        // while they are empty (a run that fails or stops leaves no new empty folder).
+        let mut made: Vec<&Path> = root
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .collect();
         fs::create_dir_all(root).map_err(unwritable(root))?;
+        for dir in made.drain(..) {
+            super::interrupt::note_created(dir);
+        }
         let _root_lock = lock_root(root)?;
         check_target(&target)?;
         let inputs: Vec<(PathBuf, Identity)> = inputs
