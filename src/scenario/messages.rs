@@ -62,9 +62,9 @@ pub fn plain(message: &str, text: &str, start: Option<usize>) -> String {
             .and_then(|k| example(k.name()))
             .map_or_else(String::new, |e| format!(", e.g. {e}"));
         let hint = if wants.contains("number") && found.starts_with("string") {
-            " (drop the quotes)"
+            quoted_number_hint(found)
         } else {
-            ""
+            String::new()
         };
         let quoted = if name == "this value" {
             name.to_string()
@@ -237,6 +237,30 @@ fn example(key: &str) -> Option<&'static str> {
         "max_bytes" => "max_bytes = 8000",
         _ => return None,
     })
+}
+
+/// What to write for a number given as a string (`found` is serde's `string "30k"`): drop
+/// the quotes when the text is a number; else the number alone, in the key's unit, with
+/// `30k` worked out when a thousands or millions suffix is all that is in the way.
+fn quoted_number_hint(found: &str) -> String {
+    let text = found
+        .strip_prefix("string \"")
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or("")
+        .trim();
+    if text.parse::<f64>().is_ok() {
+        return " (drop the quotes)".into();
+    }
+    let scaled = [("k", 1e3), ("K", 1e3), ("M", 1e6)]
+        .iter()
+        .find_map(|(suffix, by)| {
+            let n: f64 = text.strip_suffix(suffix)?.trim().parse().ok()?;
+            Some(n * by)
+        });
+    match scaled {
+        Some(n) => format!(" (write the number alone, without quotes: {text} is {n})"),
+        None => " (write the number alone, in the key's unit, without quotes or a unit: e.g. 300 for five minutes in seconds, 100000 for 100 KB in bytes)".into(),
+    }
 }
 
 #[cfg(test)]
