@@ -25,10 +25,6 @@ use jiff::Timestamp;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
-/// Tokens one image is counted as without a fitted value (see
-/// [`crate::scenario::IMAGE_TOKENS_ESTIMATE`]), for labels.
-pub const IMAGE_TOKENS_ESTIMATE: u64 = crate::scenario::IMAGE_TOKENS_ESTIMATE as u64;
-
 /// A file that gave no trace (no request of its own), with what it did have.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Leftover {
@@ -78,19 +74,29 @@ fn pair_hash(message: &str, request: &str) -> u128 {
 
 /// The dedupe key of a request: its message key and, where present, its request key.
 #[derive(Debug, Clone, Copy)]
-struct Key {
-    message: u128,
-    pair: Option<u128>,
+pub struct Key {
+    pub(crate) message: u128,
+    pub(crate) pair: Option<u128>,
     /// The pair with an empty request key, which a copy without `requestId` is filed under.
-    bare: u128,
+    pub(crate) bare: u128,
 }
 
 impl Key {
-    fn of(r: &Request) -> Key {
+    /// The key of `r`.
+    pub fn of(r: &Request) -> Key {
         Key {
             message: message_hash(&r.message_key),
             pair: r.request_key.as_ref().map(|q| pair_hash(&r.message_key, q)),
             bare: pair_hash(&r.message_key, ""),
+        }
+    }
+}
+
+impl<T> Default for KeyIndex<T> {
+    fn default() -> Self {
+        KeyIndex {
+            by_pair: FxHashMap::default(),
+            by_message: FxHashMap::default(),
         }
     }
 }
@@ -153,32 +159,99 @@ struct RouteState {
     prompt_pending: bool,
 }
 
-/// Builds the traces of `logs`, in the order given (see [`super::load`]).
-pub fn assemble(logs: Vec<FileLog>) -> Assembled {
-    let mut out = Assembled::default();
-    let mut earlier: KeyIndex<()> = KeyIndex::new();
-    for log in logs {
+/// Builds traces one file at a time, in the order files are given: what an import that
+/// does not hold every file's events at once uses ([`super::stream`]).
+#[derive(Default)]
+pub struct Assembler {
+    /// The keys of the requests kept from earlier files.
+    earlier: KeyIndex<()>,
+    /// Everything but the traces, gathered over the files so far.
+    out: Assembled,
+}
+
+impl Assembler {
+    /// The traces of one file (not yet named), in the order they were opened.
+    pub fn file(&mut self, log: FileLog) -> Vec<Trace> {
         for (kind, s) in &log.skipped {
-            let e = out.skipped.entry(kind.clone()).or_default();
+            let e = self.out.skipped.entry(kind.clone()).or_default();
             e.lines += s.lines;
             e.known = s.known;
         }
         for (kind, a) in &log.attachments {
-            let e = out.attachments.entry(kind.clone()).or_default();
+            let e = self.out.attachments.entry(kind.clone()).or_default();
             e.lines += a.lines;
             e.bytes += a.bytes;
             e.joins = a.joins;
         }
-        for key in assemble_file(log, &earlier, &mut out) {
-            earlier.insert(key, ());
+        let (traces, kept) = assemble_file(log, &self.earlier, &mut self.out);
+        for key in kept {
+            self.earlier.insert(key, ());
         }
+        traces
     }
-    super::trace::assign_names(&mut out.traces);
-    out
+
+    /// What was gathered besides the traces (`traces` is empty).
+    pub fn finish(self) -> Assembled {
+        self.out
+    }
 }
 
-/// Assembles one file into `out`; returns the keys of the requests it kept.
-fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> Vec<Key> {
+/// Which session each project is, as the naming of subagents needs it
+/// ([`super::trace::Namer`]), found from the requests' keys alone: the dedupe of
+/// [`Assembler`] run on keys, without building a call.
+#[derive(Default)]
+pub struct Projects {
+    earlier: KeyIndex<()>,
+    map: BTreeMap<CompactString, String>,
+}
+
+impl Projects {
+    /// Takes the next file in assembly order: its requests' keys (with their routes, in
+    /// line order), its routes and its project.
+    pub fn file(
+        &mut self,
+        keys: &[(usize, Key)],
+        routes: &[super::event::Route],
+        project: Option<&str>,
+    ) {
+        // As in `assemble_file`: a request is kept unless this file or an earlier one
+        // already kept its key; a route with a kept request gives a trace.
+        let n = routes.len().max(1);
+        let mut here: KeyIndex<()> = KeyIndex::new();
+        let mut kept = Vec::new();
+        let mut traced = vec![false; n];
+        for &(route, key) in keys {
+            if here.find(key).is_some() || self.earlier.find(key).is_some() {
+                continue;
+            }
+            here.insert(key, ());
+            kept.push(key);
+            traced[route.min(n - 1)] = true;
+        }
+        for key in kept {
+            self.earlier.insert(key, ());
+        }
+        let Some(project) = project else { return };
+        for (r, traced) in routes.iter().zip(traced) {
+            if let (true, false, Some(session)) = (traced, r.subagent, &r.session_id) {
+                self.map.insert(session.clone(), project.to_string());
+            }
+        }
+    }
+
+    /// The project of each session, from its last main trace.
+    pub fn finish(self) -> BTreeMap<CompactString, String> {
+        self.map
+    }
+}
+
+/// Assembles one file: its traces, and the keys of the requests it kept; its malformed
+/// lines and (without a trace) its leftover go to `out`.
+fn assemble_file(
+    log: FileLog,
+    earlier: &KeyIndex<()>,
+    out: &mut Assembled,
+) -> (Vec<Trace>, Vec<Key>) {
     let FileLog {
         file,
         events,
@@ -345,21 +418,20 @@ fn assemble_file(log: FileLog, earlier: &KeyIndex<()>, out: &mut Assembled) -> V
             .map(|(kind, _)| kind)
             .collect(),
     };
-    let mut any_trace = false;
+    let mut traces = Vec::new();
     for o in opened {
         if o.calls.is_empty() {
             leftover.duplicates_removed += o.trace.duplicates_removed;
             continue;
         }
-        any_trace = true;
         let mut trace = o.trace;
         trace.calls = finish_calls(o.calls);
-        out.traces.push(trace);
+        traces.push(trace);
     }
-    if !any_trace {
+    if traces.is_empty() {
         out.leftovers.push(leftover);
     }
-    kept
+    (traces, kept)
 }
 
 /// Adds a copy of a request to the call already built from it.

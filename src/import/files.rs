@@ -334,9 +334,13 @@ pub fn find(
             .into());
         }
     }
+    // One `realpath` a file, a `readlink` for each part of its path: in parallel, the
+    // first failure in the order found reported.
+    use rayon::prelude::*;
+    let resolved: Vec<io::Result<PathBuf>> = found.par_iter().map(fs::canonicalize).collect();
     let mut files = Vec::with_capacity(found.len());
-    for path in found {
-        let canonical = fs::canonicalize(&path).map_err(|source| Error::Unreadable {
+    for (path, canonical) in found.into_iter().zip(resolved) {
+        let canonical = canonical.map_err(|source| Error::Unreadable {
             path: path.clone(),
             source,
         })?;

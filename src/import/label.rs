@@ -1,8 +1,13 @@
 //! Labels and input hashes of imported calls: what a person reads in a ledger row, and what
 //! lets identical re-reads be found (docs/model.md §7 `dedupe`).
 
-use super::assemble::IMAGE_TOKENS_ESTIMATE;
 use super::event::{ToolUse, UserText};
+
+/// Tokens one image is counted as without a fitted value (see
+/// [`crate::scenario::IMAGE_TOKENS_ESTIMATE`]), for labels. Here, not in the assembler:
+/// imports flow one way (readers → events → assembler → labels, traces), and the
+/// assembler uses this module.
+pub const IMAGE_TOKENS_ESTIMATE: u64 = crate::scenario::IMAGE_TOKENS_ESTIMATE as u64;
 
 /// At most this many characters in a label.
 pub const MAX_LABEL_CHARS: usize = 80;

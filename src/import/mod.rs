@@ -17,6 +17,8 @@ pub mod json;
 pub mod label;
 pub mod otel;
 pub mod quality;
+pub mod spill;
+pub mod stream;
 pub mod summary;
 pub mod trace;
 pub mod write;
@@ -71,12 +73,18 @@ pub trait Reader: Sync {
     /// Reads one file line by line. Lines it cannot read are events, not errors; only a
     /// file that cannot be read at all is an error.
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error>;
-    /// Reads every file (in parallel, one file per task), in the order given: the logs of
-    /// those read, and those that could not be read at all (listed, not an error). A
-    /// format whose conversations run across files (a collector's output, rotated) reads
-    /// them together; the others read each on its own.
-    fn read_all(&self, files: &[SourceFile]) -> (Vec<FileLog>, Vec<files::Unreadable>) {
-        let read: Vec<Result<FileLog, Error>> = files.par_iter().map(|f| self.read(f)).collect();
+    /// Reads every file (in parallel, one file per task), in the order given: each log
+    /// read, as `keep` keeps it (its events spilled as soon as it is read, so memory holds
+    /// the files in flight), and the files that could not be read at all (listed, not an
+    /// error). A format whose conversations run across files (a collector's output,
+    /// rotated) reads them together; the others read each on its own.
+    fn read_all(
+        &self,
+        files: &[SourceFile],
+        keep: &(dyn Fn(FileLog) -> stream::Stored + Sync),
+    ) -> (Vec<stream::Stored>, Vec<files::Unreadable>) {
+        let read: Vec<Result<stream::Stored, Error>> =
+            files.par_iter().map(|f| self.read(f).map(keep)).collect();
         files::partition(files, read)
     }
     /// What a call's `bytes` count, when not UTF-8 bytes: said in every scenario and
@@ -105,20 +113,44 @@ pub struct ImportConfig {
 /// Runs an import: find the logs, refuse a bad `--out` before anything is written, parse
 /// the files in parallel, assemble traces, write every scenario (all or none), print the
 /// summary.
+///
+/// Memory holds the files in flight, not the corpus: each file's events are spilled into
+/// the staging folder as soon as it is read, and each trace is staged and dropped as soon
+/// as it is assembled ([`stream`]).
 pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     let reader = c.format.reader();
     let files = files::find(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
     files::check_out(&c.out, &files)?;
-    let loaded = load(reader, &files)?;
-    if loaded.assembled.traces.is_empty() {
+    let spill = spill::Spill::create(&c.out);
+    let (stored, unreadable) = reader.read_all(&files, &|log| stream::store(log, spill.as_ref()));
+    if let Some(s) = &spill {
+        s.check()?;
+    }
+    let stored = stream::order(stored);
+    if !stream::any_request(&stored) {
+        let loaded = Loaded {
+            assembled: stream::assemble(stored, spill.as_ref(), |_| {})?,
+            unreadable,
+        };
         return Err(nothing_imported(c, reader, &loaded).into());
     }
-    let written = write::write_all(&c.out, &loaded.assembled.traces, reader, c.force, c.fit)?;
+    // Prepared once there is something to write: it holds the folder's lock from here, so
+    // a second import into it waits, then finds this one's scenarios; two never mix.
+    let dir = crate::output::FileSet::prepare(&c.out)?;
+    let stager = write::Stager::new(&dir, &c.out, reader, c.force, c.fit);
+    let (assembled, staged) = stream::stage(stored, spill.as_ref(), &stager)?;
+    drop(spill);
+    let loaded = Loaded {
+        assembled,
+        unreadable,
+    };
+    let (written, rows) = write::commit(dir, &c.out, staged, c.fit)?;
     summary::print(
         out,
         c.output,
         reader,
         &loaded,
+        &rows,
         &written.paths,
         written.quality.as_deref(),
     )
@@ -139,19 +171,16 @@ pub struct Loaded {
 /// order of their latest request's time (then path), whatever the number of threads. A
 /// file that cannot be read is listed in [`Loaded::unreadable`], not an error. Writes
 /// nothing.
+///
+/// The same passes as [`run`] ([`stream`]), with every file's events held in memory and
+/// every trace kept: for tests and callers that want the traces themselves.
 pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<Loaded, Error> {
-    let (mut logs, unreadable) = reader.read_all(files);
-    // A resumed session replays its parent's requests and then goes on, so it ends later:
-    // assembled after the parent, the replay is what gets dropped as duplicates and each
-    // session keeps its own calls. (Session files are named by random UUIDs, so path order
-    // would hand the parent's calls to whichever file sorts first.) Files without a time
-    // come last; the sort is stable, so ties keep path order.
-    logs.sort_by_cached_key(|log| {
-        let latest = log.latest_request();
-        (latest.is_none(), latest)
-    });
+    let (stored, unreadable) = reader.read_all(files, &|log| stream::store(log, None));
+    let mut traces = Vec::new();
+    let mut assembled = stream::assemble(stream::order(stored), None, |t| traces.push(t))?;
+    assembled.traces = traces;
     Ok(Loaded {
-        assembled: assemble::assemble(logs),
+        assembled,
         unreadable,
     })
 }

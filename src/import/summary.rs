@@ -8,16 +8,17 @@
 //! the logs).
 
 use super::assemble::Leftover;
-use super::event::{Attachments, Malformed};
+use super::event::{Attachments, Identity, Malformed};
 use super::files::Unreadable;
 use super::quality::Quality;
-use super::trace::{Trace, UsageSums};
+use super::trace::{Trace, TraceRole, UsageSums};
 use super::{Convention, Loaded, Reader};
 use crate::cache::warnings::{self, ModelUse, ModelWarning};
 use crate::number::grouped;
 use crate::output::Format;
 use crate::output::json;
 use crate::printable::printable;
+use compact_str::CompactString;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -52,20 +53,67 @@ pub struct Summary<'a> {
     pub fit: Option<&'a [Quality]>,
 }
 
-/// Which models a trace's calls used.
-fn model_use(t: &Trace) -> ModelUse<'_> {
-    let model = t.model();
-    let mut others: Vec<&str> = Vec::new();
-    for m in t.calls.iter().filter_map(|c| c.model.as_deref()) {
-        if Some(m) != model && !others.contains(&m) {
-            others.push(m);
+/// What the summary shows of one trace: kept once its scenario is staged, when its calls
+/// are dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceRow {
+    pub file: String,
+    pub name: String,
+    pub role: TraceRole,
+    pub part: u32,
+    pub session_id: Option<CompactString>,
+    pub parent_session: Option<CompactString>,
+    pub agent_id: Option<CompactString>,
+    pub identity: Identity,
+    pub requests: usize,
+    pub duplicates_removed: u64,
+    pub malformed: Vec<Malformed>,
+    pub usage: UsageSums,
+    /// The model most calls used.
+    pub model: Option<CompactString>,
+    /// Whether most cache writes were 1-hour ones.
+    pub one_hour: bool,
+    /// The other models some calls used, in order of first use.
+    pub other_models: Vec<CompactString>,
+}
+
+impl TraceRow {
+    /// The row of `t`.
+    pub fn of(t: &Trace) -> TraceRow {
+        let model = t.model();
+        let mut other_models: Vec<CompactString> = Vec::new();
+        for m in t.calls.iter().filter_map(|c| c.model.as_ref()) {
+            if Some(m.as_str()) != model && !other_models.contains(m) {
+                other_models.push(m.clone());
+            }
+        }
+        TraceRow {
+            file: t.file.clone(),
+            name: t.name.clone(),
+            role: t.role,
+            part: t.part,
+            session_id: t.session_id.clone(),
+            parent_session: t.parent_session.clone(),
+            agent_id: t.agent_id.clone(),
+            identity: t.identity.clone(),
+            requests: t.calls.len(),
+            duplicates_removed: t.duplicates_removed,
+            malformed: t.malformed.clone(),
+            usage: t.usage(),
+            model: model.map(CompactString::from),
+            one_hour: t.mostly_one_hour_cache(),
+            other_models,
         }
     }
+}
+
+/// Which models a trace's calls used.
+fn model_use(t: &TraceRow) -> ModelUse<'_> {
     ModelUse {
         scenario: &t.name,
-        model,
-        one_hour: t.mostly_one_hour_cache(),
-        others,
+        model: t.model.as_deref(),
+        one_hour: t.one_hour,
+        others: t.other_models.iter().map(CompactString::as_str).collect(),
     }
 }
 
@@ -105,12 +153,14 @@ pub struct SkippedSummary {
     pub known: bool,
 }
 
-/// Prints the summary of an import whose scenarios went to `written` (in trace order).
+/// Prints the summary of an import whose traces are `rows`, their scenarios written to
+/// `written` (both in trace order).
 pub fn print(
     out: &mut dyn Write,
     format: Format,
     reader: &dyn Reader,
     loaded: &Loaded,
+    rows: &[TraceRow],
     written: &[PathBuf],
     fit: Option<&[Quality]>,
 ) -> io::Result<()> {
@@ -121,8 +171,7 @@ pub fn print(
         convention: convention.key(),
         usage_note: usage_note(convention),
         bytes_unit: reader.bytes_unit().unwrap_or("UTF-8 bytes"),
-        traces: a
-            .traces
+        traces: rows
             .iter()
             .zip(written)
             .map(|(t, path)| TraceSummary {
@@ -136,11 +185,11 @@ pub fn print(
                 agent_id: t.agent_id.as_deref(),
                 user_id: t.identity.user_id.as_deref(),
                 organization_id: t.identity.organization_id.as_deref(),
-                requests: t.calls.len(),
+                requests: t.requests,
                 duplicates_removed: t.duplicates_removed,
                 malformed_lines: t.malformed.len(),
-                usage: t.usage(),
-                model: t.model(),
+                usage: t.usage,
+                model: t.model.as_deref(),
                 convention: convention.key(),
                 malformed: &t.malformed,
             })
@@ -161,7 +210,7 @@ pub fn print(
             })
             .collect(),
         malformed: &a.malformed,
-        model_warnings: warnings::of(&a.traces.iter().map(model_use).collect::<Vec<_>>()),
+        model_warnings: warnings::of(&rows.iter().map(model_use).collect::<Vec<_>>()),
         attachments: &a.attachments,
         fit,
     };

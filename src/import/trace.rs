@@ -165,17 +165,45 @@ pub const MAX_NAME_CHARS: usize = 100;
 /// `-agent-<id 8>` for a subagent (`-sidechain` when its id is unknown) and `-part<n>`
 /// after a compaction; `-2`, `-3`, … where two traces would still share a name.
 pub fn assign_names(traces: &mut [Trace]) {
-    let mut taken: HashSet<String> = HashSet::new();
-    // A subagent may work in another directory (a worktree) than its session: it is named
-    // after the session's project, so a session's traces sort together.
-    let session_projects: BTreeMap<CompactString, String> = traces
+    let mut namer = Namer::new(session_projects(traces));
+    for t in traces.iter_mut() {
+        namer.name(t);
+    }
+}
+
+/// The project of each session, from its last trace that is not a subagent's.
+pub fn session_projects(traces: &[Trace]) -> BTreeMap<CompactString, String> {
+    traces
         .iter()
         .filter(|t| t.role != TraceRole::Subagent)
         .filter_map(|t| Some((t.session_id.clone()?, t.project.clone()?)))
-        .collect();
-    for t in traces.iter_mut() {
+        .collect()
+}
+
+/// Names traces one at a time, in import order (see [`assign_names`]): a name depends on
+/// the traces named before it, and on the project of each session, which is known first.
+#[derive(Debug, Default)]
+pub struct Namer {
+    taken: HashSet<String>,
+    /// A subagent may work in another directory (a worktree) than its session: it is
+    /// named after the session's project, so a session's traces sort together.
+    session_projects: BTreeMap<CompactString, String>,
+}
+
+impl Namer {
+    /// A namer for an import whose sessions have these projects ([`session_projects`]).
+    pub fn new(session_projects: BTreeMap<CompactString, String>) -> Namer {
+        Namer {
+            taken: HashSet::new(),
+            session_projects,
+        }
+    }
+
+    /// Names `t`, the next trace.
+    pub fn name(&mut self, t: &mut Trace) {
         let project = match (&t.role, &t.parent_session) {
-            (TraceRole::Subagent, Some(parent)) => session_projects
+            (TraceRole::Subagent, Some(parent)) => self
+                .session_projects
                 .get(parent)
                 .or(t.project.as_ref())
                 .map(String::as_str),
@@ -201,7 +229,7 @@ pub fn assign_names(traces: &mut [Trace]) {
         name.truncate(MAX_NAME_CHARS - 6);
         let mut unique = name.clone();
         let mut n = 2;
-        while !taken.insert(unique.clone()) {
+        while !self.taken.insert(unique.clone()) {
             unique = format!("{name}-{n}");
             n += 1;
         }

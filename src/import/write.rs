@@ -7,12 +7,14 @@
 use super::Reader;
 use super::json::hex;
 use super::quality::{self, Quality};
+use super::summary::TraceRow;
 use super::trace::{Trace, TraceRole};
 use crate::cache::{models, presets};
 use crate::error::Error;
 use crate::output::FileSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The bytes per token written into every scenario: the project's default, an assumption.
 pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
@@ -23,8 +25,8 @@ pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 pub const LOADED_TOOL_TOKENS_ESTIMATE: u64 = 1_400;
 const LOADED_TOOL_TOKENS_SOURCE: &str = "estimated: fitted on four Claude Code 2.1.114 sessions that load deferred tools (1,131 to 1,519 tokens); run `simulate fit` for this trace's own";
 
-/// What [`write_all`] did: every trace's scenario path, in trace order, and with `fit`
-/// each trace's fit.
+/// What [`Stager::commit`] did: every trace's scenario path, in trace order, and with
+/// `fit` each trace's fit.
 #[derive(Debug)]
 pub struct Written {
     pub paths: Vec<PathBuf>,
@@ -32,6 +34,7 @@ pub struct Written {
 }
 
 /// What became of one trace's scenario.
+#[derive(Debug)]
 enum Outcome {
     /// Staged, or already in `out` byte for byte (nothing to replace).
     Ready,
@@ -43,12 +46,21 @@ enum Outcome {
     Failed(Error),
 }
 
-/// Renders, checks and writes every trace's scenario to `out/<name>.toml`, all or none;
-/// with `fit`, fits each first and writes good fits with the fitted values ([`quality`]).
+/// One trace, staged: what the summary shows of it and what became of its scenario. The
+/// trace itself (its calls) is dropped.
+#[derive(Debug)]
+pub struct Staged {
+    pub row: TraceRow,
+    outcome: Outcome,
+    pub quality: Option<Quality>,
+}
+
+/// Renders, checks and stages scenarios into `out/<name>.toml`, from any number of
+/// threads, then puts them all in place or none; with `fit`, fits each first and writes
+/// good fits with the fitted values ([`quality`]).
 ///
-/// Traces go through one at a time per thread, each text staged (or found already in
-/// place, byte for byte) and dropped before the next: memory holds the scenarios in
-/// flight, not the import's.
+/// Each trace's text is staged (or found already in place, byte for byte) and dropped as
+/// soon as it is rendered: memory holds the scenarios in flight, not the import's.
 ///
 /// A scenario already there that differs from what this import writes (fitted, given
 /// edits, or from another log) is not replaced unless `force`: the whole import is refused,
@@ -56,60 +68,97 @@ enum Outcome {
 /// scenario is checked with the loader first ([`refusal`]): one it refuses stops the
 /// import, naming the log. Either way nothing is written: the staged files, and any
 /// folder made for them, are removed.
-pub fn write_all(
-    out: &Path,
-    traces: &[Trace],
-    reader: &dyn Reader,
+pub struct Stager<'a> {
+    dir: &'a FileSet,
+    out: &'a Path,
+    reader: &'a dyn Reader,
     force: bool,
     fit: bool,
-) -> Result<Written, Error> {
-    use rayon::prelude::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    // Prepared first: the set holds the folder's lock from here, so a second import into it
-    // waits, then finds this one's scenarios in the comparison below; two never mix.
-    let dir = FileSet::prepare(out)?;
-    // Once one scenario stops the import, the others are still checked (the first refused
-    // in trace order is the one reported) but no longer staged.
-    let doomed = AtomicBool::new(false);
-    let done: Vec<(Outcome, Option<Quality>)> = traces
-        .par_iter()
-        .with_max_len(1)
-        .map(|t| {
-            let name = format!("{}.toml", t.name);
-            let mut text = render(t, reader);
-            let quality = fit.then(|| quality::assess_one(&name, &mut text, out));
-            if let Some(e) = refusal(out, t, &name, &text) {
-                doomed.store(true, Ordering::Relaxed);
-                return (Outcome::Refused(e), quality);
-            }
-            let outcome = match std::fs::read(out.join(&name)) {
+    /// Once one scenario stops the import, the others are still checked (the first
+    /// refused in trace order is the one reported) but no longer staged.
+    doomed: AtomicBool,
+}
+
+impl<'a> Stager<'a> {
+    /// Stages into `dir`, the set prepared for `out` (it holds the folder's lock from
+    /// then on, so a second import into it waits, then finds this one's scenarios in the
+    /// comparison here; two never mix).
+    pub fn new(
+        dir: &'a FileSet,
+        out: &'a Path,
+        reader: &'a dyn Reader,
+        force: bool,
+        fit: bool,
+    ) -> Stager<'a> {
+        Stager {
+            dir,
+            out,
+            reader,
+            force,
+            fit,
+            doomed: AtomicBool::new(false),
+        }
+    }
+
+    /// Renders, checks and stages the scenario of `t`.
+    pub fn stage(&self, t: Trace) -> Staged {
+        let name = format!("{}.toml", t.name);
+        let mut text = render(&t, self.reader);
+        let quality = self
+            .fit
+            .then(|| quality::assess_one(&name, &mut text, self.out));
+        let outcome = if let Some(e) = refusal(self.out, &t, &name, &text) {
+            self.doomed.store(true, Ordering::Relaxed);
+            Outcome::Refused(e)
+        } else {
+            match std::fs::read(self.out.join(&name)) {
                 Ok(old) if old == text.as_bytes() => Outcome::Ready,
-                Ok(_) if !force => {
-                    doomed.store(true, Ordering::Relaxed);
+                Ok(_) if !self.force => {
+                    self.doomed.store(true, Ordering::Relaxed);
                     Outcome::Changed
                 }
-                _ if doomed.load(Ordering::Relaxed) => Outcome::Ready,
-                _ => match dir.write(&name, |w| w.write_all(text.as_bytes())) {
+                _ if self.doomed.load(Ordering::Relaxed) => Outcome::Ready,
+                _ => match self.dir.write(&name, |w| w.write_all(text.as_bytes())) {
                     Ok(()) => Outcome::Ready,
                     Err(e) => {
-                        doomed.store(true, Ordering::Relaxed);
+                        self.doomed.store(true, Ordering::Relaxed);
                         Outcome::Failed(e)
                     }
                 },
-            };
-            (outcome, quality)
-        })
-        .collect();
-    let (outcomes, quality): (Vec<Outcome>, Vec<Option<Quality>>) = done.into_iter().unzip();
+            }
+        };
+        Staged {
+            row: TraceRow::of(&t),
+            outcome,
+            quality,
+        }
+    }
+}
+
+/// Puts every scenario of `staged` (in trace order) in place, or, where one was refused,
+/// differs from what is there or failed, none (see [`Stager`]).
+///
+/// Errors: the first refused scenario in trace order; else the scenarios that differ
+/// from what `out` holds; else the first that failed to stage or go in.
+pub fn commit(
+    dir: FileSet,
+    out: &Path,
+    staged: Vec<Staged>,
+    fit: bool,
+) -> Result<(Written, Vec<TraceRow>), Error> {
     let mut changed = Vec::new();
     let mut failed = None;
-    for (t, outcome) in traces.iter().zip(outcomes) {
-        match outcome {
+    let mut rows = Vec::with_capacity(staged.len());
+    let mut quality = Vec::new();
+    for s in staged {
+        match s.outcome {
             Outcome::Refused(e) => return Err(e),
-            Outcome::Changed => changed.push(format!("{}.toml", t.name)),
+            Outcome::Changed => changed.push(format!("{}.toml", s.row.name)),
             Outcome::Failed(e) => failed = failed.or(Some(e)),
             Outcome::Ready => {}
         }
+        quality.extend(s.quality);
+        rows.push(s.row);
     }
     if let Some(first) = changed.first() {
         let more = match changed.len() {
@@ -128,13 +177,16 @@ pub fn write_all(
         return Err(e);
     }
     dir.commit()?;
-    Ok(Written {
-        paths: traces
-            .iter()
-            .map(|t| out.join(format!("{}.toml", t.name)))
-            .collect(),
-        quality: fit.then(|| quality.into_iter().flatten().collect()),
-    })
+    Ok((
+        Written {
+            paths: rows
+                .iter()
+                .map(|r| out.join(format!("{}.toml", r.name)))
+                .collect(),
+            quality: fit.then_some(quality),
+        },
+        rows,
+    ))
 }
 
 /// Why the loader would refuse `text`, the scenario of `t` to be written as `out/name`, if

@@ -14,9 +14,14 @@ use std::fmt;
 /// One line of a transcript.
 #[derive(Debug, Deserialize)]
 pub struct Line<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub subtype: Option<Cow<'a, str>>,
     #[serde(rename = "isSidechain", default)]
     pub is_sidechain: Option<bool>,
@@ -26,17 +31,32 @@ pub struct Line<'a> {
     pub is_compact_summary: Option<bool>,
     #[serde(rename = "isApiErrorMessage", default)]
     pub is_api_error: Option<bool>,
-    #[serde(rename = "sessionId", borrow, default)]
+    #[serde(
+        rename = "sessionId",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub session_id: Option<Cow<'a, str>>,
-    #[serde(rename = "agentId", borrow, default)]
+    #[serde(
+        rename = "agentId",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub agent_id: Option<Cow<'a, str>>,
-    #[serde(rename = "requestId", borrow, default)]
+    #[serde(
+        rename = "requestId",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub request_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub timestamp: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub cwd: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub uuid: Option<Cow<'a, str>>,
     /// The line this one follows: `Some(None)` for an explicit null, the root of a
     /// conversation (a session's first line, or a subagent's first line in 1.0.x, which
@@ -55,7 +75,7 @@ pub struct Line<'a> {
 /// `compactMetadata` of a `compact_boundary` line.
 #[derive(Debug, Deserialize)]
 pub struct CompactMetadata<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub trigger: Option<Cow<'a, str>>,
     #[serde(rename = "preTokens", default)]
     pub pre_tokens: Option<u64>,
@@ -65,9 +85,19 @@ pub struct CompactMetadata<'a> {
 /// hook output, the skill listing, task reminders, deferred tool names.
 #[derive(Debug, Deserialize)]
 pub struct Attachment<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub kind: Option<Cow<'a, str>>,
-    #[serde(rename = "hookEvent", borrow, default)]
+    #[serde(
+        rename = "hookEvent",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub hook_event: Option<Cow<'a, str>>,
     /// The text it adds (a string, or a list of strings or objects): measured only.
     #[serde(default)]
@@ -82,15 +112,15 @@ pub struct Attachment<'a> {
 fn present<'de: 'a, 'a, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Option<Cow<'a, str>>>, D::Error> {
-    Option::<Cow<'a, str>>::deserialize(d).map(Some)
+    crate::import::json::borrowed(d).map(Some)
 }
 
 /// `message`: the API message of a user or assistant line.
 #[derive(Debug, Deserialize)]
 pub struct Message<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub content: Content<'a>,
@@ -161,20 +191,25 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 /// `web_search_tool_result` and `web_fetch_tool_result` (tool_use_id, content), `image`.
 #[derive(Debug, Deserialize)]
 pub struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub kind: Option<Cow<'a, str>>,
     #[serde(default)]
     pub text: Option<RawContentBytes>,
     /// A `thinking` block's text: empty where the log keeps only its signature.
     #[serde(default)]
     pub thinking: Option<RawContentBytes>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub id: Option<Cow<'a, str>>,
     #[serde(default)]
     pub name: Option<StrOrNot>,
     #[serde(default)]
     pub input: Option<Value>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub tool_use_id: Option<Cow<'a, str>>,
     /// A result, measured from its raw JSON (see [`RawContentBytes`]).
     #[serde(default)]
@@ -184,6 +219,23 @@ pub struct Block<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Optional strings are borrowed from the line (no allocation) unless they hold an
+    /// escape, and read the same either way.
+    #[test]
+    fn optional_strings_are_borrowed_where_they_can_be() {
+        let l: Line = serde_json::from_str(
+            r#"{"type":"assistant","cwd":"a\"b","parentUuid":"p","uuid":null}"#,
+        )
+        .unwrap();
+        assert!(matches!(l.kind, Some(Cow::Borrowed("assistant"))));
+        assert!(matches!(l.cwd.as_deref(), Some("a\"b")));
+        assert!(matches!(l.cwd, Some(Cow::Owned(_))));
+        assert!(matches!(l.parent_uuid, Some(Some(Cow::Borrowed("p")))));
+        assert!(l.uuid.is_none());
+        let root: Line = serde_json::from_str(r#"{"parentUuid":null}"#).unwrap();
+        assert!(matches!(root.parent_uuid, Some(None)));
+    }
 
     #[test]
     fn an_assistant_line_parses_and_skips_what_it_does_not_need() {

@@ -12,9 +12,14 @@ use std::borrow::Cow;
 /// One rollout line.
 #[derive(Debug, Deserialize)]
 pub struct Line<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub timestamp: Option<Cow<'a, str>>,
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::import::json::borrowed"
+    )]
     pub kind: Option<Cow<'a, str>>,
     #[serde(default)]
     pub payload: Option<Payload>,

@@ -68,14 +68,18 @@ impl Reader for Otel {
         Ok(logs.pop().unwrap_or_else(|| FileLog::new(file.display())))
     }
 
-    fn read_all(&self, files: &[SourceFile]) -> (Vec<FileLog>, Vec<files::Unreadable>) {
+    fn read_all(
+        &self,
+        files: &[SourceFile],
+        keep: &(dyn Fn(FileLog) -> crate::import::stream::Stored + Sync),
+    ) -> (Vec<crate::import::stream::Stored>, Vec<files::Unreadable>) {
         let parsed: Vec<Result<Parsed, Error>> = files
             .par_iter()
             .enumerate()
             .map(|(i, f)| parse(i, f))
             .collect();
         let (parsed, unreadable) = files::partition(files, parsed);
-        (build(parsed), unreadable)
+        (build(parsed).into_iter().map(keep).collect(), unreadable)
     }
 
     fn bytes_unit(&self) -> Option<&'static str> {

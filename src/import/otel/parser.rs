@@ -61,7 +61,7 @@ pub struct LogRecord<'a> {
     #[serde(borrow, default)]
     pub body: Option<AnyValue<'a>>,
     /// The event name field of newer SDKs.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub event_name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub attributes: Vec<KeyValue<'a>>,
@@ -80,7 +80,7 @@ pub struct KeyValue<'a> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AnyValue<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
     pub string_value: Option<Cow<'a, str>>,
     #[serde(default)]
     pub int_value: Option<Int>,
