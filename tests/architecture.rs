@@ -229,10 +229,7 @@ fn without_parents<'a>(
 fn the_modules_import_each_other_in_one_direction_only() {
     let modules = modules();
     assert!(modules.len() > 100, "{} modules read", modules.len());
-    let mut found = circles(&without_parents(&graph(&modules)));
-    // Being broken on its own branch (the importer's assembly); remove it as it lands.
-    const BEING_BROKEN: [&[&str]; 1] = [&["import::assemble", "import::label"]];
-    found.retain(|c| !BEING_BROKEN.contains(&c.as_slice()));
+    let found = circles(&without_parents(&graph(&modules)));
     assert!(
         found.is_empty(),
         "modules that import each other (directly or round a circle): {found:#?}"
