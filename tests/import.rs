@@ -1267,7 +1267,7 @@ fn import_fit_writes_good_fits_and_prints_their_quality() {
     let stdout = String::from_utf8(first.get_output().stdout.clone()).unwrap();
     assert!(stdout.contains("Fit of each trace"), "{stdout}");
     assert!(
-        stdout.contains("  1 of 1 fitted; R² ≥ 0.98 in 1;"),
+        stdout.contains("  1 of 1 fitted (1 written); R² ≥ 0.98 in 1;"),
         "{stdout}"
     );
     let text = fs::read_to_string(out.path().join("shop-5e55a0e1.toml")).unwrap();

@@ -481,7 +481,7 @@ fn imported_sessions_fit_and_run() {
         .success();
     let stdout = String::from_utf8(run.get_output().stdout.clone()).unwrap();
     assert!(
-        stdout.contains("  2 of 4 fitted; R² ≥ 0.98 in 2;"),
+        stdout.contains("  2 of 4 fitted (2 written); R² ≥ 0.98 in 2;"),
         "{stdout}"
     );
     let a = scenario(fitted.path(), "session-a1b2c3d4");

@@ -52,7 +52,8 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
     let (status, reason) = match (&f.refused, &f.poor) {
         (Some(why), _) => ("refused", Some(why.clone())),
         (None, Some(why)) => ("poor", Some(why.clone())),
-        (None, None) => ("written", None),
+        // Written, with `simulate fit`'s caution where it has one (too few calls).
+        (None, None) => ("written", f.caution.clone()),
     };
     if status == "written" {
         let source = format!("fitted at import ({})", fit::summary(&f, calls));

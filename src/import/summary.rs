@@ -507,11 +507,20 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
         .count();
     let costs: Vec<f64> = fit.iter().filter_map(|q| q.cost_difference_pct).collect();
     let close = costs.iter().filter(|c| c.abs() <= 5.0).count();
+    // A fit is not a write: say how many of the fits went into their scenario.
+    let status = |s: &str| fitted.iter().filter(|q| q.status == s).count();
+    let mut outcome = vec![format!("{} written", status("written"))];
+    for s in ["poor", "refused"] {
+        if status(s) > 0 {
+            outcome.push(format!("{} {s}", status(s)));
+        }
+    }
     writeln!(
         out,
-        "  {} of {} fitted; R² ≥ 0.98 in {good}; cost within ±5 % of the measured in {close} of {} with a measured cost. (tok/…: fitted named terms, tokens per unit; residual: median |measured − fitted| of measured; cost Δ: simulated against measured cost, at the values written.)",
+        "  {} of {} fitted ({}); R² ≥ 0.98 in {good}; cost within ±5 % of the measured in {close} of {} with a measured cost. (tok/…: fitted named terms, tokens per unit; residual: median |measured − fitted| of measured; cost Δ: simulated against measured cost, at the values written.)",
         fitted.len(),
         fit.len(),
+        outcome.join(", "),
         costs.len()
     )
 }
