@@ -583,7 +583,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             }));
         }
         Some(Sub::Import(i)) => {
-            return Ok(Command::Import(crate::import::ImportConfig {
+            return Ok(Command::Import(crate::command::import::ImportConfig {
                 format: match i.log_format {
                     ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
                     ImportFormatArg::Codex => crate::import::Format::Codex,
@@ -956,7 +956,7 @@ mod tests {
         .unwrap();
         assert!(matches!(
             import,
-            Command::Import(crate::import::ImportConfig {
+            Command::Import(crate::command::import::ImportConfig {
                 format: crate::import::Format::ClaudeCode,
                 output: Format::Json,
                 ref paths,

@@ -6,6 +6,7 @@
 
 pub mod fit;
 pub mod history;
+pub mod import;
 pub mod ledger;
 pub mod scenario;
 pub mod suggest;
@@ -24,7 +25,7 @@ pub enum Command {
     /// `simulate fit SCENARIO.toml`.
     Fit(fit::FitConfig),
     /// `simulate import FORMAT PATH… --out DIR`.
-    Import(crate::import::ImportConfig),
+    Import(import::ImportConfig),
     /// `simulate telemetry FILE.jsonl --unit NAME`.
     Telemetry(telemetry::TelemetryConfig),
     /// `simulate history DIR --edits EDITS.toml`.
@@ -39,7 +40,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Run(c) => scenario::run(c, out),
         Command::Ledger(c) => ledger::run(c, out),
         Command::Fit(c) => fit::run(c, out),
-        Command::Import(c) => crate::import::run(c, out),
+        Command::Import(c) => import::run(c, out),
         Command::Telemetry(c) => telemetry::run(c, out),
         Command::History(c) => history::run(c, out),
         Command::Suggest(c) => suggest::run(c, out),

@@ -23,12 +23,11 @@ pub mod summary;
 pub mod trace;
 pub mod write;
 
-use crate::error::{Error, Located};
+use crate::error::Error;
 use event::FileLog;
 use files::SourceFile;
 use rayon::prelude::*;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A log format, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,69 +93,6 @@ pub trait Reader: Sync {
     }
 }
 
-/// `simulate import`, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ImportConfig {
-    pub format: Format,
-    /// Files, or directories searched recursively.
-    pub paths: Vec<PathBuf>,
-    /// Scenarios go to `out/<name>.toml`.
-    pub out: PathBuf,
-    /// What to print on stdout.
-    pub output: crate::output::Format,
-    /// Replace scenarios in `out` that differ from what this import writes.
-    pub force: bool,
-    /// Fit every trace as it is imported, write good fits, and print the quality table.
-    pub fit: bool,
-}
-
-/// Runs an import: find the logs, refuse a bad `--out` before anything is written, parse
-/// the files in parallel, assemble traces, write every scenario (all or none), print the
-/// summary.
-///
-/// Memory holds the files in flight, not the corpus: each file's events are spilled into
-/// the staging folder as soon as it is read, and each trace is staged and dropped as soon
-/// as it is assembled ([`stream`]).
-pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
-    let reader = c.format.reader();
-    let files = files::find(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
-    files::check_out(&c.out, &files)?;
-    let spill = spill::Spill::create(&c.out);
-    let (stored, unreadable) = reader.read_all(&files, &|log| stream::store(log, spill.as_ref()));
-    if let Some(s) = &spill {
-        s.check()?;
-    }
-    let stored = stream::order(stored);
-    if !stream::any_request(&stored) {
-        let loaded = Loaded {
-            assembled: stream::assemble(stored, spill.as_ref(), |_| {})?,
-            unreadable,
-        };
-        return Err(nothing_imported(c, reader, &loaded).into());
-    }
-    // Prepared once there is something to write: it holds the folder's lock from here, so
-    // a second import into it waits, then finds this one's scenarios; two never mix.
-    let dir = crate::output::FileSet::prepare(&c.out)?;
-    let stager = write::Stager::new(&dir, &c.out, reader, c.force, c.fit);
-    let (assembled, staged) = stream::stage(stored, spill.as_ref(), &stager)?;
-    drop(spill);
-    let loaded = Loaded {
-        assembled,
-        unreadable,
-    };
-    let (written, rows) = write::commit(dir, &c.out, staged, c.fit)?;
-    summary::print(
-        out,
-        c.output,
-        reader,
-        &loaded,
-        &rows,
-        &written.paths,
-        written.quality.as_deref(),
-    )
-    .map_err(Error::Print)
-}
-
 /// What an import read: the assembled traces, and the files that could not be read at all.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Loaded {
@@ -172,7 +108,7 @@ pub struct Loaded {
 /// file that cannot be read is listed in [`Loaded::unreadable`], not an error. Writes
 /// nothing.
 ///
-/// The same passes as [`run`] ([`stream`]), with every file's events held in memory and
+/// The same passes as `simulate import` (`crate::command::import`, [`stream`]), with every file's events held in memory and
 /// every trace kept: for tests and callers that want the traces themselves.
 pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<Loaded, Error> {
     let (stored, unreadable) = reader.read_all(files, &|log| stream::store(log, None));
@@ -185,67 +121,9 @@ pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<Loaded, Error> 
     })
 }
 
-/// Why no scenario could be written, naming each file.
-fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, loaded: &Loaded) -> Located {
-    let a = &loaded.assembled;
-    let unreadable = loaded
-        .unreadable
-        .iter()
-        .map(|u| format!("{} (cannot read: {})", u.file, u.reason));
-    let left = a.leftovers.iter().map(|l| {
-            let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
-            let why = if l.lines == 0 {
-                "empty".to_string()
-            } else if let Some(other) = other_format(reader, l) {
-                // Checked before malformed lines: another format's lines are often not
-                // of this one's shape at all.
-                format!(
-                    "{} lines, none a request: its lines are {}'s ({}); import it with `simulate import {} …`",
-                    l.lines,
-                    other.product(),
-                    l.unknown_types.join(", "),
-                    other.format()
-                )
-            } else if let Some(first) = malformed.first() {
-                format!(
-                    "{} of {} lines malformed; line {}: {}",
-                    malformed.len(),
-                    l.lines,
-                    first.line,
-                    first.reason
-                )
-            } else if l.duplicates_removed > 0 {
-                format!(
-                    "its {} requests are all in an earlier file",
-                    l.duplicates_removed
-                )
-            } else {
-                format!("{} lines, none a request", l.lines)
-            };
-            format!("{} ({why})", l.file)
-        });
-    let files = loaded.unreadable.len() + a.leftovers.len();
-    let mut reasons: Vec<String> = unreadable.chain(left).take(5).collect();
-    if files > 5 {
-        reasons.push(format!("… and {} more", files - 5));
-    }
-    let place = match c.paths.as_slice() {
-        [one] => one.display().to_string(),
-        _ => "the given paths".to_string(),
-    };
-    Located::new(
-        place,
-        format!(
-            "no {} request found, nothing written: {}",
-            reader.product(),
-            reasons.join("; ")
-        ),
-    )
-}
-
 /// The format whose own line types a file that gave no request is made of, if not
 /// `reader`'s: a Codex rollout given to `import claude-code`, or the reverse.
-fn other_format(reader: &dyn Reader, l: &assemble::Leftover) -> Option<&'static dyn Reader> {
+pub fn other_format(reader: &dyn Reader, l: &assemble::Leftover) -> Option<&'static dyn Reader> {
     [Format::ClaudeCode, Format::Codex, Format::Otel]
         .into_iter()
         .map(Format::reader)
