@@ -1305,3 +1305,51 @@ fn import_fit_writes_good_fits_and_prints_their_quality() {
     let b = q["base_tokens"].as_f64().unwrap();
     assert!((b / 21_500.0 - 1.0).abs() < 0.02, "B = {b}");
 }
+
+/// A Codex rollout among Claude Code logs is named with the command that imports it, as it
+/// is when given alone (before: listed as "(N lines)", its line types as unknown).
+#[test]
+fn another_formats_log_among_good_ones_is_named_with_its_command() {
+    let codex = fs::read_dir("tests/fixtures/import/codex/sessions")
+        .unwrap()
+        .flat_map(|e| walk(e.unwrap().path()))
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    fs::copy(&codex, logs.path().join("rollout.jsonl")).unwrap();
+    let run = simulate()
+        .args([
+            "import",
+            "claude-code",
+            "tests/fixtures/import/claude-code-fit",
+        ])
+        .arg(logs.path())
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let stdout = String::from_utf8(run.get_output().stdout.clone()).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("rollout.jsonl"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains(
+            "none a request: its lines are Codex CLI's; import it with `simulate import codex …`"
+        ),
+        "{line}"
+    );
+}
+
+/// Every file under `path` (or `path` itself).
+fn walk(path: PathBuf) -> Vec<PathBuf> {
+    if path.is_dir() {
+        fs::read_dir(&path)
+            .unwrap()
+            .flat_map(|e| walk(e.unwrap().path()))
+            .collect()
+    } else {
+        vec![path]
+    }
+}

@@ -338,10 +338,22 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
     if !s.files_without_requests.is_empty() {
         writeln!(out, "\nFiles with no request of their own (no scenario):")?;
         for l in s.files_without_requests {
-            let why = match (l.lines, l.duplicates_removed) {
-                (0, _) => "empty".to_string(),
-                (n, 0) => format!("{n} lines"),
-                (n, d) => format!("{n} lines; {d} request copies already in an earlier file"),
+            let lines = |n: u64| format!("{n} line{}", if n == 1 { "" } else { "s" });
+            // Another format's log among this one's: say which, and how to import it.
+            let other = super::other_format(reader, l);
+            let why = match (l.lines, l.duplicates_removed, other) {
+                (0, _, _) => "empty".to_string(),
+                (n, _, Some(o)) => format!(
+                    "{}, none a request: its lines are {}'s; import it with `simulate import {} …`",
+                    lines(n),
+                    o.product(),
+                    o.format()
+                ),
+                (n, 0, None) => lines(n),
+                (n, d, None) => format!(
+                    "{}; {d} request copies already in an earlier file",
+                    lines(n)
+                ),
             };
             writeln!(out, "  {} ({why})", printable(&l.file))?;
         }
