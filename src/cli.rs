@@ -57,7 +57,7 @@ Examples:
   simulate suggest sessions
       Edits found in the sessions themselves (caps, read once, clearing, compaction, a
       1-hour cache), evaluated, ranked by cost, written as an edits file to rerun.
-  simulate ledger run.tsv --base 30000 --bpt 3.3
+  simulate ledger scenarios/trace.tsv --base 30000 --bpt 3.3
       The call-by-call ledger of a trace (lines of number<TAB>label<TAB>bytes).
   simulate telemetry runs.jsonl --unit cl100k_base
       Mean token counts of a telemetry log, each over the rows that carry it.
