@@ -28,15 +28,20 @@ pub fn grouped(x: f64, decimals: usize) -> String {
     out
 }
 
-/// `$1,234.50`; a non-zero amount under a cent keeps two significant digits (`$0.0042`),
-/// so a saving never reads as `$0.00`.
+/// `$1,234.50`, `-$0.08`; a non-zero amount under a cent keeps two significant digits
+/// (`$0.0042`), so a saving never reads as `$0.00`.
 pub fn dollars(x: f64) -> String {
     let decimals = if x != 0.0 && x.abs() < 0.01 {
         ((-x.abs().log10()).floor() as usize + 2).min(8)
     } else {
         2
     };
-    format!("${}", grouped(x, decimals))
+    // The sign before the symbol, as money is written: -$0.08, not $-0.08.
+    if x < 0.0 {
+        format!("-${}", grouped(-x, decimals))
+    } else {
+        format!("${}", grouped(x, decimals))
+    }
 }
 
 /// A number at the precision a person needs: at most 4 significant digits below 1,000
@@ -121,7 +126,8 @@ mod tests {
         assert_eq!(dollars(0.0), "$0.00");
         assert_eq!(dollars(0.0042), "$0.0042");
         assert_eq!(dollars(0.04), "$0.04");
-        assert_eq!(dollars(-0.00051), "$-0.00051");
+        assert_eq!(dollars(-0.00051), "-$0.00051");
+        assert_eq!(dollars(-103.28), "-$103.28");
     }
 
     #[test]

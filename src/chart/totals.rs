@@ -105,8 +105,12 @@ pub fn prepare_cost(input: &ChartInput, totals: &CostTotals) -> Result<TotalsCha
         .map(|b| {
             let pct = finite(b.saved_pct);
             let amount = match b.saved_dollars {
-                Some(d) if d.abs() >= 0.005 => format!("${}", style::fixed(d, 2)),
-                Some(d) => format!("${}", style::fixed(d, 4)),
+                // Nothing saved is $0.00, as the table says; the sign goes before the $.
+                Some(d) => {
+                    let places = if d == 0.0 || d.abs() >= 0.005 { 2 } else { 4 };
+                    let sign = if d < 0.0 { "-" } else { "" };
+                    format!("{sign}${}", style::fixed(d.abs(), places))
+                }
                 None => format!("{} input-token eq.", style::short(b.saved)),
             };
             Ok((b.edit, pct, format!("{}% · {amount}", style::percent(pct))))

@@ -42,7 +42,7 @@
   }
   function dollars(x) {
     var decimals = x !== 0 && Math.abs(x) < 0.01 ? Math.min(8, Math.floor(-Math.log10(Math.abs(x))) + 2) : 2;
-    return '$' + grouped(x, decimals);
+    return x < 0 ? '-$' + grouped(-x, decimals) : '$' + grouped(x, decimals);
   }
   function showX(x) { return history ? 'B \u00d7 ' + decimal(x) : 'B = ' + grouped(x, 0) + ' tokens'; }
   function showV(v) { return history ? '\u03c1 \u00d7 ' + decimal(v) : '\u03c1 = ' + decimal(v) + ' bytes/token'; }
