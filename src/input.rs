@@ -79,7 +79,7 @@ pub fn open(path: &Path, kind: Kind) -> Result<(File, u64), Error> {
     let file_type = meta.file_type();
     let what = if file_type.is_dir() && kind == Kind::Scenario {
         Some(
-            "is a directory, not a file: for every scenario in it, run `simulate history DIR --edits EDITS.toml`",
+            "is a directory, not a file: name one scenario in it; for all of them, `simulate history DIR --edits EDITS.toml` compares edits over every session, and `simulate import … --out DIR --fit` fits every trace as it imports it",
         )
     } else {
         not_regular(file_type)

@@ -383,7 +383,16 @@ fn a_directory_is_not_a_scenario() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "tests/fixtures: is a directory, not a file: for every scenario in it, run `simulate history DIR",
+            "tests/fixtures: is a directory, not a file: name one scenario in it; for all of them, `simulate history DIR --edits EDITS.toml` compares edits",
+        ));
+    // The same for `fit`, whose advice must not send the user to a command that fits
+    // nothing.
+    simulate()
+        .args(["fit", "tests/fixtures"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`simulate import … --out DIR --fit` fits every trace",
         ));
     // An edits file given where the scenario goes is named as such.
     simulate()

@@ -383,6 +383,14 @@ fn bad_what_if_keys_are_errors_that_say_what_would_be_valid() {
     assert!(e.contains("write = 0.2 is below read = 0.5"), "{e}");
     let e = error(&with("model = { to = \"claude-sonet-4-6\" }"));
     assert!(e.contains("did you mean \"claude-sonnet-4-6\"?"), "{e}");
+    // A short name gets the models that contain it, shortest first.
+    let e = error(&with("model = { to = \"haiku\" }"));
+    assert!(
+        e.contains(
+            "names with \"haiku\" in them: claude-3-haiku, claude-3-5-haiku, claude-haiku-4-5, …"
+        ),
+        "{e}"
+    );
     let e = error(&with(
         "model = { to = \"claude-sonnet-4-6\", tokens_factor = 30 }",
     ));

@@ -17,13 +17,36 @@ use toml::Spanned;
 /// ρ ÷ factor must stay in ρ's range.
 pub const MAX_TOKENS_FACTOR: f64 = 10.0;
 
-/// The nearest of `names` to `given`, as "did you mean \"x\"? ", or nothing.
+/// The nearest of `names` to `given`, as "did you mean \"x\"? "; else, for a short name
+/// (`haiku`), the shortest three that contain it; else nothing.
 fn nearest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> String {
-    names
+    let names: Vec<&str> = names.collect();
+    if let Some((_, n)) = names
+        .iter()
         .map(|n| (strsim::jaro_winkler(given, n), n))
         .filter(|(score, _)| *score >= 0.85)
         .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or_else(String::new, |(_, n)| format!("did you mean \"{n}\"? "))
+    {
+        return format!("did you mean \"{n}\"? ");
+    }
+    let part = given.trim().to_ascii_lowercase();
+    if part.len() < 3 {
+        return String::new();
+    }
+    let mut containing: Vec<&str> = names
+        .into_iter()
+        .filter(|n| !n.contains('/') && n.to_ascii_lowercase().contains(&part))
+        .collect();
+    containing.sort_by_key(|n| (n.len(), *n));
+    containing.dedup();
+    match containing.as_slice() {
+        [] => String::new(),
+        some => format!(
+            "names with \"{part}\" in them: {}{}; ",
+            some.iter().take(3).copied().collect::<Vec<_>>().join(", "),
+            if some.len() > 3 { ", …" } else { "" }
+        ),
+    }
 }
 
 /// `cache = { preset, read, write, ttl_s, min_tokens, traces }`.
