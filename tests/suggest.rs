@@ -544,3 +544,21 @@ fn the_checked_in_example_is_what_the_code_draws_now() {
         );
     }
 }
+
+/// Read-once is proposed only for a tool whose repeats mostly found what the first call
+/// found: on the shipped history every repeated Bash command returned output of another
+/// size, so reading it once would hide what changed (before: proposed, 5th by cost).
+#[test]
+fn read_once_is_not_proposed_where_repeats_see_something_new() {
+    let output = simulate()
+        .args(["suggest", "scenarios/history", "--no-write"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("20 got a result of another size, something new that reading\n      once would hide): not proposed, fewer than half the repeats found the same result"),
+        "{text}"
+    );
+    assert!(!text.contains("read-once: Bash"), "{text}");
+}

@@ -416,6 +416,16 @@ fn read_once(e: &Evidence, p: &mut Proposal) {
                 String::new()
             }
         );
+        // Reading once is worth trying only where repeats mostly find what the first call
+        // found: a tool whose repeats see something new (an edit, a test run) acts, and
+        // reading it once would hide what it did.
+        if r.same_size * 2 < r.calls {
+            p.find(
+                Family::ReadOnce,
+                format!("{text}: not proposed, fewer than half the repeats found the same result"),
+            );
+            continue;
+        }
         p.candidates.push(Candidate {
             name: format!("read-once: {}", shown(&r.tool)),
             family: Family::ReadOnce,
