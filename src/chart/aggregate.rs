@@ -130,6 +130,9 @@ fn legend() -> Vec<Entry> {
         Entry::new(Key::Swatch(style::BASELINE, 0.85), "bar: aggregate saving").with_note(
             "share of the summed reread total of all sessions: long ones weigh more (the square in sessions.svg)",
         ),
+        Entry::new(Key::Indent, "N calls").with_note(
+            "the aggregate saving in average baseline calls (saved tokens ÷ the summed total per call)",
+        ),
         Entry::new(Key::Heading, "Per session"),
         Entry::new(Key::Whisker, "p10 to p90")
             .with_note("the middle 80 % of sessions (nearest-rank percentiles)"),
