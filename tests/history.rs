@@ -746,6 +746,11 @@ fn a_base_edit_larger_than_a_sessions_base_removes_what_there_is() {
         table.contains(&format!("\n  {line}\n  {sweep_line}\n")),
         "{table}"
     );
+    // And beside the figures it colours, under the edits table.
+    assert!(
+        table.contains("\n  drop the MCP server: removes more than the base of 1 of 3 sessions, which then save their whole base (up to 100 %): its median, p90 and first in lean on them (listed below)\n"),
+        "{table}"
+    );
     let page = fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(page.contains(&format!("<li>{line}</li>")), "{page}");
     assert!(page.contains("<td><b>99.0 %</b>†</td>"), "{page}");

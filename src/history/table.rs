@@ -222,6 +222,20 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     if let Some(line) = r.unchanged.line() {
         writeln!(out, "  {line}")?;
     }
+    // An edit that removes more base than a session has saves that session's whole base:
+    // its per-session figures (p90 at 100 %, first in) lean on those sessions. Said here,
+    // beside the figures, and listed below.
+    for e in &r.edits {
+        let clamped = e.base_clamped.iter().filter(|c| c.at_nominal).count();
+        if clamped > 0 {
+            writeln!(
+                out,
+                "  {}: removes more than the base of {} of {n} sessions, which then save their whole base (up to 100 %): its median, p90 and first in lean on them (listed below)",
+                e.name,
+                grouped(clamped as f64, 0)
+            )?;
+        }
+    }
     if r.baseline.cached_sessions > 0 {
         writeln!(
             out,
