@@ -742,14 +742,10 @@ fn a_compaction_reads_the_context_then_leaves_the_base_and_the_summary() {
     assert_eq!(contexts, [1_000.0, 2_000.0, 3_000.0, 1_200.0, 2_200.0]);
 }
 
-/// The same shape under a prompt cache (read 0.1, write 1.25), B = 2,000, compaction above
-/// 3,500 with a 200-token summary. Calls: 2,000 (written: 2,500), 3,000 (200 + 1,250);
-/// compaction 1 reads 4,000 (300 + 1,250); call 3 reads 2,200, the base cached (200 + 250);
-/// call 4 reads 3,200 (220 + 1,250); compaction 2 reads 4,200 (320 + 1,250); call 5 reads
-/// 2,200 (200 + 250). T = 20,800, cost 9,440, against 20,000 and 8,900.
-#[test]
-fn a_compaction_request_goes_through_the_cache_and_the_call_after_it_rewrites_all_but_the_base() {
-    let s = scenario(&format!(
+/// Five calls of 1,000 bytes, B = 2,000, ρ = 1, under a prompt cache (read 0.1, write 1.25),
+/// with one edit: compaction above 3,500 tokens with a 200-token summary.
+fn cached_compaction() -> Scenario {
+    scenario(&format!(
         "{}[[edit]]\nname = \"compact\"\ncompact = {{ above_context_tokens = 3500, summary_tokens = 200 }}\n",
         uniform(
             5,
@@ -757,7 +753,17 @@ fn a_compaction_request_goes_through_the_cache_and_the_call_after_it_rewrites_al
             2_000,
             "[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024"
         )
-    ));
+    ))
+}
+
+/// The same shape under a prompt cache (read 0.1, write 1.25), B = 2,000, compaction above
+/// 3,500 with a 200-token summary. Calls: 2,000 (written: 2,500), 3,000 (200 + 1,250);
+/// compaction 1 reads 4,000 (300 + 1,250); call 3 reads 2,200, the base cached (200 + 250);
+/// call 4 reads 3,200 (220 + 1,250); compaction 2 reads 4,200 (320 + 1,250); call 5 reads
+/// 2,200 (200 + 250). T = 20,800, cost 9,440, against 20,000 and 8,900.
+#[test]
+fn a_compaction_request_goes_through_the_cache_and_the_call_after_it_rewrites_all_but_the_base() {
+    let s = cached_compaction();
     let n = nominal(&s);
     close(n.baseline.total_tokens, 20_000.0);
     close(n.baseline.cost, 8_900.0);
@@ -778,15 +784,7 @@ fn a_compaction_request_goes_through_the_cache_and_the_call_after_it_rewrites_al
 /// rows add up to the run's total (20,800) and its cost (9,440).
 #[test]
 fn ledger_csv_has_a_row_for_each_compaction_request_and_adds_up_to_the_total() {
-    let s = scenario(&format!(
-        "{}[[edit]]\nname = \"compact\"\ncompact = {{ above_context_tokens = 3500, summary_tokens = 200 }}\n",
-        uniform(
-            5,
-            1_000,
-            2_000,
-            "[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024"
-        )
-    ));
+    let s = cached_compaction();
     let study = Study::new(&s).unwrap();
     let n = nominal(&s);
     let mut out = Vec::new();

@@ -78,37 +78,32 @@ fn team(root: &Path) -> Vec<String> {
     files
 }
 
-/// Runs `simulate history ARGS` in `cwd`, expecting success; returns stdout.
-fn run(cwd: &Path, args: &[&str]) -> String {
+/// Runs `simulate history ARGS` in `cwd`, expecting exit `code`; returns stdout and stderr.
+fn history(cwd: &Path, args: &[&str], code: i32) -> (String, String) {
     let output = simulate()
         .current_dir(cwd)
         .arg("history")
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "simulate history {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    let (stdout, stderr) = (text(output.stdout), text(output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "simulate history {args:?}: {stdout}{stderr}"
     );
-    String::from_utf8(output.stdout).unwrap()
+    (stdout, stderr)
+}
+
+/// Runs `simulate history ARGS` in `cwd`, expecting success; returns stdout.
+fn run(cwd: &Path, args: &[&str]) -> String {
+    history(cwd, args, 0).0
 }
 
 /// Runs `simulate history ARGS` in `cwd`, expecting exit 2; returns stderr.
 fn refused(cwd: &Path, args: &[&str]) -> String {
-    let output = simulate()
-        .current_dir(cwd)
-        .arg("history")
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "simulate history {args:?}: {}",
-        String::from_utf8_lossy(&output.stdout)
-    );
-    String::from_utf8(output.stderr).unwrap()
+    history(cwd, args, 2).1
 }
 
 /// Asserts that two results folders hold the same files with the same bytes.
