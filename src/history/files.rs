@@ -181,18 +181,7 @@ pub fn evaluate_all(
         .windows(2)
         .find(|w| w[0].figures.name == w[1].figures.name)
     {
-        let (a, b) = (&pair[0].figures, &pair[1].figures);
-        let (first, second) = if a.file <= b.file { (a, b) } else { (b, a) };
-        return Err(Located::new(
-            dir.join(&second.file).display().to_string(),
-            format!(
-                "scenario name `{}` is also the name of {}: a history counts each session once; remove the copy or rename one",
-                a.name,
-                dir.join(&first.file).display()
-            ),
-        )
-        .place("name")
-        .into());
+        return Err(same_name(dir, &pair[0].figures, &pair[1].figures));
     }
     let mut sweep = SweepSums::new(factors.len(), edits.len());
     let figures = sessions
@@ -317,6 +306,21 @@ pub fn default_name(dir: &Path) -> String {
     } else {
         name.to_string()
     }
+}
+
+/// Two sessions of one name: the error names the later file, and the earlier.
+pub(super) fn same_name(dir: &Path, a: &SessionFigures, b: &SessionFigures) -> Error {
+    let (first, second) = if a.file <= b.file { (a, b) } else { (b, a) };
+    Located::new(
+        dir.join(&second.file).display().to_string(),
+        format!(
+            "scenario name `{}` is also the name of {}: a history counts each session once; remove the copy or rename one",
+            a.name,
+            dir.join(&first.file).display()
+        ),
+    )
+    .place("name")
+    .into()
 }
 
 /// Refuses a history whose sweep totals (files × factor points × runs) would pass `limit`

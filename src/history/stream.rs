@@ -12,7 +12,7 @@ use super::Factors;
 use super::files::{self, CHUNK, Outcome, Skipped};
 use super::progress::Progress;
 use super::shard::Record;
-use crate::error::{Error, Located};
+use crate::error::Error;
 use crate::output::set::staging::Staging;
 use crate::scenario::{Edit, Names};
 use rayon::prelude::*;
@@ -184,18 +184,11 @@ impl Spill {
         };
         let file = self.open()?;
         let (a, b) = (self.read(&file, &pair[0])?, self.read(&file, &pair[1])?);
-        let (a, b) = (&a.session.figures, &b.session.figures);
-        let (first, second) = if a.file <= b.file { (a, b) } else { (b, a) };
-        Err(Located::new(
-            dir.join(&second.file).display().to_string(),
-            format!(
-                "scenario name `{}` is also the name of {}: a history counts each session once; remove the copy or rename one",
-                a.name,
-                dir.join(&first.file).display()
-            ),
-        )
-        .place("name")
-        .into())
+        Err(files::same_name(
+            dir,
+            &a.session.figures,
+            &b.session.figures,
+        ))
     }
 
     fn unreadable(&self, source: io::Error) -> Error {
