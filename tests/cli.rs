@@ -923,3 +923,28 @@ fn the_answer_says_when_no_edit_saves_cost() {
     );
     assert!(!more.contains("saves the most cost"), "{more}");
 }
+
+/// No "rankings differ" between winners that save nothing (before: "short ttl saves the
+/// most reread tokens (0.0 %), but cap bash saves the most cost (0.0 %)").
+#[test]
+fn winners_that_save_nothing_are_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.toml");
+    fs::write(
+        &path,
+        "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n[[edit]]\nname = \"short ttl\"\ncache = { ttl_s = 10 }\n",
+    )
+    .unwrap();
+    let output = simulate()
+        .args([
+            "scenarios/imported/shop-5e55a0e1.toml",
+            "--no-write",
+            "--edits",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("No edit saves any cost."), "{text}");
+    assert!(!text.contains("The rankings differ"), "{text}");
+}

@@ -1067,3 +1067,31 @@ fn the_summed_closed_forms_give_the_sweep_at_every_factor_point() {
         }
     }
 }
+
+/// Edits that save nothing over a history name no winner (before: "cap bash saves the most:
+/// 0.0 % … it ranks first in 0 of the 0 sessions"; "0 of 0" in the table).
+#[test]
+fn a_history_where_no_edit_saves_names_no_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let edits = dir.path().join("e.toml");
+    fs::write(
+        &edits,
+        "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n[[edit]]\nname = \"short ttl\"\ncache = { ttl_s = 10 }\n",
+    )
+    .unwrap();
+    let output = simulate()
+        .args(["history", "scenarios/history", "--no-write", "--edits"])
+        .arg(&edits)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("Over 12 sessions, no edit saves reread tokens: every saving summed over the sessions is 0 est. tokens or less (see the cost ranking for what the edits do to cost). By cost (every session has a prompt cache) no edit saves any cost."),
+        "{text}"
+    );
+    assert!(
+        !text.contains("saves the most") && !text.contains("0 of 0"),
+        "{text}"
+    );
+}

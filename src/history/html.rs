@@ -319,6 +319,13 @@ fn base_clamps(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
 
 fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport) -> io::Result<()> {
     writeln!(out, "<h2>{}</h2>", escape(title))?;
+    if a.of == 0 {
+        return writeln!(
+            out,
+            "<p>No {}: no edit changes anything, so there is no order to hold.</p>",
+            escape(items)
+        );
+    }
     let class = if a.holds { "holds" } else { "flips" };
     writeln!(
         out,

@@ -324,6 +324,17 @@ fn answer(
     let Some(best) = ranked.first() else {
         return format!("{over}: no edits to compare.");
     };
+    // Nothing saved anywhere: there is no winner, and no order to hold.
+    if best.saved_tokens <= 0.0 {
+        let what = if ranked.len() == 1 {
+            format!("{} saves no reread tokens", best.name)
+        } else {
+            "no edit saves reread tokens".to_string()
+        };
+        return format!(
+            "{over}, {what}: every saving summed over the sessions is 0 est. tokens or less (see the cost ranking for what the edits do to cost)."
+        );
+    }
     let tied: Vec<&str> = ranked
         .iter()
         .take_while(|e| e.rank == best.rank)
@@ -596,6 +607,18 @@ fn cost_answer(
             grouped(baseline.sessions as f64, 0)
         )
     };
+    // The best by cost saves nothing or costs more: no winner to name.
+    if best.cost_saved <= 0.0 {
+        return Some(if best.cost_saved < 0.0 {
+            format!(
+                "By cost ({with_cache}) every edit costs more than the baseline; the least, {}, by {} of the summed cost.",
+                best.name,
+                percent(-best.cost_saved_pct)
+            )
+        } else {
+            format!("By cost ({with_cache}) no edit saves any cost.")
+        });
+    }
     let same = ranked.iter().all(|e| e.rank == e.cost_rank);
     Some(if same {
         format!(

@@ -32,7 +32,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
         out,
         "\nAcross assumptions ({} on every session's own values, {}):",
         a.grid,
-        plural(a.agreement.of, "point", "points"),
+        plural(a.factors.len(), "point", "points"),
     )?;
     agreement_lines(out, ("at", "points"), &a.agreement)?;
     let nothing: Vec<&super::EditAggregate> = r
@@ -200,11 +200,16 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             percent(d.median),
             percent(d.p10),
             percent(d.p90),
-            format!(
-                "{} of {}",
-                grouped(e.sessions_first as f64, 0),
-                grouped(changed as f64, 0)
-            )
+            // No session changed: first in counts nothing, so it shows nothing.
+            if changed == 0 {
+                "—".to_string()
+            } else {
+                format!(
+                    "{} of {}",
+                    grouped(e.sessions_first as f64, 0),
+                    grouped(changed as f64, 0)
+                )
+            }
         )?;
     }
     let of_changed = if r.unchanged.sessions > 0 {
@@ -374,6 +379,13 @@ fn agreement_lines(
     (preposition, items): (&str, &str),
     a: &AgreementReport,
 ) -> io::Result<()> {
+    if a.of == 0 {
+        // Every item ties at 0 (no edit changes anything there): nothing to hold.
+        return writeln!(
+            out,
+            "  no {items}: no edit changes anything, so there is no order to hold"
+        );
+    }
     let holds = if a.holds { "holds" } else { "does not hold" };
     writeln!(
         out,

@@ -489,6 +489,11 @@ pub fn who_saves_most(first: &[&str]) -> String {
 fn disagreement(edits: &[EditReport]) -> Option<String> {
     let token_winner = edits.iter().find(|e| e.rank == 1)?;
     let cost_winner = edits.iter().find(|e| e.cost_rank == 1)?;
+    // A "winner" that saves nothing (or costs more) wins nothing: the answer says so, and
+    // there is no disagreement to report.
+    if token_winner.saved_tokens <= 0.0 || cost_winner.cost_saved <= 0.0 {
+        return None;
+    }
     if token_winner.cost_rank != 1 {
         let why = match &token_winner.events {
             Some(ev) if !ev.is_empty() => format!(
