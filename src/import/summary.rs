@@ -427,13 +427,35 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         .iter()
         .find(|t| t.trace == "main")
         .or(s.traces.first());
-    if s.fit.is_some() {
-        if let Some(first) = suggested {
-            writeln!(
+    if let Some(fit) = s.fit {
+        // Point at a scenario whose fit was written, main traces first: "at the fitted
+        // values" must be true of the one named.
+        let written = |t: &&TraceSummary| {
+            fit.iter().any(|q| {
+                q.status == "written"
+                    && std::path::Path::new(&t.scenario)
+                        .file_stem()
+                        .is_some_and(|f| f == q.name.as_str())
+            })
+        };
+        let fitted = s
+            .traces
+            .iter()
+            .filter(written)
+            .find(|t| t.trace == "main")
+            .or_else(|| s.traces.iter().find(written));
+        match (fitted, suggested) {
+            (Some(t), _) => writeln!(
                 out,
                 "\nNext: simulate {}   (the reread ledger at the fitted values; add [[edit]] tables to compare changes)",
-                printable(&first.scenario)
-            )?;
+                printable(&t.scenario)
+            )?,
+            (None, Some(t)) => writeln!(
+                out,
+                "\nNext: simulate {}   (no fit was good enough to write: the reread ledger at the values as imported; add [[edit]] tables to compare changes)",
+                printable(&t.scenario)
+            )?,
+            (None, None) => {}
         }
     } else if let Some(first) = suggested {
         writeln!(
