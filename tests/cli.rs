@@ -848,35 +848,37 @@ fn a_ledger_csv_of_more_than_ten_million_rows_is_written_only_when_asked() {
     // writes it without asking, as every scenario in tests/ shows.
 }
 
+/// A cap of a tool no call has: a slip that saves nothing.
+const CAP_BASH: &str =
+    "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n";
+
+/// Runs the shipped imported scenario with `edits` (an edits file's text) and `args`,
+/// writing nothing; returns stdout and stderr.
+fn shop_with(edits: &str, args: &[&str]) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.toml");
+    fs::write(&path, edits).unwrap();
+    let output = simulate()
+        .args(["scenarios/imported/shop-5e55a0e1.toml", "--no-write"])
+        .args(args)
+        .arg("--edits")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (text(output.stdout), text(output.stderr))
+}
+
 /// With `--format csv` the CSV alone is on standard output and every warning on standard
 /// error (before: a mistyped selector's warning was printed nowhere).
 #[test]
 fn warnings_reach_stderr_when_stdout_is_csv() {
-    let dir = tempfile::tempdir().unwrap();
-    let edits = dir.path().join("e.toml");
-    fs::write(
-        &edits,
-        "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n",
-    )
-    .unwrap();
-    let output = simulate()
-        .args([
-            "scenarios/imported/shop-5e55a0e1.toml",
-            "--format",
-            "csv",
-            "--no-write",
-            "--edits",
-        ])
-        .arg(&edits)
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let stderr = String::from_utf8(output.stderr).unwrap();
+    let (stdout, stderr) = shop_with(CAP_BASH, &["--format", "csv"]);
     assert!(
         stderr.contains("Warning: [[edit]] \"cap bash\": cap: the selector matches no call in this trace: no call has tool \"bash\" (did you mean \"Bash\"?)"),
         "{stderr}"
     );
-    let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(
         stdout.starts_with("rank,edit,") && !stdout.contains("Warning"),
         "{stdout}"
@@ -887,33 +889,16 @@ fn warnings_reach_stderr_when_stdout_is_csv() {
 /// nothing or costs more (before: "It also saves the most cost (-2,894.1 %)").
 #[test]
 fn the_answer_says_when_no_edit_saves_cost() {
-    let dir = tempfile::tempdir().unwrap();
-    let answer = |edits: &str| {
-        let path = dir.path().join("e.toml");
-        fs::write(&path, edits).unwrap();
-        let output = simulate()
-            .args([
-                "scenarios/imported/shop-5e55a0e1.toml",
-                "--no-write",
-                "--edits",
-            ])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        String::from_utf8(output.stdout).unwrap()
-    };
-    let nothing = answer(
-        "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n",
-    );
+    let (nothing, _) = shop_with(CAP_BASH, &[]);
     assert!(
         nothing.contains(
             "cap bash saves nothing: every saving is 0 est. tokens or less. No edit saves any cost."
         ),
         "{nothing}"
     );
-    let more = answer(
+    let (more, _) = shop_with(
         "[[edit]]\nname = \"dear cache\"\ncache = { write = 20 }\n[[edit]]\nname = \"dearer\"\ncache = { write = 40 }\n",
+        &[],
     );
     assert!(
         more.contains(
@@ -928,23 +913,10 @@ fn the_answer_says_when_no_edit_saves_cost() {
 /// most reread tokens (0.0 %), but cap bash saves the most cost (0.0 %)").
 #[test]
 fn winners_that_save_nothing_are_not_compared() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("e.toml");
-    fs::write(
-        &path,
-        "[[edit]]\nname = \"cap bash\"\ncap = { select = { tool = \"bash\" }, max_bytes = 100 }\n[[edit]]\nname = \"short ttl\"\ncache = { ttl_s = 10 }\n",
-    )
-    .unwrap();
-    let output = simulate()
-        .args([
-            "scenarios/imported/shop-5e55a0e1.toml",
-            "--no-write",
-            "--edits",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(output.stdout).unwrap();
+    let (text, _) = shop_with(
+        &format!("{CAP_BASH}[[edit]]\nname = \"short ttl\"\ncache = {{ ttl_s = 10 }}\n"),
+        &[],
+    );
     assert!(text.contains("No edit saves any cost."), "{text}");
     assert!(!text.contains("The rankings differ"), "{text}");
 }
