@@ -4,6 +4,7 @@
 use super::HistoryReport;
 use super::report::AgreementReport;
 use crate::number::{grouped, percent, plural};
+use crate::output::table::pad;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -141,25 +142,6 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         plural(b.calls, "call", "calls"),
         grouped(b.average_call_tokens, 0)
     )
-}
-
-/// `name` padded (or cut with `…`) to `columns` display columns.
-fn pad(name: &str, columns: usize) -> String {
-    let mut text = String::new();
-    if name.width() <= columns {
-        text.push_str(name);
-    } else {
-        for c in name.chars() {
-            if text.width() + c.to_string().width() > columns.saturating_sub(1) {
-                break;
-            }
-            text.push(c);
-        }
-        text.push('…');
-    }
-    let width = text.width();
-    text.push_str(&" ".repeat(columns.saturating_sub(width)));
-    text
 }
 
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {

@@ -350,6 +350,26 @@ fn signed_percent(x: f64) -> String {
     }
 }
 
+/// `name` padded (or cut with `…`) to `columns` display columns: the name column of the
+/// history's and suggest's tables.
+pub(crate) fn pad(name: &str, columns: usize) -> String {
+    let mut text = String::new();
+    if width(name) <= columns {
+        text.push_str(name);
+    } else {
+        for c in name.chars() {
+            if width(&text) + width(&c.to_string()) > columns.saturating_sub(1) {
+                break;
+            }
+            text.push(c);
+        }
+        text.push('…');
+    }
+    let shown = width(&text);
+    text.push_str(&" ".repeat(columns.saturating_sub(shown)));
+    text
+}
+
 /// Columns a cell takes in a terminal: wide (CJK) characters take two.
 fn width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)

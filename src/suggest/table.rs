@@ -4,31 +4,13 @@
 use super::SuggestReport;
 use super::rules::Family;
 use crate::number::{dollars, grouped, percent, plural};
+use crate::output::table::pad;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use unicode_width::UnicodeWidthStr;
 
 /// Widest edit name shown, in columns.
 const NAME_COLUMNS: usize = 44;
-
-/// `name` padded (or cut with `…`) to `columns` display columns.
-fn pad(name: &str, columns: usize) -> String {
-    let mut text = String::new();
-    if name.width() <= columns {
-        text.push_str(name);
-    } else {
-        for c in name.chars() {
-            if text.width() + c.to_string().width() > columns.saturating_sub(1) {
-                break;
-            }
-            text.push(c);
-        }
-        text.push('…');
-    }
-    let width = text.width();
-    text.push_str(&" ".repeat(columns.saturating_sub(width)));
-    text
-}
 
 /// Lines of prose are wrapped to this many columns.
 const PROSE_COLUMNS: usize = 100;
