@@ -155,12 +155,7 @@ fn preset_named(name: &str) -> Result<&'static presets::Preset, String> {
             )),
         };
     }
-    let nearest = presets::names()
-        .into_iter()
-        .map(|n| (strsim::jaro_winkler(name, n), n))
-        .filter(|(score, _)| *score >= 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or_else(String::new, |(_, n)| format!("did you mean \"{n}\"? "));
+    let nearest = super::nearest(name, presets::names().into_iter());
     Err(format!(
         "unknown preset \"{}\"; {nearest}give one of {}, or a model name or a log's model id from the {} (e.g. {}, {} for its 1-hour cache, {})",
         super::shown(name),
@@ -179,11 +174,7 @@ pub(super) fn price(ck: &Checker, p: &Spanned<PriceFile>) -> Result<Price, Locat
     // keys given beside it override.
     let model = match &p.model {
         Some(m) => Some(models::find(m.get_ref()).ok_or_else(|| {
-            let nearest = models::all()
-                .map(|known| (strsim::jaro_winkler(m.get_ref(), &known.name), known.name.as_str()))
-                .filter(|(score, _)| *score >= 0.85)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map_or_else(String::new, |(_, n)| format!("did you mean \"{n}\"? "));
+            let nearest = super::nearest(m.get_ref(), models::all().map(|k| k.name.as_str()));
             ck.err(
                 Some(m.span()),
                 "[price] model",

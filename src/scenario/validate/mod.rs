@@ -438,3 +438,35 @@ fn scenario_name(ck: &Checker, n: &Spanned<String>) -> Result<String, Located> {
         Err(ck.err(Some(n.span()), "name", format!("\"{s}\" is not a valid name: use lowercase letters, digits, '_' and '-', starting with a letter or digit, at most 100 characters (it becomes the directory out/<name>/)")))
     }
 }
+
+/// The nearest of `names` to `given`, as "did you mean \"x\"? "; else, for a short name
+/// (`haiku`), the shortest three that contain it; else nothing.
+pub(super) fn nearest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    if let Some((_, n)) = names
+        .iter()
+        .map(|n| (strsim::jaro_winkler(given, n), n))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+    {
+        return format!("did you mean \"{n}\"? ");
+    }
+    let part = given.trim().to_ascii_lowercase();
+    if part.len() < 3 {
+        return String::new();
+    }
+    let mut containing: Vec<&str> = names
+        .into_iter()
+        .filter(|n| !n.contains('/') && n.to_ascii_lowercase().contains(&part))
+        .collect();
+    containing.sort_by_key(|n| (n.len(), *n));
+    containing.dedup();
+    match containing.as_slice() {
+        [] => String::new(),
+        some => format!(
+            "names with \"{part}\" in them: {}{}; ",
+            some.iter().take(3).copied().collect::<Vec<_>>().join(", "),
+            if some.len() > 3 { ", …" } else { "" }
+        ),
+    }
+}

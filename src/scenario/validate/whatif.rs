@@ -17,38 +17,6 @@ use toml::Spanned;
 /// ρ ÷ factor must stay in ρ's range.
 pub const MAX_TOKENS_FACTOR: f64 = 10.0;
 
-/// The nearest of `names` to `given`, as "did you mean \"x\"? "; else, for a short name
-/// (`haiku`), the shortest three that contain it; else nothing.
-fn nearest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<&str> = names.collect();
-    if let Some((_, n)) = names
-        .iter()
-        .map(|n| (strsim::jaro_winkler(given, n), n))
-        .filter(|(score, _)| *score >= 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-    {
-        return format!("did you mean \"{n}\"? ");
-    }
-    let part = given.trim().to_ascii_lowercase();
-    if part.len() < 3 {
-        return String::new();
-    }
-    let mut containing: Vec<&str> = names
-        .into_iter()
-        .filter(|n| !n.contains('/') && n.to_ascii_lowercase().contains(&part))
-        .collect();
-    containing.sort_by_key(|n| (n.len(), *n));
-    containing.dedup();
-    match containing.as_slice() {
-        [] => String::new(),
-        some => format!(
-            "names with \"{part}\" in them: {}{}; ",
-            some.iter().take(3).copied().collect::<Vec<_>>().join(", "),
-            if some.len() > 3 { ", …" } else { "" }
-        ),
-    }
-}
-
 /// `cache = { preset, read, write, ttl_s, min_tokens, traces }`.
 pub(super) fn cache_edit(
     ck: &Checker,
@@ -68,7 +36,7 @@ pub(super) fn cache_edit(
                         format!(
                             "unknown preset \"{}\"; {}give one of {}, or a model name from the {} (add -1h for its 1-hour cache: claude-sonnet-4-5-1h)",
                             shown(p.get_ref()),
-                            nearest(p.get_ref(), presets::names().into_iter()),
+                            super::nearest(p.get_ref(), presets::names().into_iter()),
                             presets::generic_names().join(", "),
                             models::described()
                         ),
@@ -197,7 +165,7 @@ pub(super) fn model_edit(
                 "no prices for model \"{}\" in the {}; {}name a model or a log's model id (claude-sonnet-4-6, gpt-5-codex, …)",
                 shown(to.get_ref()),
                 models::described(),
-                nearest(to.get_ref(), models::all().map(|m| m.name.as_str()))
+                super::nearest(to.get_ref(), models::all().map(|m| m.name.as_str()))
             ),
         ));
     };
@@ -360,7 +328,7 @@ pub(super) fn base_parts(
                     format!(
                         "no published figure for \"{}\"; {}the shipped table has {} (measure a server yourself with /context and give tokens)",
                         shown(key.get_ref()),
-                        nearest(key.get_ref(), published::all().iter().map(|p| p.key.as_str())),
+                        super::nearest(key.get_ref(), published::all().iter().map(|p| p.key.as_str())),
                         published::all()
                             .iter()
                             .map(|p| p.key.as_str())
