@@ -505,10 +505,6 @@ impl Created {
         if !root.as_os_str().is_empty() && !root.exists() {
             self.dirs.push(root.to_path_buf());
         }
-        // Ctrl-C ends the run from another thread: it removes them too, if still empty.
-        for d in &self.dirs {
-            crate::output::set::interrupt::note_created(d);
-        }
     }
 
     fn remove(&self) {
