@@ -758,15 +758,7 @@ fn shard(text: &str) -> Result<crate::command::history::Shard, Located> {
         )
         .place("--shard")
     };
-    let (k, n) = text.split_once('/').ok_or_else(err)?;
-    let (index, of): (usize, usize) = (
-        k.trim().parse().map_err(|_| err())?,
-        n.trim().parse().map_err(|_| err())?,
-    );
-    if index == 0 || index > of {
-        return Err(err());
-    }
-    Ok(crate::command::history::Shard { index, of })
+    crate::command::history::Shard::parse(text).ok_or_else(err)
 }
 
 /// `a,b,c` or `from:to:steps`, unchecked.

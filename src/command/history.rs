@@ -71,6 +71,14 @@ pub struct Shard {
 }
 
 impl Shard {
+    /// `K/N` with 1 ≤ K ≤ N (as `--shard` takes it and a shard's header records it); None
+    /// for anything else.
+    pub fn parse(text: &str) -> Option<Shard> {
+        let (k, n) = text.split_once('/')?;
+        let (index, of): (usize, usize) = (k.trim().parse().ok()?, n.trim().parse().ok()?);
+        (index >= 1 && index <= of).then_some(Shard { index, of })
+    }
+
     /// The files of this part among `files` in path order: the K-th of N runs of
     /// consecutive files, whose lengths differ by at most one.
     pub fn select(self, files: usize) -> std::ops::Range<usize> {
@@ -339,8 +347,10 @@ fn complete_split(headers: &[&Header]) -> Result<(), Error> {
     let split: Vec<Option<(usize, usize)>> = headers
         .iter()
         .map(|h| {
-            let (k, n) = h.shard.as_deref()?.split_once('/')?;
-            Some((k.parse().ok()?, n.parse().ok()?))
+            h.shard
+                .as_deref()
+                .and_then(Shard::parse)
+                .map(|s| (s.index, s.of))
         })
         .collect();
     let Some(&(_, of)) = split.iter().flatten().next() else {
