@@ -59,12 +59,12 @@ impl OutputDir {
         }
         // The folders made for `--out`, innermost first: an interrupt removes them again
         // while they are empty (a run that fails or stops leaves no new empty folder).
-        let mut made: Vec<&Path> = root
+        let made: Vec<&Path> = root
             .ancestors()
             .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
             .collect();
         fs::create_dir_all(root).map_err(unwritable(root))?;
-        for dir in made.drain(..) {
+        for dir in made {
             super::interrupt::note_created(dir);
         }
         let _root_lock = lock_root(root)?;
