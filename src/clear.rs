@@ -8,7 +8,8 @@
 
 use crate::ledger::Assumptions;
 use crate::run::Run;
-use crate::scenario::{Call, ClearPolicy};
+use crate::scenario::Calls;
+use crate::scenario::ClearPolicy;
 
 /// Marks a result that is never cleared in [`Clearings::cleared_before`].
 pub const NEVER: u32 = u32::MAX;
@@ -76,10 +77,10 @@ impl Clearings {
 
 /// Which results of `run` a policy may clear: not pinned, kind not excluded, tool allowed
 /// (in `tools` when given, not in `exclude_tools`), non-empty.
-pub fn clearable(calls: &[Call], run: &Run, policy: &ClearPolicy) -> Vec<bool> {
+pub fn clearable(calls: &Calls, run: &Run, policy: &ClearPolicy) -> Vec<bool> {
     run.iter()
         .map(|s| {
-            let call = &calls[s.origin as usize];
+            let call = calls.at(s.origin as usize);
             let tool = call.tool();
             let tool_allowed = match &policy.tools {
                 Some(tools) => tool.is_some_and(|t| tools.iter().any(|x| x == t)),
@@ -96,12 +97,12 @@ pub fn clearable(calls: &[Call], run: &Run, policy: &ClearPolicy) -> Vec<bool> {
 
 /// Warnings for a policy whose explicit setting is overridden: a kind `exclude_kinds`
 /// leaves clearable whose calls are all pinned anyway (web searches are pinned by default).
-pub fn overridden_by_pinning(calls: &[Call], policy: &ClearPolicy) -> Vec<String> {
+pub fn overridden_by_pinning(calls: &Calls, policy: &ClearPolicy) -> Vec<String> {
     if !policy.exclude_kinds_given {
         return Vec::new();
     }
     let mut kinds: Vec<(&str, usize, usize)> = Vec::new(); // kind, calls, pinned
-    for c in calls {
+    for c in calls.iter() {
         if policy.exclude_kinds.iter().any(|k| **k == *c.kind) {
             continue;
         }
@@ -110,7 +111,7 @@ pub fn overridden_by_pinning(calls: &[Call], policy: &ClearPolicy) -> Vec<String
                 entry.1 += 1;
                 entry.2 += usize::from(c.pinned);
             }
-            None => kinds.push((&c.kind, 1, usize::from(c.pinned))),
+            None => kinds.push((c.kind, 1, usize::from(c.pinned))),
         }
     }
     kinds
@@ -134,7 +135,7 @@ pub fn overridden_by_pinning(calls: &[Call], policy: &ClearPolicy) -> Vec<String
 /// Replays `run` under `policy` at `at` and returns its clearings. `clearable` is
 /// [`clearable`]`(calls, run, policy)`, passed in so a sweep computes it once.
 pub fn replay(
-    calls: &[Call],
+    calls: &Calls,
     run: &Run,
     policy: &ClearPolicy,
     clearable: &[bool],
@@ -148,7 +149,7 @@ pub fn replay(
 /// checked (a deferred part's definitions, loaded by a tool search that runs before call i;
 /// docs/model.md §9). They are not results: never cleared.
 pub fn replay_with_joins(
-    calls: &[Call],
+    calls: &Calls,
     run: &Run,
     policy: &ClearPolicy,
     clearable: &[bool],
@@ -182,7 +183,7 @@ pub fn replay_with_joins(
     let mut previous_segment = None;
 
     for (i, slot) in run.iter().enumerate() {
-        let segment = calls[slot.origin as usize].segment;
+        let segment = calls.segment(slot.origin as usize);
         if i >= 1 {
             if previous_segment != Some(segment) {
                 if segment_has_result {
@@ -213,7 +214,7 @@ pub fn replay_with_joins(
             }
             if policy
                 .after_gap_s
-                .is_some_and(|x| calls[slot.origin as usize].gap_s > x)
+                .is_some_and(|x| calls.gap_s(slot.origin as usize) > x)
             {
                 triggers.push("after_gap_s");
             }

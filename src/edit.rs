@@ -5,8 +5,9 @@
 //! `crate::clear`), so it is handed back beside the run.
 
 use crate::run::{Run, Slot};
+use crate::scenario::Calls;
 use crate::scenario::{
-    Action, BaseChange, Call, ClearPolicy, CompactPolicy, MergeAt, Place, Selector, Terms, TrimBy,
+    Action, BaseChange, ClearPolicy, CompactPolicy, MergeAt, Place, Selector, Terms, TrimBy,
 };
 use crate::whatif::{self, WhatIf};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -16,15 +17,8 @@ pub type Ids<'a> = FxHashMap<&'a str, u32>;
 
 /// The index of those `calls` whose ids are in `wanted` (the ids edits name): one pass,
 /// without hashing a million ids into a map when edits name a handful.
-pub fn ids<'a>(calls: &'a [Call], wanted: &[&str]) -> Ids<'a> {
-    let wanted: FxHashSet<&str> = wanted.iter().copied().collect();
-    let mut ids = Ids::default();
-    for (i, c) in calls.iter().enumerate() {
-        if wanted.contains(c.id.as_str()) {
-            ids.insert(&c.id, i as u32);
-        }
-    }
-    ids
+pub fn ids<'a>(calls: &Calls, wanted: &[&'a str]) -> Ids<'a> {
+    calls.positions(wanted)
 }
 
 /// A run as an edit leaves it, with the clearing policy to replay it under and the change
@@ -58,7 +52,7 @@ pub use crate::run::EditError;
 /// are the scenario's named terms (a merge leaves one call's framing, not one per call),
 /// `scope` what its what-if steps need of the scenario (its cache, prices, base parts).
 pub fn apply(
-    calls: &[Call],
+    calls: &Calls,
     ids: &Ids,
     baseline: &Run,
     action: &Action,
@@ -117,9 +111,10 @@ pub fn apply(
 /// move from the model's message into the result, so the policy clears both. Only where
 /// the message is given as bytes; inside logged output tokens the inputs cannot be told
 /// apart, and stay.
-fn with_tool_inputs_clearable(calls: &[Call], run: Run, _policy: &ClearPolicy) -> Run {
+fn with_tool_inputs_clearable(calls: &Calls, run: Run, _policy: &ClearPolicy) -> Run {
     run.map(|_, mut s| {
-        let inputs = calls[s.origin as usize]
+        let inputs = calls
+            .at(s.origin as usize)
             .detail
             .as_ref()
             .filter(|d| d.output_bytes.is_some())
@@ -134,7 +129,7 @@ fn with_tool_inputs_clearable(calls: &[Call], run: Run, _policy: &ClearPolicy) -
 struct Editor<'a> {
     /// Tokens every call adds (`[terms] tokens_per_call`).
     per_call_tokens: f64,
-    calls: &'a [Call],
+    calls: &'a Calls,
     ids: &'a Ids<'a>,
     run: Run,
     base: BaseChange,
@@ -212,7 +207,7 @@ impl Editor<'_> {
                 let mut seen: FxHashSet<&str> = FxHashSet::default();
                 let calls = self.calls;
                 self.rule("dedupe", select, |call, mut s| {
-                    if let Some(hash) = calls[call].input_hash()
+                    if let Some(hash) = calls.at(call).input_hash()
                         && !seen.insert(hash)
                     {
                         s.bytes = *placeholder_bytes;
@@ -246,7 +241,7 @@ impl Editor<'_> {
         let mut selected = 0usize;
         let edited = run.map(|_, slot| {
             let origin = slot.origin as usize;
-            if select.selects(&calls[origin], run.label(calls, &slot), slot.bytes) {
+            if select.selects(calls.at(origin), run.label(calls, &slot), slot.bytes) {
                 selected += 1;
                 change(origin, slot)
             } else {
@@ -426,17 +421,17 @@ impl Editor<'_> {
 }
 
 /// "unknown call `x`", with the nearest ids so a typo is easy to fix.
-fn unknown_call(calls: &[Call], id: &str) -> String {
-    let mut near: Vec<(f64, &str)> = calls
+fn unknown_call(calls: &Calls, id: &str) -> String {
+    let mut near: Vec<(f64, String)> = calls
         .iter()
-        .map(|c| (strsim::jaro_winkler(id, &c.id), c.id.as_ref()))
+        .map(|c| (strsim::jaro_winkler(id, &c.id), c.id.to_string()))
         .filter(|(score, _)| *score >= 0.75)
         .collect();
     near.sort_by(|a, b| b.0.total_cmp(&a.0));
     match near.first() {
         Some((_, best)) => format!("unknown call `{id}`; did you mean `{best}`?"),
         None if calls.len() <= 12 => {
-            let all: Vec<&str> = calls.iter().map(|c| c.id.as_ref()).collect();
+            let all: Vec<String> = calls.iter().map(|c| c.id.to_string()).collect();
             format!("unknown call `{id}`; the calls are: {}", all.join(", "))
         }
         None => format!(
@@ -448,6 +443,7 @@ fn unknown_call(calls: &[Call], id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Call;
     use std::sync::Arc;
 
     fn call(id: &str, bytes: f64) -> Call {
@@ -466,16 +462,16 @@ mod tests {
         }
     }
 
-    fn calls() -> Vec<Call> {
-        vec![
+    fn calls() -> Calls {
+        Calls::from(vec![
             call("a", 100.0),
             call("b", 200.0),
             call("c", 300.0),
             call("d", 400.0),
-        ]
+        ])
     }
 
-    fn apply(calls: &[Call], action: &Action) -> Result<Edited, EditError> {
+    fn apply(calls: &Calls, action: &Action) -> Result<Edited, EditError> {
         super::apply(
             calls,
             &super::ids(calls, &action.call_ids()),
@@ -492,11 +488,11 @@ mod tests {
         )
     }
 
-    fn order(calls: &[Call], edited: &Edited) -> Vec<(String, f64)> {
+    fn order(calls: &Calls, edited: &Edited) -> Vec<(String, f64)> {
         edited
             .run
             .iter()
-            .map(|s| (calls[s.origin as usize].id.to_string(), s.bytes))
+            .map(|s| (calls.at(s.origin as usize).id.to_string(), s.bytes))
             .collect()
     }
 
@@ -506,7 +502,7 @@ mod tests {
 
     #[test]
     fn trims_by_bytes_to_bytes_and_percent() {
-        let c = vec![call("x", 1001.0)];
+        let c = Calls::from(vec![call("x", 1001.0)]);
         let by = |by| {
             apply(
                 &c,
@@ -641,7 +637,7 @@ mod tests {
     /// 100,000 calls took over a minute). Now one pass does it; the result is the same.
     #[test]
     fn merging_many_spread_calls_keeps_the_rest_in_order() {
-        let c: Vec<Call> = (0..3_000)
+        let c: Calls = (0..3_000)
             .map(|i| call(&format!("c{i}"), i as f64))
             .collect();
         let merged: Vec<String> = (0..3_000).step_by(7).map(|i| format!("c{i}")).collect();

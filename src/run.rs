@@ -8,7 +8,7 @@
 
 mod base;
 
-use crate::scenario::{Call, Terms};
+use crate::scenario::{CallRef, Calls, Sizes, Terms};
 use base::{Base, Stretch};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -37,14 +37,28 @@ pub struct Slot {
 
 impl Slot {
     /// Call `c` at position `origin` of the baseline.
-    pub fn of(origin: u32, c: &Call, terms: &Terms) -> Slot {
-        let (own_tokens, own_bytes) = c.own_content(terms);
+    pub fn of(origin: u32, c: CallRef<'_>, terms: &Terms) -> Slot {
+        Slot::sized(
+            origin,
+            Sizes {
+                bytes: c.bytes,
+                result_tokens: c.result_tokens(terms),
+                output_tokens: c.output_tokens,
+                own: c.own_content(terms),
+            },
+        )
+    }
+
+    /// The call at position `origin` of the baseline whose sizes are `sizes`.
+    #[inline]
+    pub fn sized(origin: u32, sizes: Sizes) -> Slot {
+        let (own_tokens, own_bytes) = sizes.own;
         Slot {
             origin,
             label: origin,
-            bytes: c.bytes,
-            tokens: c.result_tokens(terms),
-            output_tokens: c.output_tokens,
+            bytes: sizes.bytes,
+            tokens: sizes.result_tokens,
+            output_tokens: sizes.output_tokens,
             own_tokens,
             own_bytes,
         }
@@ -99,18 +113,16 @@ pub struct Run {
 
 impl Run {
     /// The baseline run: every call as given, its named terms in tokens.
-    pub fn baseline(calls: &[Call], terms: &Terms) -> Run {
-        let baseline: Arc<[Slot]> = calls
-            .iter()
-            .enumerate()
-            .map(|(i, c)| Slot::of(i as u32, c, terms))
+    pub fn baseline(calls: &Calls, terms: &Terms) -> Run {
+        let baseline: Arc<[Slot]> = (0..calls.len())
+            .map(|i| Slot::sized(i as u32, calls.sizes(i, terms)))
             .collect();
         Run::from_base(Base::Slots(baseline))
     }
 
     /// The baseline run of shared `calls`, its slots derived from them on each read
     /// rather than stored (the same slots as [`Run::baseline`], no memory per call).
-    pub fn baseline_of_shared(calls: &Arc<Vec<Call>>, terms: &Terms) -> Run {
+    pub fn baseline_of_shared(calls: &Arc<Calls>, terms: &Terms) -> Run {
         Run::from_base(Base::Calls {
             calls: Arc::clone(calls),
             terms: terms.clone(),
@@ -317,16 +329,16 @@ impl Run {
     }
 
     /// The label of `slot`, looking up baseline labels in `calls`.
-    pub fn label<'a>(&'a self, calls: &'a [Call], slot: &Slot) -> &'a str {
+    pub fn label<'a>(&'a self, calls: &'a Calls, slot: &Slot) -> &'a str {
         let i = slot.label as usize;
-        match calls.get(i) {
-            Some(call) => &call.label,
-            None => &self.merged_labels[i - calls.len()],
+        match i < calls.len() {
+            true => calls.label(i),
+            false => &self.merged_labels[i - calls.len()],
         }
     }
 
     /// Adds a merged label and returns its index for [`Slot::label`].
-    pub fn push_label(&mut self, calls: &[Call], label: String) -> u32 {
+    pub fn push_label(&mut self, calls: &Calls, label: String) -> u32 {
         self.merged_labels.push(label.into_boxed_str());
         (calls.len() + self.merged_labels.len() - 1) as u32
     }
@@ -390,6 +402,21 @@ impl Iterator for PieceIter<'_> {
         match self {
             PieceIter::Stretch(it) => it.next(),
             PieceIter::One(s) => s.take(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            PieceIter::Stretch(it) => it.size_hint(),
+            PieceIter::One(s) => (usize::from(s.is_some()), Some(usize::from(s.is_some()))),
+        }
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Slot) -> B>(self, init: B, f: F) -> B {
+        match self {
+            PieceIter::Stretch(it) => it.fold(init, f),
+            PieceIter::One(s) => s.into_iter().fold(init, f),
         }
     }
 }

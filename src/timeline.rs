@@ -8,7 +8,8 @@
 use crate::clear::{Clearings, Event, NEVER};
 use crate::ledger::{Affine, Assumptions};
 use crate::run::{Run, Slot};
-use crate::scenario::{CacheSpec, Call};
+use crate::scenario::CacheSpec;
+use crate::scenario::Calls;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
 /// A token quantity: a number at one point, or an affine form in `B` and `1/ρ`.
@@ -403,7 +404,7 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
 /// order with the call and its figures, and returns the sums. With `cache`, splits each
 /// context into cached, written and uncached tokens.
 pub fn walk<Q: Quantity>(
-    calls: &[Call],
+    calls: &Calls,
     run: &Run,
     clearings: &Clearings,
     cache: Option<&CacheSpec>,
@@ -415,7 +416,7 @@ pub fn walk<Q: Quantity>(
 
 /// As [`walk`], from a base of `base` tokens (a run whose base an edit changed).
 pub fn walk_from<Q: Quantity>(
-    calls: &[Call],
+    calls: &Calls,
     run: &Run,
     clearings: &Clearings,
     cache: Option<&CacheSpec>,
@@ -443,7 +444,7 @@ pub struct AddedRequest {
 /// sees it with that call's position, just before the call.
 #[allow(clippy::too_many_arguments)]
 pub fn walk_with<Q: Quantity>(
-    calls: &[Call],
+    calls: &Calls,
     run: &Run,
     clearings: &Clearings,
     cache: Option<&CacheSpec>,
@@ -475,7 +476,7 @@ pub enum Request<'a> {
 /// sees adds up to the sums returned.
 #[allow(clippy::too_many_arguments)]
 pub fn walk_requests<Q: Quantity>(
-    calls: &[Call],
+    calls: &Calls,
     run: &Run,
     clearings: &Clearings,
     cache: Option<&CacheSpec>,
@@ -487,9 +488,11 @@ pub fn walk_requests<Q: Quantity>(
     let mut walker = Walker::with_base(cache, at, clearings.placeholder_bytes, base);
     let mut events = clearings.events.iter().peekable();
     let mut added = requests.iter().peekable();
-    for (i, slot) in run.iter().enumerate() {
+    // Internal iteration (`for_each`), so the run's stretches of baseline calls are each
+    // walked by their own loop rather than one `next` through the pieces per call.
+    run.iter().enumerate().for_each(|(i, slot)| {
         let mut event = events.next_if(|e| e.before == i);
-        let mut gap = calls[slot.origin as usize].gap_s;
+        let mut gap = calls.gap_s(slot.origin as usize);
         while let Some(r) = added.next_if(|r| r.before == i) {
             let figures = walker.added_request(gap, event.take(), Q::tokens(r.joins_tokens));
             if let Some(compaction) = walker.take_compaction_request() {
@@ -503,7 +506,7 @@ pub fn walk_requests<Q: Quantity>(
             each(i, Request::Compaction, &compaction);
         }
         each(i, Request::Slot(&slot), &figures);
-    }
+    });
     debug_assert!(
         clearings
             .cleared_before

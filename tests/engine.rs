@@ -179,7 +179,7 @@ fn tsv_lines_with_the_same_number_are_one_call() {
             .unwrap();
     assert_eq!(calls.len(), 3);
     assert_eq!(
-        (&*calls[1].id, &*calls[1].label, calls[1].bytes),
+        (&*calls.at(1).id, calls.at(1).label, calls.at(1).bytes),
         ("2", "b+c", 200.0)
     );
 }

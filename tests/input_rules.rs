@@ -589,7 +589,7 @@ fn calls_with_one_label_and_no_id_get_ids_of_their_own() {
         "{HEAD}[[call]]\nlabel = \"cat a.md\"\nbytes = 1\n[[call]]\nid = \"cat a.md-2\"\nlabel = \"x\"\nbytes = 2\n[[call]]\nlabel = \"cat a.md\"\nbytes = 3\n[[edit]]\nname = \"drop the re-read\"\ndrop = {{ call = \"cat a.md-3\" }}\n"
     );
     let s = simulate::scenario::load_str(&text, Path::new("s.toml")).unwrap();
-    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<String> = s.calls.iter().map(|c| c.id.to_string()).collect();
     assert_eq!(ids, ["cat a.md", "cat a.md-2", "cat a.md-3"]);
     assert_eq!(
         s.warnings,
@@ -597,7 +597,7 @@ fn calls_with_one_label_and_no_id_get_ids_of_their_own() {
             "s.toml:11:1: [[call]] #3: has no id and the label `cat a.md` of call #1: its id is `cat a.md-3` (edits name calls by id; give it an `id` to choose)"
         ]
     );
-    let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
+    let labels: Vec<&str> = s.calls.iter().map(|c| c.label).collect();
     assert_eq!(labels, ["cat a.md", "x", "cat a.md"]);
     let study = simulate::evaluate::Study::new(&s).unwrap();
     assert_eq!(study.edited[0].run.len(), 2);
@@ -693,7 +693,7 @@ fn a_seed_trace_with_a_number_that_comes_back_is_summed_as_the_seed_sums_it() {
     )
     .unwrap();
     let s = simulate::scenario::load(&dir.path().join("s.toml")).unwrap();
-    let labels: Vec<&str> = s.calls.iter().map(|c| c.label.as_str()).collect();
+    let labels: Vec<&str> = s.calls.iter().map(|c| c.label).collect();
     assert_eq!(labels, ["cat a.md+cat b.md", "ls", "make"]);
 }
 

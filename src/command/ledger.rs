@@ -84,7 +84,7 @@ impl Survey<'_> {
 
 /// The walker's view of a call: its result and output.
 fn slot(call: &Call) -> Slot {
-    Slot::of(0, call, &Terms::default())
+    Slot::of(0, call.as_ref(), &Terms::default())
 }
 
 /// Prints the ledger of `c.trace` to `out`, as a table or JSON.

@@ -98,7 +98,7 @@ impl TermKind {
 
     /// How many units call `i` adds to the count (what joins after it).
     fn units(self, s: &Scenario, i: usize) -> f64 {
-        let d = s.calls[i].detail.as_deref();
+        let d = s.calls.detail(i);
         match self {
             TermKind::TokensPerCall => 1.0,
             TermKind::TokensPerImage => d.map_or(0, |d| d.images) as f64,
@@ -345,7 +345,7 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
         .max_by(|a, b| a.1.0.abs().total_cmp(&b.1.0.abs()))
         .map(|(p, (&tokens, &percent))| Residual {
             call: p.call + 1,
-            id: scenario.calls[p.call].id.to_string(),
+            id: scenario.calls.at(p.call).id.to_string(),
             tokens,
             percent,
         });

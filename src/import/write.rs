@@ -677,7 +677,7 @@ mod tests {
                 s.description.as_deref(),
                 Some("Claude Code session 1a 2b-3c… (subagent ag x trace), 1 request")
             );
-            assert_eq!(s.calls[0].id, "req");
+            assert_eq!(s.calls.at(0).id, "req");
             // Provenance stays exact: [import] is escaped by TOML, not cleaned.
             let import = s.import.expect("[import]");
             assert_eq!(import.session_id, Some(format!("1a{c}2b-3c4d")));

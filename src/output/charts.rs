@@ -323,7 +323,10 @@ fn runs(study: &Study, nominal: &Evaluation) -> (Vec<RunSeries>, Option<Vec<Cost
                     // A request under the minimum is billed as plain input, not written;
                     // it is drawn in the write bar, marked by its cause.
                     written.push(f.written + f.uncached);
-                    let gap = s.calls.get(slot.origin as usize).map_or(0.0, |c| c.gap_s);
+                    let gap = match slot.origin as usize {
+                        o if o < s.calls.len() => s.calls.gap_s(o),
+                        _ => 0.0,
+                    };
                     causes.push(if f.uncached > 0.0 {
                         WriteCause::BelowMinimum
                     } else if k == 0 {

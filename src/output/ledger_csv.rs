@@ -146,7 +146,7 @@ fn write_run(
                     buf.push(b',');
                     match &row.slot {
                         Some(slot) => {
-                            push_text(&mut buf, &calls[slot.origin as usize].id);
+                            push_text(&mut buf, &calls.id(slot.origin as usize));
                             buf.push(b',');
                             push_text(&mut buf, subject.run.label(calls, slot));
                             buf.push(b',');
@@ -165,7 +165,7 @@ fn write_run(
                             if k > 0 {
                                 buf.push(b' ');
                             }
-                            buf.extend_from_slice(calls[origin as usize].id.as_bytes());
+                            buf.extend_from_slice(calls.at(origin as usize).id.as_bytes());
                         }
                     }
                     if cached {

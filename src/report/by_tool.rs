@@ -53,15 +53,15 @@ pub fn by_tool(study: &Study, at: Assumptions) -> Vec<ToolShare> {
     };
     let mut kind_label = String::new();
     for (j, slot) in run.iter().enumerate() {
-        let call = &calls[slot.origin as usize];
+        let origin = slot.origin as usize;
         let rereads = (n - 1 - j) as f64;
         let result = slot.tokens + slot.bytes / at.bytes_per_token;
-        let group = match call.tool() {
+        let group = match calls.detail(origin).and_then(|d| d.tool.as_deref()) {
             Some(tool) => tool,
             None => {
                 kind_label.clear();
                 kind_label.push_str("kind: ");
-                kind_label.push_str(&call.kind);
+                kind_label.push_str(calls.kind(origin));
                 kind_label.as_str()
             }
         };

@@ -10,7 +10,7 @@ use crate::cache::models::{self, ModelTerms};
 use crate::cache::presets;
 use crate::evaluate::{Evaluation, Study};
 use crate::number::{grouped, plural};
-use crate::scenario::{Call, Convention, MeasuredUsage};
+use crate::scenario::{Calls, Convention, MeasuredUsage};
 use crate::timeline::{self, CallFigures};
 use serde::Serialize;
 
@@ -156,7 +156,7 @@ impl MeasuredReport {
     /// carries measured usage.
     pub fn new(study: &Study, nominal: &Evaluation) -> Option<MeasuredReport> {
         let s = study.scenario;
-        let calls: &[Call] = &s.calls;
+        let calls: &Calls = &s.calls;
         if s.calls_with_usage() == 0 {
             return None;
         }

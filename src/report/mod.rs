@@ -252,7 +252,7 @@ fn events(study: &Study, o: &Outcome) -> Vec<EventReport> {
     let ids = |e: &Event| -> Vec<String> {
         e.origins
             .iter()
-            .map(|&o| study.scenario.calls[o as usize].id.to_string())
+            .map(|&o| study.scenario.calls.at(o as usize).id.to_string())
             .collect()
     };
     o.clearings

@@ -213,7 +213,7 @@ fn part_line(study: &Study, subject: &Subject, u: &PartUse) -> String {
                 .search_before
                 .and_then(|p| subject.run.get(p))
                 .map_or_else(String::new, |slot| {
-                    format!(" ({})", calls[slot.origin as usize].id)
+                    format!(" ({})", calls.at(slot.origin as usize).id)
                 });
             format!(
                 "defers {} ({size}; a stub of {} tokens rides along): a tool search before call {}{first} loads its definitions, which every later call reads; {using}",

@@ -7,7 +7,7 @@
 //! same slot, bit for bit, as storing it would have.
 
 use super::Slot;
-use crate::scenario::{Call, Terms};
+use crate::scenario::{Calls, Terms};
 use std::sync::Arc;
 
 /// The baseline calls of a run, by position.
@@ -16,7 +16,7 @@ pub(super) enum Base {
     /// Slots stored (runs built from slots, and runs of borrowed calls).
     Slots(Arc<[Slot]>),
     /// Slots derived on each read from shared calls and the scenario's terms.
-    Calls { calls: Arc<Vec<Call>>, terms: Terms },
+    Calls { calls: Arc<Calls>, terms: Terms },
 }
 
 impl Base {
@@ -34,7 +34,7 @@ impl Base {
     pub(super) fn slot(&self, i: usize) -> Slot {
         match self {
             Base::Slots(s) => s[i],
-            Base::Calls { calls, terms } => Slot::of(i as u32, &calls[i], terms),
+            Base::Calls { calls, terms } => Slot::sized(i as u32, calls.sizes(i, terms)),
         }
     }
 
@@ -49,8 +49,9 @@ impl Base {
         match self {
             Base::Slots(s) => Stretch::Slots(s[start..end].iter()),
             Base::Calls { calls, terms } => Stretch::Calls {
-                calls: calls[start..end].iter(),
+                calls,
                 next: start as u32,
+                end: end as u32,
                 terms,
             },
         }
@@ -78,9 +79,10 @@ impl PartialEq for Base {
 pub(super) enum Stretch<'a> {
     Slots(std::slice::Iter<'a, Slot>),
     Calls {
-        calls: std::slice::Iter<'a, Call>,
-        /// Position of the next call in the baseline.
+        calls: &'a Calls,
+        /// Position of the next call in the baseline, and past the last.
         next: u32,
+        end: u32,
         terms: &'a Terms,
     },
 }
@@ -92,11 +94,44 @@ impl Iterator for Stretch<'_> {
     fn next(&mut self) -> Option<Slot> {
         match self {
             Stretch::Slots(it) => it.next().copied(),
-            Stretch::Calls { calls, next, terms } => {
-                let slot = Slot::of(*next, calls.next()?, terms);
+            Stretch::Calls {
+                calls,
+                next,
+                end,
+                terms,
+            } => {
+                if next >= end {
+                    return None;
+                }
+                let slot = Slot::sized(*next, calls.sizes(*next as usize, terms));
                 *next += 1;
                 Some(slot)
             }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match self {
+            Stretch::Slots(it) => it.len(),
+            Stretch::Calls { next, end, .. } => end.saturating_sub(*next) as usize,
+        };
+        (n, Some(n))
+    }
+
+    /// One loop over the stretch (what `for_each` and `sum` use), without `next`'s match
+    /// per call.
+    #[inline]
+    fn fold<B, F: FnMut(B, Slot) -> B>(self, init: B, mut f: F) -> B {
+        match self {
+            Stretch::Slots(it) => it.copied().fold(init, f),
+            Stretch::Calls {
+                calls,
+                next,
+                end,
+                terms,
+            } => calls.fold_sizes(next as usize, end as usize, terms, init, |acc, i, s| {
+                f(acc, Slot::sized(i as u32, s))
+            }),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! engine types below, so the engine never sees a raw TOML value.
 
 mod bounds;
+mod calls;
 mod file;
 mod fitted;
 mod load;
@@ -21,6 +22,7 @@ use compact_str::CompactString;
 use std::sync::Arc;
 
 pub use bounds::Assumption;
+pub use calls::{CallRef, Calls, Id, Sizes};
 pub use fitted::{Fitted, FittedChanges, write_fitted};
 pub use load::{MAX_INPUT_BYTES, load, load_edits, load_edits_str, load_str, read_scenario_text};
 pub use quick::load_quick;
@@ -62,17 +64,17 @@ pub struct Call {
 impl Call {
     /// The tool the call ran (`Bash`, `Read`), if known.
     pub fn tool(&self) -> Option<&str> {
-        self.detail.as_ref()?.tool.as_deref()
+        self.as_ref().tool()
     }
 
     /// A hash of the tool name and its input, if known: equal hashes are re-reads.
     pub fn input_hash(&self) -> Option<&str> {
-        self.detail.as_ref()?.input_hash.as_deref()
+        self.as_ref().input_hash()
     }
 
     /// The provider's measured usage of the request, if the scenario came from a log.
     pub fn usage(&self) -> Option<&MeasuredUsage> {
-        self.detail.as_ref()?.measured.as_ref()
+        self.as_ref().usage()
     }
 }
 
@@ -153,28 +155,14 @@ impl Terms {
 }
 
 impl Call {
-    /// Tokens of the call's result that join the context: the given `tokens` and the
-    /// named terms' images and loaded tool definitions.
+    /// Tokens of the call's result that join the context ([`CallRef::result_tokens`]).
     pub fn result_tokens(&self, terms: &Terms) -> f64 {
-        match &self.detail {
-            Some(d) if d.images > 0 || d.loaded_tools > 0 => {
-                self.tokens
-                    + d.images as f64 * terms.per_image()
-                    + d.loaded_tools as f64 * terms.per_loaded_tool()
-            }
-            _ => self.tokens,
-        }
+        self.as_ref().result_tokens(terms)
     }
 
-    /// The model's own content that joins the context, as (tokens, bytes): the logged
-    /// output tokens, or the bytes of its message where the log gives them; plus the
-    /// tokens every call adds.
+    /// The model's own content that joins the context ([`CallRef::own_content`]).
     pub fn own_content(&self, terms: &Terms) -> (f64, f64) {
-        let per_call = terms.per_call();
-        match self.detail.as_ref().and_then(|d| d.output_bytes) {
-            Some(bytes) => (per_call, bytes),
-            None => (self.output_tokens + per_call, 0.0),
-        }
+        self.as_ref().own_content(terms)
     }
 }
 
@@ -482,13 +470,13 @@ impl PartialEq for LabelGlob {
 impl Selector {
     /// Whether `call`, whose result currently has `bytes` and is labelled `label`, is
     /// selected.
-    pub fn selects(&self, call: &Call, label: &str, bytes: f64) -> bool {
+    pub fn selects(&self, call: CallRef<'_>, label: &str, bytes: f64) -> bool {
         let any = |list: &Option<Vec<String>>, value: Option<&str>| match list {
             None => true,
             Some(list) => value.is_some_and(|v| list.iter().any(|x| x == v)),
         };
         any(&self.tools, call.tool())
-            && any(&self.kinds, Some(&call.kind))
+            && any(&self.kinds, Some(call.kind))
             && self.label.as_ref().is_none_or(|g| g.pattern.matches(label))
             && self.min_bytes.is_none_or(|m| bytes >= m)
     }
@@ -674,7 +662,7 @@ pub struct Scenario {
     pub retry_rate: f64,
     /// The calls in order; shared, so that the baseline run reads them rather than copying
     /// them into slots.
-    pub calls: Arc<Vec<Call>>,
+    pub calls: Arc<Calls>,
     pub edits: Vec<Edit>,
     pub sweep: Option<SweepSpec>,
     pub cache: Option<CacheSpec>,
@@ -712,11 +700,16 @@ impl Scenario {
 impl Scenario {
     /// How many calls carry measured tokens (for "measured on k of n calls").
     pub fn measured_calls(&self) -> usize {
-        self.calls.iter().filter(|c| c.measured).count()
+        (0..self.calls.len())
+            .filter(|&i| self.calls.measured(i))
+            .count()
     }
 
     /// How many calls carry the provider's measured usage (`[call.measured]`).
     pub fn calls_with_usage(&self) -> usize {
-        self.calls.iter().filter(|c| c.usage().is_some()).count()
+        self.calls
+            .details()
+            .filter(|d| d.is_some_and(|d| d.measured.is_some()))
+            .count()
     }
 }

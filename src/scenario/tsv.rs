@@ -20,7 +20,7 @@ mod line;
 mod lines;
 mod trace;
 
-use super::Call;
+use super::{Call, Calls};
 use crate::error::{Error, Located};
 use crate::input;
 use columns::Columns;
@@ -39,12 +39,18 @@ pub use trace::{Trace, TraceCalls};
 /// Errors: [`Error::Unreadable`]; [`Error::Input`] for a file that is not a regular file
 /// or is over 1 GiB (no line), a malformed line (line and column), or a trace without
 /// calls (no line).
-pub fn read_tsv(path: &Path) -> Result<Vec<Call>, Error> {
+pub fn read_tsv(path: &Path) -> Result<Calls, Error> {
     collect(|| TsvReader::open(path))
 }
 
+/// The calls of the trace at `path`, sorted by number (a trace out of order, which
+/// [`Trace`] holds).
+fn read_sorted(path: &Path) -> Result<Vec<Call>, Error> {
+    collect_sorted(TsvReader::open(path)?)
+}
+
 /// Parses trace text; `file` names it in errors.
-pub fn parse_tsv(text: &str, file: &str) -> Result<Vec<Call>, Located> {
+pub fn parse_tsv(text: &str, file: &str) -> Result<Calls, Located> {
     collect(|| Ok(TsvReader::new(text.as_bytes(), file.to_string()))).map_err(|e| match e {
         Error::Input(l) => l,
         other => Located::new(file, other.to_string()),
@@ -328,17 +334,18 @@ struct Key {
 /// touched once and nothing but them is kept, 10 million calls in 10 million `Call`s);
 /// only a trace whose numbers come back is read a second time, keeping where each call was
 /// read, to be sorted.
-fn collect<R: Read>(open: impl Fn() -> Result<TsvReader<R>, Error>) -> Result<Vec<Call>, Error> {
+fn collect<R: Read>(open: impl Fn() -> Result<TsvReader<R>, Error>) -> Result<Calls, Error> {
     match collect_in_order(open()?)? {
         Some(calls) => Ok(calls),
-        None => collect_sorted(open()?),
+        None => collect_sorted(open()?).map(Calls::from),
     }
 }
 
 /// The calls of `reader` if their numbers only go up; None at the first that does not.
-fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Vec<Call>>, Error> {
+fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Calls>, Error> {
     let file = reader.file().to_string();
-    let mut calls = Vec::new();
+    // By column as they are read: a 10-million-call trace never exists as `Call`s.
+    let mut calls = Calls::new();
     let mut current = TsvCall::default();
     let mut last = None;
     // A segment error waits until the end: were the order to break later, sorting would
@@ -356,11 +363,12 @@ fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Vec<Call
                 .assign(number, given, &mut current.call, &file)
                 .err();
         }
-        calls.push(std::mem::replace(&mut current.call, blank_call()));
+        calls.push_read(&mut current.call);
     }
     if calls.is_empty() {
         return Err(no_calls(&file).into());
     }
+    calls.shrink_to_fit();
     match segment_error {
         Some(e) => Err(e.into()),
         None => Ok(Some(calls)),

@@ -1,7 +1,8 @@
 //! The names a rule's selector gives that no call has: a mistyped `tool = "bash"` selects
 //! nothing in every session, silently, unless someone says which names the traces have.
 
-use super::{Action, Call, Selector};
+use super::Calls;
+use super::{Action, Selector};
 use std::collections::BTreeSet;
 
 /// The tools and kinds of a set of calls (a trace, or every session of a history).
@@ -13,22 +14,22 @@ pub struct Names {
 
 impl Names {
     /// The tools and kinds `calls` have.
-    pub fn of(calls: &[Call]) -> Names {
+    pub fn of(calls: &Calls) -> Names {
         let mut names = Names::default();
         names.add(calls);
         names
     }
 
     /// Adds the tools and kinds of `calls`.
-    pub fn add(&mut self, calls: &[Call]) {
-        for c in calls {
-            if let Some(t) = c.tool()
-                && !self.tools.contains(t)
-            {
+    pub fn add(&mut self, calls: &Calls) {
+        for t in calls.details().filter_map(|d| d?.tool.as_deref()) {
+            if !self.tools.contains(t) {
                 self.tools.insert(t.to_string());
             }
-            if !self.kinds.contains(&*c.kind) {
-                self.kinds.insert(c.kind.to_string());
+        }
+        for k in calls.kinds() {
+            if !self.kinds.contains(k) {
+                self.kinds.insert(k.to_string());
             }
         }
     }

@@ -23,7 +23,8 @@
 
 use crate::clear;
 use crate::run::Run;
-use crate::scenario::{CacheSpec, Call, ClearPolicy};
+use crate::scenario::Calls;
+use crate::scenario::{CacheSpec, ClearPolicy};
 use crate::timeline::RunSums;
 
 /// Calls per tile: small enough that a tile's figures stay in the processor's cache
@@ -72,7 +73,7 @@ impl Plan {
     /// [`clear::clearable`] for it. The segment and keep-rule bookkeeping follows
     /// [`clear::replay`] step for step.
     pub fn new(
-        calls: &[Call],
+        calls: &Calls,
         run: &Run,
         policy: &ClearPolicy,
         clearable: &[bool],
@@ -105,7 +106,7 @@ impl Plan {
         let mut completed = 0u64;
         let mut previous_segment = None;
         for (i, slot) in run.iter().enumerate() {
-            let call = &calls[slot.origin as usize];
+            let call = calls.at(slot.origin as usize);
             let segment = call.segment;
             if i >= 1 && previous_segment != Some(segment) {
                 if segment_has_result {
@@ -428,10 +429,11 @@ mod tests {
     use super::*;
     use crate::ledger::Assumptions;
     use crate::run::Slot;
+    use crate::scenario::Call;
     use crate::timeline;
     use std::sync::Arc;
 
-    fn calls(n: usize) -> Vec<Call> {
+    fn calls(n: usize) -> Calls {
         (0..n)
             .map(|i| Call {
                 id: format!("c{i}").into(),
@@ -450,7 +452,7 @@ mod tests {
     }
 
     fn reference(
-        calls: &[Call],
+        calls: &Calls,
         run: &Run,
         policy: &ClearPolicy,
         clearable: &[bool],
@@ -528,7 +530,7 @@ mod tests {
     fn an_empty_run_sums_to_zero() {
         let run = Run::of(Vec::<Slot>::new());
         let policy = ClearPolicy::default();
-        let plan = Plan::new(&[], &run, &policy, &[], None);
+        let plan = Plan::new(&Calls::new(), &run, &policy, &[], None);
         let got = sums(&plan, &run, 3.3, &[1.0, 2.0], None, &mut Buffers::default());
         assert!(got.iter().all(|s| s.context == 0.0));
     }

@@ -7,7 +7,8 @@
 
 use crate::ledger::Assumptions;
 use crate::run::Run;
-use crate::scenario::{CacheSpec, Call};
+use crate::scenario::CacheSpec;
+use crate::scenario::Calls;
 use crate::timeline::RunSums;
 
 /// Points evaluated together in one pass over a run.
@@ -15,10 +16,10 @@ pub const LANES: usize = 8;
 
 /// Whether each call of `run` starts with nothing cached (the first call, or a gap over
 /// the TTL); computed once per run.
-pub fn expired(calls: &[Call], run: &Run, cache: &CacheSpec) -> Vec<bool> {
+pub fn expired(calls: &Calls, run: &Run, cache: &CacheSpec) -> Vec<bool> {
     run.iter()
         .enumerate()
-        .map(|(i, s)| i == 0 || calls[s.origin as usize].gap_s > cache.ttl_s)
+        .map(|(i, s)| i == 0 || calls.gap_s(s.origin as usize) > cache.ttl_s)
         .collect()
 }
 

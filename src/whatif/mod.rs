@@ -18,8 +18,9 @@ pub use pricing::Pricing;
 
 use crate::run::EditError;
 use crate::run::Run;
+use crate::scenario::Calls;
 use crate::scenario::{
-    BaseChange, BasePart, CacheChange, CacheSpec, Call, ModelChange, PartChange, Price, Scenario,
+    BaseChange, BasePart, CacheChange, CacheSpec, ModelChange, PartChange, Price, Scenario,
     TraceKind,
 };
 use crate::timeline::AddedRequest;
@@ -138,7 +139,7 @@ impl<'a> Steps<'a> {
 
     /// What the steps leave beside `run`, the run as every step of the edit left it: the
     /// calls that use each part's tools, and the tool searches, placed on it.
-    pub fn finish(mut self, calls: &[Call], run: &mut Run) -> (WhatIf, Vec<String>) {
+    pub fn finish(mut self, calls: &Calls, run: &mut Run) -> (WhatIf, Vec<String>) {
         parts::place(self.scope, &mut self.whatif, calls, run);
         pricing::finish(self.scope, &mut self.whatif);
         (self.whatif, self.notes)

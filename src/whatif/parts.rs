@@ -4,7 +4,8 @@
 use super::{Scope, WhatIf};
 use crate::run::EditError;
 use crate::run::{Run, Slot};
-use crate::scenario::{BaseChange, Call, PartChange, PartEdit};
+use crate::scenario::Calls;
+use crate::scenario::{BaseChange, PartChange, PartEdit};
 use crate::timeline::AddedRequest;
 
 /// A base part an edit drops or defers, and the calls of its run that use its tools.
@@ -138,14 +139,14 @@ pub(super) fn step(
 /// Finds, on the edited run, the calls that use each part's tools (by the call's `tool`,
 /// matched against the part's globs), and places each deferred part's tool search before
 /// the first of them: a request of its own, whose result is the part's definitions.
-pub(super) fn place(scope: &Scope, whatif: &mut WhatIf, calls: &[Call], run: &mut Run) {
+pub(super) fn place(scope: &Scope, whatif: &mut WhatIf, calls: &Calls, run: &mut Run) {
     let mut searches = Vec::new();
     for u in &mut whatif.parts {
         let Some(part) = scope.parts.iter().find(|p| p.name == u.part) else {
             continue;
         };
         for (position, slot) in run.iter().enumerate() {
-            let call = &calls[slot.origin as usize];
+            let call = calls.at(slot.origin as usize);
             let Some(tool) = call.tool().filter(|t| part.serves(t)) else {
                 continue;
             };

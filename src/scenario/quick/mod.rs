@@ -58,7 +58,7 @@ fn quick(text: &str, path: &Path) -> Option<Scenario> {
     let prefix_end = body.second.map_or(text.len(), |offset| first + offset);
     let head = load_str(&text[..prefix_end], path).ok()?;
     let calls = finish(calls, &segments)?;
-    if head.calls.len() != 1 || head.calls.first() != calls.first() {
+    if head.calls.len() != 1 || head.calls.first() != calls.first().map(Call::as_ref) {
         return None;
     }
     // A call that loads tool definitions needs their size: the general path says so.
@@ -70,7 +70,7 @@ fn quick(text: &str, path: &Path) -> Option<Scenario> {
         return None;
     }
     Some(Scenario {
-        calls: std::sync::Arc::new(calls),
+        calls: std::sync::Arc::new(calls.into()),
         ..head
     })
 }
@@ -294,9 +294,9 @@ mod tests {
         );
         let s = same(&text);
         assert_eq!(s.calls.len(), 3);
-        assert_eq!(s.calls[1].segment, 2);
-        assert!(s.calls[1].pinned);
-        assert_eq!(s.calls[1].label, "search \"rust\" é #1 \\");
+        assert_eq!(s.calls.at(1).segment, 2);
+        assert!(s.calls.at(1).pinned);
+        assert_eq!(s.calls.at(1).label, "search \"rust\" é #1 \\");
         // A CRLF file reads the same.
         same(&text.replace('\n', "\r\n"));
     }

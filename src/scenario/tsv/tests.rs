@@ -3,7 +3,7 @@
 use super::*;
 
 fn calls(text: &str) -> Vec<Call> {
-    parse_tsv(text, "t.tsv").unwrap()
+    parse_tsv(text, "t.tsv").unwrap().to_vec()
 }
 
 fn error(text: &str) -> Located {
@@ -257,7 +257,7 @@ fn a_trace_streams_when_in_order_and_is_held_sorted_when_not() {
     std::fs::write(&in_order, "1\ta\t5\n2\tb\t6\n2\tc\t1\n").unwrap();
     let trace = Trace::open(&in_order).unwrap();
     assert_eq!(trace, Trace::InOrder(in_order.clone()));
-    assert_eq!(all(&trace), read_tsv(&in_order).unwrap());
+    assert_eq!(all(&trace), read_tsv(&in_order).unwrap().to_vec());
 
     let shuffled = dir.path().join("b.tsv");
     std::fs::write(&shuffled, "2\tb\t6\n1\ta\t5\n").unwrap();

@@ -1,6 +1,6 @@
 //! A trace read in call order as often as needed, for the `ledger` command's two passes.
 
-use super::{Segments, TsvCall, TsvReader, no_calls, read_tsv};
+use super::{Segments, TsvCall, TsvReader, no_calls, read_sorted};
 use crate::error::{Error, Located};
 use crate::scenario::Call;
 use std::fs::File;
@@ -21,7 +21,7 @@ impl Trace {
     /// Reads the whole trace once to check it, so that a bad line late in a long trace is
     /// reported before anything is printed.
     ///
-    /// Errors: those of [`read_tsv`].
+    /// Errors: those of [`super::read_tsv`].
     pub fn open(path: &Path) -> Result<Trace, Error> {
         Trace::open_with(path, || (), |(), _| ()).map(|(trace, ())| trace)
     }
@@ -30,7 +30,7 @@ impl Trace {
     /// state from `start`, and the state at the end. (A trace out of order is visited
     /// once it is sorted, with a fresh state.)
     ///
-    /// Errors: those of [`read_tsv`].
+    /// Errors: those of [`super::read_tsv`].
     pub fn open_with<S>(
         path: &Path,
         start: impl Fn() -> S,
@@ -44,7 +44,7 @@ impl Trace {
         let mut c = TsvCall::default();
         while reader.read_call(&mut c)? {
             if previous.is_some_and(|p| c.number < p) {
-                let calls = read_tsv(path)?;
+                let calls = read_sorted(path)?;
                 let mut state = start();
                 for call in &calls {
                     visit(&mut state, call);

@@ -3,7 +3,7 @@
 use super::Checker;
 use crate::error::{Error, Located};
 use crate::scenario::file::{CallFile, MeasuredFile};
-use crate::scenario::{Call, CallDetail, Convention, MeasuredUsage, tsv};
+use crate::scenario::{Call, CallDetail, Calls, Convention, MeasuredUsage, tsv};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,11 +17,7 @@ pub(super) fn tsv_path(tsv: &Spanned<String>, path: &Path) -> PathBuf {
 /// Reads the `calls_tsv` trace. A problem with the file as a whole (missing, not a regular
 /// file, too large, no calls) is reported at the `calls_tsv` key that named it; a bad line
 /// at its line in the trace.
-pub(super) fn tsv_calls(
-    ck: &Checker,
-    tsv: &Spanned<String>,
-    path: &Path,
-) -> Result<Vec<Call>, Error> {
+pub(super) fn tsv_calls(ck: &Checker, tsv: &Spanned<String>, path: &Path) -> Result<Calls, Error> {
     let tsv_path = tsv_path(tsv, path);
     let at_key = |message: String| ck.err(Some(tsv.span()), "calls_tsv", message).into();
     tsv::read_tsv(&tsv_path).map_err(|e| match e {
@@ -229,9 +225,6 @@ pub(super) fn finish_calls(
     mut calls: Vec<Call>,
     raw: &[Spanned<CallFile>],
 ) -> Result<Vec<Call>, Located> {
-    if raw.is_empty() {
-        return Ok(calls); // TSV calls: ids are their distinct numbers, one segment
-    }
     let span_of = |i: usize| raw.get(i).map(|c| c.span());
     let given = |i: usize| raw.get(i).is_some_and(|c| c.get_ref().id.is_some());
     let mut seen: HashMap<String, usize> = HashMap::with_capacity(calls.len());

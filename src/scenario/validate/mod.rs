@@ -21,7 +21,7 @@ pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
 pub use terms::MAX_UNITS;
 
 use super::file::{EditsFile, ImportFile, ScenarioFile};
-use super::{Assumption, AssumptionSources, Convention, Edit, ImportInfo, Scenario};
+use super::{Assumption, AssumptionSources, Calls, Convention, Edit, ImportInfo, Scenario};
 use crate::error::{Error, Located, line_column};
 use std::ops::Range;
 use std::path::Path;
@@ -258,13 +258,17 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
             .into());
     }
     let calls = match (&raw.calls_tsv, raw.call.is_empty()) {
+        // A trace's ids are its distinct numbers and its segments checked as read.
         (Some(tsv), true) => calls::tsv_calls(&ck, tsv, path)?,
-        (None, false) => raw
-            .call
-            .iter()
-            .enumerate()
-            .map(|(i, c)| calls::call(&ck, i, c))
-            .collect::<Result<Vec<_>, _>>()?,
+        (None, false) => {
+            let calls = raw
+                .call
+                .iter()
+                .enumerate()
+                .map(|(i, c)| calls::call(&ck, i, c))
+                .collect::<Result<Vec<_>, _>>()?;
+            Calls::from(calls::finish_calls(&ck, calls, &raw.call)?)
+        }
         (Some(tsv), false) => {
             return Err(ck
                 .err(
@@ -284,7 +288,6 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
                 .into());
         }
     };
-    let calls = calls::finish_calls(&ck, calls, &raw.call)?;
     let terms = raw
         .terms
         .as_ref()

@@ -3,7 +3,7 @@
 use super::Checker;
 use crate::error::Located;
 use crate::scenario::file::TermsFile;
-use crate::scenario::{Call, Term, Terms};
+use crate::scenario::{Calls, Term, Terms};
 use toml::Spanned;
 
 /// Most images or loaded tool definitions one call may count: far above any real log,
@@ -63,14 +63,14 @@ pub(super) fn terms(ck: &Checker, t: &Spanned<TermsFile>) -> Result<Terms, Locat
 }
 
 /// A call that loads tool definitions needs their size: a missing value is never 0.
-pub(super) fn check_units(ck: &Checker, terms: &Terms, calls: &[Call]) -> Result<(), Located> {
-    for c in calls {
-        let Some(d) = &c.detail else { continue };
+pub(super) fn check_units(ck: &Checker, terms: &Terms, calls: &Calls) -> Result<(), Located> {
+    for (i, d) in calls.details().enumerate() {
+        let Some(d) = d else { continue };
         for (count, key) in [(d.images, "images"), (d.loaded_tools, "loaded_tools")] {
             if count > MAX_UNITS {
                 return Err(ck.err(
                     None,
-                    &format!("[[call]] \"{}\": {key}", super::shown(&c.id)),
+                    &format!("[[call]] \"{}\": {key}", super::shown(&calls.id(i))),
                     format!("{count} is more than {MAX_UNITS}: give the real count"),
                 ));
             }
@@ -78,7 +78,7 @@ pub(super) fn check_units(ck: &Checker, terms: &Terms, calls: &[Call]) -> Result
         if d.loaded_tools > 0 && terms.tokens_per_loaded_tool.is_none() {
             return Err(ck.err(
                 None,
-                &format!("[[call]] \"{}\": loaded_tools", super::shown(&c.id)),
+                &format!("[[call]] \"{}\": loaded_tools", super::shown(&calls.id(i))),
                 "the call loads tool definitions but [terms] has no `tokens_per_loaded_tool`: give their size in tokens (Claude Code's /context shows it), or run `simulate fit` on the scenario to fit it",
             ));
         }

@@ -1,0 +1,292 @@
+//! Columns of a scenario's calls, each stored as narrowly as its values allow, exactly.
+//!
+//! A 10-million-call trace has a few columns that vary (its labels and sizes) and many
+//! that do not (kind, segment, tokens, gap: the defaults of a trace without those
+//! columns). A column holds one value until a second one comes, then whole numbers as
+//! `u32` until one does not fit, then `f64` (or `u64`): every read gives back, bit for
+//! bit, the value pushed.
+
+/// A column of `f64` values: one value for all, whole numbers as `u32`, or any `f64`.
+#[derive(Debug, Clone)]
+pub(super) enum Reals {
+    Const(f64),
+    Whole(Vec<u32>),
+    Any(Vec<f64>),
+}
+
+/// `x` as a `u32`, when it is one exactly (`-0.0` is not: its bits would not come back).
+fn whole(x: f64) -> Option<u32> {
+    let w = x as u32;
+    (f64::from(w).to_bits() == x.to_bits()).then_some(w)
+}
+
+impl Reals {
+    /// Appends `x` as the value of position `len` (the column's length before the push).
+    pub(super) fn push(&mut self, len: usize, x: f64) {
+        match self {
+            Reals::Const(c) if len == 0 => *c = x,
+            Reals::Const(c) if c.to_bits() == x.to_bits() => {}
+            Reals::Const(c) => {
+                let c = *c;
+                *self = match (whole(c), whole(x)) {
+                    (Some(cw), Some(xw)) => {
+                        let mut v = vec![cw; len];
+                        v.push(xw);
+                        Reals::Whole(v)
+                    }
+                    _ => {
+                        let mut v = vec![c; len];
+                        v.push(x);
+                        Reals::Any(v)
+                    }
+                }
+            }
+            Reals::Whole(v) => match whole(x) {
+                Some(w) => v.push(w),
+                None => {
+                    let mut any: Vec<f64> = Vec::with_capacity(v.capacity().max(len + 1));
+                    any.extend(v.iter().map(|&w| f64::from(w)));
+                    any.push(x);
+                    *self = Reals::Any(any);
+                }
+            },
+            Reals::Any(v) => v.push(x),
+        }
+    }
+
+    /// The value at `i` (below the length pushed).
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> f64 {
+        match self {
+            Reals::Const(c) => *c,
+            Reals::Whole(v) => f64::from(v[i]),
+            Reals::Any(v) => v[i],
+        }
+    }
+
+    pub(super) fn shrink(&mut self) {
+        match self {
+            Reals::Const(_) => {}
+            Reals::Whole(v) => v.shrink_to_fit(),
+            Reals::Any(v) => v.shrink_to_fit(),
+        }
+    }
+}
+
+/// A column of `u64` values: one for all, `start + i`, `u32`, or any `u64`.
+#[derive(Debug, Clone)]
+pub(super) enum Wholes {
+    Const(u64),
+    /// Position `i` holds `start + i` (call numbers 1, 2, 3…).
+    Counting(u64),
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Wholes {
+    /// Appends `x` as the value of position `len` (the column's length before the push).
+    pub(super) fn push(&mut self, len: usize, x: u64) {
+        match self {
+            Wholes::Const(c) if len == 0 => *c = x,
+            Wholes::Const(c) if *c == x => {}
+            Wholes::Const(c) if len == 1 && c.checked_add(1) == Some(x) => {
+                *self = Wholes::Counting(*c);
+            }
+            Wholes::Counting(start) if start.checked_add(len as u64) == Some(x) => {}
+            Wholes::Narrow(v) => match u32::try_from(x) {
+                Ok(n) => v.push(n),
+                Err(_) => {
+                    let mut wide: Vec<u64> = Vec::with_capacity(v.capacity().max(len + 1));
+                    wide.extend(v.iter().map(|&n| u64::from(n)));
+                    wide.push(x);
+                    *self = Wholes::Wide(wide);
+                }
+            },
+            Wholes::Wide(v) => v.push(x),
+            _ => {
+                let mut values: Vec<u64> = (0..len).map(|i| self.get(i)).collect();
+                values.push(x);
+                *self = match values.iter().all(|&n| u32::try_from(n).is_ok()) {
+                    true => Wholes::Narrow(values.into_iter().map(|n| n as u32).collect()),
+                    false => Wholes::Wide(values),
+                };
+            }
+        }
+    }
+
+    /// The value at `i` (below the length pushed).
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> u64 {
+        match self {
+            Wholes::Const(c) => *c,
+            Wholes::Counting(start) => start + i as u64,
+            Wholes::Narrow(v) => u64::from(v[i]),
+            Wholes::Wide(v) => v[i],
+        }
+    }
+
+    pub(super) fn shrink(&mut self) {
+        match self {
+            Wholes::Const(_) | Wholes::Counting(_) => {}
+            Wholes::Narrow(v) => v.shrink_to_fit(),
+            Wholes::Wide(v) => v.shrink_to_fit(),
+        }
+    }
+}
+
+/// A column of flags: one for all, or one byte each.
+#[derive(Debug, Clone)]
+pub(super) enum Flags {
+    Const(bool),
+    Each(Vec<bool>),
+}
+
+impl Flags {
+    pub(super) fn push(&mut self, len: usize, x: bool) {
+        match self {
+            Flags::Const(c) if len == 0 => *c = x,
+            Flags::Const(c) if *c == x => {}
+            Flags::Const(c) => {
+                let mut v = vec![*c; len];
+                v.push(x);
+                *self = Flags::Each(v);
+            }
+            Flags::Each(v) => v.push(x),
+        }
+    }
+
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> bool {
+        match self {
+            Flags::Const(c) => *c,
+            Flags::Each(v) => v[i],
+        }
+    }
+
+    pub(super) fn shrink(&mut self) {
+        if let Flags::Each(v) = self {
+            v.shrink_to_fit();
+        }
+    }
+}
+
+/// A column of strings in one buffer, each ending where its entry in `ends` says.
+#[derive(Debug, Clone)]
+pub(super) struct Strings {
+    text: String,
+    ends: Wholes,
+}
+
+impl Default for Strings {
+    fn default() -> Self {
+        Strings {
+            text: String::new(),
+            ends: Wholes::Const(0),
+        }
+    }
+}
+
+impl Strings {
+    pub(super) fn push(&mut self, len: usize, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(len, self.text.len() as u64);
+    }
+
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1) as usize,
+        };
+        &self.text[start..self.ends.get(i) as usize]
+    }
+
+    pub(super) fn shrink(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reals(xs: &[f64]) -> Reals {
+        let mut r = Reals::Const(0.0);
+        for (i, &x) in xs.iter().enumerate() {
+            r.push(i, x);
+        }
+        r
+    }
+
+    fn wholes(xs: &[u64]) -> Wholes {
+        let mut w = Wholes::Const(0);
+        for (i, &x) in xs.iter().enumerate() {
+            w.push(i, x);
+        }
+        w
+    }
+
+    #[test]
+    fn reals_give_back_every_value_bit_for_bit() {
+        let cases: [&[f64]; 6] = [
+            &[3.0, 3.0, 3.0],
+            &[1.0, 2.0, 4_294_967_295.0],
+            &[1.0, 2.0, 4_294_967_296.0, 5.0],
+            &[0.0, -0.0, 0.5],
+            &[7.0, 7.0, 0.25, 1e15],
+            &[f64::NAN, 1.0],
+        ];
+        for xs in cases {
+            let r = reals(xs);
+            for (i, x) in xs.iter().enumerate() {
+                assert_eq!(r.get(i).to_bits(), x.to_bits(), "{xs:?} at {i}");
+            }
+        }
+        assert!(matches!(reals(&[3.0, 3.0]), Reals::Const(_)));
+        assert!(matches!(reals(&[3.0, 4.0]), Reals::Whole(_)));
+        assert!(matches!(reals(&[3.0, 4.5]), Reals::Any(_)));
+        assert!(matches!(reals(&[3.0, 4.0, -1.0]), Reals::Any(_)));
+    }
+
+    #[test]
+    fn wholes_count_narrow_and_widen() {
+        let cases: [&[u64]; 6] = [
+            &[5, 5, 5],
+            &[1, 2, 3, 4],
+            &[1, 2, 3, 9],
+            &[1, 2, u64::MAX],
+            &[u64::MAX, u64::MAX],
+            &[u64::MAX - 1, u64::MAX, 0],
+        ];
+        for xs in cases {
+            let w = wholes(xs);
+            for (i, x) in xs.iter().enumerate() {
+                assert_eq!(w.get(i), *x, "{xs:?} at {i}");
+            }
+        }
+        assert!(matches!(wholes(&[1, 2, 3, 4]), Wholes::Counting(1)));
+        assert!(matches!(wholes(&[1, 2, 3, 9]), Wholes::Narrow(_)));
+        assert!(matches!(wholes(&[1, 2, 1 << 40]), Wholes::Wide(_)));
+    }
+
+    #[test]
+    fn strings_and_flags() {
+        let mut s = Strings::default();
+        for (i, t) in ["a", "", "héllo", "x"].iter().enumerate() {
+            s.push(i, t);
+        }
+        assert_eq!(
+            (0..4).map(|i| s.get(i)).collect::<Vec<_>>(),
+            ["a", "", "héllo", "x"]
+        );
+        let mut f = Flags::Const(false);
+        for (i, x) in [true, true, false].into_iter().enumerate() {
+            f.push(i, x);
+        }
+        assert_eq!(
+            (0..3).map(|i| f.get(i)).collect::<Vec<_>>(),
+            [true, true, false]
+        );
+    }
+}
