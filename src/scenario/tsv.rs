@@ -68,7 +68,8 @@ pub struct TsvCall {
     pub segment: Option<(u64, (usize, usize))>,
     /// Where its lines give its kind, gap and pinning.
     pub given: Given,
-    /// The call; its `segment` is set by [`Segments::assign`] once the order is known.
+    /// The call; its `segment` is set by [`Segments::assign`] once the order is known. Its
+    /// id is `number` in decimal.
     pub call: Call,
 }
 
@@ -363,7 +364,8 @@ fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Calls>, 
                 .assign(number, given, &mut current.call, &file)
                 .err();
         }
-        calls.push_read(&mut current.call);
+        // A trace's id is its number in decimal (`TsvCall::call`).
+        calls.push_numbered(&mut current.call, current.number);
     }
     if calls.is_empty() {
         return Err(no_calls(&file).into());

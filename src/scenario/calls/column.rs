@@ -15,6 +15,7 @@ pub(super) enum Reals {
 }
 
 /// `x` as a `u32`, when it is one exactly (`-0.0` is not: its bits would not come back).
+#[inline]
 fn whole(x: f64) -> Option<u32> {
     let w = x as u32;
     (f64::from(w).to_bits() == x.to_bits()).then_some(w)
@@ -22,7 +23,19 @@ fn whole(x: f64) -> Option<u32> {
 
 impl Reals {
     /// Appends `x` as the value of position `len` (the column's length before the push).
+    #[inline]
     pub(super) fn push(&mut self, len: usize, x: f64) {
+        match self {
+            // The column's two steady states first: one value, or whole numbers.
+            Reals::Const(c) if len > 0 && c.to_bits() == x.to_bits() => {}
+            Reals::Whole(v) if let Some(w) = whole(x) => v.push(w),
+            _ => self.push_other(len, x),
+        }
+    }
+
+    /// [`Reals::push`] where the column's representation may change.
+    #[cold]
+    fn push_other(&mut self, len: usize, x: f64) {
         match self {
             Reals::Const(c) if len == 0 => *c = x,
             Reals::Const(c) if c.to_bits() == x.to_bits() => {}
@@ -85,7 +98,19 @@ pub(super) enum Wholes {
 
 impl Wholes {
     /// Appends `x` as the value of position `len` (the column's length before the push).
+    #[inline]
     pub(super) fn push(&mut self, len: usize, x: u64) {
+        match self {
+            Wholes::Const(c) if len > 0 && *c == x => {}
+            Wholes::Counting(start) if start.checked_add(len as u64) == Some(x) => {}
+            Wholes::Narrow(v) if let Ok(n) = u32::try_from(x) => v.push(n),
+            _ => self.push_other(len, x),
+        }
+    }
+
+    /// [`Wholes::push`] where the column's representation may change.
+    #[cold]
+    fn push_other(&mut self, len: usize, x: u64) {
         match self {
             Wholes::Const(c) if len == 0 => *c = x,
             Wholes::Const(c) if *c == x => {}
@@ -142,6 +167,7 @@ pub(super) enum Flags {
 }
 
 impl Flags {
+    #[inline]
     pub(super) fn push(&mut self, len: usize, x: bool) {
         match self {
             Flags::Const(c) if len == 0 => *c = x,
@@ -187,6 +213,7 @@ impl Default for Strings {
 }
 
 impl Strings {
+    #[inline]
     pub(super) fn push(&mut self, len: usize, s: &str) {
         self.text.push_str(s);
         self.ends.push(len, self.text.len() as u64);

@@ -85,19 +85,22 @@ impl Calls {
     /// Appends `call`.
     pub fn push(&mut self, mut call: Call) {
         let detail = call.detail.take();
-        self.push_parts(&call, detail);
+        let number = decimal(&call.id);
+        self.push_parts(&call, number, detail);
     }
 
-    /// Appends `call`, taking its detail and leaving the rest for the reader to fill
-    /// again (a trace's calls, read one after another into one `Call`).
-    pub fn push_read(&mut self, call: &mut Call) {
+    /// Appends `call` of a trace, whose id is `number` in decimal, taking its detail and
+    /// leaving the rest for the reader to fill again (a trace's calls are read one after
+    /// another into one `Call`).
+    pub fn push_numbered(&mut self, call: &mut Call, number: u64) {
+        debug_assert_eq!(decimal(&call.id), Some(number));
         let detail = call.detail.take();
-        self.push_parts(call, detail);
+        self.push_parts(call, Some(number), detail);
     }
 
-    fn push_parts(&mut self, call: &Call, detail: Option<Box<CallDetail>>) {
+    fn push_parts(&mut self, call: &Call, number: Option<u64>, detail: Option<Box<CallDetail>>) {
         let i = self.len;
-        match (&mut self.ids, decimal(&call.id)) {
+        match (&mut self.ids, number) {
             (Ids::Numbers(n), Some(number)) => n.push(i, number),
             (Ids::Numbers(n), None) => {
                 let mut text = Strings::default();
