@@ -9,7 +9,7 @@
 mod base;
 
 use crate::scenario::{CallRef, Calls, Sizes, Terms};
-use base::{Base, Stretch};
+use base::Base;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -158,13 +158,16 @@ impl Run {
     }
 
     /// The calls in order.
-    pub fn iter(&self) -> impl Iterator<Item = Slot> + '_ {
-        self.pieces.iter().flat_map(move |p| match *p {
-            Piece::Baseline { start, end } => {
-                PieceIter::Stretch(self.baseline.range(start as usize, end as usize))
-            }
-            Piece::Changed(s) => PieceIter::One(Some(s)),
-        })
+    pub fn iter(&self) -> Slots<'_> {
+        Slots {
+            run: self,
+            piece: 0,
+            from: 0,
+            end: 0,
+            ready: Vec::new(),
+            pos: 0,
+            left: self.len,
+        }
     }
 
     /// Position of the call standing for baseline call `origin`, if it is still in the run.
@@ -390,36 +393,86 @@ impl Run {
 }
 
 /// Iterator over one piece, without boxing.
-enum PieceIter<'a> {
-    Stretch(Stretch<'a>),
-    One(Option<Slot>),
+/// Baseline calls read ahead at a time by [`Slots`]: enough that a trace's columns are
+/// read by one loop each time, few enough to stay in the first-level cache.
+const READ_AHEAD: u32 = 64;
+
+/// The calls of a run in order ([`Run::iter`]). Stretches of baseline calls are read
+/// [`READ_AHEAD`] at a time into a buffer (and by one loop per stretch in `fold`, what
+/// `for_each` and `sum` use), so that reading a call is not a match per column per call.
+pub struct Slots<'a> {
+    run: &'a Run,
+    /// The next piece to start.
+    piece: usize,
+    /// The baseline calls of the current piece not yet read ahead: `from..end`.
+    from: u32,
+    end: u32,
+    /// Calls read ahead; `pos` is the next to hand out.
+    ready: Vec<Slot>,
+    pos: usize,
+    /// Calls not yet handed out.
+    left: usize,
 }
 
-impl Iterator for PieceIter<'_> {
+impl Iterator for Slots<'_> {
     type Item = Slot;
+
     #[inline]
     fn next(&mut self) -> Option<Slot> {
-        match self {
-            PieceIter::Stretch(it) => it.next(),
-            PieceIter::One(s) => s.take(),
+        loop {
+            if let Some(&s) = self.ready.get(self.pos) {
+                self.pos += 1;
+                self.left -= 1;
+                return Some(s);
+            }
+            if self.from < self.end {
+                let stop = self.end.min(self.from + READ_AHEAD);
+                self.ready.clear();
+                self.run
+                    .baseline
+                    .read_into(self.from as usize, stop as usize, &mut self.ready);
+                self.from = stop;
+                self.pos = 0;
+                continue;
+            }
+            match *self.run.pieces.get(self.piece)? {
+                Piece::Baseline { start, end } => (self.from, self.end) = (start, end),
+                Piece::Changed(s) => {
+                    self.piece += 1;
+                    self.left -= 1;
+                    return Some(s);
+                }
+            }
+            self.piece += 1;
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        match self {
-            PieceIter::Stretch(it) => it.size_hint(),
-            PieceIter::One(s) => (usize::from(s.is_some()), Some(usize::from(s.is_some()))),
-        }
+        (self.left, Some(self.left))
     }
 
     #[inline]
-    fn fold<B, F: FnMut(B, Slot) -> B>(self, init: B, f: F) -> B {
-        match self {
-            PieceIter::Stretch(it) => it.fold(init, f),
-            PieceIter::One(s) => s.into_iter().fold(init, f),
+    fn fold<B, F: FnMut(B, Slot) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = self.ready[self.pos.min(self.ready.len())..]
+            .iter()
+            .fold(init, |acc, &s| f(acc, s));
+        let base = &self.run.baseline;
+        acc = base
+            .range(self.from as usize, self.end.max(self.from) as usize)
+            .fold(acc, &mut f);
+        for p in &self.run.pieces[self.piece.min(self.run.pieces.len())..] {
+            acc = match *p {
+                Piece::Baseline { start, end } => {
+                    base.range(start as usize, end as usize).fold(acc, &mut f)
+                }
+                Piece::Changed(s) => f(acc, s),
+            };
         }
+        acc
     }
 }
+
+impl ExactSizeIterator for Slots<'_> {}
 
 /// Why an edit cannot be applied: the key concerned (`merge.calls`, `step 2: trim.call`)
 /// and what is wrong.

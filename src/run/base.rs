@@ -43,6 +43,17 @@ impl Base {
         (i < self.len()).then(|| self.slot(i))
     }
 
+    /// Appends baseline calls `start..end` to `out`, in order.
+    #[inline]
+    pub(super) fn read_into(&self, start: usize, end: usize, out: &mut Vec<Slot>) {
+        match self {
+            Base::Slots(s) => out.extend_from_slice(&s[start..end]),
+            Base::Calls { calls, terms } => calls.fold_sizes(start, end, terms, (), |(), i, s| {
+                out.push(Slot::sized(i as u32, s))
+            }),
+        }
+    }
+
     /// Baseline calls `start..end`, in order.
     #[inline]
     pub(super) fn range(&self, start: usize, end: usize) -> Stretch<'_> {

@@ -106,8 +106,10 @@ impl Plan {
         let mut completed = 0u64;
         let mut previous_segment = None;
         for (i, slot) in run.iter().enumerate() {
-            let call = calls.at(slot.origin as usize);
-            let segment = call.segment;
+            let (segment, gap_s) = (
+                calls.segment(slot.origin as usize),
+                calls.gap_s(slot.origin as usize),
+            );
             if i >= 1 && previous_segment != Some(segment) {
                 if segment_has_result {
                     completed += 1;
@@ -121,10 +123,10 @@ impl Plan {
             let keep_end = plan.clearable.partition_point(|&j| (j as u64) < keep_from);
             plan.keep_end.push(keep_end as u32);
             let mut flags = 0;
-            if cache.is_some_and(|c| i == 0 || call.gap_s > c.ttl_s) {
+            if cache.is_some_and(|c| i == 0 || gap_s > c.ttl_s) {
                 flags |= EXPIRED;
             }
-            if policy.after_gap_s.is_some_and(|x| call.gap_s > x) {
+            if policy.after_gap_s.is_some_and(|x| gap_s > x) {
                 flags |= GAP_FIRES;
             }
             if clearable.get(i).copied().unwrap_or(false) {

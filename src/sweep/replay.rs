@@ -41,6 +41,7 @@ pub fn sums(
     let mut uncached = [0.0; LANES];
     match cache {
         None => {
+            // A `for` loop, not `for_each`: its closure would keep the lanes in memory.
             for s in run.iter() {
                 let (t, b) = (s.joined_tokens(), s.joined_bytes());
                 for k in 0..LANES {
