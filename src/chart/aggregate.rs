@@ -57,8 +57,10 @@ pub struct Bar {
 /// Bars and axis of `aggregate.svg`.
 pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> {
     let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
-    // First in counts only the sessions some edit changes.
-    let changed = input.sessions.saturating_sub(input.sessions_unchanged);
+    // First in counts only the sessions some edit changes the reread total of.
+    let changed = input
+        .sessions
+        .saturating_sub(input.sessions_unchanged + input.sessions_cost_only);
     let mut bars = Vec::with_capacity(input.rows.len());
     for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
         bars.push(Bar {
@@ -110,17 +112,27 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
     })
 }
 
-/// A line of its own, `No edit changes 40 of 79 sessions (left out of first in).`, or
-/// nothing.
+/// A line of its own, `No edit changes 40 of 79 sessions (left out of first in).`, with
+/// the sessions an edit changes only the cost of, or nothing.
 fn unchanged_note(input: &HistoryChartInput) -> String {
-    if input.sessions_unchanged == 0 {
-        return String::new();
+    let of = grouped(input.sessions as f64, 0);
+    let (u, c) = (input.sessions_unchanged, input.sessions_cost_only);
+    match (u, c) {
+        (0, 0) => String::new(),
+        (_, 0) => format!(
+            "\nNo edit changes {} of {of} sessions (left out of first in).",
+            grouped(u as f64, 0)
+        ),
+        (0, _) => format!(
+            "\nNo edit changes the reread total of {} of {of} sessions, only their cost (left out of first in).",
+            grouped(c as f64, 0)
+        ),
+        (_, _) => format!(
+            "\nNo edit changes {} of {of} sessions, and {} more only in cost (left out of first in).",
+            grouped(u as f64, 0),
+            grouped(c as f64, 0)
+        ),
     }
-    format!(
-        "\nNo edit changes {} of {} sessions (left out of first in).",
-        grouped(input.sessions_unchanged as f64, 0),
-        grouped(input.sessions as f64, 0)
-    )
 }
 
 /// The key, in the words and glyphs `sessions.svg` uses for the same things.
@@ -272,6 +284,25 @@ mod tests {
         assert!(
             chart.subtitle.ends_with(
                 "rule: median.\nNo edit changes 2 of 5 sessions (left out of first in)."
+            ),
+            "{}",
+            chart.subtitle
+        );
+    }
+
+    #[test]
+    fn sessions_an_edit_changes_only_the_cost_of_are_said_apart() {
+        // Before, a session a cache edit repriced read "No edit changes 2 of 5 sessions".
+        let chart = prepare(&HistoryChartInput {
+            sessions_unchanged: 1,
+            sessions_cost_only: 1,
+            ..input()
+        })
+        .unwrap();
+        assert_eq!(chart.bars[0].label, "22.0% · 11.0 calls · first in 2 of 3");
+        assert!(
+            chart.subtitle.ends_with(
+                "rule: median.\nNo edit changes 1 of 5 sessions, and 1 more only in cost (left out of first in)."
             ),
             "{}",
             chart.subtitle
