@@ -978,10 +978,14 @@ fn a_session_an_edit_changes_only_the_cost_of_is_changed() {
         "{table}"
     );
     assert!(!table.contains("no edit changes 2 of 3"), "{table}");
+    // The 1-hour TTL on every trace kind has nothing to add beyond its saving: no heading
+    // over nothing (before: "What the what-if edits change:" and no line).
+    assert!(!table.contains("What the what-if edits change"), "{table}");
     let page = fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(
         page.contains("<p class=\"note\">No edit changes 1 of 3 sessions, and 1 more only in cost")
     );
+    assert!(!page.contains("What the what-if edits change"));
     let chart = fs::read_to_string(dir.join("aggregate.svg")).unwrap();
     assert!(chart.contains(
         "No edit changes 1 of 3 sessions, and 1 more only in cost (left out of first in)."

@@ -556,7 +556,8 @@ pub const NAMED_PER_WHAT_IF: usize = 10;
 
 /// For each what-if edit (ranked; docs/model.md §9): what it does over the sessions, in
 /// sentences: the model it is priced as, the sessions a cache edit leaves unchanged by
-/// their trace kind, the calls that use a dropped or deferred part's tools.
+/// their trace kind, the calls that use a dropped or deferred part's tools. An edit with
+/// none of these is left out, and so is the whole section when every edit is.
 pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
     let n = grouped(r.baseline.sessions as f64, 0);
     let names = |list: Vec<String>| {
@@ -626,7 +627,10 @@ pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
             );
             lines.push(format!("{verb} {}: {using}; {then}: {sessions}", p.part));
         }
-        out.push((e.name.clone(), lines));
+        // A cache step on every trace kind has nothing to say beyond its saving.
+        if !lines.is_empty() {
+            out.push((e.name.clone(), lines));
+        }
     }
     out
 }
