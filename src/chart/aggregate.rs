@@ -193,7 +193,7 @@ fn legend() -> Vec<Entry> {
             .with_note("the middle 80 % of sessions (nearest-rank percentiles)"),
         Entry::new(Key::Rule(INK, 3), "median session").with_note("half the sessions save more"),
         Entry::new(Key::Indent, "first in").with_note(
-            "the sessions where the edit saves the most, of those some edit changes",
+            "the sessions where the edit saves the most, of those whose reread total some edit changes",
         ),
     ]
 }
