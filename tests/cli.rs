@@ -920,3 +920,82 @@ fn winners_that_save_nothing_are_not_compared() {
     assert!(text.contains("No edit saves any cost."), "{text}");
     assert!(!text.contains("The rankings differ"), "{text}");
 }
+
+/// Every refused `history` flag is reported the one way main.rs reports an error
+/// (`error: ` lowercase, then the message) and exits 2, with nothing on stdout and no
+/// `--out` folder made: the flags clap checks (`--group-by`, `--merge` with a folder) and
+/// the ones `cli.rs` and `command::history` check after it (`--shard`, the factors,
+/// `--name`, `--merge` of a folder that is not a shard, `--files-from`).
+#[test]
+fn refused_history_flags_say_error_and_exit_2_writing_nothing() {
+    const DIR: &str = "scenarios/history";
+    const EDITS: &str = "scenarios/history/edits.toml";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--shard", "0/2"],
+            "error: command line: --shard: `0/2` is not a shard: give K/N with 1 ≤ K ≤ N",
+        ),
+        (
+            &["--shard", "3/2"],
+            "error: command line: --shard: `3/2` is not a shard",
+        ),
+        (
+            &["--shard", "2"],
+            "error: command line: --shard: `2` is not a shard",
+        ),
+        (
+            &["--group-by", "team"],
+            "error: invalid value 'team' for '--group-by <BY>'",
+        ),
+        (
+            &["--base-factors", "x"],
+            "error: command line: --base-factors: `x` is not a number",
+        ),
+        (
+            &["--bpt-factors", "0"],
+            "error: command line: --bpt-factors: factor 0 on --bpt-factors is out of range",
+        ),
+        (
+            &["--name", "a/b"],
+            "error: command line: --name: `a/b` is not a valid name",
+        ),
+        (
+            &["--files-from", "no-such-list"],
+            "error: no-such-list: cannot read",
+        ),
+        (
+            &["--merge", "x"],
+            "error: the argument '[DIR]' cannot be used with '--merge <SHARD>...'",
+        ),
+    ];
+    for (flags, expected) in cases {
+        let out = tempfile::tempdir().unwrap();
+        let root = out.path().join("out");
+        let assert = simulate()
+            .args(["history", DIR, "--edits", EDITS])
+            .args(*flags)
+            .arg("--out")
+            .arg(&root)
+            .assert()
+            .code(2)
+            .stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert!(stderr.starts_with(expected), "{flags:?}: {stderr}");
+        assert!(!root.exists(), "{flags:?} made {}", root.display());
+    }
+    // A merge of a folder that holds no shard is refused the same way.
+    let out = tempfile::tempdir().unwrap();
+    let root = out.path().join("out");
+    let assert = simulate()
+        .args(["history", "--merge", DIR, "--out"])
+        .arg(&root)
+        .assert()
+        .code(2)
+        .stdout("");
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.starts_with("error: scenarios/history: no shard.jsonl here: --merge takes"),
+        "{stderr}"
+    );
+    assert!(!root.exists());
+}

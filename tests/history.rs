@@ -627,6 +627,7 @@ fn the_charts_render_with_few_sessions_and_with_many() {
         name: "many".into(),
         sessions: pcts.len(),
         sessions_unchanged: 120,
+        sessions_cost_only: 0,
         edits: vec!["cap".into(), "clear".into()],
         rows: vec![
             EditSpread {
@@ -895,7 +896,7 @@ fn sessions_no_edit_changes_are_counted_apart_and_win_nothing() {
     let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(
         report["unchanged"],
-        serde_json::json!({"sessions": 1, "of": 3, "names": [WARM_UP]})
+        serde_json::json!({"sessions": 1, "cost_only": 0, "of": 3, "names": [WARM_UP]})
     );
 }
 
@@ -914,6 +915,118 @@ fn the_pure_aggregate_leaves_sessions_no_edit_changes_out_of_first_in() {
     let first: Vec<usize> = a.edits.iter().map(|e| e.sessions_first).collect();
     assert_eq!(first, vec![2, 2]);
     assert!(sessions[1].unchanged() && !sessions[2].unchanged());
+}
+
+const COST_ONLY: &str = "tests/fixtures/history/cost_only";
+const COST_ONLY_EDITS: &str = "tests/fixtures/history/cost_only_edits.toml";
+
+#[test]
+fn a_session_an_edit_changes_only_the_cost_of_is_changed() {
+    // Regression: "no edit changes 2 of 3 sessions" where the 1-hour TTL saves 11,500 of
+    // `pause`'s 28,600 (its reread total tied): "changes" looked at reread tokens only.
+    // `quiet` no edit changes; `shell` the cap changes (3,800 tokens); the fixtures say how.
+    let out = tempfile::tempdir().unwrap();
+    let table = history(Path::new(COST_ONLY), COST_ONLY_EDITS, out.path(), "1", &[]);
+    let dir = out.path().join("h");
+    let sessions = rows(&dir.join("sessions.csv"));
+    let pause: Vec<(&str, f64, f64)> = sessions
+        .iter()
+        .filter(|r| r["session"] == "pause")
+        .map(|r| {
+            (
+                r["edit"].as_str(),
+                number(r, "saved_tokens"),
+                number(r, "cost_saved"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pause,
+        vec![
+            ("cap shell output at 100 B", 0.0, 0.0),
+            ("cache for an hour", 0.0, 11500.0)
+        ]
+    );
+    let summary = rows(&dir.join("summary.csv"));
+    let got: Vec<(&str, &str, &str, &str)> = summary
+        .iter()
+        .map(|r| {
+            (
+                r["edit"].as_str(),
+                r["sessions_first"].as_str(),
+                r["sessions_unchanged"].as_str(),
+                r["sessions_cost_only"].as_str(),
+            )
+        })
+        .collect();
+    // First in still ranks by reread tokens: `pause` is nobody's win there.
+    assert_eq!(
+        got,
+        vec![
+            ("cap shell output at 100 B", "1", "1", "1"),
+            ("cache for an hour", "0", "1", "1"),
+        ]
+    );
+    assert!(
+        table.contains("\n  no edit changes 1 of 3 sessions, and 1 more only in cost (every edit saves 0 est. tokens in those 2, a tie; they are left out of first in)\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "it ranks first in 1 of the 1 session whose reread total some edit changes (no edit changes the reread total of 2 of 3)."
+        ),
+        "{table}"
+    );
+    assert!(!table.contains("no edit changes 2 of 3"), "{table}");
+    // The 1-hour TTL on every trace kind has nothing to add beyond its saving: no heading
+    // over nothing (before: "What the what-if edits change:" and no line).
+    assert!(!table.contains("What the what-if edits change"), "{table}");
+    let page = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        page.contains("<p class=\"note\">No edit changes 1 of 3 sessions, and 1 more only in cost")
+    );
+    assert!(!page.contains("What the what-if edits change"));
+    let chart = fs::read_to_string(dir.join("aggregate.svg")).unwrap();
+    assert!(chart.contains(
+        "No edit changes 1 of 3 sessions, and 1 more only in cost (left out of first in)."
+    ));
+    let chart = fs::read_to_string(dir.join("sessions.svg")).unwrap();
+    assert!(chart.contains("those 2 sit at 0 % in every row."));
+    let json = simulate()
+        .args([
+            "history",
+            COST_ONLY,
+            "--edits",
+            COST_ONLY_EDITS,
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        report["unchanged"],
+        serde_json::json!({"sessions": 1, "cost_only": 1, "of": 3, "names": ["quiet"]})
+    );
+}
+
+#[test]
+fn a_cost_saving_alone_changes_a_session_but_wins_no_first_in() {
+    let names = vec!["x".to_string(), "y".to_string()];
+    let mut repriced = session("b", 1000.0, &[0.0, 0.0]);
+    repriced.edits[1].cost_saved = 40.0;
+    let mut changed = session("a", 100.0, &[10.0, 5.0]);
+    changed.edits[1].rank = 2;
+    let sessions = vec![changed, repriced, session("c", 100.0, &[0.0, 0.0])];
+    assert!(sessions[1].reread_tied() && !sessions[1].unchanged());
+    assert!(sessions[2].reread_tied() && sessions[2].unchanged());
+    let a = aggregate(&names, &sessions).unwrap();
+    assert_eq!((a.sessions_unchanged, a.sessions_cost_only), (1, 1));
+    assert_eq!(a.unchanged, vec![2]);
+    // Every edit ranks first in b and c (`session` ranks so), but only a counts.
+    let first: Vec<usize> = a.edits.iter().map(|e| e.sessions_first).collect();
+    assert_eq!(first, vec![1, 0]);
 }
 
 #[test]

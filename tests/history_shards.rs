@@ -469,6 +469,7 @@ fn every_grouping_adds_up_to_the_whole() {
                 ("sessions_saving", "sessions_saving"),
                 ("sessions_adding", "sessions_adding"),
                 ("sessions_unchanged", "sessions_unchanged"),
+                ("sessions_cost_only", "sessions_cost_only"),
             ] {
                 let sum: f64 = mine.iter().map(|g| number(g, group_column)).sum();
                 assert_eq!(sum, number(edit, whole_column), "{by}: {group_column}");

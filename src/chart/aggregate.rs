@@ -10,7 +10,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::history_input::{HistoryChartInput, row_names};
 use super::layout::{Entry, Key};
-use super::style::{self, BACKGROUND, INK, LEGEND_WIDTH_PX, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
+use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, drawing, layout};
 use crate::number::grouped;
 
@@ -25,8 +25,14 @@ const BAR_SHARE: f64 = 0.5;
 const BELOW_BARS_PX: i32 = 64;
 /// Longest edit name shown beside a bar, in characters.
 const NAME_CHARS: usize = 40;
-/// Plot width left after margins, names and tick labels, in px (for label room).
-const PLOT_SLACK_PX: i32 = 60;
+/// From the end of a bar or whisker to its label, px.
+const LABEL_GAP_PX: i32 = 8;
+/// Room kept between a label and the edge of the picture's plot column, px.
+const LABEL_EDGE_PX: i32 = 4;
+/// Margin around the plot inside its column, px.
+const PLOT_MARGIN_PX: i32 = 8;
+/// Least room per tick of the percent axis, px.
+const TICK_PX: i32 = 38;
 
 /// The chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +41,8 @@ pub struct AggregateChart {
     pub subtitle: String,
     /// Ranked order, drawn top to bottom.
     pub bars: Vec<Bar>,
-    /// Percent axis: zero, every bar and whisker, and room for the labels.
+    /// Percent axis: zero, every bar and whisker, to a round bound ([`axis`]); the labels
+    /// have room of their own right of the plot ([`label_room_px`]).
     pub x_range: (f64, f64),
     /// Width of the name column, in px.
     pub names_width_px: i32,
@@ -57,8 +64,10 @@ pub struct Bar {
 /// Bars and axis of `aggregate.svg`.
 pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> {
     let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
-    // First in counts only the sessions some edit changes.
-    let changed = input.sessions.saturating_sub(input.sessions_unchanged);
+    // First in counts only the sessions some edit changes the reread total of.
+    let changed = input
+        .sessions
+        .saturating_sub(input.sessions_unchanged + input.sessions_cost_only);
     let mut bars = Vec::with_capacity(input.rows.len());
     for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
         bars.push(Bar {
@@ -78,24 +87,12 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
         });
     }
     let names_width_px = layout::bar_names_px(bars.iter().map(|b| &b.name));
-    let plot_px = f64::from(
-        WIDTH_PX as i32 - 2 * MARGIN_PX - LEGEND_WIDTH_PX - names_width_px - PLOT_SLACK_PX,
-    );
-    let label_px = bars
-        .iter()
-        .map(|b| style::text_width_px(&b.label, SMALL_SIZE) + 14)
-        .max()
-        .map_or(0.0, f64::from);
     let values = bars
         .iter()
         .flat_map(|b| [b.total_pct, b.p10, b.p90])
         .chain([0.0]);
     let (lo, hi) = style::finite_range(values).unwrap_or((0.0, 0.0));
-    let span = if hi - lo > 0.0 { hi - lo } else { 1.0 };
-    // The data takes what the labels leave of the plot width: solve for the full range.
-    let right_share = (label_px / plot_px).min(0.6);
-    let full = span / (1.0 - right_share);
-    let pad = 0.02 * full;
+    let x_range = axis(lo, hi);
     Ok(AggregateChart {
         title: format!("{}: what each edit saves over all sessions", input.name),
         subtitle: format!(
@@ -105,22 +102,80 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
             unchanged_note(input)
         ),
         bars,
-        x_range: (lo - pad, hi + right_share * full + pad),
+        x_range,
         names_width_px,
     })
 }
 
-/// A line of its own, `No edit changes 40 of 79 sessions (left out of first in).`, or
-/// nothing.
+/// The percent axis over `lo..hi` (zero among them): out to the next multiple of a round
+/// step (1, 2, 2.5 or 5 × 10^k, about an eighth of the span) beyond a little air (2 % of
+/// the span), so it ends on a round figure near the data, never far past it; on the left
+/// the same where that costs at most a tenth of the span, else just the air.
+pub fn axis(lo: f64, hi: f64) -> (f64, f64) {
+    let span = if hi - lo > 0.0 { hi - lo } else { 1.0 };
+    let air = 0.02 * span;
+    let Some(step) = super::plane::nice_step(span / 8.0) else {
+        return (lo - air, hi + air);
+    };
+    let x_hi = ((hi + air) / step).ceil() * step;
+    // Left of zero a round bound only where it costs little room: the ticks start at 0.
+    let round_lo = ((lo - air) / step).floor() * step;
+    let x_lo = if lo < 0.0 && lo - round_lo <= 0.1 * span {
+        round_lo
+    } else {
+        lo - air
+    };
+    (x_lo, x_hi)
+}
+
+/// Room the labels need right of the plot, px, for a plot column `column_px` wide (the
+/// plot and this room): each label starts [`LABEL_GAP_PX`] past its bar or whisker, so the
+/// plot narrows until the furthest reaching label ends inside the column.
+pub fn label_room_px(chart: &AggregateChart, column_px: i32) -> i32 {
+    let (lo, hi) = chart.x_range;
+    let column = f64::from(column_px);
+    chart
+        .bars
+        .iter()
+        .map(|b| {
+            let end = b.total_pct.max(b.p90).max(0.0);
+            let share = ((end - lo) / (hi - lo)).clamp(0.0, 1.0);
+            let need = f64::from(
+                LABEL_GAP_PX + style::text_width_px(&b.label, SMALL_SIZE) + LABEL_EDGE_PX,
+            );
+            // share · (column − room) + need ≤ column.
+            if share > 0.0 {
+                column - (column - need) / share
+            } else {
+                need - column
+            }
+        })
+        .fold(0.0_f64, f64::max)
+        .min(0.6 * column)
+        .ceil() as i32
+}
+
+/// A line of its own, `No edit changes 40 of 79 sessions (left out of first in).`, with
+/// the sessions an edit changes only the cost of, or nothing.
 fn unchanged_note(input: &HistoryChartInput) -> String {
-    if input.sessions_unchanged == 0 {
-        return String::new();
+    let of = grouped(input.sessions as f64, 0);
+    let (u, c) = (input.sessions_unchanged, input.sessions_cost_only);
+    match (u, c) {
+        (0, 0) => String::new(),
+        (_, 0) => format!(
+            "\nNo edit changes {} of {of} sessions (left out of first in).",
+            grouped(u as f64, 0)
+        ),
+        (0, _) => format!(
+            "\nNo edit changes the reread total of {} of {of} sessions, only their cost (left out of first in).",
+            grouped(c as f64, 0)
+        ),
+        (_, _) => format!(
+            "\nNo edit changes {} of {of} sessions, and {} more only in cost (left out of first in).",
+            grouped(u as f64, 0),
+            grouped(c as f64, 0)
+        ),
     }
-    format!(
-        "\nNo edit changes {} of {} sessions (left out of first in).",
-        grouped(input.sessions_unchanged as f64, 0),
-        grouped(input.sessions as f64, 0)
-    )
 }
 
 /// The key, in the words and glyphs `sessions.svg` uses for the same things.
@@ -138,7 +193,7 @@ fn legend() -> Vec<Entry> {
             .with_note("the middle 80 % of sessions (nearest-rank percentiles)"),
         Entry::new(Key::Rule(INK, 3), "median session").with_note("half the sessions save more"),
         Entry::new(Key::Indent, "first in").with_note(
-            "the sessions where the edit saves the most, of those some edit changes",
+            "the sessions where the edit saves the most, of those whose reread total some edit changes",
         ),
     ]
 }
@@ -160,8 +215,13 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
         let area = layout::framed(&root, words, &legend, bars_px + BELOW_BARS_PX, FILE)?;
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
+        let column_px = area.dim_in_pixel().0 as i32 - 2 * PLOT_MARGIN_PX - chart.names_width_px;
+        let label_px = label_room_px(chart, column_px);
+        // Ticks no closer than TICK_PX, so their labels never run together.
+        let ticks = ((column_px - label_px) / TICK_PX).clamp(2, 9) as usize;
         let mut plot = ChartBuilder::on(&area)
-            .margin(8)
+            .margin(PLOT_MARGIN_PX)
+            .margin_right(PLOT_MARGIN_PX + label_px)
             .x_label_area_size(BELOW_BARS_PX - 8)
             .y_label_area_size(chart.names_width_px)
             .build_cartesian_2d(x_lo..x_hi, 0.0..rows)
@@ -173,7 +233,7 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
             .disable_y_mesh()
             .y_labels(0)
             .y_label_formatter(&nothing)
-            .x_labels(9)
+            .x_labels(ticks)
             .x_label_formatter(&percent)
             .x_desc("% of baseline reread total saved (left of 0: the edit adds rereads)")
             .draw()
@@ -223,7 +283,7 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
             let (x, y) = plot.backend_coord(&(end, middle));
             root.draw(&Text::new(
                 bar.label.clone(),
-                (x + 8, y),
+                (x + LABEL_GAP_PX, y),
                 style::text(SMALL_SIZE, INK, HPos::Left, VPos::Center),
             ))
             .map_err(&err)?;
@@ -272,6 +332,67 @@ mod tests {
         assert!(
             chart.subtitle.ends_with(
                 "rule: median.\nNo edit changes 2 of 5 sessions (left out of first in)."
+            ),
+            "{}",
+            chart.subtitle
+        );
+    }
+
+    #[test]
+    fn the_axis_ends_on_a_round_figure_near_the_data() {
+        // Regression: the axis ran to 63 % for data up to 25 %, the rest kept for labels.
+        let near = |(lo, hi): (f64, f64), want: (f64, f64)| {
+            assert!((lo - want.0).abs() < 1e-12 && hi == want.1, "{lo}, {hi}");
+        };
+        near(axis(0.0, 24.96), (-0.4992, 30.0));
+        near(axis(0.0, 44.0), (-0.88, 50.0));
+        // Far below zero a round bound would waste room: just the air.
+        let (lo, hi) = axis(-2.0, 44.0);
+        assert!((lo + 2.92).abs() < 1e-12, "{lo}");
+        assert_eq!(hi, 50.0);
+        assert_eq!(axis(-8.0, 44.0), (-10.0, 50.0));
+        let chart = prepare(&input()).unwrap();
+        assert_eq!(chart.x_range.1, 50.0);
+    }
+
+    #[test]
+    fn every_label_ends_inside_the_plot_column() {
+        // The labels have room of their own right of the axis: each starts past its bar
+        // or whisker and ends before the legend's column.
+        let chart = prepare(&input()).unwrap();
+        let svg = draw(&chart).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let column_right = WIDTH_PX as i32 - style::LEGEND_WIDTH_PX - 8;
+        let mut seen = 0;
+        for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
+            let text = node.text().map(str::trim).unwrap_or("");
+            let Some(bar) = chart.bars.iter().find(|b| b.label == text) else {
+                continue;
+            };
+            let x: f64 = node.attribute("x").unwrap().parse().unwrap();
+            let right = x as i32 + style::text_width_px(&bar.label, SMALL_SIZE);
+            assert!(
+                right <= column_right,
+                "{text}: ends at {right} > {column_right}"
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, chart.bars.len());
+    }
+
+    #[test]
+    fn sessions_an_edit_changes_only_the_cost_of_are_said_apart() {
+        // Before, a session a cache edit repriced read "No edit changes 2 of 5 sessions".
+        let chart = prepare(&HistoryChartInput {
+            sessions_unchanged: 1,
+            sessions_cost_only: 1,
+            ..input()
+        })
+        .unwrap();
+        assert_eq!(chart.bars[0].label, "22.0% · 11.0 calls · first in 2 of 3");
+        assert!(
+            chart.subtitle.ends_with(
+                "rule: median.\nNo edit changes 1 of 5 sessions, and 1 more only in cost (left out of first in)."
             ),
             "{}",
             chart.subtitle

@@ -44,6 +44,7 @@ pub(crate) mod tests {
             name: "history".into(),
             sessions: 5,
             sessions_unchanged: 0,
+            sessions_cost_only: 0,
             edits: vec![
                 "cap shell output".into(),
                 "clear stale".into(),

@@ -10,8 +10,12 @@ pub struct HistoryChartInput {
     pub name: String,
     /// How many sessions were summed.
     pub sessions: usize,
-    /// Of them, sessions no edit changes (every saving 0): left out of first in.
+    /// Of them, sessions no edit changes (every saving 0, in reread tokens and cost): left
+    /// out of first in.
     pub sessions_unchanged: usize,
+    /// Of them, sessions where an edit changes only the cost: at 0 % in every row, and left
+    /// out of first in too.
+    pub sessions_cost_only: usize,
     /// Edit names by edit index: an edit's colour is fixed by its index, as in every chart.
     pub edits: Vec<String>,
     /// One row per edit, ranked by aggregate saving, best first.
@@ -33,7 +37,7 @@ pub struct EditSpread {
     pub p90: f64,
     /// Each session's own percentage saved, in session order.
     pub session_pcts: Vec<f64>,
-    /// Sessions where the edit ranks first, of those some edit changes.
+    /// Sessions where the edit ranks first, of those some edit changes the reread total of.
     pub sessions_first: usize,
 }
 

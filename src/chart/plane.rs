@@ -413,7 +413,7 @@ pub fn ticks(values: &[f64], frame: &Frame, across: bool, spacing_px: i32) -> Ve
 }
 
 /// The smallest 1, 2, 2.5 or 5 × 10^k at least `raw`.
-fn nice_step(raw: f64) -> Option<f64> {
+pub(super) fn nice_step(raw: f64) -> Option<f64> {
     if !raw.is_finite() || raw <= 0.0 {
         return None;
     }

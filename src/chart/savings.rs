@@ -1,8 +1,9 @@
 //! `savings.svg`: percent saved against the assumed base tokens, one line per edit and one
 //! panel per assumed bytes-per-token value. Where two lines cross, their ranking flips; the
 //! exact break-even points are ringed and labelled with a key to their pair (`a 36.2k`),
-//! in lanes so that no two labels overlap. Edits with identical results are drawn one
-//! inside the other, so both stay visible.
+//! in lanes so that no two labels overlap. Edits with identical results, or results so
+//! close that their lines would lie on one another, are drawn one inside the other, so
+//! both stay visible, and the key says which.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::{
@@ -44,6 +45,12 @@ const TAG_INDENT_PX: i32 = 16;
 const LABEL_EDGE_PX: i32 = 5;
 /// Relative tolerance for matching a break-even's or the nominal ρ to a grid value.
 const SAME_VALUE: f64 = 1e-9;
+/// Lines this close everywhere, px, lie on one another (a line is [`LINE_PX`] wide): the
+/// later is drawn inside the earlier, as an exact copy is.
+const NEAR_PX: f64 = 3.0;
+/// Height a panel spends on other things than its plot, px: the caption, the margins and
+/// the tick labels under it.
+const PANEL_FURNITURE_PX: i32 = 58;
 
 /// The savings chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +74,9 @@ pub struct SavingsChart {
     pub pairs: Vec<(String, usize, usize)>,
     /// For each edit, the earlier edit whose line it coincides with everywhere, if any.
     pub same_as: Vec<Option<usize>>,
+    /// For each edit that coincides with none, the earlier edit whose line it follows within
+    /// [`NEAR_PX`] everywhere, with the widest gap between them in percentage points.
+    pub near: Vec<Option<(usize, f64)>>,
     /// Stroke width of each edit's line, px (wider under a coinciding copy).
     pub widths: Vec<u32>,
     /// Break-even labels with no room in any lane.
@@ -241,7 +251,16 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         })
         .collect();
     let same_as = same::coinciding(whole.iter().map(Vec::as_slice));
-    let widths = same::widths(&same_as, &vec![LINE_PX; edits.len()]);
+    // What the eye cannot part: a gap of NEAR_PX on the panel's plot, in points.
+    let points_per_px = (y_range.1 - y_range.0)
+        / f64::from(panel_height(columns, panels.len()) - PANEL_FURNITURE_PX);
+    let near = near_lines(&panels, &same_as, &on, NEAR_PX * points_per_px);
+    let nested: Vec<Option<usize>> = same_as
+        .iter()
+        .zip(&near)
+        .map(|(s, n)| s.or(n.map(|n| n.0)))
+        .collect();
+    let widths = same::widths(&nested, &vec![LINE_PX; edits.len()]);
     // Names in the words along a panel's edge, cut where they agree if they must be.
     let tag_room = plot_px
         - 2 * LABEL_EDGE_PX
@@ -332,10 +351,58 @@ pub fn prepare(input: &ChartInput, grid: &SavingsGrid) -> Result<SavingsChart, C
         nominal_base_tokens,
         pairs,
         same_as,
+        near,
         widths,
         unlabelled,
         off_scale,
     })
+}
+
+/// For each edit on the scale that coincides with none, the first earlier edit, itself
+/// neither a copy nor near another, whose line is within `tolerance` points of its own at
+/// every point of every panel (the same points), with the widest gap.
+fn near_lines(
+    panels: &[Panel],
+    same_as: &[Option<usize>],
+    on: &dyn Fn(usize) -> bool,
+    tolerance: f64,
+) -> Vec<Option<(usize, f64)>> {
+    let gap = |a: usize, b: usize| -> Option<f64> {
+        let mut widest = 0.0_f64;
+        for panel in panels {
+            let (p, q) = (panel.lines.get(a)?, panel.lines.get(b)?);
+            if p.points.len() != q.points.len() {
+                return None;
+            }
+            for (x, y) in p.points.iter().zip(&q.points) {
+                if x.0 != y.0 {
+                    return None;
+                }
+                widest = widest.max((x.1 - y.1).abs());
+            }
+        }
+        Some(widest)
+    };
+    let mut near: Vec<Option<(usize, f64)>> = vec![None; same_as.len()];
+    for i in 0..same_as.len() {
+        if same_as[i].is_some() || !on(i) {
+            continue;
+        }
+        near[i] = (0..i)
+            .filter(|&j| same_as[j].is_none() && near[j].is_none() && on(j))
+            .find_map(|j| Some((j, gap(i, j)?)).filter(|&(_, g)| g <= tolerance));
+    }
+    near
+}
+
+/// `at most 0.04 points apart`, `less than 0.01 points apart`: how far apart two near
+/// lines come.
+fn gap_words(points: f64) -> String {
+    if points < 0.01 {
+        return "less than 0.01 points apart".into();
+    }
+    let decimals = if points < 0.1 { 2 } else { 1 };
+    format!("at most {} points apart", style::fixed(points, decimals))
 }
 
 /// The edits `places` leaves off the scale, with their range over every panel.
@@ -496,9 +563,9 @@ fn nearest(values: &[f64], value: f64) -> Option<usize> {
     values.iter().position(|&v| same(v, value))
 }
 
-/// Height of one panel, in px.
-fn panel_height(chart: &SavingsChart) -> i32 {
-    match (chart.columns, chart.panels.len()) {
+/// Height of one panel, in px, with `panels` of them in `columns`.
+fn panel_height(columns: usize, panels: usize) -> i32 {
+    match (columns, panels) {
         (1, 1) => 380,
         (1, 2) => 270,
         (1, _) => 215,
@@ -514,7 +581,7 @@ pub fn draw(chart: &SavingsChart) -> Result<String, ChartError> {
     let rows = chart.panels.len().div_ceil(columns).max(1);
     let legend = legend(chart);
     let plot_top = band + 4;
-    let panels_height = rows as i32 * panel_height(chart);
+    let panels_height = rows as i32 * panel_height(chart.columns, chart.panels.len());
     let height = (plot_top + panels_height + 40 + MARGIN_PX)
         .max(plot_top + layout::legend_height(&legend) + MARGIN_PX);
 
@@ -729,7 +796,14 @@ fn legend(chart: &SavingsChart) -> Vec<Entry> {
                 "= same as {} (drawn inside its line)",
                 chart.edits.get(other).map_or("", String::as_str)
             )),
-            (None, None) => entry,
+            (None, None) => match chart.near.get(e).copied().flatten() {
+                Some((other, gap)) => entry.with_note(format!(
+                    "≈ {}, {} (drawn inside its line)",
+                    chart.edits.get(other).map_or("", String::as_str),
+                    gap_words(gap)
+                )),
+                None => entry,
+            },
         });
     }
     entries.push(Entry::new(Key::Heading, ""));
@@ -895,5 +969,53 @@ mod tests {
         let chart = prepare(&input, &grid).unwrap();
         assert_eq!(chart.same_as, vec![None, Some(0)]);
         assert!(chart.widths[0] > chart.widths[1]);
+    }
+
+    /// Edits whose lines differ by `by` points everywhere, without break-evens.
+    fn apart_by(by: f64) -> SavingsChart {
+        let (input, mut grid) = input();
+        for row in &mut grid.percent {
+            for cell in row.iter_mut() {
+                cell[1] = cell[0] + by;
+            }
+        }
+        grid.break_evens.clear();
+        prepare(&input, &grid).unwrap()
+    }
+
+    #[test]
+    fn near_identical_edits_are_drawn_nested_and_keyed() {
+        // Regression: two edits 0.02 points apart drew one line exactly over the other
+        // (less than a pixel), and the key had no word for it.
+        let chart = apart_by(0.02);
+        assert_eq!(chart.same_as, vec![None, None]);
+        let (of, gap) = chart.near[1].unwrap();
+        assert_eq!(of, 0);
+        assert!((gap - 0.02).abs() < 1e-9, "{gap}");
+        assert_eq!(chart.near[0], None);
+        assert_eq!(chart.widths, vec![LINE_PX + 3, LINE_PX]);
+        let notes: Vec<Option<String>> = legend(&chart).into_iter().map(|e| e.note).collect();
+        assert_eq!(
+            notes[2].as_deref(),
+            Some("≈ a, at most 0.02 points apart (drawn inside its line)")
+        );
+        let svg = draw(&chart).unwrap();
+        assert!(svg.contains("≈ a, at most 0.02 points"), "{svg}");
+    }
+
+    #[test]
+    fn lines_a_reader_can_tell_apart_are_not_near() {
+        // 3 px of a panel's plot is about 0.2 points here: 1.5 points apart is plain.
+        let chart = apart_by(1.5);
+        assert_eq!(chart.near, vec![None, None]);
+        assert_eq!(chart.widths, vec![LINE_PX, LINE_PX]);
+        assert!(legend(&chart).iter().all(|e| e.note.is_none()));
+    }
+
+    #[test]
+    fn the_gap_between_near_lines_is_said_in_points() {
+        assert_eq!(gap_words(0.004), "less than 0.01 points apart");
+        assert_eq!(gap_words(0.08), "at most 0.08 points apart");
+        assert_eq!(gap_words(0.26), "at most 0.3 points apart");
     }
 }

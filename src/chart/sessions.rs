@@ -120,14 +120,7 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
         subtitle: format!(
             "{} sessions, each at its own B and ρ; {what}.{}",
             crate::number::grouped(input.sessions as f64, 0),
-            if input.sessions_unchanged > 0 {
-                format!(
-                    "\nNo edit changes {} of them: they sit at 0 % in every row.",
-                    crate::number::grouped(input.sessions_unchanged as f64, 0)
-                )
-            } else {
-                String::new()
-            }
+            unchanged_note(input)
         ),
         rows,
         x_range,
@@ -138,6 +131,29 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
 
 /// Bins of `values` across `range`, as `(from, to, share of the densest bin)`; empty bins
 /// left out.
+/// A line of its own saying which sessions sit at 0 % in every row (no edit changes their
+/// reread total), or nothing.
+fn unchanged_note(input: &HistoryChartInput) -> String {
+    let grouped = |x: usize| crate::number::grouped(x as f64, 0);
+    match (input.sessions_unchanged, input.sessions_cost_only) {
+        (0, 0) => String::new(),
+        (u, 0) => format!(
+            "\nNo edit changes {} of them: they sit at 0 % in every row.",
+            grouped(u)
+        ),
+        (0, c) => format!(
+            "\nNo edit changes the reread total of {} of them, only their cost: they sit at 0 % in every row.",
+            grouped(c)
+        ),
+        (u, c) => format!(
+            "\nNo edit changes {} of them, and {} more only in cost: those {} sit at 0 % in every row.",
+            grouped(u),
+            grouped(c),
+            grouped(u + c)
+        ),
+    }
+}
+
 fn density(values: &[f64], (lo, hi): (f64, f64)) -> Vec<(f64, f64, f64)> {
     let width = (hi - lo) / BINS as f64;
     let mut counts = vec![0usize; BINS];

@@ -177,9 +177,11 @@ fn chart(
     }
     let names_width_px = layout::bar_names_px(bars.iter().flat_map(|b| &b.name));
     let plot_px = f64::from(WIDTH_PX as i32 - 2 * MARGIN_PX - names_width_px - PLOT_SLACK_PX);
-    let label_px = |sign: f64| {
+    // A label goes left of a bar that adds rereads, right of any other: a bar of zero
+    // length too, whose label needs the room right of zero like the rest.
+    let label_px = |left: bool| {
         bars.iter()
-            .filter(|b| b.saved_pct * sign > 0.0)
+            .filter(|b| (b.saved_pct < 0.0) == left)
             .map(|b| style::text_width_px(&b.label, SMALL_SIZE) + 12)
             .max()
             .map_or(0.0, f64::from)
@@ -188,8 +190,8 @@ fn chart(
         style::finite_range(bars.iter().map(|b| b.saved_pct).chain([0.0])).unwrap_or((0.0, 0.0));
     let span = if hi - lo > 0.0 { hi - lo } else { 1.0 };
     // The data takes what the labels leave of the plot width: solve for the full range.
-    let left_share = (label_px(-1.0) / plot_px).min(0.4);
-    let right_share = (label_px(1.0) / plot_px).min(0.4);
+    let left_share = (label_px(true) / plot_px).min(0.4);
+    let right_share = (label_px(false) / plot_px).min(0.4);
     let full = span / (1.0 - left_share - right_share);
     let pad = 0.02 * full;
     let x_range = (lo - left_share * full - pad, hi + right_share * full + pad);
@@ -353,6 +355,34 @@ mod tests {
         let chart = prepare(&input(&[(0, 0.0, 0.0)])).unwrap();
         assert!(chart.x_range.1 > chart.x_range.0);
         assert!(draw(&chart).is_ok());
+    }
+
+    #[test]
+    fn a_zero_bars_label_stays_inside_the_picture() {
+        // Regression: beside bars that add rereads, a bar of 0 % got no room right of
+        // zero, and its label "0.0% · 0.0 calls" ran off the picture's right edge.
+        let chart = prepare(&input(&[(0, 0.0, 0.0), (1, -2.7, -0.6)])).unwrap();
+        let svg = draw(&chart).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let mut seen = 0;
+        for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
+            let text = node.text().map(str::trim).unwrap_or("");
+            if !chart.bars.iter().any(|b| b.label == text) {
+                continue;
+            }
+            let x: f64 = node.attribute("x").unwrap().parse().unwrap();
+            let width = style::text_width_px(text, SMALL_SIZE);
+            let (left, right) = match node.attribute("text-anchor") {
+                Some("end") => (x as i32 - width, x as i32),
+                _ => (x as i32, x as i32 + width),
+            };
+            assert!(
+                left >= MARGIN_PX && right <= WIDTH_PX as i32 - MARGIN_PX,
+                "{text}: {left}..{right}"
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, 2);
     }
 
     #[test]

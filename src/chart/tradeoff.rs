@@ -175,9 +175,84 @@ fn legend(chart: &TradeoffChart) -> Vec<Entry> {
     entries
 }
 
-/// Whether two px rectangles overlap.
-fn overlaps(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
+/// A box in px: left, top, right, bottom.
+type PxBox = (i32, i32, i32, i32);
+
+/// Whether two px boxes overlap.
+fn overlaps(a: PxBox, b: PxBox) -> bool {
     a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Half the height of a label's box, px.
+const LABEL_HALF_PX: i32 = 8;
+/// From a dot's centre to the near edge of its label, px.
+const LABEL_OFFSET_PX: i32 = 12;
+/// Least room between two labels, and between a label and a dot or ring, px.
+const LABEL_GAP_PX: i32 = 2;
+/// A label moved further than this from its dot's height is joined to it by a rule, px.
+const LEADER_PX: i32 = 6;
+
+/// Where a point's label goes: its box, and which side of the dot it is on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LabelPlace {
+    rect: PxBox,
+    right: bool,
+}
+
+/// Places one label per dot (`(x, y, label width)`, px) beside it, right of it if it fits
+/// there, else left, at the dot's height or as little above or below it as clears every
+/// label already placed and every box of `taken` (dots, rings, the origin), inside
+/// `bounds`: a greedy vertical de-collision, dots taken from the top. None for a label
+/// the plot has no room for at all.
+fn place_labels(
+    dots: &[(i32, i32, i32)],
+    taken: &[PxBox],
+    bounds: PxBox,
+) -> Vec<Option<LabelPlace>> {
+    let mut order: Vec<usize> = (0..dots.len()).collect();
+    order.sort_by_key(|&i| (dots[i].1, dots[i].0));
+    let mut placed: Vec<PxBox> = Vec::with_capacity(dots.len());
+    let mut out = vec![None; dots.len()];
+    let free = |rect: PxBox, placed: &[PxBox]| {
+        let grown = (
+            rect.0 - LABEL_GAP_PX,
+            rect.1 - LABEL_GAP_PX,
+            rect.2 + LABEL_GAP_PX,
+            rect.3 + LABEL_GAP_PX,
+        );
+        rect.1 >= bounds.1
+            && rect.3 <= bounds.3
+            && !placed.iter().chain(taken).any(|&r| overlaps(r, grown))
+    };
+    for i in order {
+        let (x, y, w) = dots[i];
+        let sides: Vec<(bool, i32)> = [
+            (true, x + LABEL_OFFSET_PX),
+            (false, x - LABEL_OFFSET_PX - w),
+        ]
+        .into_iter()
+        .filter(|&(_, left)| left >= bounds.0 && left + w <= bounds.2)
+        .collect();
+        let reach = bounds.3 - bounds.1;
+        let found = (0..=reach)
+            .flat_map(|d| [d, -d])
+            .flat_map(|dy| sides.iter().map(move |&(right, left)| (right, left, dy)))
+            .map(|(right, left, dy)| LabelPlace {
+                rect: (
+                    left,
+                    y + dy - LABEL_HALF_PX,
+                    left + w,
+                    y + dy + LABEL_HALF_PX,
+                ),
+                right,
+            })
+            .find(|p| free(p.rect, &placed));
+        if let Some(p) = found {
+            placed.push(p.rect);
+            out[i] = Some(p);
+        }
+    }
+    out
 }
 
 /// Renders the chart as SVG text.
@@ -241,59 +316,71 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
         }
         let (ox, oy) = plot.backend_coord(&(0.0, 0.0));
         layout::marker(&root, Marker::Square, (ox, oy), chart.file)?;
-        // Rings and labels of the front's edits; labels where they do not overlap.
-        let mut placed: Vec<(i32, i32, i32, i32)> = vec![(ox - 6, oy - 6, ox + 6, oy + 6)];
-        for s in &chart.series {
-            for p in s.points.iter().filter(|p| p.on_front) {
-                let (x, y) = plot.backend_coord(&(p.removed, p.saved_pct));
-                root.draw(&Circle::new((x, y), 9, INK.stroke_width(2)))
-                    .map_err(&err)?;
-                placed.push((x - 10, y - 10, x + 10, y + 10));
-            }
-        }
+        // Rings of the front's edits; then a label beside every dot, clear of every other
+        // label, dot and ring, joined to its dot by a rule where it had to move away.
+        let mut taken: Vec<PxBox> = vec![(ox - 6, oy - 6, ox + 6, oy + 6)];
+        let mut dots = Vec::new();
+        let mut labelled = Vec::new();
         for s in &chart.series {
             for p in &s.points {
                 let (x, y) = plot.backend_coord(&(p.removed, p.saved_pct));
-                let w = style::text_width_px(&p.label, SMALL_SIZE);
-                let candidates = [
-                    (x + 12, y - 12, HPos::Left),
-                    (x + 12, y + 12, HPos::Left),
-                    (x - 12, y - 12, HPos::Right),
-                    (x - 12, y + 12, HPos::Right),
-                    (x + 12, y - 28, HPos::Left),
-                    (x + 12, y + 28, HPos::Left),
-                    (x - 12, y - 28, HPos::Right),
-                    (x - 12, y + 28, HPos::Right),
-                ];
-                for (lx, ly, h) in candidates {
-                    let rect = match h {
-                        HPos::Right => (lx - w, ly - 8, lx, ly + 8),
-                        _ => (lx, ly - 8, lx + w, ly + 8),
-                    };
-                    let (right_edge, _) = plot.backend_coord(&(x_hi, y_lo));
-                    let (left_edge, _) = plot.backend_coord(&(x_lo, y_lo));
-                    if rect.2 > right_edge || rect.0 < left_edge {
-                        continue;
-                    }
-                    if placed.iter().any(|&r| overlaps(r, rect)) {
-                        continue;
-                    }
-                    placed.push(rect);
-                    let colour = if p.on_front { INK } else { MUTED };
-                    root.draw(&Rectangle::new(
-                        [(rect.0 - 1, rect.1), (rect.2 + 1, rect.3)],
-                        BACKGROUND.mix(0.8).filled(),
-                    ))
-                    .map_err(&err)?;
-                    root.draw(&Text::new(
-                        p.label.clone(),
-                        (lx, ly),
-                        style::text(SMALL_SIZE, colour, h, VPos::Center),
-                    ))
-                    .map_err(&err)?;
-                    break;
+                if p.on_front {
+                    root.draw(&Circle::new((x, y), 9, INK.stroke_width(2)))
+                        .map_err(&err)?;
+                    taken.push((x - 10, y - 10, x + 10, y + 10));
+                } else {
+                    taken.push((x - 5, y - 5, x + 5, y + 5));
                 }
+                dots.push((x, y, style::text_width_px(&p.label, SMALL_SIZE)));
+                labelled.push(p);
             }
+        }
+        let (left, bottom) = plot.backend_coord(&(x_lo, y_lo));
+        let (right, top) = plot.backend_coord(&(x_hi, y_hi));
+        let places = place_labels(&dots, &taken, (left, top, right, bottom));
+        for ((p, &(x, y, _)), place) in labelled.iter().zip(&dots).zip(&places) {
+            let Some(LabelPlace { rect, right }) = *place else {
+                continue;
+            };
+            let middle = (rect.1 + rect.3) / 2;
+            if (middle - y).abs() > LEADER_PX {
+                let (from, to) = if right {
+                    ((x + 6, y), (rect.0 - 1, middle))
+                } else {
+                    ((x - 6, y), (rect.2 + 1, middle))
+                };
+                root.draw(&PathElement::new(vec![from, to], MUTED.stroke_width(1)))
+                    .map_err(&err)?;
+            }
+            let colour = if p.on_front { INK } else { MUTED };
+            root.draw(&Rectangle::new(
+                [(rect.0 - 1, rect.1), (rect.2 + 1, rect.3)],
+                BACKGROUND.mix(0.8).filled(),
+            ))
+            .map_err(&err)?;
+            let (at, h) = if right {
+                (rect.0, HPos::Left)
+            } else {
+                (rect.2, HPos::Right)
+            };
+            root.draw(&Text::new(
+                p.label.clone(),
+                (at, middle),
+                style::text(SMALL_SIZE, colour, h, VPos::Center),
+            ))
+            .map_err(&err)?;
+        }
+        let left_out = places.iter().filter(|p| p.is_none()).count();
+        if left_out > 0 {
+            root.draw(&Text::new(
+                format!(
+                    "{} left out for room (the CSV has every edit)",
+                    crate::number::plural(left_out, "label", "labels")
+                ),
+                (left + 6, bottom - 6),
+                style::text(SMALL_SIZE, MUTED, HPos::Left, VPos::Bottom),
+            ))
+            .map_err(&err)?;
         }
         root.present().map_err(&err)?;
     }
@@ -354,6 +441,105 @@ mod tests {
         let a = draw(&chart).unwrap();
         assert_eq!(a, draw(&prepare(&input()).unwrap()).unwrap());
         assert!(a.contains("Pareto front"));
+    }
+
+    /// Three curves of six edits each, packed into a corner: the labels have to move.
+    fn crowded() -> TradeoffInput {
+        let series = (0..3)
+            .map(|s| TradeoffSeries {
+                label: format!("keep {}", 2 * s + 1),
+                points: (0..6)
+                    .map(|k| TradeoffPoint {
+                        label: format!("at {}k, keep {}", 40 + 5 * k, 2 * s + 1),
+                        removed: 60_000.0 + 1_500.0 * f64::from(k) + 700.0 * f64::from(s),
+                        saved_pct: 4.0 + 0.3 * f64::from(k) + 0.1 * f64::from(s),
+                        on_front: s == 0 || k == 5,
+                    })
+                    .collect(),
+            })
+            .collect();
+        TradeoffInput {
+            file: "tradeoff-context-editing.svg",
+            name: "history".into(),
+            family: "context editing".into(),
+            sessions: 12,
+            series,
+        }
+    }
+
+    #[test]
+    fn every_label_is_placed_and_none_overlaps_another_or_a_dot() {
+        // Regression: labels tried eight spots around their dot and were dropped, unsaid,
+        // where none was free (5 of these 18); now each moves up or down until it is clear.
+        let dots: Vec<(i32, i32, i32)> = (0..18).map(|k| (300 + 4 * k, 300 - 3 * k, 90)).collect();
+        let taken: Vec<PxBox> = dots
+            .iter()
+            .map(|&(x, y, _)| (x - 10, y - 10, x + 10, y + 10))
+            .collect();
+        let bounds = (100, 100, 700, 560);
+        let places = place_labels(&dots, &taken, bounds);
+        let rects: Vec<PxBox> = places.iter().map(|p| p.expect("placed").rect).collect();
+        for (i, a) in rects.iter().enumerate() {
+            assert!(a.0 >= bounds.0 && a.1 >= bounds.1 && a.2 <= bounds.2 && a.3 <= bounds.3);
+            assert_eq!(a.2 - a.0, 90);
+            for b in &rects[i + 1..] {
+                assert!(!overlaps(*a, *b), "{a:?} and {b:?}");
+            }
+            for t in &taken {
+                assert!(!overlaps(*a, *t), "{a:?} covers {t:?}");
+            }
+        }
+        // A dot with room keeps its label at its own height, right of it.
+        let alone = place_labels(&[(200, 200, 50)], &[], bounds);
+        assert_eq!(
+            alone,
+            vec![Some(LabelPlace {
+                rect: (212, 192, 262, 208),
+                right: true
+            })]
+        );
+        // No room right of the plot's edge: the label goes left.
+        let edge = place_labels(&[(680, 200, 50)], &[], bounds);
+        assert_eq!(edge[0].map(|p| (p.rect.2, p.right)), Some((668, false)));
+    }
+
+    #[test]
+    fn the_drawn_labels_do_not_overlap() {
+        // Read back from the SVG: every edit's label, each box (at the width the chart
+        // reckons with) clear of every other.
+        let input = crowded();
+        let svg = draw(&prepare(&input).unwrap()).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let labels: Vec<String> = input
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.label.clone()))
+            .collect();
+        let boxes: Vec<PxBox> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter(|n| {
+                labels
+                    .iter()
+                    .any(|l| Some(l.as_str()) == n.text().map(str::trim))
+            })
+            .map(|n| {
+                let number = |a: &str| n.attribute(a).and_then(|v| v.parse::<f64>().ok()).unwrap();
+                let (x, y) = (number("x") as i32, number("y") as i32);
+                let w = style::text_width_px(n.text().unwrap().trim(), SMALL_SIZE);
+                match n.attribute("text-anchor") {
+                    Some("end") => (x - w, y - LABEL_HALF_PX, x, y + LABEL_HALF_PX),
+                    _ => (x, y - LABEL_HALF_PX, x + w, y + LABEL_HALF_PX),
+                }
+            })
+            .collect();
+        assert_eq!(boxes.len(), labels.len());
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                assert!(!overlaps(*a, *b), "{a:?} and {b:?}");
+            }
+        }
+        assert!(!svg.contains("left out for room"));
     }
 
     #[test]

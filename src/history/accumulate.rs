@@ -51,6 +51,8 @@ pub struct Accumulator {
     savings: Vec<f64>,
     session_names: SessionNames,
     unchanged: Vec<usize>,
+    /// Sessions some edit changes the cost of but none the reread total.
+    cost_only: usize,
     base_sources: BTreeMap<String, usize>,
     bpt_sources: BTreeMap<String, usize>,
     warnings: BTreeMap<String, usize>,
@@ -74,6 +76,7 @@ impl Accumulator {
             savings: Vec::new(),
             session_names: SessionNames::default(),
             unchanged: Vec::new(),
+            cost_only: 0,
             base_sources: BTreeMap::new(),
             bpt_sources: BTreeMap::new(),
             warnings: BTreeMap::new(),
@@ -104,9 +107,14 @@ impl Accumulator {
         self.calls += s.calls;
         self.baseline_total += s.baseline_total_tokens;
         self.baseline_cost += s.baseline_cost;
+        // First in ranks by reread tokens: a session whose reread total no edit changes
+        // is nobody's win there, even where an edit changes its cost.
+        let reread_tied = s.reread_tied();
         let unchanged = s.unchanged();
         if unchanged {
             self.unchanged.push(index);
+        } else if reread_tied {
+            self.cost_only += 1;
         }
         *self
             .base_sources
@@ -135,7 +143,7 @@ impl Accumulator {
                 sums.dollars = Some(sums.dollars.unwrap_or(0.0) + d);
                 sums.priced += 1;
             }
-            sums.first += usize::from(e.rank == 1 && !unchanged);
+            sums.first += usize::from(e.rank == 1 && !reread_tied);
             sums.clamped += usize::from(e.base_clamped);
             sums.clamped_in_sweep += usize::from(e.base_clamped_points > 0);
             if e.base_clamped || e.base_clamped_points > 0 {
@@ -179,6 +187,7 @@ impl Accumulator {
                     baseline_total: s.baseline_total_tokens,
                     baseline_cost: s.baseline_cost,
                     unchanged,
+                    reread_tied,
                     edits: &edits,
                 },
             );
@@ -245,6 +254,7 @@ impl Accumulator {
             baseline_cost: self.baseline_cost,
             cached_sessions: self.cached,
             sessions_unchanged: self.unchanged.len(),
+            sessions_cost_only: self.cost_only,
             edits,
             ranking,
             across_sessions,

@@ -69,7 +69,8 @@ pub struct EditAggregate {
     /// Per-session percentages saved: min, p10, median, p90, max.
     pub per_session_pct: Distribution,
     /// Sessions where this edit ranks first (a tie for first counts for each tied edit),
-    /// of those some edit changes: where none does, every edit ties at 0 and none wins.
+    /// of those some edit changes the reread total of: where none does, every edit ties at
+    /// 0 and none wins.
     pub sessions_first: usize,
     /// Sessions where it saves something (beyond a tie with zero).
     pub sessions_saving: usize,
@@ -189,9 +190,12 @@ pub struct Aggregate {
     pub baseline_cost: f64,
     /// Sessions with a `[cache]`; the others' cost is flat (their reread total).
     pub cached_sessions: usize,
-    /// Sessions where no edit changes the reread total (every saving ties with 0); they
-    /// are left out of every edit's `sessions_first`.
+    /// Sessions no edit changes: every saving ties with 0, in reread tokens and in cost.
     pub sessions_unchanged: usize,
+    /// Sessions where some edit changes the cost but none the reread total (a cache or
+    /// model edit that only reprices). With `sessions_unchanged`, they are left out of
+    /// every edit's `sessions_first`, which ranks by reread tokens.
+    pub sessions_cost_only: usize,
     /// By edit index.
     pub edits: Vec<EditAggregate>,
     /// Of the aggregate savings.

@@ -34,6 +34,7 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
         name: report.name.clone(),
         sessions: report.baseline.sessions,
         sessions_unchanged: report.unchanged.sessions,
+        sessions_cost_only: report.unchanged.cost_only,
         edits,
         rows,
     }

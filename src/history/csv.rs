@@ -137,10 +137,13 @@ struct SummaryRow<'a> {
     session_pct_median: f64,
     session_pct_p90: f64,
     session_pct_max: f64,
-    /// Of the sessions some edit changes.
+    /// Of the sessions some edit changes the reread total of.
     sessions_first: usize,
-    /// Sessions no edit changes (the same on every row).
+    /// Sessions no edit changes, in reread tokens or cost (the same on every row).
     sessions_unchanged: usize,
+    /// Sessions some edit changes only the cost of (the same on every row): with the
+    /// unchanged ones, what first in leaves out.
+    sessions_cost_only: usize,
     sessions_saving: usize,
     sessions_adding: usize,
     sessions_selected_nothing: usize,
@@ -176,6 +179,7 @@ pub fn write_summary(out: &mut dyn Write, report: &HistoryReport) -> io::Result<
             session_pct_max: d.max,
             sessions_first: e.sessions_first,
             sessions_unchanged: report.unchanged.sessions,
+            sessions_cost_only: report.unchanged.cost_only,
             sessions_saving: e.sessions_saving,
             sessions_adding: e.sessions_adding,
             sessions_selected_nothing: e.sessions_selected_nothing,
@@ -318,6 +322,7 @@ struct GroupRow<'a> {
     group: &'a str,
     sessions: usize,
     sessions_unchanged: usize,
+    sessions_cost_only: usize,
     calls: usize,
     baseline_total_tokens: f64,
     baseline_cost: f64,
@@ -344,6 +349,7 @@ pub fn write_groups(out: &mut dyn Write, groups: &GroupsReport) -> io::Result<()
                 group: &g.group,
                 sessions: g.sessions,
                 sessions_unchanged: g.sessions_unchanged,
+                sessions_cost_only: g.sessions_cost_only,
                 calls: g.calls,
                 baseline_total_tokens: g.baseline_total_tokens,
                 baseline_cost: g.baseline_cost,

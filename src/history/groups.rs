@@ -133,7 +133,8 @@ pub struct GroupEdit {
     /// Σ of the group's cost savings, input-token equivalents.
     pub cost_saved: f64,
     pub cost_saved_pct: f64,
-    /// The group's sessions where this edit ranks first, of those some edit changes.
+    /// The group's sessions where this edit ranks first, of those some edit changes the
+    /// reread total of.
     pub sessions_first: usize,
     /// The group's sessions where it saves something, and where it adds rereads.
     pub sessions_saving: usize,
@@ -148,8 +149,11 @@ pub struct GroupReport {
     /// The user, project or model; `unknown user` where a session has none.
     pub group: String,
     pub sessions: usize,
-    /// Sessions no edit changes.
+    /// Sessions no edit changes (in reread tokens or cost).
     pub sessions_unchanged: usize,
+    /// Sessions some edit changes the cost of but none the reread total: left out of
+    /// first in with the unchanged ones.
+    pub sessions_cost_only: usize,
     pub calls: usize,
     pub baseline_total_tokens: f64,
     pub baseline_cost: f64,
@@ -171,6 +175,7 @@ pub struct GroupsReport {
 struct GroupSums {
     sessions: usize,
     unchanged: usize,
+    cost_only: usize,
     calls: usize,
     baseline_total: f64,
     baseline_cost: f64,
@@ -193,6 +198,8 @@ pub(crate) struct GroupSession<'a> {
     pub baseline_total: f64,
     pub baseline_cost: f64,
     pub unchanged: bool,
+    /// No edit changes the reread total (first in leaves it out).
+    pub reread_tied: bool,
     /// By edit index: saved tokens, cost saved, percent saved, rank.
     pub edits: &'a [(f64, f64, f64, usize)],
 }
@@ -231,13 +238,14 @@ impl Groups {
         };
         g.sessions += 1;
         g.unchanged += usize::from(s.unchanged);
+        g.cost_only += usize::from(s.reread_tied && !s.unchanged);
         g.calls += s.calls;
         g.baseline_total += s.baseline_total;
         g.baseline_cost += s.baseline_cost;
         for (sums, &(saved, cost_saved, pct, rank)) in g.edits.iter_mut().zip(s.edits) {
             sums.saved += saved;
             sums.cost_saved += cost_saved;
-            sums.first += usize::from(rank == 1 && !s.unchanged);
+            sums.first += usize::from(rank == 1 && !s.reread_tied);
             sums.saving += usize::from(saved > 0.0);
             sums.adding += usize::from(saved < 0.0);
             sums.percents.push(pct);
@@ -277,6 +285,7 @@ impl Groups {
                     group,
                     sessions: g.sessions,
                     sessions_unchanged: g.unchanged,
+                    sessions_cost_only: g.cost_only,
                     calls: g.calls,
                     baseline_total_tokens: g.baseline_total,
                     baseline_cost: g.baseline_cost,

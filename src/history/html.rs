@@ -72,10 +72,10 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     groups(out, r)?;
     what_if(out, r)?;
     base_clamps(out, r)?;
-    let counted = if r.unchanged.sessions == 0 {
+    let counted = if r.unchanged.left_out() == 0 {
         "sessions"
     } else {
-        "sessions some edit changes"
+        r.unchanged.counted_words()
     };
     agreement(out, "Across sessions", counted, &r.across_sessions)?;
     assumptions(out, r)?;
@@ -140,8 +140,8 @@ fn what_was_summed(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
 
 fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Result<()> {
     let n = grouped(r.baseline.sessions as f64, 0);
-    // First in counts only the sessions some edit changes.
-    let changed = grouped(r.unchanged.changed() as f64, 0);
+    // First in counts only the sessions some edit changes the reread total of.
+    let changed = grouped(r.unchanged.counted() as f64, 0);
     let count = |x: usize| grouped(x as f64, 0);
     let priced = r.edits.iter().map(|e| e.priced_sessions).max().unwrap_or(0);
     writeln!(
@@ -190,8 +190,8 @@ fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Res
     writeln!(
         out,
         "</tbody></table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit){}; selects nothing in: sessions where a rule of the edit matched no call (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved{}.</p>",
-        if r.unchanged.sessions > 0 {
-            format!(", of the {changed} sessions some edit changes")
+        if r.unchanged.left_out() > 0 {
+            format!(", of the {changed} {}", r.unchanged.counted_words())
         } else {
             String::new()
         },
@@ -259,7 +259,9 @@ fn groups(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         )?;
         for e in &r.edits {
             let pct = percent(x.edits[e.index].saved_pct);
-            if x.edits[e.index].rank == 1 && x.sessions_unchanged < x.sessions {
+            if x.edits[e.index].rank == 1
+                && x.sessions_unchanged + x.sessions_cost_only < x.sessions
+            {
                 write!(out, "<td><b>{pct}</b></td>")?;
             } else {
                 write!(out, "<td>{pct}</td>")?;
@@ -322,7 +324,7 @@ fn agreement(out: &mut dyn Write, title: &str, items: &str, a: &AgreementReport)
     if a.of == 0 {
         return writeln!(
             out,
-            "<p>No {}: no edit changes anything, so there is no order to hold.</p>",
+            "<p>No {}: no edit changes a reread total, so there is no order to hold.</p>",
             escape(items)
         );
     }
@@ -421,10 +423,10 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     writeln!(
         out,
         "<h2>Sessions</h2>\n<p class=\"note\">Percent of each session's own baseline reread total saved by each edit; rank 1 in bold{}{}.</p>\n<div class=\"scroll\"><table>\n<tr><th class=\"name\">session</th><th>calls</th><th>B</th><th class=\"word\">B from</th><th>ρ</th><th class=\"word\">ρ from</th><th>baseline est. tokens</th>",
-        if r.unchanged.sessions > 0 {
-            " (none where no edit changes the session)"
-        } else {
-            ""
+        match (r.unchanged.sessions, r.unchanged.cost_only) {
+            (0, 0) => "",
+            (_, 0) => " (none where no edit changes the session)",
+            _ => " (none where no edit changes the session's reread total)",
         },
         if r.edits.iter().any(|e| e.sessions_base_clamped > 0) {
             "; †: the edit's base change is larger than the session's B, which is 0 there"
@@ -448,8 +450,8 @@ fn sessions(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             escape(super::session::source_kind(&s.sources.bytes_per_token)),
             grouped(s.baseline_total_tokens, 0)
         )?;
-        // Where no edit changes the session, every edit ties at 0: nobody's win.
-        let changed = !s.unchanged();
+        // Where no edit changes the reread total, every edit ties at 0: nobody's win.
+        let changed = !s.reread_tied();
         for e in &s.edits {
             let mark = if e.base_clamped { "†" } else { "" };
             if e.rank == 1 && changed {

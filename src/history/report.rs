@@ -18,32 +18,65 @@ pub const NAMED_PER_FLIP: usize = 5;
 /// and `sessions.csv` name them all).
 pub const NAMED_PER_BASE_NOTE: usize = 10;
 
-/// Sessions where no edit changes the reread total: every edit's saving ties with 0
-/// (docs/model.md §5). They are nobody's win, so the first-in counts leave them out.
+/// Sessions no edit changes: every edit's saving ties with 0, in reread tokens and in cost
+/// (docs/model.md §5), and beside them the sessions where an edit changes only the cost (a
+/// cache edit's other TTL, a model edit's prices). By reread tokens both are nobody's win,
+/// so the first-in counts leave both out.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Unchanged {
     pub sessions: usize,
+    /// Sessions some edit changes the cost of but none the reread total.
+    pub cost_only: usize,
     /// Of how many sessions.
     pub of: usize,
-    /// Their names, in session order.
+    /// The names of the sessions no edit changes, in session order.
     pub names: Vec<String>,
 }
 
 impl Unchanged {
-    /// The sessions that count for first in: those some edit changes.
-    pub fn changed(&self) -> usize {
-        self.of - self.sessions
+    /// The sessions first in leaves out: no edit changes their reread total.
+    pub fn left_out(&self) -> usize {
+        self.sessions + self.cost_only
     }
 
-    /// `no edit changes 40 of 79 sessions (…)`; None when every session is changed.
+    /// The sessions that count for first in: those some edit changes the reread total of.
+    pub fn counted(&self) -> usize {
+        self.of - self.left_out()
+    }
+
+    /// What the counted sessions are, after `the 3`: `sessions some edit changes`, or,
+    /// when an edit changes only the cost of some others, `sessions whose reread total some
+    /// edit changes`.
+    pub fn counted_words(&self) -> &'static str {
+        if self.cost_only == 0 {
+            "sessions some edit changes"
+        } else {
+            "sessions whose reread total some edit changes"
+        }
+    }
+
+    /// `no edit changes 40 of 79 sessions (…)`, with the sessions only the cost of which
+    /// an edit changes; None when some edit changes the reread total of every session.
     pub fn line(&self) -> Option<String> {
-        (self.sessions > 0).then(|| {
-            format!(
-                "no edit changes {} of {} sessions (every edit saves 0 there, a tie; they are left out of first in)",
-                grouped(self.sessions as f64, 0),
-                grouped(self.of as f64, 0)
-            )
-        })
+        let of = grouped(self.of as f64, 0);
+        let (u, c) = (
+            grouped(self.sessions as f64, 0),
+            grouped(self.cost_only as f64, 0),
+        );
+        let left_out = "they are left out of first in";
+        match (self.sessions, self.cost_only) {
+            (0, 0) => None,
+            (_, 0) => Some(format!(
+                "no edit changes {u} of {of} sessions (every edit saves 0 there, a tie; {left_out})"
+            )),
+            (0, _) => Some(format!(
+                "no edit changes the reread total of {c} of {of} sessions, only their cost (every edit saves 0 est. tokens there, a tie; {left_out})"
+            )),
+            (_, _) => Some(format!(
+                "no edit changes {u} of {of} sessions, and {c} more only in cost (every edit saves 0 est. tokens in those {}, a tie; {left_out})",
+                grouped(self.left_out() as f64, 0)
+            )),
+        }
     }
 }
 
@@ -263,6 +296,7 @@ impl HistoryReport {
         };
         let unchanged = Unchanged {
             sessions: aggregate.sessions_unchanged,
+            cost_only: aggregate.sessions_cost_only,
             of: aggregate.sessions,
             names: aggregate
                 .unchanged
@@ -342,21 +376,27 @@ fn answer(
         .collect();
     let who = crate::report::who_saves_most(&tied);
     let d = &best.per_session_pct;
-    let first_in = if unchanged.sessions == 0 {
+    let first_in = if unchanged.left_out() == 0 {
         format!(
             "{} of {}",
             grouped(best.sessions_first as f64, 0),
             grouped(n as f64, 0)
         )
     } else {
-        let changed = match unchanged.changed() {
-            1 => "the 1 session".to_string(),
-            c => format!("the {} sessions", grouped(c as f64, 0)),
+        let counted = unchanged.counted_words();
+        let counted = match unchanged.counted() {
+            1 => format!("the 1 {}", counted.replacen("sessions", "session", 1)),
+            c => format!("the {} {counted}", grouped(c as f64, 0)),
+        };
+        let left_out = if unchanged.cost_only == 0 {
+            "no edit changes"
+        } else {
+            "no edit changes the reread total of"
         };
         format!(
-            "{} of {changed} some edit changes (no edit changes {} of {})",
+            "{} of {counted} ({left_out} {} of {})",
             grouped(best.sessions_first as f64, 0),
-            grouped(unchanged.sessions as f64, 0),
+            grouped(unchanged.left_out() as f64, 0),
             grouped(n as f64, 0)
         )
     };
@@ -372,22 +412,23 @@ fn answer(
     }
     let a = &assumptions.agreement;
     let grid = format!("{} points of the factor sweep ({})", a.of, assumptions.grid);
-    if sessions.holds && a.holds && unchanged.sessions == 0 {
+    if sessions.holds && a.holds && unchanged.left_out() == 0 {
         text.push_str(&format!(
             " The aggregate order holds in every session and at all {grid}: it stands under both kinds of doubt."
         ));
         return text;
     }
-    // Sessions no edit changes are not counted: they keep any order.
-    let of_sessions = if unchanged.sessions == 0 {
+    // Sessions whose reread total no edit changes are not counted: they keep any order.
+    let of_sessions = if unchanged.left_out() == 0 {
         format!("{} sessions", grouped(n as f64, 0))
     } else {
         format!(
-            "the {} sessions some edit changes",
-            grouped(sessions.of as f64, 0)
+            "the {} {}",
+            grouped(sessions.of as f64, 0),
+            unchanged.counted_words()
         )
     };
-    let in_sessions = match (sessions.holds, unchanged.sessions) {
+    let in_sessions = match (sessions.holds, unchanged.left_out()) {
         (true, 0) => "in every session".to_string(),
         (true, _) => format!("in all {of_sessions}"),
         (false, _) => format!(
@@ -489,10 +530,14 @@ pub fn largest_groups(g: &GroupsReport, limit: usize) -> Vec<&GroupReport> {
 
 /// What saves the most in group `g`, as `#2 clear after a pause` (the edit's place in the
 /// whole's order, then its name; tied edits joined by ` = `); `no edit changes it` when
-/// every edit of every session ties at 0.
+/// every edit of every session ties at 0, `no edit changes its reread total` when some
+/// change only the cost.
 pub fn group_winner(r: &HistoryReport, g: &GroupReport) -> String {
     if g.sessions_unchanged == g.sessions {
         return "no edit changes it".into();
+    }
+    if g.sessions_unchanged + g.sessions_cost_only == g.sessions {
+        return "no edit changes its reread total".into();
     }
     g.order
         .iter()
@@ -511,7 +556,8 @@ pub const NAMED_PER_WHAT_IF: usize = 10;
 
 /// For each what-if edit (ranked; docs/model.md §9): what it does over the sessions, in
 /// sentences: the model it is priced as, the sessions a cache edit leaves unchanged by
-/// their trace kind, the calls that use a dropped or deferred part's tools.
+/// their trace kind, the calls that use a dropped or deferred part's tools. An edit with
+/// none of these is left out, and so is the whole section when every edit is.
 pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
     let n = grouped(r.baseline.sessions as f64, 0);
     let names = |list: Vec<String>| {
@@ -581,7 +627,10 @@ pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
             );
             lines.push(format!("{verb} {}: {using}; {then}: {sessions}", p.part));
         }
-        out.push((e.name.clone(), lines));
+        // A cache step on every trace kind has nothing to say beyond its saving.
+        if !lines.is_empty() {
+            out.push((e.name.clone(), lines));
+        }
     }
     out
 }

@@ -94,13 +94,25 @@ impl SessionFigures {
     }
 
     /// Whether no edit changes this session's reread total: every saving ties with zero
-    /// (docs/model.md §5). Such a session is nobody's win, though every edit ranks first.
-    pub fn unchanged(&self) -> bool {
+    /// (docs/model.md §5). By reread tokens such a session is nobody's win, though every
+    /// edit ranks first, so first in leaves it out; an edit may still change its cost.
+    pub fn reread_tied(&self) -> bool {
         !self.edits.is_empty()
             && self
                 .edits
                 .iter()
                 .all(|e| rank::tied(e.saved_tokens, 0.0, self.baseline_total_tokens))
+    }
+
+    /// Whether no edit changes this session at all: its reread total ties
+    /// ([`reread_tied`](Self::reread_tied)) and so does its cost (a cache edit's other TTL
+    /// or a model edit's prices change the cost alone).
+    pub fn unchanged(&self) -> bool {
+        self.reread_tied()
+            && self
+                .edits
+                .iter()
+                .all(|e| rank::tied(e.cost_saved, 0.0, self.baseline_cost))
     }
 }
 

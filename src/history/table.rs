@@ -21,11 +21,11 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
     if let Some(groups) = &r.groups {
         group_table(out, r, groups)?;
     }
-    // Sessions no edit changes keep any order, so they are not counted.
-    let sessions = if r.unchanged.sessions == 0 {
+    // Sessions whose reread total no edit changes keep any order, so they are not counted.
+    let sessions = if r.unchanged.left_out() == 0 {
         "sessions"
     } else {
-        "sessions some edit changes"
+        r.unchanged.counted_words()
     };
     across(out, "Across sessions", ("in", sessions), &r.across_sessions)?;
     let a = &r.across_assumptions;
@@ -146,8 +146,8 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
 
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let n = r.baseline.sessions;
-    // First in counts only the sessions some edit changes.
-    let changed = r.unchanged.changed();
+    // First in counts only the sessions some edit changes the reread total of.
+    let changed = r.unchanged.counted();
     let columns = r
         .edits
         .iter()
@@ -194,10 +194,11 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             }
         )?;
     }
-    let of_changed = if r.unchanged.sessions > 0 {
+    let of_changed = if r.unchanged.left_out() > 0 {
         format!(
-            ",\n   of the {} sessions some edit changes",
-            grouped(changed as f64, 0)
+            ",\n   of the {} {}",
+            grouped(changed as f64, 0),
+            r.unchanged.counted_words()
         )
     } else {
         String::new()
@@ -362,10 +363,11 @@ fn agreement_lines(
     a: &AgreementReport,
 ) -> io::Result<()> {
     if a.of == 0 {
-        // Every item ties at 0 (no edit changes anything there): nothing to hold.
+        // Every item ties at 0 (no edit changes a reread total there; a cost may
+        // change): nothing to hold.
         return writeln!(
             out,
-            "  no {items}: no edit changes anything, so there is no order to hold"
+            "  no {items}: no edit changes a reread total, so there is no order to hold"
         );
     }
     let holds = if a.holds { "holds" } else { "does not hold" };

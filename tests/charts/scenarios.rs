@@ -393,6 +393,7 @@ fn history_charts_keep_where_long_names_differ() {
         name: "history".into(),
         sessions: 3,
         sessions_unchanged: 0,
+        sessions_cost_only: 0,
         edits: names,
         rows,
     };
@@ -591,6 +592,7 @@ fn the_history_charts_mark_one_thing_with_one_glyph_and_say_so() {
         name: "history".into(),
         sessions: 5,
         sessions_unchanged: 0,
+        sessions_cost_only: 0,
         edits: vec!["cap shell output".into(), "clear stale".into()],
         rows: vec![
             EditSpread {
