@@ -334,7 +334,10 @@ impl Editor<'_> {
         if ids.len() < 2 {
             return Err(error(
                 "merge.calls",
-                format!("lists {} call(s); a merge needs at least two", ids.len()),
+                match ids.len() {
+                    0 => "lists no call; a merge needs at least two".to_string(),
+                    n => format!("lists {n} call; a merge needs at least two"),
+                },
             ));
         }
         // Linear in the number of calls merged: a set for repeats, one pass over the run's
@@ -422,13 +425,34 @@ impl Editor<'_> {
 
 /// "unknown call `x`", with the nearest ids so a typo is easy to fix.
 fn unknown_call(calls: &Calls, id: &str) -> String {
-    let mut near: Vec<(f64, String)> = calls
-        .iter()
-        .map(|c| (strsim::jaro_winkler(id, &c.id), c.id.to_string()))
-        .filter(|(score, _)| *score >= 0.75)
-        .collect();
-    near.sort_by(|a, b| b.0.total_cmp(&a.0));
-    match near.first() {
+    // A number written another way (`007`, ` 7`, `+7`): a trace reads all of them as 7,
+    // whose id is `7`.
+    if let Ok(n) = id.trim().trim_start_matches('+').parse::<u64>() {
+        let plain = n.to_string();
+        if plain != id && !calls.positions(&[plain.as_str()]).is_empty() {
+            return format!(
+                "unknown call `{id}`; did you mean `{plain}`? (a call numbered in a trace has its number in plain decimal as its id)"
+            );
+        }
+    }
+    // A label where the id belongs.
+    if let Some(i) = (0..calls.len()).find(|&i| calls.label(i) == id) {
+        return format!(
+            "unknown call `{id}`: that is the label of call `{}`; edits name calls by their id: `{}`",
+            calls.id(i),
+            calls.id(i)
+        );
+    }
+    // The nearest id, the first of equals; without writing every id out.
+    let mut near: Option<(f64, String)> = None;
+    for i in 0..calls.len() {
+        let candidate = calls.id(i);
+        let score = strsim::jaro_winkler(id, &candidate);
+        if score >= 0.75 && near.as_ref().is_none_or(|(best, _)| score > *best) {
+            near = Some((score, candidate.to_string()));
+        }
+    }
+    match near {
         Some((_, best)) => format!("unknown call `{id}`; did you mean `{best}`?"),
         None if calls.len() <= 12 => {
             let all: Vec<String> = calls.iter().map(|c| c.id.to_string()).collect();
@@ -498,6 +522,30 @@ mod tests {
 
     fn ids(v: &[(String, f64)]) -> Vec<&str> {
         v.iter().map(|(id, _)| id.as_str()).collect()
+    }
+
+    /// An unknown id written as another form of a number, or as a call's label, is
+    /// answered with the id meant.
+    #[test]
+    fn unknown_ids_point_at_the_id_meant() {
+        let mut given = vec![call("7", 10.0), call("x", 20.0)];
+        given[1].label = "read a".into();
+        let c = Calls::from(given);
+        let err = |id: &str| {
+            apply(&c, &Action::Drop { call: id.into() })
+                .unwrap_err()
+                .message
+        };
+        assert_eq!(
+            err("007"),
+            "unknown call `007`; did you mean `7`? (a call numbered in a trace has its number in plain decimal as its id)"
+        );
+        assert_eq!(err(" 7"), err("007").replace("`007`", "` 7`"));
+        assert_eq!(
+            err("read a"),
+            "unknown call `read a`: that is the label of call `x`; edits name calls by their id: `x`"
+        );
+        assert_eq!(err("8"), "unknown call `8`; the calls are: 7, x");
     }
 
     #[test]

@@ -502,6 +502,69 @@ mod tests {
         r.iter().map(|s| s.origin).collect()
     }
 
+    /// A run of shared calls, read ahead and folded: the same slots, in the same order, as
+    /// the run of stored slots, whatever the pieces and wherever a stretch crosses the
+    /// read-ahead's bounds; `size_hint` exact at every step.
+    #[test]
+    fn slots_read_ahead_give_the_stored_slots() {
+        let calls: Calls = (0..300u32)
+            .map(|i| crate::scenario::Call {
+                id: i.to_string().into(),
+                label: format!("c{i}").into(),
+                kind: if i % 7 == 0 { "doc" } else { "tool" }.into(),
+                bytes: f64::from(i * 3) + if i % 11 == 0 { 0.5 } else { 0.0 },
+                tokens: f64::from(i % 4),
+                output_tokens: 2.0,
+                pinned: false,
+                segment: 1,
+                gap_s: 0.0,
+                measured: false,
+                detail: None,
+            })
+            .collect();
+        let terms = Terms::default();
+        let shared = Run::baseline_of_shared(&Arc::new(calls.clone()), &terms);
+        let stored = Run::baseline(&calls, &terms);
+        let edit = |mut r: Run| {
+            let moved = r.remove(70).unwrap();
+            r.insert(200, moved);
+            r.set(64, slot(999));
+            r.remove(127);
+            r
+        };
+        for (a, b) in [
+            (shared.clone(), stored.clone()),
+            (edit(shared), edit(stored)),
+        ] {
+            let expected: Vec<Slot> = b.iter().collect();
+            let mut it = a.iter();
+            let mut by_next = Vec::new();
+            while let Some(s) = it.next() {
+                by_next.push(s);
+                assert_eq!(
+                    it.size_hint(),
+                    (a.len() - by_next.len(), Some(a.len() - by_next.len()))
+                );
+            }
+            assert_eq!(by_next, expected);
+            let folded = a.iter().fold(Vec::new(), |mut v, s| {
+                v.push(s);
+                v
+            });
+            assert_eq!(folded, expected);
+            // Part read one at a time, the rest folded.
+            for at in [1, 63, 64, 65, 100, 299] {
+                let mut half = a.iter();
+                let first: Vec<Slot> = half.by_ref().take(at).collect();
+                let mixed = half.fold(first, |mut v, s| {
+                    v.push(s);
+                    v
+                });
+                assert_eq!(mixed, expected, "folded after {at}");
+            }
+        }
+    }
+
     #[test]
     fn map_keeps_unchanged_stretches_and_drops_calls() {
         let r = Run::of((0..10).map(slot).collect());

@@ -999,3 +999,66 @@ fn refused_history_flags_say_error_and_exit_2_writing_nothing() {
     );
     assert!(!root.exists());
 }
+
+/// A TTL given without its write price is legal but almost surely a slip, and says so;
+/// and where no edit saves reread tokens, the cost sentence names its edit (before: "No
+/// edit saves anything: … It also saves the most cost (40.2 %)", "it" naming nothing).
+/// docs/model.md §9's example: B 10,000, ρ 1, three calls of 1,000 bytes, a 10-minute pause.
+#[test]
+fn a_ttl_without_its_write_price_is_warned_and_the_cost_winner_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.toml");
+    fs::write(
+        &path,
+        "name = \"c\"\nbase_tokens = 10000\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n\
+         [[call]]\nlabel = \"a\"\nbytes = 1000\n[[call]]\nlabel = \"b\"\nbytes = 1000\ngap_s = 600\n[[call]]\nlabel = \"c\"\nbytes = 1000\n\
+         [[edit]]\nname = \"1h no write\"\ncache = { ttl_s = 3600 }\n[[edit]]\nname = \"1h\"\ncache = { ttl_s = 3600, write = 2.0 }\n",
+    )
+    .unwrap();
+    let output = simulate().arg(&path).arg("--no-write").output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("Warning: [[edit]] \"1h no write\": cache: ttl_s = 3600 keeps the 5-minute cache's write price (1.25×), though 1-hour cache writes cost 2× the input price at Anthropic"),
+        "{text}"
+    );
+    assert!(!text.contains("Warning: [[edit]] \"1h\":"), "{text}");
+    assert!(
+        text.contains("No edit saves anything: every saving is 0 est. tokens or less. By cost, 1h no write saves the most (40.2 %)."),
+        "{text}"
+    );
+    // The documented figure: 28,600 → 26,100 with the 1-hour write price, 8.7 %.
+    assert!(text.contains("8.7 %"), "{text}");
+}
+
+/// A kind that is almost `web_search` or `tool` is legal and almost surely a slip that
+/// loses the pinning or the default: warned, with the count; the real ones are not.
+#[test]
+fn a_kind_almost_web_search_or_tool_is_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("k.tsv"),
+        "# number\tlabel\tbytes\tkind\n1\tq\t300\twebsearch\n2\tr\t400\tTool\n3\ts\t500\ttool\n4\tt\t10\tweb_search\n5\tu\t20\tWeb-Search\n6\tv\t30\twebsearch\n",
+    )
+    .unwrap();
+    let path = dir.path().join("k.toml");
+    fs::write(
+        &path,
+        "name = \"k\"\nbase_tokens = 1000\nbytes_per_token = 3\ncalls_tsv = \"k.tsv\"\n",
+    )
+    .unwrap();
+    let output = simulate().arg(&path).arg("--no-write").output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let slips: Vec<&str> = text.lines().filter(|l| l.contains("almost `")).collect();
+    assert_eq!(slips.len(), 3, "{text}");
+    assert!(slips[0].contains("kind `websearch` (2 calls): almost `web_search`, which is pinned (never cleared) by default, and these calls are not; write `web_search`"), "{text}");
+    assert!(
+        slips[1].contains("kind `Tool` (1 call): almost `tool`, the default kind"),
+        "{text}"
+    );
+    assert!(
+        slips[2].contains("kind `Web-Search` (1 call): almost `web_search`"),
+        "{text}"
+    );
+}

@@ -562,3 +562,22 @@ fn read_once_is_not_proposed_where_repeats_see_something_new() {
     );
     assert!(!text.contains("read-once: Bash"), "{text}");
 }
+
+/// Where no candidate saves cost, the answer says there is nothing to suggest (before:
+/// "the best of 3 candidate edits … is context editing at 30,000, keep 1: it saves 0.0 %").
+#[test]
+fn nothing_to_suggest_is_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.toml");
+    std::fs::write(
+        &file,
+        "name = \"one\"\nbase_tokens = 30000\nbytes_per_token = 3\n[cache]\npreset = \"claude-sonnet-4-5\"\n[[call]]\nlabel = \"a\"\nbytes = 300\n[[call]]\nlabel = \"b\"\nbytes = 0\n",
+    )
+    .unwrap();
+    let text = suggest(file.to_str().unwrap(), dir.path(), &[]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Over 1 session, none of the 3 candidate edits found in the data saves cost: the best, context editing at 30,000, keep 1, saves nothing (0.0 % of the summed cost, 0.0 % of the summed reread tokens). There is no change to suggest."),
+        "{text}"
+    );
+}

@@ -9,7 +9,7 @@
 //! pretty printer gives.
 
 use crate::ledger::Assumptions;
-use crate::number::grouped;
+use crate::number::{grouped, plural};
 use crate::output::Format;
 use crate::report::Sources;
 use crate::scenario::Call;
@@ -113,7 +113,7 @@ impl<'a> Sink<'a> {
             Format::Table => {
                 let base = grouped(h.at.base_tokens, decimals(h.at.base_tokens));
                 let w = &self.widths;
-                writeln!(b, "{}: {} calls", h.trace, grouped(h.calls as f64, 0))?;
+                writeln!(b, "{}: {}", h.trace, plural(h.calls, "call", "calls"))?;
                 writeln!(b, "  base tokens B  {base:>10}   {}", h.sources.base_tokens)?;
                 writeln!(
                     b,
@@ -249,9 +249,9 @@ impl<'a> Sink<'a> {
         match self.format {
             Format::Table => writeln!(
                 b,
-                "reread total: {} est. tokens over {} calls; average call {} est. tokens",
+                "reread total: {} est. tokens over {}; average call {} est. tokens",
                 grouped(h.total_tokens, 0),
-                grouped(h.calls as f64, 0),
+                plural(h.calls, "call", "calls"),
                 grouped(h.average_call_tokens, 0)
             )?,
             Format::Json => b.extend_from_slice(b"\n  ]\n}\n"),

@@ -433,7 +433,8 @@ fn answer(
                 percent(-c.cost_saved_pct)
             )),
             Some(c) if c.cost_saved_pct == 0.0 => text.push_str(" No edit saves any cost."),
-            Some(c) if c.rank == 1 && best.cost_rank == 1 => {
+            // "It" is the edit just named as saving the most reread tokens, if one was.
+            Some(c) if c.rank == 1 && best.cost_rank == 1 && best.saved_tokens != 0.0 => {
                 text.push_str(&format!(
                     " It also saves the most cost ({}).",
                     percent(best.cost_saved_pct)

@@ -319,6 +319,21 @@ fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
         return format!("{over}: no candidate edit.");
     };
     let d = &best.per_session_cost_pct;
+    // The best saves no cost: nothing to suggest, never "the best … saves 0.0 %".
+    if best.cost_saved <= 0.0 {
+        return format!(
+            "{over}, none of the {} found in the data saves cost: the best, {}, {} ({} of the summed cost, {} of the summed reread tokens). There is no change to suggest.",
+            plural(ranked.len(), "candidate edit", "candidate edits"),
+            best.name,
+            if best.cost_saved == 0.0 {
+                "saves nothing"
+            } else {
+                "costs more"
+            },
+            percent(best.cost_saved_pct),
+            percent(best.saved_pct)
+        );
+    }
     let mut text = format!(
         "{over}, the best of {} found in the data is {}: it saves {} of the summed cost ({} input-token equivalents) and {} of the summed reread tokens, removing {} est. tokens of context.",
         plural(ranked.len(), "candidate edit", "candidate edits"),

@@ -67,6 +67,30 @@ pub(super) fn cache(
         return Ok(());
     };
     let mut next = current.clone();
+    if let Some(ttl) = change.ttl_s
+        && change.write.is_none()
+        && change.preset.is_none()
+        && (ttl >= ONE_HOUR_S) != (current.ttl_s >= ONE_HOUR_S)
+        && current.write > 1.0
+    {
+        // Legal, but almost surely a slip: the write price goes with the TTL (Anthropic's
+        // prompt caching page, 2026-12: 5-minute writes 1.25× the input price, 1-hour 2×).
+        let (from, to) = match ttl >= ONE_HOUR_S {
+            true => (
+                "5-minute",
+                "1-hour cache writes cost 2× the input price at Anthropic",
+            ),
+            false => (
+                "1-hour",
+                "5-minute cache writes cost 1.25× the input price at Anthropic",
+            ),
+        };
+        notes.push(format!(
+            "cache: ttl_s = {ttl} keeps the {from} cache's write price ({}×), though {to}: give `write` with the TTL (`cache = {{ ttl_s = {ttl}, write = … }}`), or a preset such as `claude-sonnet-4-5{}`",
+            current.write,
+            if ttl >= ONE_HOUR_S { "-1h" } else { "" }
+        ));
+    }
     next.read = change.read.unwrap_or(next.read);
     next.write = change.write.unwrap_or(next.write);
     next.ttl_s = change.ttl_s.unwrap_or(next.ttl_s);

@@ -107,3 +107,114 @@ fn id_derefs_and_compares_as_its_text() {
     assert_eq!(format!("[{:>4}]", Id::number(7)), "[   7]");
     assert_eq!(format!("{:?}", Id::text("a")), "\"a\"");
 }
+
+mod any_calls {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Sizes as traces and logs give them, and the values a column must not mangle.
+    fn size() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            Just(0.0),
+            Just(-0.0),
+            Just(4_294_967_295.0),
+            Just(4_294_967_296.0),
+            Just(1e15),
+            (0u32..5).prop_map(f64::from),
+            (0u64..(1 << 40)).prop_map(|n| n as f64),
+            (0.0f64..1e6),
+        ]
+    }
+
+    fn id() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0u64..40).prop_map(|n| n.to_string()),
+            Just(u64::MAX.to_string()),
+            Just("07".to_string()),
+            "[a-z0-9]{1,6}",
+        ]
+    }
+
+    fn call() -> impl Strategy<Value = Call> {
+        (
+            (
+                id(),
+                "[a-z ]{0,8}",
+                prop_oneof![Just("tool"), Just("web_search"), Just("doc")],
+            ),
+            (size(), size(), size(), size()),
+            (
+                any::<bool>(),
+                any::<bool>(),
+                prop_oneof![Just(1u64), 0u64..5, Just(u64::MAX)],
+            ),
+            proptest::option::of("[A-Z][a-z]{0,5}"),
+        )
+            .prop_map(
+                |(
+                    (id, label, kind),
+                    (bytes, tokens, output_tokens, gap_s),
+                    (pinned, measured, segment),
+                    tool,
+                )| Call {
+                    id: id.as_str().into(),
+                    label: label.as_str().into(),
+                    kind: kind.into(),
+                    bytes,
+                    tokens,
+                    output_tokens,
+                    pinned,
+                    segment,
+                    gap_s,
+                    measured,
+                    detail: tool.map(|t| {
+                        Box::new(CallDetail {
+                            tool: Some(t.as_str().into()),
+                            ..CallDetail::default()
+                        })
+                    }),
+                },
+            )
+    }
+
+    proptest! {
+        /// Whatever the calls, every field comes back as pushed (sizes bit for bit), and
+        /// the positions of ids are where the calls are.
+        #[test]
+        fn every_call_comes_back_bit_for_bit(given in proptest::collection::vec(call(), 0..40)) {
+            let calls = Calls::from(given.clone());
+            prop_assert_eq!(calls.len(), given.len());
+            for (i, (got, want)) in calls.iter().zip(&given).enumerate() {
+                prop_assert_eq!(&*got.id, want.id.as_str());
+                prop_assert_eq!(got.label, want.label.as_str());
+                prop_assert_eq!(got.kind, &*want.kind);
+                for (a, b) in [(got.bytes, want.bytes), (got.tokens, want.tokens), (got.output_tokens, want.output_tokens), (got.gap_s, want.gap_s)] {
+                    prop_assert_eq!(a.to_bits(), b.to_bits(), "call {}", i);
+                }
+                prop_assert_eq!((got.pinned, got.measured, got.segment), (want.pinned, want.measured, want.segment));
+                prop_assert_eq!(got.detail, want.detail.as_deref());
+                let sizes = calls.sizes(i, &Terms::default());
+                prop_assert_eq!(sizes.bytes.to_bits(), want.bytes.to_bits());
+            }
+            // The read-ahead loop gives what one call at a time gives, whatever the layout.
+            let terms = Terms::default();
+            let folded = calls.fold_sizes(0, calls.len(), &terms, Vec::new(), |mut v, i, s| {
+                v.push((i, s));
+                v
+            });
+            for (i, s) in folded {
+                let one = calls.sizes(i, &terms);
+                prop_assert_eq!(
+                    (s.bytes.to_bits(), s.result_tokens.to_bits(), s.output_tokens.to_bits(), s.own.0.to_bits(), s.own.1.to_bits()),
+                    (one.bytes.to_bits(), one.result_tokens.to_bits(), one.output_tokens.to_bits(), one.own.0.to_bits(), one.own.1.to_bits())
+                );
+            }
+            let ids: Vec<&str> = given.iter().map(|c| c.id.as_str()).collect();
+            let found = calls.positions(&ids);
+            for (id, &at) in &found {
+                prop_assert_eq!(given[at as usize].id.as_str(), *id);
+            }
+            prop_assert_eq!(found.len(), ids.iter().collect::<std::collections::HashSet<_>>().len());
+        }
+    }
+}

@@ -286,3 +286,42 @@ pub(super) fn finish_calls(
     }
     Ok(calls)
 }
+
+/// Kinds the model gives a meaning to: `web_search` is pinned (never cleared) by default,
+/// `tool` is the default kind.
+const MEANT_KINDS: [(&str, &str); 2] = [
+    (
+        "web_search",
+        "which is pinned (never cleared) by default, and these calls are not",
+    ),
+    (
+        "tool",
+        "the default kind, and these calls are a kind of their own (their own row where the total goes, not matched by `tool` in `exclude_kinds`)",
+    ),
+];
+
+/// Warns of a kind that is almost one with a meaning (`websearch`, `Web-Search`, `Tool`):
+/// legal, and almost surely a slip that silently loses the meaning.
+pub(super) fn kind_slips(ck: &Checker, calls: &Calls) {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    for kind in calls.kinds() {
+        for (meant, why) in MEANT_KINDS {
+            if kind != meant && squash(kind) == squash(meant) {
+                let n = (0..calls.len()).filter(|&i| calls.kind(i) == kind).count();
+                ck.warn_file(
+                    &format!(
+                        "kind `{}` ({n} {})",
+                        super::shown(kind),
+                        if n == 1 { "call" } else { "calls" }
+                    ),
+                    format!("almost `{meant}`, {why}; write `{meant}` if that is what they are"),
+                );
+            }
+        }
+    }
+}

@@ -79,6 +79,12 @@ impl<'a> Checker<'a> {
         self.warnings.borrow_mut().push(w);
     }
 
+    /// Records a warning about the file as a whole (or a trace it names), at no place in it.
+    fn warn_file(&self, place: &str, message: impl Into<String>) {
+        let w = self.err(None, place, message).to_string();
+        self.warnings.borrow_mut().push(w);
+    }
+
     /// The warnings recorded since there were `from`.
     fn warnings_since(&self, from: usize) -> Vec<String> {
         self.warnings
@@ -295,6 +301,7 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         .transpose()?
         .unwrap_or_default();
     terms::check_units(&ck, &terms, &calls)?;
+    calls::kind_slips(&ck, &calls);
     let cache = raw
         .cache
         .as_ref()
