@@ -82,6 +82,9 @@ pub struct TsvReader<R> {
     file: String,
     columns: Columns,
     header_line: Option<usize>,
+    /// A `#` line before the first call that names columns but is not a header (spaces
+    /// for tabs, capitals, another order): named when a line then fails.
+    near_header: Option<usize>,
     seen_call: bool,
     /// The call whose lines are being read, if any.
     pending: Option<Group>,
@@ -112,6 +115,7 @@ impl<R: Read> TsvReader<R> {
             file,
             columns: Columns::default(),
             header_line: None,
+            near_header: None,
             seen_call: false,
             pending: None,
             tool: Arc::clone(&BLANK_KIND),
@@ -206,13 +210,20 @@ impl<R: Read> TsvReader<R> {
                     self.columns = Columns::parse(columns, offset)
                         .map_err(|(at, message)| error(char_column(text, at), message))?;
                     self.header_line = Some(number);
+                } else if !self.seen_call && self.header_line.is_none() && names_columns(comment) {
+                    self.near_header.get_or_insert(number);
                 }
                 continue;
             }
             let row = match line::parse(text, &self.columns) {
                 Ok(row) => row,
                 Err(_) if text.trim().is_empty() => continue,
-                Err((at, message)) => {
+                Err((at, mut message)) => {
+                    if let Some(near) = self.near_header {
+                        message.push_str(&format!(
+                            " (line {near} names columns but is not read as a header: write it as `# number<TAB>label<TAB>bytes…`, the names in lowercase, separated by tabs, `number` first)"
+                        ));
+                    }
                     let at = Some((number, char_column(text, at)));
                     return Err(Located::new(&self.file, message).at(at).into());
                 }
@@ -267,6 +278,18 @@ fn header(comment: &str) -> Option<&str> {
         .trim_start_matches(' ')
         .starts_with('\t')
         .then_some(names)
+}
+
+/// Whether a `#` comment names columns the way a header would (`number` and `label` or
+/// `bytes`, in any case, separated any way).
+fn names_columns(comment: &str) -> bool {
+    let words: Vec<String> = comment
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has = |name: &str| words.iter().any(|w| w == name);
+    has("number") && (has("label") || has("bytes"))
 }
 
 /// The 1-based character column of byte offset `at` in `line`.

@@ -284,3 +284,27 @@ fn a_trace_streams_when_in_order_and_is_held_sorted_when_not() {
             .contains("no calls")
     );
 }
+
+/// A `#` line that names columns but is not a header (capitals, spaces for tabs, another
+/// order) is named when a later line fails; a plain comment is not.
+#[test]
+fn a_header_not_read_as_one_is_named_when_a_line_fails() {
+    for header in [
+        "# Number\tLabel\tBytes\tTokens",
+        "# number label bytes tokens",
+    ] {
+        let e = error(&format!("{header}\n1\ta\t10\t5\n"));
+        assert_eq!(e.line_column, Some((2, 8)), "{header}");
+        assert!(
+            e.message.ends_with("found 4 (line 1 names columns but is not read as a header: write it as `# number<TAB>label<TAB>bytes…`, the names in lowercase, separated by tabs, `number` first)"),
+            "{header}: {}",
+            e.message
+        );
+    }
+    let plain = error("# a trace of 2 calls\n1\ta\t10\t5\n");
+    assert!(
+        !plain.message.contains("names columns"),
+        "{}",
+        plain.message
+    );
+}
