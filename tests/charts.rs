@@ -750,7 +750,7 @@ fn context_has_one_series_per_run() {
         assert_eq!(pieces(text, &colour).len(), expected, "{name}");
     }
     assert!(text.contains("est. tokens (bytes ÷ 3.3)"));
-    assert!(text.contains("call number in the baseline"));
+    assert!(text.contains("position of the call in the baseline"));
     assert!(has_text(text, "merged call") && has_text(text, "clearing"));
 }
 

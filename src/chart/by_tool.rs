@@ -100,9 +100,34 @@ pub fn prepare(
             style::ratio(bytes_per_token)
         ),
         bars,
-        // Room right of the longest bar for its label, and no further.
-        x_max: (top * 1.45).max(1.0),
+        // The axis ends on a round figure at or just past the longest bar; the labels get
+        // room of their own right of it (`draw`).
+        x_max: super::plane::nice_step(top / 8.0)
+            .map_or(top, |step| (top / step).ceil() * step)
+            .max(1.0),
     })
+}
+
+/// Pixels right of the plot so that every bar's label, which starts 6 px past its bar,
+/// ends inside the picture, for a plot and that room sharing `across` px: the least `r`
+/// with `p·(across − r) + 6 + w ≤ across` for each bar at `p` of the axis with a label
+/// `w` px wide.
+fn label_room_px(chart: &ByToolChart, across: i32) -> i32 {
+    let across = f64::from(across.max(1));
+    chart
+        .bars
+        .iter()
+        .map(|(_, pct, label)| {
+            let p = (pct / chart.x_max).clamp(0.0, 1.0);
+            let c = 6.0 + f64::from(style::text_width_px(label, SMALL_SIZE));
+            match p > 0.0 {
+                true => (c - (1.0 - p) * across) / p,
+                false => c - across,
+            }
+        })
+        .fold(0.0, f64::max)
+        .min(across / 2.0)
+        .ceil() as i32
 }
 
 fn finite(x: f64) -> f64 {
@@ -129,8 +154,10 @@ pub fn draw(chart: &ByToolChart) -> Result<String, ChartError> {
         layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
         let area = root.margin(band + 8, MARGIN_PX, MARGIN_PX, MARGIN_PX + 8);
         let rows = n as f64;
+        let right = label_room_px(chart, area.dim_in_pixel().0 as i32 - 16 - names_px);
         let mut plot = ChartBuilder::on(&area)
             .margin(8)
+            .margin_right(8 + right)
             .x_label_area_size(BELOW_BARS_PX - 8)
             .y_label_area_size(names_px)
             .build_cartesian_2d(0.0..chart.x_max, 0.0..rows)
@@ -185,6 +212,51 @@ mod tests {
             reread_tokens: pct * 1000.0,
             calls: 3,
         }
+    }
+
+    /// The axis ends on a round figure at the longest bar, and every bar's label ends
+    /// inside the picture (before: the axis ran to 145 % of the longest bar and a long
+    /// label past the picture's edge).
+    #[test]
+    fn the_axis_ends_at_the_data_and_every_label_fits() {
+        for shares in [
+            vec![
+                share("kind: tool", 99.99),
+                share("base (system prompt, tools)", 0.01),
+            ],
+            vec![share("a", 47.2), share("b", 32.3), share("c", 20.5)],
+        ] {
+            let mut chart = prepare("s", 3.3, &shares).unwrap();
+            for bar in &mut chart.bars {
+                bar.2 = format!("{:.1}% · 659T est. tokens · 1,000,000 calls", bar.1);
+            }
+            let top = shares.iter().map(|s| s.share_pct).fold(0.0, f64::max);
+            assert!(
+                chart.x_max >= top && chart.x_max <= top * 1.25,
+                "{}",
+                chart.x_max
+            );
+            let svg = draw(&chart).unwrap();
+            for (_, _, label) in &chart.bars {
+                let at = svg.find(label.as_str()).unwrap();
+                let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+                let x: i32 = tag
+                    .split("x=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                let end = x + style::text_width_px(label, SMALL_SIZE);
+                assert!(end <= WIDTH_PX as i32, "{label} ends at {end}");
+            }
+        }
+        assert_eq!(
+            prepare("s", 3.3, &[share("a", 100.0)]).unwrap().x_max,
+            100.0
+        );
     }
 
     #[test]

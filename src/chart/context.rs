@@ -320,9 +320,9 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
             .x_label_formatter(&whole_calls)
             .y_label_formatter(&tokens)
             .x_desc(if moved {
-                "call number in the baseline (1 = first call)"
+                "position of the call in the baseline (1 = first call)"
             } else {
-                "call number (1 = first call)"
+                "position of the call (1 = first call)"
             })
             .y_desc(chart.y_desc.clone())
             .draw()

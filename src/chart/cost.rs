@@ -417,7 +417,7 @@ pub fn draw(chart: &CostChart) -> Result<String, ChartError> {
         )?;
         layout::draw_label(
             &root,
-            "call number (1 = first call)",
+            "position of the call (1 = first call)",
             ((left + right) / 2, plot_top + panels_px + 18),
             FILE,
         )?;
