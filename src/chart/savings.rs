@@ -17,7 +17,7 @@ use super::same;
 use super::scale::{self, Place};
 use super::style::{
     self, BACKGROUND, DOT_PX, INK, LEGEND_WIDTH_PX, LINE_PX, MARGIN_PX, MUTED, SMALL_SIZE,
-    SUBTITLE_SIZE, WIDTH_PX,
+    SUBTITLE_SIZE, TICK_SIZE, WIDTH_PX,
 };
 use super::{ChartError, ChartInput, SavingsGrid, drawing};
 
@@ -636,6 +636,17 @@ fn draw_panel(
     let (x_lo, x_hi) = chart.x_range;
     let (y_lo, y_hi) = chart.y_range;
     let compact = chart.columns > 1;
+    let y_step = (y_hi - y_lo) / 4.0;
+    let y_decimals = style::decimals_for_step(y_step);
+    let x_format = |x: &f64| style::short(*x);
+    let y_format = |y: &f64| format!("{}%", style::fixed(*y, y_decimals));
+    // Room for the widest tick label (`0.00020%` at tiny savings), so the axis title left
+    // of the panels never runs into them.
+    let widest_tick = [y_lo, y_hi, (y_lo + y_hi) / 2.0]
+        .iter()
+        .map(|y| style::text_width_px(&y_format(y), TICK_SIZE))
+        .max()
+        .unwrap_or(0);
     let mut builder = ChartBuilder::on(area);
     builder
         .caption(
@@ -644,14 +655,10 @@ fn draw_panel(
         )
         .margin(6)
         .x_label_area_size(24)
-        .y_label_area_size(if compact { 44 } else { 52 });
+        .y_label_area_size((if compact { 44 } else { 52 }).max(widest_tick + 10));
     let mut plot = builder
         .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
         .map_err(&err)?;
-    let y_step = (y_hi - y_lo) / 4.0;
-    let y_decimals = style::decimals_for_step(y_step);
-    let x_format = |x: &f64| style::short(*x);
-    let y_format = |y: &f64| format!("{}%", style::fixed(*y, y_decimals));
     style::house_mesh(&mut plot.configure_mesh())
         .x_labels(if compact { 3 } else { 7 })
         .y_labels(if compact { 4 } else { 5 })
@@ -894,6 +901,57 @@ mod tests {
         let chart = prepare(&input, &grid).unwrap();
         assert!(chart.x_range.0 < 30_000.0 && chart.x_range.1 > 30_000.0);
         assert!(draw(&chart).is_ok());
+    }
+
+    /// At tiny savings the tick labels are wide (`0.000200%`): the panels leave them room,
+    /// so none starts left of the panels' edge, where the axis title stands (before: the
+    /// title ran over them).
+    #[test]
+    fn wide_tick_labels_keep_clear_of_the_axis_title() {
+        let (input, mut grid) = input();
+        grid.percent = vec![vec![vec![0.0001, 0.0002]; 3]; 2];
+        grid.break_evens.clear();
+        let chart = prepare(&input, &grid).unwrap();
+        let svg = draw(&chart).unwrap();
+        let left = MARGIN_PX + 24;
+        let mut ticks = 0;
+        for piece in svg.split("<text").skip(1) {
+            let Some(text) = piece
+                .split('>')
+                .nth(1)
+                .map(|t| t.split('<').next().unwrap_or("").trim())
+            else {
+                continue;
+            };
+            if !(text.ends_with('%') && text.starts_with("0.000")) {
+                continue;
+            }
+            ticks += 1;
+            let x: i32 = piece
+                .split("x=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let anchor = piece
+                .split("text-anchor=\"")
+                .nth(1)
+                .map_or("start", |a| a.split('"').next().unwrap());
+            let width = style::text_width_px(text, TICK_SIZE);
+            let start = match anchor {
+                "end" => x - width,
+                "middle" => x - width / 2,
+                _ => x,
+            };
+            assert!(
+                start >= left,
+                "{text} starts at {start}, the panels at {left}"
+            );
+        }
+        assert!(ticks >= 4, "{svg}");
     }
 
     #[test]
