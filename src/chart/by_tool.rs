@@ -237,19 +237,10 @@ mod tests {
                 chart.x_max
             );
             let svg = draw(&chart).unwrap();
+            let texts = super::super::svg_text::texts(&svg);
             for (_, _, label) in &chart.bars {
-                let at = svg.find(label.as_str()).unwrap();
-                let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
-                let x: i32 = tag
-                    .split("x=\"")
-                    .nth(1)
-                    .unwrap()
-                    .split('"')
-                    .next()
-                    .unwrap()
-                    .parse()
-                    .unwrap();
-                let end = x + style::text_width_px(label, SMALL_SIZE);
+                let text = texts.iter().find(|t| t.text == *label).unwrap();
+                let (_, end) = text.span(style::text_width_px(label, SMALL_SIZE));
                 assert!(end <= WIDTH_PX as i32, "{label} ends at {end}");
             }
         }

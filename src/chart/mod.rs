@@ -284,6 +284,8 @@ pub mod reduce;
 mod same;
 pub mod scale;
 pub mod style;
+#[cfg(test)]
+mod svg_text;
 
 pub mod aggregate;
 pub mod by_tool;

@@ -914,44 +914,19 @@ mod tests {
         let chart = prepare(&input, &grid).unwrap();
         let svg = draw(&chart).unwrap();
         let left = MARGIN_PX + 24;
-        let mut ticks = 0;
-        for piece in svg.split("<text").skip(1) {
-            let Some(text) = piece
-                .split('>')
-                .nth(1)
-                .map(|t| t.split('<').next().unwrap_or("").trim())
-            else {
-                continue;
-            };
-            if !(text.ends_with('%') && text.starts_with("0.000")) {
-                continue;
-            }
-            ticks += 1;
-            let x: i32 = piece
-                .split("x=\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-            let anchor = piece
-                .split("text-anchor=\"")
-                .nth(1)
-                .map_or("start", |a| a.split('"').next().unwrap());
-            let width = style::text_width_px(text, TICK_SIZE);
-            let start = match anchor {
-                "end" => x - width,
-                "middle" => x - width / 2,
-                _ => x,
-            };
+        let ticks: Vec<_> = super::super::svg_text::texts(&svg)
+            .into_iter()
+            .filter(|t| t.text.ends_with('%') && t.text.starts_with("0.000"))
+            .collect();
+        for t in &ticks {
+            let (start, _) = t.span(style::text_width_px(&t.text, TICK_SIZE));
             assert!(
                 start >= left,
-                "{text} starts at {start}, the panels at {left}"
+                "{} starts at {start}, the panels at {left}",
+                t.text
             );
         }
-        assert!(ticks >= 4, "{svg}");
+        assert!(ticks.len() >= 4, "{svg}");
     }
 
     #[test]
