@@ -38,15 +38,7 @@ pub struct Slot {
 impl Slot {
     /// Call `c` at position `origin` of the baseline.
     pub fn of(origin: u32, c: CallRef<'_>, terms: &Terms) -> Slot {
-        Slot::sized(
-            origin,
-            Sizes {
-                bytes: c.bytes,
-                result_tokens: c.result_tokens(terms),
-                output_tokens: c.output_tokens,
-                own: c.own_content(terms),
-            },
-        )
+        Slot::sized(origin, c.sizes(terms))
     }
 
     /// The call at position `origin` of the baseline whose sizes are `sizes`.
@@ -392,7 +384,6 @@ impl Run {
     }
 }
 
-/// Iterator over one piece, without boxing.
 /// Baseline calls read ahead at a time by [`Slots`]: enough that a trace's columns are
 /// read by one loop each time, few enough to stay in the first-level cache.
 const READ_AHEAD: u32 = 64;
@@ -453,17 +444,18 @@ impl Iterator for Slots<'_> {
 
     #[inline]
     fn fold<B, F: FnMut(B, Slot) -> B>(self, init: B, mut f: F) -> B {
-        let mut acc = self.ready[self.pos.min(self.ready.len())..]
+        // What is read ahead, the rest of the current stretch, then the pieces not started
+        // (`pos` ≤ the calls read ahead, `from` ≤ `end`, `piece` ≤ the pieces: `next`
+        // keeps them so).
+        let mut acc = self.ready[self.pos..]
             .iter()
             .fold(init, |acc, &s| f(acc, s));
         let base = &self.run.baseline;
-        acc = base
-            .range(self.from as usize, self.end.max(self.from) as usize)
-            .fold(acc, &mut f);
-        for p in &self.run.pieces[self.piece.min(self.run.pieces.len())..] {
+        acc = base.fold(self.from as usize, self.end as usize, acc, &mut f);
+        for p in &self.run.pieces[self.piece..] {
             acc = match *p {
                 Piece::Baseline { start, end } => {
-                    base.range(start as usize, end as usize).fold(acc, &mut f)
+                    base.fold(start as usize, end as usize, acc, &mut f)
                 }
                 Piece::Changed(s) => f(acc, s),
             };

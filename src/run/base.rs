@@ -2,7 +2,7 @@
 //! through its terms each time.
 //!
 //! A study's baseline derives its slots from the calls it already holds instead of storing
-//! them: a slot is a few additions away from its call (`Slot::of`), and storing 10 million
+//! them: a slot is a few additions away from its call (`Calls::sizes`), and storing 10 million
 //! of them cost 48 bytes a call (480 MB) beside the calls themselves. Every read gives the
 //! same slot, bit for bit, as storing it would have.
 
@@ -48,23 +48,27 @@ impl Base {
     pub(super) fn read_into(&self, start: usize, end: usize, out: &mut Vec<Slot>) {
         match self {
             Base::Slots(s) => out.extend_from_slice(&s[start..end]),
-            Base::Calls { calls, terms } => calls.fold_sizes(start, end, terms, (), |(), i, s| {
-                out.push(Slot::sized(i as u32, s))
-            }),
+            Base::Calls { .. } => self.fold(start, end, (), |(), s| out.push(s)),
         }
     }
 
-    /// Baseline calls `start..end`, in order.
+    /// Folds `f` over baseline calls `start..end`, in order: one loop over the stretch
+    /// (over the calls' columns, [`Calls::fold_sizes`]), not a match per call.
     #[inline]
-    pub(super) fn range(&self, start: usize, end: usize) -> Stretch<'_> {
+    pub(super) fn fold<B>(
+        &self,
+        start: usize,
+        end: usize,
+        init: B,
+        mut f: impl FnMut(B, Slot) -> B,
+    ) -> B {
         match self {
-            Base::Slots(s) => Stretch::Slots(s[start..end].iter()),
-            Base::Calls { calls, terms } => Stretch::Calls {
-                calls,
-                next: start as u32,
-                end: end as u32,
-                terms,
-            },
+            Base::Slots(s) => s[start..end].iter().fold(init, |acc, &s| f(acc, s)),
+            Base::Calls { calls, terms } => {
+                calls.fold_sizes(start, end, terms, init, |acc, i, s| {
+                    f(acc, Slot::sized(i as u32, s))
+                })
+            }
         }
     }
 }
@@ -82,67 +86,6 @@ impl PartialEq for Base {
             _ => {
                 self.len() == other.len() && (0..self.len()).all(|i| self.slot(i) == other.slot(i))
             }
-        }
-    }
-}
-
-/// Iterator over a stretch of baseline calls, without boxing.
-pub(super) enum Stretch<'a> {
-    Slots(std::slice::Iter<'a, Slot>),
-    Calls {
-        calls: &'a Calls,
-        /// Position of the next call in the baseline, and past the last.
-        next: u32,
-        end: u32,
-        terms: &'a Terms,
-    },
-}
-
-impl Iterator for Stretch<'_> {
-    type Item = Slot;
-
-    #[inline]
-    fn next(&mut self) -> Option<Slot> {
-        match self {
-            Stretch::Slots(it) => it.next().copied(),
-            Stretch::Calls {
-                calls,
-                next,
-                end,
-                terms,
-            } => {
-                if next >= end {
-                    return None;
-                }
-                let slot = Slot::sized(*next, calls.sizes(*next as usize, terms));
-                *next += 1;
-                Some(slot)
-            }
-        }
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = match self {
-            Stretch::Slots(it) => it.len(),
-            Stretch::Calls { next, end, .. } => end.saturating_sub(*next) as usize,
-        };
-        (n, Some(n))
-    }
-
-    /// One loop over the stretch (what `for_each` and `sum` use), without `next`'s match
-    /// per call.
-    #[inline]
-    fn fold<B, F: FnMut(B, Slot) -> B>(self, init: B, mut f: F) -> B {
-        match self {
-            Stretch::Slots(it) => it.copied().fold(init, f),
-            Stretch::Calls {
-                calls,
-                next,
-                end,
-                terms,
-            } => calls.fold_sizes(next as usize, end as usize, terms, init, |acc, i, s| {
-                f(acc, Slot::sized(i as u32, s))
-            }),
         }
     }
 }

@@ -61,23 +61,6 @@ pub struct Call {
     pub detail: Option<Box<CallDetail>>,
 }
 
-impl Call {
-    /// The tool the call ran (`Bash`, `Read`), if known.
-    pub fn tool(&self) -> Option<&str> {
-        self.as_ref().tool()
-    }
-
-    /// A hash of the tool name and its input, if known: equal hashes are re-reads.
-    pub fn input_hash(&self) -> Option<&str> {
-        self.as_ref().input_hash()
-    }
-
-    /// The provider's measured usage of the request, if the scenario came from a log.
-    pub fn usage(&self) -> Option<&MeasuredUsage> {
-        self.as_ref().usage()
-    }
-}
-
 /// What a log tells about a call beyond the ledger's sizes.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallDetail {
@@ -151,18 +134,6 @@ impl Terms {
         self.tokens_per_loaded_tool
             .as_ref()
             .map_or(0.0, |t| t.tokens)
-    }
-}
-
-impl Call {
-    /// Tokens of the call's result that join the context ([`CallRef::result_tokens`]).
-    pub fn result_tokens(&self, terms: &Terms) -> f64 {
-        self.as_ref().result_tokens(terms)
-    }
-
-    /// The model's own content that joins the context ([`CallRef::own_content`]).
-    pub fn own_content(&self, terms: &Terms) -> (f64, f64) {
-        self.as_ref().own_content(terms)
     }
 }
 

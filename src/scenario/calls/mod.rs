@@ -42,7 +42,7 @@ pub struct Calls {
     measured: Flags,
     /// Each call's detail; empty until one call has some.
     details: Vec<Option<Box<CallDetail>>>,
-    /// Kind to its index, while calls are pushed.
+    /// Kind to its index in `kinds`.
     kind_index: FxHashMap<Arc<str>, u32>,
 }
 
@@ -154,10 +154,9 @@ impl Calls {
 
     /// Gives back spare capacity once every call is in.
     pub fn shrink_to_fit(&mut self) {
-        if let Ids::Text(t) = &mut self.ids {
-            t.shrink();
-        } else if let Ids::Numbers(n) = &mut self.ids {
-            n.shrink();
+        match &mut self.ids {
+            Ids::Text(t) => t.shrink(),
+            Ids::Numbers(n) => n.shrink(),
         }
         self.labels.shrink();
         self.kind.shrink();
@@ -172,7 +171,6 @@ impl Calls {
             self.details.resize_with(self.len, || None);
             self.details.shrink_to_fit();
         }
-        self.kind_index = FxHashMap::default();
     }
 
     /// Number of calls.
@@ -228,14 +226,8 @@ impl Calls {
         self.details.get(i)?.as_deref()
     }
 
-    /// Bytes of result of call `i` (what [`CallRef::bytes`] holds, without the rest: the
+    /// The label of call `i` (what [`CallRef::label`] holds, without the rest: the
     /// accessors below read one column, for passes over every call).
-    #[inline]
-    pub fn bytes(&self, i: usize) -> f64 {
-        self.bytes.get(i)
-    }
-
-    /// The label of call `i`.
     #[inline]
     pub fn label(&self, i: usize) -> &str {
         self.labels.get(i)
@@ -257,12 +249,6 @@ impl Calls {
     #[inline]
     pub fn segment(&self, i: usize) -> u64 {
         self.segment.get(i)
-    }
-
-    /// Whether call `i` is pinned.
-    #[inline]
-    pub fn pinned(&self, i: usize) -> bool {
-        self.pinned.get(i)
     }
 
     /// Whether call `i` has measured tokens.
@@ -325,15 +311,13 @@ impl Calls {
     /// the call's strings, for the walks.
     #[inline]
     pub fn sizes(&self, i: usize, terms: &Terms) -> Sizes {
-        let detail = self.detail(i);
-        let tokens = self.tokens.get(i);
-        let output_tokens = self.output_tokens.get(i);
-        Sizes {
-            bytes: self.bytes.get(i),
-            result_tokens: result_tokens(tokens, detail, terms),
-            output_tokens,
-            own: own_content(output_tokens, detail, terms),
-        }
+        Sizes::of(
+            self.bytes.get(i),
+            self.tokens.get(i),
+            self.output_tokens.get(i),
+            self.detail(i),
+            terms,
+        )
     }
 
     /// Folds `f` over the sizes of calls `start..end` (each with its position), as
@@ -352,12 +336,7 @@ impl Calls {
         if let (true, Reals::Const(tokens), Reals::Const(output_tokens)) =
             (self.details.is_empty(), &self.tokens, &self.output_tokens)
         {
-            let sized = |bytes: f64| Sizes {
-                bytes,
-                result_tokens: result_tokens(*tokens, None, terms),
-                output_tokens: *output_tokens,
-                own: own_content(*output_tokens, None, terms),
-            };
+            let sized = |bytes: f64| Sizes::of(bytes, *tokens, *output_tokens, None, terms);
             return match &self.bytes {
                 Reals::Const(b) => (start..end).fold(init, |acc, i| f(acc, i, sized(*b))),
                 Reals::Whole(v) => v[start..end]
@@ -428,6 +407,25 @@ pub struct Sizes {
     pub own: (f64, f64),
 }
 
+impl Sizes {
+    /// The sizes of a call of these sizes and `detail`, under `terms`.
+    #[inline]
+    fn of(
+        bytes: f64,
+        tokens: f64,
+        output_tokens: f64,
+        detail: Option<&CallDetail>,
+        terms: &Terms,
+    ) -> Sizes {
+        Sizes {
+            bytes,
+            result_tokens: result_tokens(tokens, detail, terms),
+            output_tokens,
+            own: own_content(output_tokens, detail, terms),
+        }
+    }
+}
+
 /// One call of [`Calls`], its fields read out: those of [`Call`], borrowed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CallRef<'a> {
@@ -471,6 +469,17 @@ impl<'a> CallRef<'a> {
     /// tokens every call adds.
     pub fn own_content(&self, terms: &Terms) -> (f64, f64) {
         own_content(self.output_tokens, self.detail, terms)
+    }
+
+    /// What a run's slot takes from the call ([`Calls::sizes`]).
+    pub fn sizes(&self, terms: &Terms) -> Sizes {
+        Sizes::of(
+            self.bytes,
+            self.tokens,
+            self.output_tokens,
+            self.detail,
+            terms,
+        )
     }
 
     /// The call, owned.
