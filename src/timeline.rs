@@ -287,6 +287,28 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         figures
     }
 
+    /// [`Walker::step`] for a walk without a cache, clearings or added requests: the same
+    /// additions in the same order (so the same figures, bit for bit), without the branches
+    /// only those need. Each call reads what the context holds; then its result joins.
+    #[inline]
+    fn step_plain(&mut self, slot: &Slot) -> CallFigures<Q> {
+        debug_assert!(self.cache.is_none());
+        let zero = Q::zero();
+        let context = self.context;
+        let figures = CallFigures {
+            context,
+            cached: zero,
+            written: zero,
+            uncached: zero,
+        };
+        // The sums of cached, written and uncached stay zero: adding zero to zero is exact.
+        self.sums.context += context;
+        self.previous_context = context;
+        self.index += 1;
+        self.context += Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), self.at);
+        figures
+    }
+
     /// A request added between two calls (a deferred part's tool search, docs/model.md
     /// §9): it reads the context like a call, after `gap_s` and the clearing `event` just
     /// before it, if any; then `joined` tokens join the context ahead of the next call's
@@ -486,6 +508,14 @@ pub fn walk_requests<Q: Quantity>(
     mut each: impl FnMut(usize, Request<'_>, &CallFigures<Q>),
 ) -> RunSums<Q> {
     let mut walker = Walker::with_base(cache, at, clearings.placeholder_bytes, base);
+    if cache.is_none() && clearings.events.is_empty() && requests.is_empty() {
+        // Nothing but calls reading the context: the walk needs no gaps, events or cache.
+        run.iter().enumerate().for_each(|(i, slot)| {
+            let figures = walker.step_plain(&slot);
+            each(i, Request::Slot(&slot), &figures);
+        });
+        return walker.sums();
+    }
     let mut events = clearings.events.iter().peekable();
     let mut added = requests.iter().peekable();
     // Internal iteration (`for_each`), so the run's stretches of baseline calls are each

@@ -8,6 +8,7 @@
 
 use crate::evaluate::Study;
 use crate::ledger::Assumptions;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// One row: a tool, a kind, the base, or the model's output.
@@ -26,59 +27,121 @@ pub struct ToolShare {
     pub share_pct: f64,
 }
 
+/// What a call's result is grouped by: its tool, or its kind where it names no tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Key<'a> {
+    Group(&'a str),
+    Kind(&'a str),
+}
+
+impl Key<'_> {
+    fn name(self) -> String {
+        match self {
+            Key::Group(g) => g.to_string(),
+            Key::Kind(k) => format!("kind: {k}"),
+        }
+    }
+
+    /// The same key, known by where its text lies (a trace's calls share one text per
+    /// kind), or by the text.
+    #[inline]
+    fn same(self, other: Key<'_>) -> bool {
+        let (a, b) = match (self, other) {
+            (Key::Group(a), Key::Group(b)) | (Key::Kind(a), Key::Kind(b)) => (a, b),
+            _ => return false,
+        };
+        std::ptr::eq(a, b) || a == b
+    }
+}
+
+/// The rows being summed, each found by its key: one lookup a call, most often the
+/// previous call's row.
+#[derive(Default)]
+struct Rows<'a> {
+    rows: Vec<(Key<'a>, ToolShare)>,
+    index: FxHashMap<Key<'a>, usize>,
+    last: Option<usize>,
+}
+
+impl<'a> Rows<'a> {
+    #[inline(always)]
+    fn add(&mut self, key: Key<'a>, result: f64, rereads: f64, count: bool) -> usize {
+        let i = match self.last.filter(|&i| self.rows[i].0.same(key)) {
+            Some(i) => i,
+            None => self.find(key),
+        };
+        let row = &mut self.rows[i].1;
+        row.calls += usize::from(count);
+        row.result_tokens += result;
+        row.reread_tokens += result * rereads;
+        i
+    }
+
+    /// The row of `key`, added if new.
+    #[inline(never)]
+    fn find(&mut self, key: Key<'a>) -> usize {
+        *self.index.entry(key).or_insert_with(|| {
+            self.rows.push((
+                key,
+                ToolShare {
+                    group: key.name(),
+                    calls: 0,
+                    result_tokens: 0.0,
+                    reread_tokens: 0.0,
+                    share_pct: 0.0,
+                },
+            ));
+            self.rows.len() - 1
+        })
+    }
+}
+
 /// The baseline's reread total split by tool at `at`, largest share first (ties by name).
 pub fn by_tool(study: &Study, at: Assumptions) -> Vec<ToolShare> {
     let calls = &study.scenario.calls;
     let run = &study.baseline.run;
     let n = run.len();
-    let mut rows: Vec<ToolShare> = Vec::new();
-    let mut add = |group: &str, result: f64, rereads: f64, count: bool| {
-        let row = match rows.iter_mut().position(|r| r.group == group) {
-            Some(i) => &mut rows[i],
-            None => {
-                rows.push(ToolShare {
-                    group: group.to_string(),
-                    calls: 0,
-                    result_tokens: 0.0,
-                    reread_tokens: 0.0,
-                    share_pct: 0.0,
-                });
-                let last = rows.len() - 1;
-                &mut rows[last]
-            }
-        };
-        row.calls += usize::from(count);
-        row.result_tokens += result;
-        row.reread_tokens += result * rereads;
-    };
-    let mut kind_label = String::new();
-    for (j, slot) in run.iter().enumerate() {
+    let mut results = Rows::default();
+    // The model's output is a row of its own, apart so that the lookup of the results'
+    // rows keeps finding the previous call's.
+    let own_key = Key::Group("model output");
+    // Internal iteration, so the baseline is read by one loop over the calls' columns.
+    run.iter().enumerate().for_each(|(j, slot)| {
         let origin = slot.origin as usize;
         let rereads = (n - 1 - j) as f64;
         let result = slot.tokens + slot.bytes / at.bytes_per_token;
-        let group = match calls.detail(origin).and_then(|d| d.tool.as_deref()) {
-            Some(tool) => tool,
-            None => {
-                kind_label.clear();
-                kind_label.push_str("kind: ");
-                kind_label.push_str(calls.kind(origin));
-                kind_label.as_str()
-            }
+        let key = match calls.detail(origin).and_then(|d| d.tool.as_deref()) {
+            Some(tool) => Key::Group(tool),
+            None => Key::Kind(calls.kind(origin)),
         };
-        add(group, result, rereads, true);
+        results.last = Some(results.add(key, result, rereads, true));
         let own = slot.own_tokens + slot.own_bytes / at.bytes_per_token;
         if own > 0.0 {
-            add("model output", own, rereads, true);
+            let last = results.last;
+            results.last = results.index.get(&own_key).copied();
+            results.add(own_key, own, rereads, true);
+            results.last = last;
         }
-    }
-    add(
-        "base (system prompt, tools)",
+    });
+    results.last = None;
+    let base = results.add(
+        Key::Group("base (system prompt, tools)"),
         at.base_tokens,
         n as f64,
         false,
     );
-    if let Some(base) = rows.last_mut() {
-        base.calls = n;
+    results.rows[base].1.calls = n;
+    // A tool named as a kind's row is (`kind: web_search`) is that row.
+    let mut rows: Vec<ToolShare> = Vec::with_capacity(results.rows.len());
+    for (_, row) in results.rows {
+        match rows.iter_mut().find(|r| r.group == row.group) {
+            Some(r) => {
+                r.calls += row.calls;
+                r.result_tokens += row.result_tokens;
+                r.reread_tokens += row.reread_tokens;
+            }
+            None => rows.push(row),
+        }
     }
     // A group that adds nothing (a final answer with no result) is no share at all.
     rows.retain(|r| r.reread_tokens > 0.0 || r.result_tokens > 0.0);

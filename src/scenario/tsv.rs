@@ -20,7 +20,7 @@ mod line;
 mod lines;
 mod trace;
 
-use super::{Call, Calls};
+use super::{Call, Calls, Id};
 use crate::error::{Error, Located};
 use crate::input;
 use columns::Columns;
@@ -86,8 +86,11 @@ pub struct TsvReader<R> {
     /// for tabs, capitals, another order): named when a line then fails.
     near_header: Option<usize>,
     seen_call: bool,
-    /// The call whose lines are being read, if any.
-    pending: Option<Group>,
+    /// The call whose lines are being read (if `pending`), and the one finished before
+    /// it, which [`TsvReader::next_group`] hands out: `groups[reading]` and the other.
+    groups: [Group; 2],
+    reading: usize,
+    pending: bool,
     /// The default kind, shared by every call that gives none.
     tool: Arc<str>,
     /// Kinds seen so far, shared by the calls that give them.
@@ -117,7 +120,9 @@ impl<R: Read> TsvReader<R> {
             header_line: None,
             near_header: None,
             seen_call: false,
-            pending: None,
+            groups: Default::default(),
+            reading: 0,
+            pending: false,
             tool: Arc::clone(&BLANK_KIND),
             kinds: Vec::new(),
             done: false,
@@ -134,26 +139,47 @@ impl<R: Read> TsvReader<R> {
     ///
     /// Errors: [`Error::Input`] locating a bad line; [`Error::Unreadable`].
     pub fn read_call(&mut self, out: &mut TsvCall) -> Result<bool, Error> {
+        let more = self.next_joined()?;
+        if more {
+            self.groups[self.reading ^ 1].fill(out, &self.tool);
+        }
+        Ok(more)
+    }
+
+    /// The next joined call as its lines read, None at the end: what [`read_call`]
+    /// fills a call from, read in place (a trace read into columns copies nothing else).
+    ///
+    /// Errors: those of [`TsvReader::read_call`].
+    ///
+    /// [`read_call`]: TsvReader::read_call
+    fn next_group(&mut self) -> Result<Option<(&Group, &str)>, Error> {
+        Ok(self
+            .next_joined()?
+            .then_some((&self.groups[self.reading ^ 1], &*self.tool)))
+    }
+
+    /// Finishes the next joined call into `finished`; `false` at the end.
+    fn next_joined(&mut self) -> Result<bool, Error> {
         if self.done {
             return Ok(false);
         }
-        let read = self.advance(out);
+        let read = self.advance();
         if !matches!(read, Ok(true)) {
             self.done = true;
         }
         read
     }
 
-    fn advance(&mut self, out: &mut TsvCall) -> Result<bool, Error> {
+    fn advance(&mut self) -> Result<bool, Error> {
         loop {
-            let (number, raw) = match self.lines.next() {
+            let line = match self.lines.next() {
                 Ok(Some(line)) => line,
                 Ok(None) => {
-                    let Some(last) = &mut self.pending else {
+                    if !self.pending {
                         return Ok(false);
-                    };
-                    last.finish_into(out, &self.tool);
-                    self.pending = None;
+                    }
+                    self.reading ^= 1;
+                    self.pending = false;
                     return Ok(true);
                 }
                 Err(source) => {
@@ -170,20 +196,38 @@ impl<R: Read> TsvReader<R> {
                     });
                 }
             };
-            let raw = if number == 1 {
-                raw.strip_prefix("\u{feff}".as_bytes()).unwrap_or(raw)
-            } else {
-                raw
-            };
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            let text = match std::str::from_utf8(raw) {
-                Ok(text) => text,
-                Err(e) => {
-                    let valid = String::from_utf8_lossy(&raw[..e.valid_up_to()]);
+            let (number, text, tabs, mut shift) = match line {
+                lines::Line::Text {
+                    number,
+                    text,
+                    tabs,
+                    start,
+                } => (number, text, tabs, start),
+                lines::Line::NotUtf8 { number, bytes } => {
+                    let raw = if number == 1 {
+                        bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
+                    } else {
+                        bytes
+                    };
+                    let valid = match std::str::from_utf8(raw) {
+                        Err(e) => String::from_utf8_lossy(&raw[..e.valid_up_to()]),
+                        Ok(_) => "".into(),
+                    };
                     let column = valid.chars().count() + 1;
                     return Err(input::not_utf8(Path::new(&self.file), (number, column)));
                 }
             };
+            let text = match number {
+                1 => match text.strip_prefix('\u{feff}') {
+                    Some(rest) => {
+                        shift += 3;
+                        rest
+                    }
+                    None => text,
+                },
+                _ => text,
+            };
+            let text = text.strip_suffix('\r').unwrap_or(text);
             if text.is_empty() {
                 continue;
             }
@@ -215,7 +259,7 @@ impl<R: Read> TsvReader<R> {
                 }
                 continue;
             }
-            let row = match line::parse(text, &self.columns) {
+            let row = match line::parse_split(text, tabs, shift, &self.columns) {
                 Ok(row) => row,
                 Err(_) if text.trim().is_empty() => continue,
                 Err((at, mut message)) => {
@@ -229,28 +273,26 @@ impl<R: Read> TsvReader<R> {
                 }
             };
             self.seen_call = true;
-            match &mut self.pending {
-                Some(group) if group.number == row.number => {
-                    if let Err((at, message)) = group.join(&row, number, text) {
-                        let place = format!("call {}", row.number);
-                        return Err(Located::new(&self.file, message)
-                            .at(Some((number, char_column(text, at))))
-                            .place(place)
-                            .into());
-                    }
+            let group = &mut self.groups[self.reading];
+            if self.pending && group.number == row.number {
+                if let Err((at, message)) = group.join(&row, number, text) {
+                    let place = format!("call {}", row.number);
+                    return Err(Located::new(&self.file, message)
+                        .at(Some((number, char_column(text, at))))
+                        .place(place)
+                        .into());
                 }
-                Some(group) => {
-                    group.finish_into(out, &self.tool);
-                    let kind = row.kind.map(|k| intern(&mut self.kinds, k));
-                    group.start(&row, number, kind, text);
-                    return Ok(true);
-                }
-                None => {
-                    let kind = row.kind.map(|k| intern(&mut self.kinds, k));
-                    let mut group = Group::default();
-                    group.start(&row, number, kind, text);
-                    self.pending = Some(group);
-                }
+                continue;
+            }
+            let kind = row.kind.map(|k| intern(&mut self.kinds, k));
+            let finished = std::mem::replace(&mut self.pending, true);
+            if finished {
+                // The call read so far is finished; the other group takes the next one.
+                self.reading ^= 1;
+            }
+            self.groups[self.reading].start(&row, number, kind, text);
+            if finished {
+                return Ok(true);
             }
         }
     }
@@ -370,25 +412,26 @@ fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Calls>, 
     let file = reader.file().to_string();
     // By column as they are read: a 10-million-call trace never exists as `Call`s.
     let mut calls = Calls::new();
-    let mut current = TsvCall::default();
     let mut last = None;
     // A segment error waits until the end: were the order to break later, sorting would
     // reorder the calls and the segments with them.
     let mut segments = Segments::default();
     let mut segment_error = None;
-    while reader.read_call(&mut current)? {
-        if last.is_some_and(|last| last >= current.number) {
+    while let Some((group, default_kind)) = reader.next_group()? {
+        if last.is_some_and(|last| last >= group.number) {
             return Ok(None);
         }
-        last = Some(current.number);
+        last = Some(group.number);
+        let mut segment = 0;
         if segment_error.is_none() {
-            let (number, given) = (current.number, current.segment);
-            segment_error = segments
-                .assign(number, given, &mut current.call, &file)
-                .err();
+            match segments.assign(group.number, group.segment, &file) {
+                Ok(s) => segment = s,
+                Err(e) => segment_error = Some(e),
+            }
         }
-        // A trace's id is its number in decimal (`TsvCall::call`).
-        calls.push_numbered(&mut current.call, current.number);
+        // A trace's ids are its numbers: none is written out.
+        let call = group.call_ref(Id::text(""), default_kind, segment);
+        calls.push_numbered(group.number, call);
     }
     if calls.is_empty() {
         return Err(no_calls(&file).into());
@@ -442,7 +485,7 @@ fn collect_sorted<R: Read>(mut reader: TsvReader<R>) -> Result<Vec<Call>, Error>
     joined
         .into_iter()
         .map(|mut c| {
-            segments.assign(c.number, c.segment, &mut c.call, &file)?;
+            c.call.segment = segments.assign(c.number, c.segment, &file)?;
             Ok(c.call)
         })
         .collect()

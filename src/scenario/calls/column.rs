@@ -77,6 +77,19 @@ impl Reals {
         }
     }
 
+    /// Appends the `n` values of `other` after the `len` of this column: as pushing them
+    /// one by one would, by whole vectors where the layouts allow.
+    pub(super) fn append(&mut self, len: usize, other: &Reals, n: usize) {
+        match (&mut *self, other) {
+            _ if n == 0 => {}
+            (Reals::Const(a), Reals::Const(b)) if len > 0 && a.to_bits() == b.to_bits() => {}
+            (Reals::Whole(v), Reals::Whole(w)) => v.extend_from_slice(w),
+            (Reals::Any(v), Reals::Any(w)) => v.extend_from_slice(w),
+            (Reals::Any(v), Reals::Whole(w)) => v.extend(w.iter().map(|&x| f64::from(x))),
+            _ => (0..n).for_each(|i| self.push(len + i, other.get(i))),
+        }
+    }
+
     pub(super) fn shrink(&mut self) {
         match self {
             Reals::Const(_) => {}
@@ -150,6 +163,21 @@ impl Wholes {
         }
     }
 
+    /// Appends the `n` values of `other` after the `len` of this column (see
+    /// [`Reals::append`]).
+    pub(super) fn append(&mut self, len: usize, other: &Wholes, n: usize) {
+        match (&mut *self, other) {
+            _ if n == 0 => {}
+            (Wholes::Const(a), Wholes::Const(b)) if len > 0 && a == b => {}
+            (Wholes::Counting(a), Wholes::Counting(b)) if a.checked_add(len as u64) == Some(*b) => {
+            }
+            (Wholes::Narrow(v), Wholes::Narrow(w)) => v.extend_from_slice(w),
+            (Wholes::Wide(v), Wholes::Wide(w)) => v.extend_from_slice(w),
+            (Wholes::Wide(v), Wholes::Narrow(w)) => v.extend(w.iter().map(|&x| u64::from(x))),
+            _ => (0..n).for_each(|i| self.push(len + i, other.get(i))),
+        }
+    }
+
     pub(super) fn shrink(&mut self) {
         match self {
             Wholes::Const(_) | Wholes::Counting(_) => {}
@@ -178,6 +206,17 @@ impl Flags {
                 *self = Flags::Each(v);
             }
             Flags::Each(v) => v.push(x),
+        }
+    }
+
+    /// Appends the `n` values of `other` after the `len` of this column (see
+    /// [`Reals::append`]).
+    pub(super) fn append(&mut self, len: usize, other: &Flags, n: usize) {
+        match (&mut *self, other) {
+            _ if n == 0 => {}
+            (Flags::Const(a), Flags::Const(b)) if len > 0 && a == b => {}
+            (Flags::Each(v), Flags::Each(w)) => v.extend_from_slice(w),
+            _ => (0..n).for_each(|i| self.push(len + i, other.get(i))),
         }
     }
 
@@ -226,6 +265,23 @@ impl Strings {
             _ => self.ends.get(i - 1) as usize,
         };
         &self.text[start..self.ends.get(i) as usize]
+    }
+
+    /// Appends the `n` strings of `other` after the `len` of this column.
+    pub(super) fn append(&mut self, len: usize, other: &Strings, n: usize) {
+        let offset = self.text.len() as u64;
+        self.text.push_str(&other.text);
+        match (&mut self.ends, &other.ends) {
+            (Wholes::Narrow(v), Wholes::Narrow(w))
+                if len > 0
+                    && offset + u64::from(w.last().copied().unwrap_or(0))
+                        <= u64::from(u32::MAX) =>
+            {
+                let offset = offset as u32;
+                v.extend(w.iter().map(|&e| e + offset));
+            }
+            _ => (0..n).for_each(|i| self.ends.push(len + i, offset + other.ends.get(i))),
+        }
     }
 
     pub(super) fn shrink(&mut self) {

@@ -76,6 +76,13 @@ fn decimal(id: &str) -> Option<u64> {
     canonical.then(|| id.parse().ok()).flatten()
 }
 
+/// `a == b`, without a call to `memcmp` for the short texts kinds are.
+#[inline]
+fn same_text(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a.bytes().zip(b.bytes()).all(|(x, y)| x == y))
+}
+
 impl Calls {
     /// No calls yet.
     pub fn new() -> Calls {
@@ -85,20 +92,24 @@ impl Calls {
     /// Appends `call`.
     pub fn push(&mut self, mut call: Call) {
         let detail = call.detail.take();
-        let number = decimal(&call.id);
-        self.push_parts(&call, number, detail);
+        self.push_ref(call.as_ref(), detail);
     }
 
-    /// Appends `call` of a trace, whose id is `number` in decimal, taking its detail and
-    /// leaving the rest for the reader to fill again (a trace's calls are read one after
-    /// another into one `Call`).
-    pub fn push_numbered(&mut self, call: &mut Call, number: u64) {
-        debug_assert_eq!(decimal(&call.id), Some(number));
-        let detail = call.detail.take();
-        self.push_parts(call, Some(number), detail);
+    /// Appends the call `c` of a trace, whose id is `number` in decimal (`c.id` is not
+    /// read: a trace's ids are its numbers, none written out), without detail.
+    pub fn push_numbered(&mut self, number: u64, c: CallRef<'_>) {
+        self.push_parts(c, Some(number), None);
     }
 
-    fn push_parts(&mut self, call: &Call, number: Option<u64>, detail: Option<Box<CallDetail>>) {
+    /// Appends the call `c` with `detail` (`c.detail` is not read).
+    pub fn push_ref(&mut self, c: CallRef<'_>, detail: Option<Box<CallDetail>>) {
+        let number = c.id.as_number().or_else(|| decimal(&c.id));
+        self.push_parts(c, number, detail);
+    }
+
+    /// Appends `c` with `detail`; `number`: its id is that number in decimal.
+    #[inline]
+    fn push_parts(&mut self, c: CallRef<'_>, number: Option<u64>, detail: Option<Box<CallDetail>>) {
         let i = self.len;
         match (&mut self.ids, number) {
             (Ids::Numbers(n), Some(number)) => n.push(i, number),
@@ -108,21 +119,21 @@ impl Calls {
                 for j in 0..i {
                     text.push(j, digits.format(n.get(j)));
                 }
-                text.push(i, &call.id);
+                text.push(i, &c.id);
                 self.ids = Ids::Text(text);
             }
-            (Ids::Text(t), _) => t.push(i, &call.id),
+            (Ids::Text(t), _) => t.push(i, &c.id),
         }
-        self.labels.push(i, &call.label);
-        let kind = self.kind_of(&call.kind);
+        self.labels.push(i, c.label);
+        let kind = self.kind_of(c.kind);
         self.kind.push(i, u64::from(kind));
-        self.bytes.push(i, call.bytes);
-        self.tokens.push(i, call.tokens);
-        self.output_tokens.push(i, call.output_tokens);
-        self.pinned.push(i, call.pinned);
-        self.segment.push(i, call.segment);
-        self.gap_s.push(i, call.gap_s);
-        self.measured.push(i, call.measured);
+        self.bytes.push(i, c.bytes);
+        self.tokens.push(i, c.tokens);
+        self.output_tokens.push(i, c.output_tokens);
+        self.pinned.push(i, c.pinned);
+        self.segment.push(i, c.segment);
+        self.gap_s.push(i, c.gap_s);
+        self.measured.push(i, c.measured);
         match (detail, self.details.is_empty()) {
             (None, true) => {}
             (detail, _) => {
@@ -134,12 +145,12 @@ impl Calls {
     }
 
     /// The index of `kind`, added to the distinct kinds if new.
-    fn kind_of(&mut self, kind: &Arc<str>) -> u32 {
+    fn kind_of(&mut self, kind: &str) -> u32 {
         // Traces repeat a kind call after call, most often the one shared default: the
         // previous call's is the likely one.
         if let Some(previous) = self.len.checked_sub(1).map(|i| self.kind.get(i) as u32) {
             let k = &self.kinds[previous as usize];
-            if Arc::ptr_eq(k, kind) || **k == **kind {
+            if same_text(k, kind) {
                 return previous;
             }
         }
@@ -147,9 +158,76 @@ impl Calls {
             return k;
         }
         let k = self.kinds.len() as u32;
-        self.kind_index.insert(Arc::clone(kind), k);
-        self.kinds.push(Arc::clone(kind));
+        let kind: Arc<str> = Arc::from(kind);
+        self.kind_index.insert(Arc::clone(&kind), k);
+        self.kinds.push(kind);
         k
+    }
+
+    /// Appends every call of `other` after these, as pushing them one by one would: by
+    /// whole columns where the layouts allow (a trace read in two halves at once is
+    /// joined so).
+    pub fn append(&mut self, other: &Calls) {
+        let (len, n) = (self.len, other.len);
+        if n == 0 {
+            return;
+        }
+        if len == 0 {
+            *self = other.clone();
+            return;
+        }
+        match (&mut self.ids, &other.ids) {
+            (Ids::Numbers(a), Ids::Numbers(b)) => a.append(len, b, n),
+            (Ids::Text(a), Ids::Text(b)) => a.append(len, b, n),
+            _ => {
+                // One side has ids that are not numbers: as text, call by call.
+                let mut text = Strings::default();
+                for i in 0..len {
+                    text.push(i, &self.id(i));
+                }
+                for i in 0..n {
+                    text.push(len + i, &other.id(i));
+                }
+                self.ids = Ids::Text(text);
+            }
+        }
+        self.labels.append(len, &other.labels, n);
+        // The other's kinds, by their index here (new ones added in the other's order of
+        // first use, as pushing its calls would).
+        let mapped: Vec<u32> = other
+            .kinds
+            .iter()
+            .map(|k| match self.kind_index.get(&**k) {
+                Some(&i) => i,
+                None => {
+                    let i = self.kinds.len() as u32;
+                    self.kind_index.insert(Arc::clone(k), i);
+                    self.kinds.push(Arc::clone(k));
+                    i
+                }
+            })
+            .collect();
+        if mapped.iter().enumerate().all(|(i, &m)| m as usize == i) {
+            self.kind.append(len, &other.kind, n);
+        } else {
+            for i in 0..n {
+                let k = mapped[other.kind.get(i) as usize];
+                self.kind.push(len + i, u64::from(k));
+            }
+        }
+        self.bytes.append(len, &other.bytes, n);
+        self.tokens.append(len, &other.tokens, n);
+        self.output_tokens.append(len, &other.output_tokens, n);
+        self.pinned.append(len, &other.pinned, n);
+        self.segment.append(len, &other.segment, n);
+        self.gap_s.append(len, &other.gap_s, n);
+        self.measured.append(len, &other.measured, n);
+        if !(self.details.is_empty() && other.details.is_empty()) {
+            self.details.resize_with(len, || None);
+            self.details
+                .extend((0..n).map(|i| other.detail(i).map(|d| Box::new(d.clone()))));
+        }
+        self.len += n;
     }
 
     /// Gives back spare capacity once every call is in.

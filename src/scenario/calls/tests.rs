@@ -177,22 +177,64 @@ mod any_calls {
             )
     }
 
+    /// Every field of `calls` is that of `given`, sizes bit for bit.
+    fn same(calls: &Calls, given: &[Call]) -> Result<(), TestCaseError> {
+        prop_assert_eq!(calls.len(), given.len());
+        for (i, (got, want)) in calls.iter().zip(given).enumerate() {
+            prop_assert_eq!(&*got.id, want.id.as_str());
+            prop_assert_eq!(got.label, want.label.as_str());
+            prop_assert_eq!(got.kind, &*want.kind);
+            for (a, b) in [
+                (got.bytes, want.bytes),
+                (got.tokens, want.tokens),
+                (got.output_tokens, want.output_tokens),
+                (got.gap_s, want.gap_s),
+            ] {
+                prop_assert_eq!(a.to_bits(), b.to_bits(), "call {}", i);
+            }
+            prop_assert_eq!(
+                (got.pinned, got.measured, got.segment),
+                (want.pinned, want.measured, want.segment)
+            );
+            prop_assert_eq!(got.detail, want.detail.as_deref());
+        }
+        let kinds: Vec<&str> = calls.kinds().collect();
+        let mut first_use: Vec<&str> = Vec::new();
+        for c in given {
+            if !first_use.contains(&&*c.kind) {
+                first_use.push(&c.kind);
+            }
+        }
+        prop_assert_eq!(kinds, first_use);
+        Ok(())
+    }
+
     proptest! {
+        /// Calls read in two parts and appended are the calls pushed one by one, wherever
+        /// the parts meet and whatever the layouts of their columns.
+        #[test]
+        fn appended_parts_are_the_calls_pushed_one_by_one(given in proptest::collection::vec(call(), 0..24)) {
+            for k in 0..=given.len() {
+                let mut calls = Calls::from(given[..k].to_vec());
+                calls.append(&Calls::from(given[k..].to_vec()));
+                same(&calls, &given)?;
+                // And pushing goes on from there.
+                let mut more = calls.clone();
+                for c in &given {
+                    more.push(c.clone());
+                }
+                let twice: Vec<Call> = given.iter().chain(&given).cloned().collect();
+                same(&more, &twice)?;
+            }
+        }
+
         /// Whatever the calls, every field comes back as pushed (sizes bit for bit), and
         /// the positions of ids are where the calls are.
         #[test]
         fn every_call_comes_back_bit_for_bit(given in proptest::collection::vec(call(), 0..40)) {
             let calls = Calls::from(given.clone());
-            prop_assert_eq!(calls.len(), given.len());
-            for (i, (got, want)) in calls.iter().zip(&given).enumerate() {
-                prop_assert_eq!(&*got.id, want.id.as_str());
-                prop_assert_eq!(got.label, want.label.as_str());
-                prop_assert_eq!(got.kind, &*want.kind);
-                for (a, b) in [(got.bytes, want.bytes), (got.tokens, want.tokens), (got.output_tokens, want.output_tokens), (got.gap_s, want.gap_s)] {
-                    prop_assert_eq!(a.to_bits(), b.to_bits(), "call {}", i);
-                }
-                prop_assert_eq!((got.pinned, got.measured, got.segment), (want.pinned, want.measured, want.segment));
-                prop_assert_eq!(got.detail, want.detail.as_deref());
+            same(&calls, &given)?;
+            for (i, want) in given.iter().enumerate() {
                 let sizes = calls.sizes(i, &Terms::default());
                 prop_assert_eq!(sizes.bytes.to_bits(), want.bytes.to_bits());
             }

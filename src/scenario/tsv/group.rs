@@ -3,31 +3,48 @@
 use super::line;
 use super::{TsvCall, char_column};
 use crate::error::Located;
-use crate::scenario::Call;
-use compact_str::CompactString;
+use crate::scenario::{CallRef, Id};
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// The lines of one call read so far.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Group {
     pub(super) number: u64,
-    /// The call's id: its number in decimal.
-    id: CompactString,
-    line: usize,
-    label: CompactString,
+    pub(super) line: usize,
+    /// Its lines' labels joined with `+` (a buffer reused from call to call).
+    pub(super) label: String,
     bytes: f64,
     tokens: f64,
     output_tokens: f64,
     measured: bool,
     kind: Option<(Arc<str>, usize)>,
-    segment: Option<(u64, (usize, usize))>,
+    pub(super) segment: Option<(u64, (usize, usize))>,
     gap_s: Option<(f64, usize)>,
     pinned: Option<(bool, usize)>,
 }
 
+impl Default for Group {
+    fn default() -> Self {
+        Group {
+            number: 0,
+            line: 0,
+            label: String::new(),
+            bytes: 0.0,
+            tokens: 0.0,
+            output_tokens: 0.0,
+            measured: false,
+            kind: None,
+            segment: None,
+            gap_s: None,
+            pinned: None,
+        }
+    }
+}
+
 impl Group {
     /// Starts over with `row`, the first line of a call, on line `line`.
+    #[inline]
     pub(super) fn start(
         &mut self,
         row: &line::Row,
@@ -36,12 +53,9 @@ impl Group {
         text: &str,
     ) {
         self.number = row.number;
-        self.id = match row.number_text {
-            Some(text) => CompactString::from(text),
-            None => CompactString::from(itoa::Buffer::new().format(row.number)),
-        };
         self.line = line;
-        self.label = CompactString::from(row.label);
+        self.label.clear();
+        self.label.push_str(row.label);
         self.bytes = row.bytes.unwrap_or(0) as f64;
         self.tokens = row.tokens.unwrap_or(0) as f64;
         self.output_tokens = row.output_tokens.unwrap_or(0) as f64;
@@ -53,7 +67,6 @@ impl Group {
         self.gap_s = row.gap_s.map(|(g, _)| (g, line));
         self.pinned = row.pinned.map(|(p, _)| (p, line));
     }
-
     /// Adds a line of the same call; the byte offset of a field that disagrees, and why.
     pub(super) fn join(
         &mut self,
@@ -120,9 +133,34 @@ impl Group {
         Ok(())
     }
 
-    /// Moves the call into `out`, of kind `default_kind` unless its lines give one. The
-    /// group is left to be started again.
-    pub(super) fn finish_into(&mut self, out: &mut TsvCall, default_kind: &Arc<str>) {
+    /// The call, of id `id` (its number in decimal), of kind `default_kind` unless its
+    /// lines give one, in `segment`.
+    #[inline]
+    pub(super) fn call_ref<'a>(
+        &'a self,
+        id: Id<'a>,
+        default_kind: &'a str,
+        segment: u64,
+    ) -> CallRef<'a> {
+        let kind = self.kind.as_ref().map_or(default_kind, |(k, _)| &**k);
+        CallRef {
+            id,
+            label: &self.label,
+            kind,
+            bytes: self.bytes,
+            tokens: self.tokens,
+            output_tokens: self.output_tokens,
+            pinned: self.pinned.map_or_else(|| kind == "web_search", |(p, _)| p),
+            segment,
+            gap_s: self.gap_s.map_or(0.0, |(g, _)| g),
+            measured: self.measured,
+            detail: None,
+        }
+    }
+
+    /// Puts the call into `out` (reusing its storage), of kind `default_kind` unless its
+    /// lines give one; its segment is left for [`Segments::assign`].
+    pub(super) fn fill(&self, out: &mut TsvCall, default_kind: &Arc<str>) {
         out.number = self.number;
         out.line = self.line;
         out.segment = self.segment;
@@ -131,24 +169,26 @@ impl Group {
             gap_s: self.gap_s.map(|(_, line)| line),
             pinned: self.pinned.map(|(_, line)| line),
         };
+        let id = Id::number(self.number);
+        let r = self.call_ref(id, default_kind, 0);
         let c = &mut out.call;
-        c.id = std::mem::take(&mut self.id);
-        c.label = std::mem::take(&mut self.label);
-        match self.kind.take() {
-            Some((kind, _)) => c.kind = kind,
-            // Most calls give no kind: keep the shared default without touching its count.
-            None if Arc::ptr_eq(&c.kind, default_kind) => {}
-            None => c.kind = Arc::clone(default_kind),
+        c.id.clear();
+        c.id.push_str(&id);
+        c.label.clear();
+        c.label.push_str(&self.label);
+        let kind = self.kind.as_ref().map_or(default_kind, |(k, _)| k);
+        // Most calls give no kind: keep the shared default without touching its count.
+        if !Arc::ptr_eq(&c.kind, kind) {
+            c.kind = Arc::clone(kind);
         }
-        c.pinned = self
-            .pinned
-            .map_or_else(|| &*c.kind == "web_search", |(p, _)| p);
-        c.bytes = self.bytes;
-        c.tokens = self.tokens;
-        c.output_tokens = self.output_tokens;
+        c.pinned = r.pinned;
+        c.bytes = r.bytes;
+        c.tokens = r.tokens;
+        c.output_tokens = r.output_tokens;
         c.segment = 0;
-        c.gap_s = self.gap_s.map_or(0.0, |(g, _)| g);
-        c.measured = self.measured;
+        c.gap_s = r.gap_s;
+        c.measured = r.measured;
+        c.detail = None;
     }
 }
 
@@ -254,7 +294,7 @@ pub struct Segments {
 }
 
 impl Segments {
-    /// Sets the segment of `call`, the next call in call order: `given` by its lines
+    /// The segment of call `number`, the next call in call order: `given` by its lines
     /// (with where), else the previous call's.
     ///
     /// Errors: a segment that comes back after another, located where it is given.
@@ -262,9 +302,8 @@ impl Segments {
         &mut self,
         number: u64,
         given: Option<(u64, (usize, usize))>,
-        call: &mut Call,
         file: &str,
-    ) -> Result<(), Located> {
+    ) -> Result<u64, Located> {
         let segment = given.map_or(self.previous.unwrap_or(1), |(s, _)| s);
         if let Some(previous) = self.previous.filter(|p| *p != segment) {
             self.finished.insert(previous);
@@ -277,8 +316,7 @@ impl Segments {
                 .place(format!("call {number}")));
             }
         }
-        call.segment = segment;
         self.previous = Some(segment);
-        Ok(())
+        Ok(segment)
     }
 }

@@ -4,9 +4,6 @@
 use super::columns::{Column, Columns};
 use crate::scenario::MAX_NUMBER;
 
-/// The most columns a trace can declare.
-const MAX_COLUMNS: usize = Column::ALL.len();
-
 /// One line of a trace, before the lines of one call are joined. Optional fields that are
 /// empty or not declared are `None`.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,35 +29,45 @@ pub struct Row<'a> {
 pub type LineError = (usize, String);
 
 /// Parses `line` (no line ending) under `columns`.
+#[cfg(test)]
 pub fn parse<'a>(line: &'a str, columns: &Columns) -> Result<Row<'a>, LineError> {
+    let tabs: Vec<u32> = memchr::memchr_iter(b'\t', line.as_bytes())
+        .map(|i| i as u32)
+        .collect();
+    parse_split(line, &tabs, 0, columns)
+}
+
+/// Parses `line` (no line ending) under `columns`, its tabs at the byte offsets `tabs`
+/// less `shift` (the lines' reader finds them for a whole buffer at once).
+#[inline(always)]
+pub fn parse_split<'a>(
+    line: &'a str,
+    tabs: &[u32],
+    shift: u32,
+    columns: &Columns,
+) -> Result<Row<'a>, LineError> {
     let expected = columns.0.len();
-    let mut fields: [(usize, &str); MAX_COLUMNS] = [(0, ""); MAX_COLUMNS];
-    let mut count = 0;
-    let mut start = 0;
-    // Lines are short: a plain scan beats setting up a vectorised search for each one.
-    let tabs = line
-        .bytes()
-        .enumerate()
-        .filter(|&(_, b)| b == b'\t')
-        .map(|(i, _)| i);
-    for end in tabs.chain(std::iter::once(line.len())) {
-        if count == expected {
-            return Err((
-                start,
-                format!(
-                    "expected {expected} tab-separated fields ({}), found {}",
-                    columns.names(),
-                    line.split('\t').count()
-                ),
-            ));
-        }
-        fields[count] = (start, &line[start..end]);
-        count += 1;
-        start = end + 1;
+    let count = tabs.len() + 1;
+    let tab = |k: usize| (tabs[k] - shift) as usize;
+    // Field `k`: its byte offset and text.
+    let nth = |k: usize| {
+        let start = if k == 0 { 0 } else { tab(k - 1) + 1 };
+        let end = if k < tabs.len() { tab(k) } else { line.len() };
+        (start, &line[start..end])
+    };
+    if count > expected {
+        return Err((
+            tab(expected - 1) + 1,
+            format!(
+                "expected {expected} tab-separated fields ({}), found {count}",
+                columns.names(),
+            ),
+        ));
     }
     // Optional fields at the end of a line may be left out, like empty ones.
     if count < 3 {
-        return Err(too_few(line, &fields[..count], columns));
+        let fields: Vec<(usize, &str)> = (0..count).map(nth).collect();
+        return Err(too_few(line, &fields, columns));
     }
     let mut row = Row {
         number: 0,
@@ -75,33 +82,38 @@ pub fn parse<'a>(line: &'a str, columns: &Columns) -> Result<Row<'a>, LineError>
         pinned: None,
         kind_at: 0,
     };
-    for (&column, &(at, field)) in columns.0.iter().zip(&fields[..count.min(expected)]) {
-        let given = !field.is_empty() && (field.as_bytes()[0] > b' ' || !field.trim().is_empty());
+    for (k, &column) in columns.0.iter().enumerate().take(count) {
+        let (at, field) = nth(k);
+        // Spaces alone are no value, as an empty field.
+        let given =
+            || !field.is_empty() && (field.as_bytes()[0] > b' ' || !field.trim().is_empty());
         match column {
-            Column::Number => {
-                row.number = number(at, field)?;
-                let plain = field.len() == 1 || !field.starts_with('0');
-                row.number_text =
-                    (plain && field.bytes().all(|b| b.is_ascii_digit())).then_some(field);
-            }
+            Column::Number => match digits(field) {
+                Some(n) => {
+                    row.number = n;
+                    let plain = field.len() == 1 || field.as_bytes()[0] != b'0';
+                    row.number_text = plain.then_some(field);
+                }
+                None => row.number = number(at, field)?,
+            },
             Column::Label => row.label = field,
-            Column::Bytes if given => row.bytes = Some(whole(at, field, "bytes")?),
-            Column::Tokens if given => row.tokens = Some(whole(at, field, "tokens")?),
-            Column::OutputTokens if given => {
+            Column::Bytes if given() => row.bytes = Some(whole(at, field, "bytes")?),
+            Column::Tokens if given() => row.tokens = Some(whole(at, field, "tokens")?),
+            Column::OutputTokens if given() => {
                 row.output_tokens = Some(whole(at, field, "output_tokens")?)
             }
-            Column::Kind if given => {
+            Column::Kind if given() => {
                 row.kind = Some(field.trim());
                 row.kind_at = at;
             }
-            Column::Segment if given => row.segment = Some((whole(at, field, "segment")?, at)),
-            Column::GapS if given => row.gap_s = Some((seconds(at, field)?, at)),
-            Column::Pinned if given => row.pinned = Some((flag(at, field)?, at)),
+            Column::Segment if given() => row.segment = Some((whole(at, field, "segment")?, at)),
+            Column::GapS if given() => row.gap_s = Some((seconds(at, field)?, at)),
+            Column::Pinned if given() => row.pinned = Some((flag(at, field)?, at)),
             _ => {}
         }
     }
     if row.bytes.is_none() && row.tokens.is_none() {
-        let at = fields[2].0;
+        let at = nth(2).0;
         let message = if columns.has(Column::Tokens) {
             "a line needs bytes or tokens, or both"
         } else {
@@ -176,10 +188,8 @@ fn digits(field: &str) -> Option<u64> {
     Some(value)
 }
 
+#[cold]
 fn number(at: usize, field: &str) -> Result<u64, LineError> {
-    if let Some(value) = digits(field) {
-        return Ok(value);
-    }
     let text = field.trim();
     text.parse::<u64>().map_err(|_| {
         let message = if text.eq_ignore_ascii_case("number") {
@@ -191,11 +201,18 @@ fn number(at: usize, field: &str) -> Result<u64, LineError> {
     })
 }
 
+#[inline]
 fn whole(at: usize, field: &str, what: &str) -> Result<u64, LineError> {
     // Fifteen digits are at most 999,999,999,999,999, below the 1e15 limit.
-    if let Some(value) = digits(field) {
-        return Ok(value);
+    match digits(field) {
+        Some(value) => Ok(value),
+        None => whole_slow(at, field, what),
     }
+}
+
+/// [`whole`] for a field that is not 1 to 15 plain digits.
+#[cold]
+fn whole_slow(at: usize, field: &str, what: &str) -> Result<u64, LineError> {
     let text = field.trim();
     let value = text
         .parse::<u64>()

@@ -52,7 +52,7 @@ impl Trace {
                 return Ok((Trace::Sorted(calls), state));
             }
             previous = Some(c.number);
-            segments.assign(c.number, c.segment, &mut c.call, &file)?;
+            c.call.segment = segments.assign(c.number, c.segment, &file)?;
             visit(&mut state, &c.call);
         }
         if previous.is_none() {
@@ -112,12 +112,8 @@ impl TraceCalls<'_> {
                     return Err(changed.into());
                 }
                 *previous = Some(current.number);
-                segments.assign(
-                    current.number,
-                    current.segment,
-                    &mut current.call,
-                    reader.file(),
-                )?;
+                current.call.segment =
+                    segments.assign(current.number, current.segment, reader.file())?;
                 std::mem::swap(&mut current.call, out);
                 Ok(true)
             }
