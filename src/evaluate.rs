@@ -12,6 +12,7 @@ use crate::run::Run;
 use crate::scenario::{BaseChange, CacheSpec, ClearPolicy, CompactPolicy, Price, Scenario};
 use crate::timeline::{self, Quantity, RunSums};
 use crate::whatif::{self, WhatIf};
+use rayon::prelude::*;
 
 /// One run to compare: the baseline or an edit's result.
 #[derive(Debug, Clone)]
@@ -218,6 +219,9 @@ impl Subject {
     }
 }
 
+/// Calls from which a study's runs are walked one per thread ([`Study::walks_in_parallel`]).
+const PARALLEL_WALK_CALLS: usize = 100_000;
+
 /// What applying an edit found: its notes, why each (where known), other warnings.
 type Found = (Vec<String>, Vec<Option<String>>, Vec<String>);
 
@@ -373,6 +377,13 @@ impl<'a> Study<'a> {
     }
 
     /// The baseline, then every edit.
+    /// Whether the runs are long enough to walk one per thread: a walk of a million calls
+    /// takes milliseconds, while a history's short sessions are already spread over the
+    /// threads one session each.
+    pub fn walks_in_parallel(&self) -> bool {
+        self.scenario.calls.len() >= PARALLEL_WALK_CALLS
+    }
+
     pub fn subjects(&self) -> impl Iterator<Item = &Subject> {
         std::iter::once(&self.baseline).chain(&self.edited)
     }
@@ -473,18 +484,32 @@ pub fn dollars(price: &Price, run: &Run, extra_output: f64, cost: f64) -> Option
 
 /// Evaluates every run of `study` at `point` by replaying it call by call.
 pub fn evaluate(study: &Study, point: Point) -> Evaluation {
-    let baseline = outcome(study, &study.baseline, &point);
+    // Each run is a walk of its own: on a long trace, one per thread.
+    let (baseline, edited) = match study.walks_in_parallel() {
+        true => rayon::join(
+            || outcome(study, &study.baseline, &point),
+            || {
+                let each = study.edited.par_iter();
+                each.map(|s| outcome(study, s, &point)).collect()
+            },
+        ),
+        false => (
+            outcome(study, &study.baseline, &point),
+            study
+                .edited
+                .iter()
+                .map(|s| outcome(study, s, &point))
+                .collect(),
+        ),
+    };
+    let edited: Vec<Outcome> = edited;
     let n = baseline.calls;
-    let edits: Vec<EditResult> = study
-        .edited
-        .iter()
-        .map(|s| {
-            let o = outcome(study, s, &point);
-            EditResult {
-                saving: Saving::new(baseline.total_tokens, n, o.total_tokens),
-                cost_saving: Saving::new(baseline.cost, n, o.cost),
-                outcome: o,
-            }
+    let edits: Vec<EditResult> = edited
+        .into_iter()
+        .map(|o| EditResult {
+            saving: Saving::new(baseline.total_tokens, n, o.total_tokens),
+            cost_saving: Saving::new(baseline.cost, n, o.cost),
+            outcome: o,
         })
         .collect();
     let savings: Vec<f64> = edits.iter().map(|e| e.saving.saved).collect();

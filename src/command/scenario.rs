@@ -81,38 +81,52 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         progress: true,
     };
     let mut slice = output::charts::SliceCollector::new(&grid);
-    let swept = match dir.as_mut() {
-        Some(dir) => {
-            let mut swept = None;
-            dir.write("sweep.csv", |w| {
-                let names = study.edited.iter().map(|s| s.name.clone()).collect();
-                let mut csv =
-                    SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len(), names)?;
-                let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
-                swept = Some(sweep::run(
-                    &study,
-                    &grid,
-                    &nominal_point,
-                    options,
-                    &mut sinks,
-                )?);
-                csv.finish()
-            })?;
-            swept
-        }
-        None => {
-            let mut sinks: [&mut dyn sweep::PointSink; 0] = [];
-            Some(
-                sweep::run(&study, &grid, &nominal_point, options, &mut sinks)
-                    .map_err(|e| non_finite(Error::Print(e)))?,
-            )
+    let mut sweep = || -> Result<Option<sweep::SweepOutcome>, Error> {
+        match dir.as_mut() {
+            Some(dir) => {
+                let mut swept = None;
+                dir.write("sweep.csv", |w| {
+                    let names = study.edited.iter().map(|s| s.name.clone()).collect();
+                    let mut csv = SweepCsv::new(
+                        w,
+                        scenario.cache.is_some(),
+                        study.baseline.run.len(),
+                        names,
+                    )?;
+                    let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
+                    swept = Some(sweep::run(
+                        &study,
+                        &grid,
+                        &nominal_point,
+                        options,
+                        &mut sinks,
+                    )?);
+                    csv.finish()
+                })?;
+                Ok(swept)
+            }
+            None => {
+                let mut sinks: [&mut dyn sweep::PointSink; 0] = [];
+                Ok(Some(
+                    sweep::run(&study, &grid, &nominal_point, options, &mut sinks)
+                        .map_err(|e| non_finite(Error::Print(e)))?,
+                ))
+            }
         }
     };
+    // The split by tool is a pass over every call of the baseline: a long run computes it
+    // beside the sweep, whose closed forms are walks of their own.
+    let shares = || crate::report::by_tool(&study, nominal.at());
+    let (swept, shares) = match study.walks_in_parallel() {
+        true => rayon::join(sweep, shares),
+        false => (sweep(), shares()),
+    };
+    let swept = swept?;
     let slice = slice.cells.unwrap_or_default();
     let sweep_report = swept
         .as_ref()
         .map(|s| SweepReport::new(&study, s, c.closed_form));
-    let mut report = Report::new(&study, &nominal, sources, sweep_report);
+    let mut report = Report::with_by_tool(&study, &nominal, sources, sweep_report, shares);
     report.warnings.extend(size_warnings(
         &study,
         &grid,

@@ -290,6 +290,20 @@ impl Report {
         sources: Sources,
         sweep: Option<SweepReport>,
     ) -> Report {
+        let shares = by_tool(study, nominal.at());
+        Report::with_by_tool(study, nominal, sources, sweep, shares)
+    }
+
+    /// [`Report::new`] with the baseline's split by tool at the nominal point already
+    /// computed ([`by_tool`]: a pass over every call, which a long run computes beside
+    /// its sweep).
+    pub fn with_by_tool(
+        study: &Study,
+        nominal: &Evaluation,
+        sources: Sources,
+        sweep: Option<SweepReport>,
+        shares: Vec<ToolShare>,
+    ) -> Report {
         let s = study.scenario;
         let at = nominal.at();
         let base = &nominal.baseline;
@@ -365,7 +379,7 @@ impl Report {
             cost_order_line,
             disagreement,
             sweep,
-            by_tool: by_tool(study, at),
+            by_tool: shares,
             measured: MeasuredReport::new(study, nominal),
             import: s.import.clone(),
             context_management: context_editing::winning(study, nominal),

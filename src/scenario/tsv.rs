@@ -16,6 +16,7 @@
 
 mod columns;
 mod group;
+mod halves;
 mod line;
 mod lines;
 mod trace;
@@ -23,7 +24,7 @@ mod trace;
 use super::{Call, Calls, Id};
 use crate::error::{Error, Located};
 use crate::input;
-use columns::Columns;
+use columns::{Column, Columns};
 use compact_str::CompactString;
 use group::Group;
 pub use group::{Given, Segments};
@@ -40,6 +41,10 @@ pub use trace::{Trace, TraceCalls};
 /// or is over 1 GiB (no line), a malformed line (line and column), or a trace without
 /// calls (no line).
 pub fn read_tsv(path: &Path) -> Result<Calls, Error> {
+    // A long trace in two halves at once where that is provably the same (`halves`).
+    if let Some(calls) = halves::read(path) {
+        return Ok(calls);
+    }
     collect(|| TsvReader::open(path))
 }
 
@@ -127,6 +132,20 @@ impl<R: Read> TsvReader<R> {
             kinds: Vec::new(),
             done: false,
         }
+    }
+
+    /// A reader of the rest of a trace from a line end after its first call: under
+    /// `columns` (those its header declares, on `header_line`), as after a call (a header
+    /// from here on is an error). Its line numbers are not the file's: it serves only
+    /// where its calls, not its errors, are used (`halves`).
+    fn continuing(reader: R, file: String, columns: Columns, header_line: Option<usize>) -> Self {
+        let mut r = TsvReader::new(reader, file);
+        r.columns = columns;
+        r.header_line = header_line;
+        r.seen_call = true;
+        // Not line 1: a byte-order mark is only the file's first bytes.
+        r.lines.skip_first();
+        r
     }
 
     /// The name of the file, as given.
@@ -408,20 +427,38 @@ fn collect<R: Read>(open: impl Fn() -> Result<TsvReader<R>, Error>) -> Result<Ca
 }
 
 /// The calls of `reader` if their numbers only go up; None at the first that does not.
-fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Calls>, Error> {
+fn collect_in_order<R: Read>(reader: TsvReader<R>) -> Result<Option<Calls>, Error> {
+    Ok(collect_part(reader)?.map(|mut part| {
+        part.calls.shrink_to_fit();
+        part.calls
+    }))
+}
+
+/// The calls a reader read in call order, and the first and last call numbers.
+#[derive(Debug)]
+struct Part {
+    calls: Calls,
+    first: u64,
+    last: u64,
+}
+
+/// [`collect_in_order`], keeping spare capacity (a part may be appended to) and the first
+/// and last call numbers.
+fn collect_part<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Part>, Error> {
     let file = reader.file().to_string();
     // By column as they are read: a 10-million-call trace never exists as `Call`s.
     let mut calls = Calls::new();
-    let mut last = None;
+    let mut bounds: Option<(u64, u64)> = None;
     // A segment error waits until the end: were the order to break later, sorting would
     // reorder the calls and the segments with them.
     let mut segments = Segments::default();
     let mut segment_error = None;
     while let Some((group, default_kind)) = reader.next_group()? {
-        if last.is_some_and(|last| last >= group.number) {
-            return Ok(None);
+        match &mut bounds {
+            Some((_, last)) if *last >= group.number => return Ok(None),
+            Some((_, last)) => *last = group.number,
+            None => bounds = Some((group.number, group.number)),
         }
-        last = Some(group.number);
         let mut segment = 0;
         if segment_error.is_none() {
             match segments.assign(group.number, group.segment, &file) {
@@ -433,13 +470,12 @@ fn collect_in_order<R: Read>(mut reader: TsvReader<R>) -> Result<Option<Calls>, 
         let call = group.call_ref(Id::text(""), default_kind, segment);
         calls.push_numbered(group.number, call);
     }
-    if calls.is_empty() {
+    let Some((first, last)) = bounds else {
         return Err(no_calls(&file).into());
-    }
-    calls.shrink_to_fit();
+    };
     match segment_error {
         Some(e) => Err(e.into()),
-        None => Ok(Some(calls)),
+        None => Ok(Some(Part { calls, first, last })),
     }
 }
 

@@ -21,11 +21,12 @@ pub use model::{Model, Totals, totals};
 pub use region::significant;
 pub use stability::{Flip, Stability};
 
-use crate::evaluate::Study;
+use crate::evaluate::{Study, Subject};
 use crate::finite::{self, NonFinite};
 use crate::ledger::Affine;
 use evaluator::Evaluator;
 use progress::Progress;
+use rayon::prelude::*;
 use std::io;
 
 /// How to run the sweep.
@@ -110,10 +111,12 @@ pub fn run(
             )
         })?;
     let subjects: Vec<_> = study.subjects().collect();
-    let models: Vec<Model> = subjects
-        .iter()
-        .map(|s| Model::new(study, s, nominal))
-        .collect();
+    // Each run's closed form is a walk of its own: on a long trace, one per thread.
+    let model = |s: &&Subject| Model::new(study, s, nominal);
+    let models: Vec<Model> = match study.walks_in_parallel() {
+        true => subjects.par_iter().map(model).collect(),
+        false => subjects.iter().map(model).collect(),
+    };
     let cached = study.scenario.cache.is_some();
     let names: Vec<String> = study.edited.iter().map(|s| s.name.clone()).collect();
     let runs: Vec<&str> = subjects.iter().map(|s| s.name.as_str()).collect();

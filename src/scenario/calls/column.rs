@@ -198,8 +198,8 @@ impl Flags {
     #[inline]
     pub(super) fn push(&mut self, len: usize, x: bool) {
         match self {
-            Flags::Const(c) if len == 0 => *c = x,
             Flags::Const(c) if *c == x => {}
+            Flags::Const(c) if len == 0 => *c = x,
             Flags::Const(c) => {
                 let mut v = vec![*c; len];
                 v.push(x);
@@ -235,11 +235,15 @@ impl Flags {
     }
 }
 
-/// A column of strings in one buffer, each ending where its entry in `ends` says.
+/// A column of strings in one buffer, each ending where its entry in `ends` says; the
+/// strings from some position on may be in a second column, appended whole.
 #[derive(Debug, Clone)]
 pub(super) struct Strings {
     text: String,
     ends: Wholes,
+    /// The strings from position `.0` on, when a column was appended whole (a long
+    /// trace's second half): its text is not copied.
+    rest: Option<Box<(usize, Strings)>>,
 }
 
 impl Default for Strings {
@@ -247,19 +251,31 @@ impl Default for Strings {
         Strings {
             text: String::new(),
             ends: Wholes::Const(0),
+            rest: None,
         }
     }
 }
 
+/// Text from which an appended column is kept apart rather than copied.
+const APART_BYTES: usize = 1 << 20;
+
 impl Strings {
     #[inline]
     pub(super) fn push(&mut self, len: usize, s: &str) {
+        if let Some(rest) = &mut self.rest {
+            return rest.1.push(len - rest.0, s);
+        }
         self.text.push_str(s);
         self.ends.push(len, self.text.len() as u64);
     }
 
     #[inline]
     pub(super) fn get(&self, i: usize) -> &str {
+        if let Some(rest) = &self.rest
+            && i >= rest.0
+        {
+            return rest.1.get(i - rest.0);
+        }
         let start = match i {
             0 => 0,
             _ => self.ends.get(i - 1) as usize,
@@ -267,26 +283,40 @@ impl Strings {
         &self.text[start..self.ends.get(i) as usize]
     }
 
-    /// Appends the `n` strings of `other` after the `len` of this column.
-    pub(super) fn append(&mut self, len: usize, other: &Strings, n: usize) {
+    /// Appends the `n` strings of `other` after the `len` of this column: a long column
+    /// kept apart as it is, a short one copied.
+    pub(super) fn append(&mut self, len: usize, other: Strings, n: usize) {
+        if let Some(rest) = &mut self.rest {
+            return rest.1.append(len - rest.0, other, n);
+        }
+        if n == 0 {
+            return;
+        }
+        if other.text.len() >= APART_BYTES {
+            self.rest = Some(Box::new((len, other)));
+            return;
+        }
         let offset = self.text.len() as u64;
         self.text.push_str(&other.text);
-        match (&mut self.ends, &other.ends) {
-            (Wholes::Narrow(v), Wholes::Narrow(w))
-                if len > 0
-                    && offset + u64::from(w.last().copied().unwrap_or(0))
-                        <= u64::from(u32::MAX) =>
-            {
-                let offset = offset as u32;
-                v.extend(w.iter().map(|&e| e + offset));
-            }
-            _ => (0..n).for_each(|i| self.ends.push(len + i, offset + other.ends.get(i))),
+        for i in 0..n {
+            let end = match other.rest.as_ref().filter(|r| i >= r.0) {
+                // A short column with a part apart: copy that part's strings one by one.
+                Some(_) => {
+                    self.text.push_str(other.get(i));
+                    self.text.len() as u64
+                }
+                None => offset + other.ends.get(i),
+            };
+            self.ends.push(len + i, end);
         }
     }
 
     pub(super) fn shrink(&mut self) {
         self.text.shrink_to_fit();
         self.ends.shrink();
+        if let Some(rest) = &mut self.rest {
+            rest.1.shrink();
+        }
     }
 }
 
@@ -351,6 +381,29 @@ mod tests {
         assert!(matches!(wholes(&[1, 2, 3, 4]), Wholes::Counting(1)));
         assert!(matches!(wholes(&[1, 2, 3, 9]), Wholes::Narrow(_)));
         assert!(matches!(wholes(&[1, 2, 1 << 40]), Wholes::Wide(_)));
+    }
+
+    #[test]
+    fn strings_appended_apart_or_copied_read_back_and_grow() {
+        let long = "x".repeat(APART_BYTES);
+        for tail in [vec!["d", "", "é"], vec![long.as_str(), "e"]] {
+            let mut s = Strings::default();
+            for (i, t) in ["a", "bb", ""].iter().enumerate() {
+                s.push(i, t);
+            }
+            let mut other = Strings::default();
+            for (i, t) in tail.iter().enumerate() {
+                other.push(i, t);
+            }
+            s.append(3, other, tail.len());
+            s.push(3 + tail.len(), "last");
+            let mut want = vec!["a", "bb", ""];
+            want.extend(&tail);
+            want.push("last");
+            let got: Vec<&str> = (0..want.len()).map(|i| s.get(i)).collect();
+            assert_eq!(got, want);
+            assert_eq!(s.rest.is_some(), tail.len() == 2);
+        }
     }
 
     #[test]

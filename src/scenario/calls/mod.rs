@@ -167,35 +167,59 @@ impl Calls {
     /// Appends every call of `other` after these, as pushing them one by one would: by
     /// whole columns where the layouts allow (a trace read in two halves at once is
     /// joined so).
-    pub fn append(&mut self, other: &Calls) {
+    pub fn append(&mut self, other: Calls) {
         let (len, n) = (self.len, other.len);
         if n == 0 {
             return;
         }
         if len == 0 {
-            *self = other.clone();
+            *self = other;
             return;
         }
-        match (&mut self.ids, &other.ids) {
+        // Each of the other's columns is dropped once appended: the two are never whole
+        // side by side.
+        let Calls {
+            ids,
+            labels,
+            kinds,
+            kind,
+            bytes,
+            tokens,
+            output_tokens,
+            pinned,
+            segment,
+            gap_s,
+            measured,
+            details,
+            ..
+        } = other;
+        match (&mut self.ids, &ids) {
             (Ids::Numbers(a), Ids::Numbers(b)) => a.append(len, b, n),
-            (Ids::Text(a), Ids::Text(b)) => a.append(len, b, n),
-            _ => {
+            (Ids::Text(a), Ids::Text(_)) => {
+                if let Ids::Text(b) = ids {
+                    a.append(len, b, n);
+                }
+            }
+            (_, theirs) => {
                 // One side has ids that are not numbers: as text, call by call.
                 let mut text = Strings::default();
                 for i in 0..len {
                     text.push(i, &self.id(i));
                 }
+                let mut digits = itoa::Buffer::new();
                 for i in 0..n {
-                    text.push(len + i, &other.id(i));
+                    match theirs {
+                        Ids::Numbers(w) => text.push(len + i, digits.format(w.get(i))),
+                        Ids::Text(t) => text.push(len + i, t.get(i)),
+                    }
                 }
                 self.ids = Ids::Text(text);
             }
         }
-        self.labels.append(len, &other.labels, n);
+        self.labels.append(len, labels, n);
         // The other's kinds, by their index here (new ones added in the other's order of
         // first use, as pushing its calls would).
-        let mapped: Vec<u32> = other
-            .kinds
+        let mapped: Vec<u32> = kinds
             .iter()
             .map(|k| match self.kind_index.get(&**k) {
                 Some(&i) => i,
@@ -208,24 +232,25 @@ impl Calls {
             })
             .collect();
         if mapped.iter().enumerate().all(|(i, &m)| m as usize == i) {
-            self.kind.append(len, &other.kind, n);
+            self.kind.append(len, &kind, n);
         } else {
             for i in 0..n {
-                let k = mapped[other.kind.get(i) as usize];
+                let k = mapped[kind.get(i) as usize];
                 self.kind.push(len + i, u64::from(k));
             }
         }
-        self.bytes.append(len, &other.bytes, n);
-        self.tokens.append(len, &other.tokens, n);
-        self.output_tokens.append(len, &other.output_tokens, n);
-        self.pinned.append(len, &other.pinned, n);
-        self.segment.append(len, &other.segment, n);
-        self.gap_s.append(len, &other.gap_s, n);
-        self.measured.append(len, &other.measured, n);
-        if !(self.details.is_empty() && other.details.is_empty()) {
+        self.bytes.append(len, &bytes, n);
+        self.tokens.append(len, &tokens, n);
+        self.output_tokens.append(len, &output_tokens, n);
+        self.pinned.append(len, &pinned, n);
+        self.segment.append(len, &segment, n);
+        self.gap_s.append(len, &gap_s, n);
+        self.measured.append(len, &measured, n);
+        if !(self.details.is_empty() && details.is_empty()) {
             self.details.resize_with(len, || None);
-            self.details
-                .extend((0..n).map(|i| other.detail(i).map(|d| Box::new(d.clone()))));
+            let mut details = details;
+            details.resize_with(n, || None);
+            self.details.extend(details);
         }
         self.len += n;
     }

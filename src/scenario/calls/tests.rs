@@ -216,7 +216,7 @@ mod any_calls {
         fn appended_parts_are_the_calls_pushed_one_by_one(given in proptest::collection::vec(call(), 0..24)) {
             for k in 0..=given.len() {
                 let mut calls = Calls::from(given[..k].to_vec());
-                calls.append(&Calls::from(given[k..].to_vec()));
+                calls.append(Calls::from(given[k..].to_vec()));
                 same(&calls, &given)?;
                 // And pushing goes on from there.
                 let mut more = calls.clone();

@@ -298,7 +298,22 @@ impl Segments {
     /// (with where), else the previous call's.
     ///
     /// Errors: a segment that comes back after another, located where it is given.
+    #[inline]
     pub fn assign(
+        &mut self,
+        number: u64,
+        given: Option<(u64, (usize, usize))>,
+        file: &str,
+    ) -> Result<u64, Located> {
+        // The usual case: no segment given, the previous call's goes on.
+        if let (None, Some(previous)) = (given, self.previous) {
+            return Ok(previous);
+        }
+        self.assign_new(number, given, file)
+    }
+
+    /// [`Segments::assign`] for a call that gives a segment, or the first.
+    fn assign_new(
         &mut self,
         number: u64,
         given: Option<(u64, (usize, usize))>,

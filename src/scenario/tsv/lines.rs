@@ -71,6 +71,11 @@ impl<R: Read> Lines<R> {
         }
     }
 
+    /// Numbers the lines from 2: the reader does not start at the file's first line.
+    pub(super) fn skip_first(&mut self) {
+        self.number = 1;
+    }
+
     /// The next line, or `None` at the end.
     pub(super) fn next(&mut self) -> io::Result<Option<Line<'_>>> {
         while self.pos == self.text.len() {
