@@ -73,7 +73,13 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         c.base_tokens.is_some(),
         c.bytes_per_token.is_some(),
     );
-    let nominal = evaluate(&study, nominal_point);
+    // The split by tool is a pass over every call of the baseline: a long run computes it
+    // beside the nominal walks.
+    let shares = || crate::report::by_tool(&study, nominal_point.assumptions());
+    let (nominal, shares) = match study.walks_in_parallel() {
+        true => rayon::join(|| evaluate(&study, nominal_point), shares),
+        false => (evaluate(&study, nominal_point), shares()),
+    };
     // Never inf or NaN in a file: a non-finite figure is a bug, stopped before any write.
     crate::evaluate::check_finite(&study, &nominal)?;
     let options = SweepOptions {
@@ -81,47 +87,33 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         progress: true,
     };
     let mut slice = output::charts::SliceCollector::new(&grid);
-    let mut sweep = || -> Result<Option<sweep::SweepOutcome>, Error> {
-        match dir.as_mut() {
-            Some(dir) => {
-                let mut swept = None;
-                dir.write("sweep.csv", |w| {
-                    let names = study.edited.iter().map(|s| s.name.clone()).collect();
-                    let mut csv = SweepCsv::new(
-                        w,
-                        scenario.cache.is_some(),
-                        study.baseline.run.len(),
-                        names,
-                    )?;
-                    let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
-                    swept = Some(sweep::run(
-                        &study,
-                        &grid,
-                        &nominal_point,
-                        options,
-                        &mut sinks,
-                    )?);
-                    csv.finish()
-                })?;
-                Ok(swept)
-            }
-            None => {
-                let mut sinks: [&mut dyn sweep::PointSink; 0] = [];
-                Ok(Some(
-                    sweep::run(&study, &grid, &nominal_point, options, &mut sinks)
-                        .map_err(|e| non_finite(Error::Print(e)))?,
-                ))
-            }
+    let swept = match dir.as_mut() {
+        Some(dir) => {
+            let mut swept = None;
+            dir.write("sweep.csv", |w| {
+                let names = study.edited.iter().map(|s| s.name.clone()).collect();
+                let mut csv =
+                    SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len(), names)?;
+                let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
+                swept = Some(sweep::run(
+                    &study,
+                    &grid,
+                    &nominal_point,
+                    options,
+                    &mut sinks,
+                )?);
+                csv.finish()
+            })?;
+            swept
+        }
+        None => {
+            let mut sinks: [&mut dyn sweep::PointSink; 0] = [];
+            Some(
+                sweep::run(&study, &grid, &nominal_point, options, &mut sinks)
+                    .map_err(|e| non_finite(Error::Print(e)))?,
+            )
         }
     };
-    // The split by tool is a pass over every call of the baseline: a long run computes it
-    // beside the sweep, whose closed forms are walks of their own.
-    let shares = || crate::report::by_tool(&study, nominal.at());
-    let (swept, shares) = match study.walks_in_parallel() {
-        true => rayon::join(sweep, shares),
-        false => (sweep(), shares()),
-    };
-    let swept = swept?;
     let slice = slice.cells.unwrap_or_default();
     let sweep_report = swept
         .as_ref()
