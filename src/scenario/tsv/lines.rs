@@ -207,21 +207,14 @@ fn separators(text: &[u8], out: &mut Vec<u32>) {
 mod tests {
     use super::*;
 
-    /// Every line as (number, text, tabs relative to the line) or its bytes, read through
-    /// a reader that hands out `step` bytes at a time.
+    use super::super::tests::Trickle;
+
     /// A line as read: its text and tabs, or its bytes when not UTF-8.
     type LineRead = Result<(String, Vec<u32>), Vec<u8>>;
 
+    /// Every line as (number, text, tabs relative to the line) or its bytes, read through
+    /// a reader that hands out `step` bytes at a time.
     fn lines(input: &[u8], step: usize) -> Vec<(usize, LineRead)> {
-        struct Trickle<'a>(&'a [u8], usize);
-        impl Read for Trickle<'_> {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                let n = self.1.min(buf.len()).min(self.0.len());
-                buf[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
         let mut l = Lines::new(Trickle(input, step));
         let mut out = Vec::new();
         while let Some(line) = l.next().unwrap() {

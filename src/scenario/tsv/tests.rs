@@ -211,7 +211,7 @@ fn text_that_is_not_utf8_is_located() {
 }
 
 /// A reader that hands out a few bytes at a time, so lines cross every buffer refill.
-struct Trickle<'a>(&'a [u8], usize);
+pub(super) struct Trickle<'a>(pub(super) &'a [u8], pub(super) usize);
 
 impl Read for Trickle<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
