@@ -4,7 +4,7 @@
 //! sweep), `DIR/bench3.toml` (the first 3 edits; the default 3 × 3 sweep),
 //! `DIR/bench_clear.toml` (two clearings whose events move with B and ρ, with the prompt
 //! cache, over a 41 × 41 grid: every point is a replay) and `DIR/bench_merge.toml` (one
-//! merge of every tenth call: CALLS / 10 calls in one edit).
+//! merge of every tenth call: CALLS / 10 calls in one edit, at most 500,000).
 //!
 //! The sizes come from a fixed linear congruential sequence, so every run writes the same
 //! files and benchmark figures compare like with like.
@@ -86,9 +86,14 @@ steps = [{{ trim = {{ call = "1", by_percent = 50 }} }}, {{ drop = {{ call = "{m
         "wrote {}/trace.tsv ({} calls), bench3.toml (3 edits), bench5.toml (5 edits, 41 × 41 grid), bench_clear.toml (2 replayed clearings, 41 × 41 grid) and bench_merge.toml (a merge of {} calls)",
         dir.display(),
         calls,
-        calls / 10
+        merged(calls)
     );
     Ok(())
+}
+
+/// The calls `bench_merge.toml` merges.
+fn merged(calls: u64) -> u64 {
+    (calls / 10).min(MAX_MERGED)
 }
 
 /// Two clearings whose events move with B and ρ (a context-token trigger, and a volume
@@ -120,10 +125,14 @@ clear = {{ above_tool_bytes = 180000, keep_results = 5, clear_at_least_tokens = 
     )
 }
 
-/// One merge of every tenth call (call numbers 1, 11, 21, …): `calls / 10` calls, spread
-/// over the trace, so the edit splits the run into as many pieces.
+/// Calls in the merge at most: their ids keep `bench_merge.toml` under the 8 MiB a
+/// scenario file may be (a 10M-call trace's every tenth call would be 11 MB of ids).
+const MAX_MERGED: u64 = 500_000;
+
+/// One merge of every tenth call (call numbers 1, 11, 21, …): `calls / 10` calls (at most
+/// [`MAX_MERGED`]), spread over the trace, so the edit splits the run into as many pieces.
 fn merge_scenario(calls: u64) -> String {
-    let ids: Vec<String> = (0..calls / 10)
+    let ids: Vec<String> = (0..merged(calls))
         .map(|k| format!("\"{}\"", 10 * k + 1))
         .collect();
     format!(

@@ -94,7 +94,7 @@ struct Cli {
 enum Sub {
     /// Print the call-by-call reread ledger of a TSV trace.
     #[command(
-        long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. A first line such as `# number<TAB>label<TAB>bytes<TAB>tokens<TAB>output_tokens` declares optional columns (tokens, output_tokens, kind, segment, gap_s, pinned) after the three required ones. Lines with the same number are one call (bytes and tokens summed, labels joined with '+') and must be adjacent; calls are ordered by number; blank lines and lines starting with '#' are skipped. The whole trace is checked before anything is printed; then each row shows the context the call re-reads (before its own output joins) and the running total, streamed in constant memory."
+        long_about = "Print the call-by-call reread ledger of a TSV trace.\n\nThe trace has one line per call: number<TAB>label<TAB>bytes. A first line such as `# number<TAB>label<TAB>bytes<TAB>tokens<TAB>output_tokens` declares optional columns (tokens, output_tokens, kind, segment, gap_s, pinned) after the three required ones. Lines with the same number are one call wherever they stand (bytes and tokens summed, labels joined with '+' in file order); calls are ordered by number; blank lines and lines starting with '#' are skipped. The whole trace is checked before anything is printed; then each row shows the context the call re-reads (before its own output joins) and the running total, streamed in constant memory (a trace whose numbers rise, the lines of each call together; any other is held in memory and sorted)."
     )]
     Ledger(LedgerArgs),
     /// Fit B and ρ to a scenario's measured usage (least squares), and optionally write them.

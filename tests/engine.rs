@@ -608,6 +608,40 @@ fn by_tool_shares_add_up_to_the_reread_total() {
     assert_eq!(rows[0].group, "base (system prompt, tools)");
 }
 
+/// A tool named as a kind's row is (`kind: tool`) adds to that row call by call, in call
+/// order, with the calls of that kind that name no tool: the same sums, bit for bit, as
+/// adding each call to the row named so; the base row counts every call.
+#[test]
+fn a_tool_named_as_a_kind_row_sums_call_by_call_into_that_row() {
+    use simulate::report::by_tool;
+    let mut text = String::from("name = \"k\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n");
+    let sizes = [12303.0, 63945.0, 3716.0, 999.0, 777.0, 5.0];
+    for (i, b) in sizes.iter().enumerate() {
+        text.push_str(&format!("[[call]]\nid = \"c{i}\"\nbytes = {b}\n"));
+        if i % 2 == 0 {
+            text.push_str("tool = \"kind: tool\"\n");
+        }
+    }
+    let s = scenario(&text);
+    let study = Study::new(&s).unwrap();
+    let e = nominal(&s);
+    let rows = by_tool(&study, e.at());
+    let row = rows.iter().find(|r| r.group == "kind: tool").unwrap();
+    let n = sizes.len();
+    let (mut result, mut reread) = (0.0f64, 0.0f64);
+    for (j, b) in sizes.iter().enumerate() {
+        let r = b / 3.3;
+        result += r;
+        reread += r * (n - 1 - j) as f64;
+    }
+    assert_eq!(row.calls, n);
+    assert_eq!(row.result_tokens.to_bits(), result.to_bits());
+    assert_eq!(row.reread_tokens.to_bits(), reread.to_bits());
+    assert_eq!(rows.iter().filter(|r| r.group == "kind: tool").count(), 1);
+    let base = rows.iter().find(|r| r.group.starts_with("base")).unwrap();
+    assert_eq!(base.calls, n);
+}
+
 /// A figure that is not finite never reaches a sink: the sweep stops with an error naming
 /// the run and the point, and the nominal evaluation's guard does the same. (Inputs are
 /// range-checked, so only a hand-built point can get here; that is the bug it guards.)

@@ -46,7 +46,8 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     let measured = if r.measured_calls > 0 {
         format!(
             "; measured tokens on {} of {} calls are used as given",
-            r.measured_calls, r.baseline.calls
+            grouped(r.measured_calls as f64, 0),
+            grouped(r.baseline.calls as f64, 0)
         )
     } else {
         String::new()

@@ -80,19 +80,30 @@ impl<'a> Rows<'a> {
     /// The row of `key`, added if new.
     #[inline(never)]
     fn find(&mut self, key: Key<'a>) -> usize {
-        *self.index.entry(key).or_insert_with(|| {
-            self.rows.push((
-                key,
-                ToolShare {
-                    group: key.name(),
-                    calls: 0,
-                    result_tokens: 0.0,
-                    reread_tokens: 0.0,
-                    share_pct: 0.0,
-                },
-            ));
-            self.rows.len() - 1
-        })
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        // A row is its name: a tool named as a kind's row is (`kind: web_search`) adds to
+        // that row, call by call, as every other call of the row does.
+        let name = key.name();
+        let i = match self.rows.iter().position(|(_, r)| r.group == name) {
+            Some(i) => i,
+            None => {
+                self.rows.push((
+                    key,
+                    ToolShare {
+                        group: name,
+                        calls: 0,
+                        result_tokens: 0.0,
+                        reread_tokens: 0.0,
+                        share_pct: 0.0,
+                    },
+                ));
+                self.rows.len() - 1
+            }
+        };
+        self.index.insert(key, i);
+        i
     }
 }
 
@@ -131,18 +142,7 @@ pub fn by_tool(study: &Study, at: Assumptions) -> Vec<ToolShare> {
         false,
     );
     results.rows[base].1.calls = n;
-    // A tool named as a kind's row is (`kind: web_search`) is that row.
-    let mut rows: Vec<ToolShare> = Vec::with_capacity(results.rows.len());
-    for (_, row) in results.rows {
-        match rows.iter_mut().find(|r| r.group == row.group) {
-            Some(r) => {
-                r.calls += row.calls;
-                r.result_tokens += row.result_tokens;
-                r.reread_tokens += row.reread_tokens;
-            }
-            None => rows.push(row),
-        }
-    }
+    let mut rows: Vec<ToolShare> = results.rows.into_iter().map(|(_, row)| row).collect();
     // A group that adds nothing (a final answer with no result) is no share at all.
     rows.retain(|r| r.reread_tokens > 0.0 || r.result_tokens > 0.0);
     let total: f64 = rows.iter().map(|r| r.reread_tokens).sum();
