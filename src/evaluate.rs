@@ -485,7 +485,7 @@ pub fn dollars(price: &Price, run: &Run, extra_output: f64, cost: f64) -> Option
 /// Evaluates every run of `study` at `point` by replaying it call by call.
 pub fn evaluate(study: &Study, point: Point) -> Evaluation {
     // Each run is a walk of its own: on a long trace, one per thread.
-    let (baseline, edited) = match study.walks_in_parallel() {
+    let (baseline, edited): (Outcome, Vec<Outcome>) = match study.walks_in_parallel() {
         true => rayon::join(
             || outcome(study, &study.baseline, &point),
             || {
@@ -502,7 +502,6 @@ pub fn evaluate(study: &Study, point: Point) -> Evaluation {
                 .collect(),
         ),
     };
-    let edited: Vec<Outcome> = edited;
     let n = baseline.calls;
     let edits: Vec<EditResult> = edited
         .into_iter()

@@ -64,17 +64,26 @@ struct Rows<'a> {
 }
 
 impl<'a> Rows<'a> {
+    /// The row of `key`: most often the previous call's, else found ([`Rows::find`]).
     #[inline(always)]
-    fn add(&mut self, key: Key<'a>, result: f64, rereads: f64, count: bool) -> usize {
-        let i = match self.last.filter(|&i| self.rows[i].0.same(key)) {
+    fn row(&mut self, key: Key<'a>) -> usize {
+        match self.last.filter(|&i| self.rows[i].0.same(key)) {
             Some(i) => i,
-            None => self.find(key),
-        };
+            None => {
+                let i = self.find(key);
+                self.last = Some(i);
+                i
+            }
+        }
+    }
+
+    /// Adds to row `i` a result re-read `rereads` times (and a call, if `count`).
+    #[inline(always)]
+    fn add(&mut self, i: usize, result: f64, rereads: f64, count: bool) {
         let row = &mut self.rows[i].1;
         row.calls += usize::from(count);
         row.result_tokens += result;
         row.reread_tokens += result * rereads;
-        i
     }
 
     /// The row of `key`, added if new.
@@ -113,9 +122,9 @@ pub fn by_tool(study: &Study, at: Assumptions) -> Vec<ToolShare> {
     let run = &study.baseline.run;
     let n = run.len();
     let mut results = Rows::default();
-    // The model's output is a row of its own, apart so that the lookup of the results'
-    // rows keeps finding the previous call's.
-    let own_key = Key::Group("model output");
+    // The model's output is a row of its own, kept apart so that the lookup of the
+    // results' rows keeps finding the previous call's.
+    let mut own_row = None;
     // Internal iteration, so the baseline is read by one loop over the calls' columns.
     run.iter().enumerate().for_each(|(j, slot)| {
         let origin = slot.origin as usize;
@@ -125,22 +134,16 @@ pub fn by_tool(study: &Study, at: Assumptions) -> Vec<ToolShare> {
             Some(tool) => Key::Group(tool),
             None => Key::Kind(calls.kind(origin)),
         };
-        results.last = Some(results.add(key, result, rereads, true));
+        let row = results.row(key);
+        results.add(row, result, rereads, true);
         let own = slot.own_tokens + slot.own_bytes / at.bytes_per_token;
         if own > 0.0 {
-            let last = results.last;
-            results.last = results.index.get(&own_key).copied();
-            results.add(own_key, own, rereads, true);
-            results.last = last;
+            let row = *own_row.get_or_insert_with(|| results.find(Key::Group("model output")));
+            results.add(row, own, rereads, true);
         }
     });
-    results.last = None;
-    let base = results.add(
-        Key::Group("base (system prompt, tools)"),
-        at.base_tokens,
-        n as f64,
-        false,
-    );
+    let base = results.find(Key::Group("base (system prompt, tools)"));
+    results.add(base, at.base_tokens, n as f64, false);
     results.rows[base].1.calls = n;
     let mut rows: Vec<ToolShare> = results.rows.into_iter().map(|(_, row)| row).collect();
     // A group that adds nothing (a final answer with no result) is no share at all.

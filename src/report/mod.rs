@@ -296,7 +296,7 @@ impl Report {
 
     /// [`Report::new`] with the baseline's split by tool at the nominal point already
     /// computed ([`by_tool`]: a pass over every call, which a long run computes beside
-    /// its sweep).
+    /// its nominal walks).
     pub fn with_by_tool(
         study: &Study,
         nominal: &Evaluation,

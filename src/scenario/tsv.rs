@@ -24,7 +24,7 @@ mod trace;
 use super::{Call, Calls, Id};
 use crate::error::{Error, Located};
 use crate::input;
-use columns::{Column, Columns};
+use columns::Columns;
 use compact_str::CompactString;
 use group::Group;
 pub use group::{Given, Segments};
@@ -177,7 +177,8 @@ impl<R: Read> TsvReader<R> {
             .then_some((&self.groups[self.reading ^ 1], &*self.tool)))
     }
 
-    /// Finishes the next joined call into `finished`; `false` at the end.
+    /// Finishes the next joined call (the group [`TsvReader::next_group`] hands out);
+    /// `false` at the end.
     fn next_joined(&mut self) -> Result<bool, Error> {
         if self.done {
             return Ok(false);

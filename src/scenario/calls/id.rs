@@ -15,7 +15,6 @@ enum Repr<'a> {
     Number {
         digits: [u8; 20],
         len: u8,
-        n: u64,
     },
 }
 
@@ -34,16 +33,7 @@ impl<'a> Id<'a> {
         Id(Repr::Number {
             digits,
             len: s.len() as u8,
-            n,
         })
-    }
-
-    /// The number, for an id made by [`Id::number`].
-    pub fn as_number(&self) -> Option<u64> {
-        match self.0 {
-            Repr::Number { n, .. } => Some(n),
-            Repr::Text(_) => None,
-        }
     }
 }
 
@@ -54,7 +44,7 @@ impl Deref for Id<'_> {
         match &self.0 {
             Repr::Text(t) => t,
             // Only ASCII digits are ever written there.
-            Repr::Number { digits, len, .. } => {
+            Repr::Number { digits, len } => {
                 std::str::from_utf8(&digits[20 - *len as usize..]).unwrap_or_default()
             }
         }

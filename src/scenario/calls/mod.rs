@@ -92,7 +92,8 @@ impl Calls {
     /// Appends `call`.
     pub fn push(&mut self, mut call: Call) {
         let detail = call.detail.take();
-        self.push_ref(call.as_ref(), detail);
+        let number = decimal(&call.id);
+        self.push_parts(call.as_ref(), number, detail);
     }
 
     /// Appends the call `c` of a trace, whose id is `number` in decimal (`c.id` is not
@@ -101,13 +102,8 @@ impl Calls {
         self.push_parts(c, Some(number), None);
     }
 
-    /// Appends the call `c` with `detail` (`c.detail` is not read).
-    pub fn push_ref(&mut self, c: CallRef<'_>, detail: Option<Box<CallDetail>>) {
-        let number = c.id.as_number().or_else(|| decimal(&c.id));
-        self.push_parts(c, number, detail);
-    }
-
-    /// Appends `c` with `detail`; `number`: its id is that number in decimal.
+    /// Appends `c` with `detail` (`c.detail` is not read); `number`: its id is that
+    /// number in decimal.
     #[inline]
     fn push_parts(&mut self, c: CallRef<'_>, number: Option<u64>, detail: Option<Box<CallDetail>>) {
         let i = self.len;

@@ -8,12 +8,12 @@ use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// The lines of one call read so far.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Group {
     pub(super) number: u64,
-    pub(super) line: usize,
+    line: usize,
     /// Its lines' labels joined with `+` (a buffer reused from call to call).
-    pub(super) label: String,
+    label: String,
     bytes: f64,
     tokens: f64,
     output_tokens: f64,
@@ -22,24 +22,6 @@ pub(super) struct Group {
     pub(super) segment: Option<(u64, (usize, usize))>,
     gap_s: Option<(f64, usize)>,
     pinned: Option<(bool, usize)>,
-}
-
-impl Default for Group {
-    fn default() -> Self {
-        Group {
-            number: 0,
-            line: 0,
-            label: String::new(),
-            bytes: 0.0,
-            tokens: 0.0,
-            output_tokens: 0.0,
-            measured: false,
-            kind: None,
-            segment: None,
-            gap_s: None,
-            pinned: None,
-        }
-    }
 }
 
 impl Group {
@@ -67,6 +49,7 @@ impl Group {
         self.gap_s = row.gap_s.map(|(g, _)| (g, line));
         self.pinned = row.pinned.map(|(p, _)| (p, line));
     }
+
     /// Adds a line of the same call; the byte offset of a field that disagrees, and why.
     pub(super) fn join(
         &mut self,

@@ -15,8 +15,8 @@
 //! file) returns `None`, and the trace is read from the start as usual: errors are always
 //! the one pass's, with its lines and columns.
 
-use super::columns::Columns;
-use super::{Column, TsvReader, collect_part, header};
+use super::columns::{Column, Columns};
+use super::{TsvReader, collect_part, header};
 use crate::input;
 use crate::scenario::Calls;
 use std::fs::File;

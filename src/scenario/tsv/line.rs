@@ -9,9 +9,6 @@ use crate::scenario::MAX_NUMBER;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row<'a> {
     pub number: u64,
-    /// The number field as written, when it is the number in plain decimal (no sign, no
-    /// leading zero, no space): then it is also the call's id, with no formatting.
-    pub number_text: Option<&'a str>,
     pub label: &'a str,
     pub bytes: Option<u64>,
     pub tokens: Option<u64>,
@@ -71,7 +68,6 @@ pub fn parse_split<'a>(
     }
     let mut row = Row {
         number: 0,
-        number_text: None,
         label: "",
         bytes: None,
         tokens: None,
@@ -88,14 +84,7 @@ pub fn parse_split<'a>(
         let given =
             || !field.is_empty() && (field.as_bytes()[0] > b' ' || !field.trim().is_empty());
         match column {
-            Column::Number => match digits(field) {
-                Some(n) => {
-                    row.number = n;
-                    let plain = field.len() == 1 || field.as_bytes()[0] != b'0';
-                    row.number_text = plain.then_some(field);
-                }
-                None => row.number = number(at, field)?,
-            },
+            Column::Number => row.number = number(at, field)?,
             Column::Label => row.label = field,
             Column::Bytes if given() => row.bytes = Some(whole(at, field, "bytes")?),
             Column::Tokens if given() => row.tokens = Some(whole(at, field, "tokens")?),
@@ -188,8 +177,17 @@ fn digits(field: &str) -> Option<u64> {
     Some(value)
 }
 
-#[cold]
+#[inline]
 fn number(at: usize, field: &str) -> Result<u64, LineError> {
+    match digits(field) {
+        Some(value) => Ok(value),
+        None => number_slow(at, field),
+    }
+}
+
+/// [`number`] for a field that is not 1 to 15 plain digits.
+#[cold]
+fn number_slow(at: usize, field: &str) -> Result<u64, LineError> {
     let text = field.trim();
     text.parse::<u64>().map_err(|_| {
         let message = if text.eq_ignore_ascii_case("number") {
