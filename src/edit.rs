@@ -219,7 +219,20 @@ impl Editor<'_> {
             }
             Action::Steps(_) => Err(error("steps", "steps cannot be nested")),
             Action::Cache(change) => self.whatif.cache(change),
-            Action::Model(change) => self.whatif.model(change),
+            Action::Model(change) => {
+                let selected = match &change.select {
+                    Some(select) => {
+                        let mut selected = vec![false; self.calls.len()];
+                        self.rule("model", select, |origin, slot| {
+                            selected[origin] = true;
+                            Some(slot)
+                        });
+                        Some(selected)
+                    }
+                    None => None,
+                };
+                self.whatif.model(change, selected.as_deref())
+            }
             Action::BasePart(change) => {
                 let base = self.whatif.part(change)?;
                 self.base = self.base.then(base);
@@ -496,6 +509,7 @@ mod tests {
     }
 
     fn apply(calls: &Calls, action: &Action) -> Result<Edited, EditError> {
+        let pricing = crate::pricing::Pricing::of_cache(None);
         super::apply(
             calls,
             &super::ids(calls, &action.call_ids()),
@@ -505,6 +519,8 @@ mod tests {
             &whatif::Scope {
                 cache: None,
                 price: None,
+                pricing: &pricing,
+                calls,
                 trace: crate::scenario::TraceKind::Main,
                 parts: &[],
                 input_price: None,

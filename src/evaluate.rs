@@ -7,9 +7,10 @@ use crate::error::{Error, Located};
 use crate::finite::{self, NonFinite};
 use crate::ledger::{Assumptions, Saving};
 use crate::point::Point;
+use crate::pricing::Pricing;
 use crate::rank::{self, Ranking};
 use crate::run::Run;
-use crate::scenario::{BaseChange, CacheSpec, ClearPolicy, CompactPolicy, Price, Scenario};
+use crate::scenario::{BaseChange, CacheSpec, ClearPolicy, CompactPolicy, Scenario};
 use crate::timeline::{self, Quantity, RunSums};
 use crate::whatif::{self, WhatIf};
 use rayon::prelude::*;
@@ -74,49 +75,36 @@ impl Subject {
         self.base.apply(frame.base_tokens, frame.bytes_per_token)
     }
 
-    /// The run's prompt cache: its own after a `cache` or `model` step, else the
-    /// scenario's.
+    /// The models the run's calls are priced at: its own after a `cache` or `model` step,
+    /// else the scenario's (each call at its logged model, docs/model.md §4).
+    pub fn pricing<'s>(&'s self, study: &'s Study) -> &'s Pricing {
+        self.whatif.pricing.as_ref().unwrap_or(&study.pricing)
+    }
+
+    /// The run's prompt cache, where every call is at one model (its own after a `cache`
+    /// or `model` step, else the scenario's); with calls at several models, the
+    /// scenario's own model's.
     pub fn cache<'s>(&'s self, study: &'s Study) -> Option<&'s CacheSpec> {
-        match &self.whatif.pricing {
-            Some(p) => p.cache.as_ref(),
-            None => study.scenario.cache.as_ref(),
-        }
+        self.pricing(study).main().cache.as_ref()
     }
 
-    /// The run's dollar prices: a model edit's, else the scenario's.
-    pub fn price<'s>(&'s self, study: &'s Study) -> Option<&'s Price> {
-        match &self.whatif.pricing {
-            Some(p) => p.price.as_ref(),
-            None => study.scenario.price.as_ref(),
-        }
-    }
-
-    /// `(read, write)` cache multipliers at `point`, if the run has a cache: the swept read
-    /// price where the run's read price is the scenario's (see [`whatif::Pricing`]).
+    /// `(read, write)` cache multipliers at `point` of the run's own model (the one whose
+    /// read price a swept `cache_read` sets), if the run has a cache.
     pub fn cache_prices(&self, study: &Study, point: &Point) -> Option<(f64, f64)> {
-        let cache = self.cache(study)?;
-        let swept = self.whatif.pricing.as_ref().is_none_or(|p| p.read_swept);
-        let read = match point.cache_read {
-            Some(r) if swept => r,
-            _ => cache.read,
-        };
-        Some((cache.expected_read(read), cache.write))
+        self.pricing(study).models[0].cache_prices(point.cache_read)
     }
 
     /// The run's cost at `point` from its sums, in the scenario's input-token equivalents
-    /// (a model edit's own are converted by its input price over the scenario's).
+    /// (every model's converted by its input price over the scenario's), output included
+    /// where priced (docs/model.md §4).
     pub fn cost(&self, study: &Study, sums: &RunSums<f64>, point: &Point) -> f64 {
-        self.own_cost(study, sums, point) * self.cost_scale()
-    }
-
-    /// The cost in the run's own input-token equivalents.
-    fn own_cost(&self, study: &Study, sums: &RunSums<f64>, point: &Point) -> f64 {
         sums.cost(self.cache_prices(study, point), point.retry_rate)
     }
 
-    /// Its input price over the scenario's (1 but for a model edit).
+    /// Its input price over the scenario's where a model edit moved every call (1
+    /// otherwise).
     pub fn cost_scale(&self) -> f64 {
-        self.whatif.pricing.as_ref().map_or(1.0, |p| p.cost_scale)
+        self.whatif.pricing.as_ref().map_or(1.0, |p| p.main().scale)
     }
 
     /// Requests the run makes: its calls and the tool searches a deferred part adds.
@@ -167,7 +155,7 @@ impl Subject {
             &s.calls,
             &self.run,
             clearings,
-            self.cache(study),
+            Some(self.pricing(study)),
             frame,
             self.base_quantity(frame),
             &self.whatif.searches,
@@ -240,6 +228,8 @@ pub struct Study<'a> {
     pub edit_notes: Vec<Vec<String>>,
     /// `warnings` without the notes: what a history counts as warnings of a session.
     pub other_warnings: Vec<String>,
+    /// The models the baseline's calls are priced at (docs/model.md §4).
+    pub pricing: Pricing,
 }
 
 impl<'a> Study<'a> {
@@ -254,7 +244,8 @@ impl<'a> Study<'a> {
             .collect();
         let ids = edit::ids(calls, &named);
         let baseline = Run::baseline_of_shared(calls, &scenario.terms);
-        let scope = whatif::Scope::of(scenario);
+        let pricing = Pricing::of(scenario);
+        let scope = whatif::Scope::of(scenario, &pricing);
         let edited = scenario
             .edits
             .iter()
@@ -303,6 +294,7 @@ impl<'a> Study<'a> {
             .chain(scenario.edits.iter().flat_map(|e| &e.warnings))
             .cloned()
             .collect();
+        warnings.extend(pricing.remarks.iter().cloned());
         let mut other_warnings = warnings.clone();
         for ((e, subject), (notes, why, found)) in scenario.edits.iter().zip(&edited).zip(found) {
             let named = |w: &str| format!("[[edit]] \"{}\": {w}", e.name);
@@ -331,6 +323,7 @@ impl<'a> Study<'a> {
             warnings,
             edit_notes,
             other_warnings,
+            pricing,
             baseline: Subject {
                 name: "baseline".into(),
                 run: baseline,
@@ -388,13 +381,18 @@ impl<'a> Study<'a> {
         std::iter::once(&self.baseline).chain(&self.edited)
     }
 
-    /// `(read, write)` cache multipliers at `point`, if the scenario has a cache.
+    /// `(read, write)` cache multipliers at `point` of the scenario's own model, if the
+    /// scenario has a cache. With a fitted miss share, a prefix the cache would read is
+    /// partly written again: its expected price per token (affine, so the sweep stays
+    /// exact).
     pub fn cache_prices(&self, point: &Point) -> Option<(f64, f64)> {
-        let cache = self.scenario.cache.as_ref()?;
-        let read = point.cache_read.unwrap_or(cache.read);
-        // With a fitted miss share, a prefix the cache would read is partly written again:
-        // its expected price per token (affine, so the sweep stays exact).
-        Some((cache.expected_read(read), cache.write))
+        self.pricing.models[0].cache_prices(point.cache_read)
+    }
+
+    /// Whether a run's cost differs from its reread total: a prompt cache, or output
+    /// priced (docs/model.md §4). Without either, cost is the reread total.
+    pub fn prices_cost(&self) -> bool {
+        self.subjects().any(|s| s.pricing(self).prices_cost())
     }
 
     /// The nominal point: the scenario's values, with `B` and `ρ` as given.
@@ -418,6 +416,8 @@ pub struct Outcome {
     pub cost: f64,
     /// Dollars, with `[price]`; None when a price it needs is missing.
     pub dollars: Option<f64>,
+    /// Output tokens whose output price is unknown: not in `cost` (docs/model.md §4).
+    pub unpriced_output_tokens: f64,
     pub clearings: Clearings,
 }
 
@@ -454,32 +454,23 @@ pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
     let at = point.assumptions();
     let clearings = subject.clearings(study, at);
     let sums: RunSums<f64> = subject.sums(study, &clearings, at);
-    let own_cost = subject.own_cost(study, &sums, point);
-    // A compaction is a request too, and its summary is output.
-    let compactions = clearings.events.iter().filter_map(|e| e.compaction);
-    let (compactions, summaries) = compactions.fold((0, 0.0), |(n, t), s| (n + 1, t + s));
+    let cost = subject.cost(study, &sums, point);
+    // A compaction is a request too (its summary, output, is in the sums).
+    let compactions = clearings
+        .events
+        .iter()
+        .filter(|e| e.compaction.is_some())
+        .count();
     Outcome {
         calls: subject.requests() + compactions,
         total_tokens: sums.context,
-        cost: own_cost * subject.cost_scale(),
+        cost,
         dollars: subject
-            .price(study)
-            .and_then(|p| dollars(p, &subject.run, summaries, own_cost)),
+            .pricing(study)
+            .dollars(cost, sums.unpriced_output_tokens > 0.0),
+        unpriced_output_tokens: sums.unpriced_output_tokens,
         clearings,
     }
-}
-
-/// `cost·input/1e6 + output_tokens·output/1e6` at `price`, for a cost in its input-token
-/// equivalents, with `extra_output` tokens beside the run's own (the summaries compactions
-/// write); None when output tokens need an output price that is missing.
-pub fn dollars(price: &Price, run: &Run, extra_output: f64, cost: f64) -> Option<f64> {
-    let output_tokens: f64 = run.iter().map(|s| s.output_tokens).sum::<f64>() + extra_output;
-    let output = match price.output {
-        Some(p) => output_tokens * p / 1e6,
-        None if output_tokens > 0.0 => return None,
-        None => 0.0,
-    };
-    Some(cost * price.input / 1e6 + output)
 }
 
 /// Evaluates every run of `study` at `point` by replaying it call by call.

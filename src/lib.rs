@@ -22,6 +22,7 @@ pub mod ledger;
 pub mod number;
 pub mod output;
 pub mod point;
+pub mod pricing;
 pub mod printable;
 pub mod rank;
 pub mod report;

@@ -7,8 +7,8 @@
 
 use crate::clear::{Clearings, Event, NEVER};
 use crate::ledger::{Affine, Assumptions};
+use crate::pricing::{ModelPrice, Pricing};
 use crate::run::{Run, Slot};
-use crate::scenario::CacheSpec;
 use crate::scenario::Calls;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
@@ -148,6 +148,68 @@ pub struct CallFigures<Q> {
     /// Of it, tokens billed at the plain input price because the whole request is shorter
     /// than the minimum cacheable length (zero without `[cache]`; docs/model.md §4).
     pub uncached: Q,
+    /// Tokens the model wrote at this request (a compaction's summary for its request).
+    pub output_tokens: f64,
+    /// The model it is priced at: an index into its run's [`Pricing::models`].
+    pub model: u8,
+}
+
+/// The part of a run's sums at models whose prices are fixed (another model than the
+/// scenario's own, or terms an edit changed): counted in the run's sums too, and priced
+/// apart, since a swept cache read price is the scenario's own model's only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fixed<Q> {
+    pub context: Q,
+    pub cached: Q,
+    pub written: Q,
+    pub uncached: Q,
+    /// Their input cost, in the scenario's input-token equivalents, without retries.
+    pub cost: Q,
+    /// What one retry of each re-sends, in the same units (× the retry rate).
+    pub retry: Q,
+}
+
+impl<Q: Quantity> Fixed<Q> {
+    fn zero() -> Self {
+        let z = Q::zero();
+        Fixed {
+            context: z,
+            cached: z,
+            written: z,
+            uncached: z,
+            cost: z,
+            retry: z,
+        }
+    }
+
+    fn add(&mut self, f: &CallFigures<Q>, m: &ModelPrice) {
+        self.context += f.context;
+        self.cached += f.cached;
+        self.written += f.written;
+        self.uncached += f.uncached;
+        match m.cache_prices(None) {
+            Some((read, write)) => {
+                self.cost +=
+                    (f.cached.scale(read) + f.written.scale(write) + f.uncached).scale(m.scale);
+                self.retry += ((f.cached + f.written).scale(read) + f.uncached).scale(m.scale);
+            }
+            None => {
+                self.cost += f.context.scale(m.scale);
+                self.retry += f.context.scale(m.scale);
+            }
+        }
+    }
+
+    fn map(self, g: impl Fn(Q) -> Q) -> Self {
+        Fixed {
+            context: g(self.context),
+            cached: g(self.cached),
+            written: g(self.written),
+            uncached: g(self.uncached),
+            cost: g(self.cost),
+            retry: g(self.retry),
+        }
+    }
 }
 
 /// Sums over a run.
@@ -158,64 +220,165 @@ pub struct RunSums<Q> {
     pub cached: Q,
     pub written: Q,
     pub uncached: Q,
+    /// The cost of what the model wrote (every call's output, every compaction's
+    /// summary), each at its model's output price, in the scenario's input-token
+    /// equivalents (docs/model.md §4). Depends on neither assumption but through the
+    /// compactions a run makes.
+    pub output: Q,
+    /// Output tokens whose model's output price is unknown: not priced, and said.
+    pub unpriced_output_tokens: f64,
+    /// Of the above, the requests at fixed prices (another model's, or an edit's own).
+    pub fixed: Fixed<Q>,
 }
 
 impl<Q: Quantity> RunSums<Q> {
-    fn zero() -> Self {
+    /// Nothing yet.
+    pub fn zero() -> Self {
         RunSums {
             context: Q::zero(),
             cached: Q::zero(),
             written: Q::zero(),
             uncached: Q::zero(),
+            output: Q::zero(),
+            unpriced_output_tokens: 0.0,
+            fixed: Fixed::zero(),
         }
     }
 
-    fn add(&mut self, f: &CallFigures<Q>) {
+    /// Adds a request's figures, priced at `m`.
+    fn add(&mut self, f: &CallFigures<Q>, m: &ModelPrice) {
         self.context += f.context;
         self.cached += f.cached;
         self.written += f.written;
         self.uncached += f.uncached;
+        self.add_output(f.output_tokens, m);
+        if !m.read_swept {
+            self.fixed.add(f, m);
+        }
+    }
+
+    /// Adds `tokens` of output at `m`'s output price.
+    #[inline]
+    pub fn add_output(&mut self, tokens: f64, m: &ModelPrice) {
+        if tokens == 0.0 {
+            return;
+        }
+        match m.output {
+            Some(_) => self.output += Q::tokens(m.output_cost(tokens)),
+            None => self.unpriced_output_tokens += tokens,
+        }
     }
 
     /// The sums of a walk at ρ ÷ `factor`, as sums at ρ (see [`Quantity::at_tokens_factor`]).
     pub fn at_tokens_factor(self, factor: f64) -> Self {
+        let g = |q: Q| q.at_tokens_factor(factor);
         RunSums {
-            context: self.context.at_tokens_factor(factor),
-            cached: self.cached.at_tokens_factor(factor),
-            written: self.written.at_tokens_factor(factor),
-            uncached: self.uncached.at_tokens_factor(factor),
+            context: g(self.context),
+            cached: g(self.cached),
+            written: g(self.written),
+            uncached: g(self.uncached),
+            output: g(self.output),
+            unpriced_output_tokens: self.unpriced_output_tokens,
+            fixed: self.fixed.map(g),
+        }
+    }
+}
+
+impl RunSums<Affine> {
+    /// The sums at `at`.
+    pub fn at(&self, at: Assumptions) -> RunSums<f64> {
+        let g = |q: Affine| q.at(at);
+        RunSums {
+            context: g(self.context),
+            cached: g(self.cached),
+            written: g(self.written),
+            uncached: g(self.uncached),
+            output: g(self.output),
+            unpriced_output_tokens: self.unpriced_output_tokens,
+            fixed: Fixed {
+                context: g(self.fixed.context),
+                cached: g(self.fixed.cached),
+                written: g(self.fixed.written),
+                uncached: g(self.fixed.uncached),
+                cost: g(self.fixed.cost),
+                retry: g(self.fixed.retry),
+            },
         }
     }
 }
 
 impl RunSums<f64> {
-    /// Cost in input-token equivalents (docs/model.md §4): with a cache,
-    /// `read·cached + write·written + 1·uncached`, plus retries re-sending each request
-    /// (`retry·read` per cacheable token, `retry·1` per uncacheable one); without a cache,
-    /// `context·(1 + retry)`.
-    pub fn cost(&self, cache: Option<(f64, f64)>, retry_rate: f64) -> f64 {
-        match cache {
-            Some((read, write)) => {
-                let cacheable = self.context - self.uncached;
-                read * self.cached
-                    + write * self.written
-                    + self.uncached
-                    + retry_rate * (read * cacheable + self.uncached)
-            }
-            None => self.context * (1.0 + retry_rate),
-        }
+    /// These token sums of a run whose every request is at `m`, priced: the output cost of
+    /// its `output_tokens`, and, where `m`'s prices are fixed, the fixed part. Summing the
+    /// tokens first and pricing once gives the same figures, to the bit, whichever path
+    /// (the reference walk or the sweep's lanes) counted them.
+    pub fn priced_at(self, m: &ModelPrice, output_tokens: f64) -> Self {
+        priced_at(self, m, output_tokens)
     }
 }
 
-/// Cost of one call, as [`RunSums::cost`].
-pub fn call_cost(f: &CallFigures<f64>, cache: Option<(f64, f64)>, retry_rate: f64) -> f64 {
-    RunSums {
-        context: f.context,
-        cached: f.cached,
-        written: f.written,
-        uncached: f.uncached,
+/// See [`RunSums::priced_at`].
+fn priced_at<Q: Quantity>(mut sums: RunSums<Q>, m: &ModelPrice, output_tokens: f64) -> RunSums<Q> {
+    sums.output = Q::zero();
+    sums.unpriced_output_tokens = 0.0;
+    sums.fixed = Fixed::zero();
+    sums.add_output(output_tokens, m);
+    if !m.read_swept {
+        let all = CallFigures {
+            context: sums.context,
+            cached: sums.cached,
+            written: sums.written,
+            uncached: sums.uncached,
+            output_tokens: 0.0,
+            model: 0,
+        };
+        sums.fixed.add(&all, m);
     }
-    .cost(cache, retry_rate)
+    sums
+}
+
+impl RunSums<f64> {
+    /// Cost in the scenario's input-token equivalents (docs/model.md §4). The requests at
+    /// the scenario's own model: with a cache, `read·cached + write·written + 1·uncached`,
+    /// plus retries re-sending each request (`retry·read` per cacheable token, `retry·1` per
+    /// uncacheable one); without a cache, `context·(1 + retry)`; `cache` is its `(read,
+    /// write)` at the point. The requests at fixed prices as [`Fixed`] priced them. Then
+    /// everything the model wrote, at each model's output price.
+    pub fn cost(&self, cache: Option<(f64, f64)>, retry_rate: f64) -> f64 {
+        let f = &self.fixed;
+        let context = self.context - f.context;
+        let own = match cache {
+            Some((read, write)) => {
+                let (cached, written) = (self.cached - f.cached, self.written - f.written);
+                let uncached = self.uncached - f.uncached;
+                let cacheable = context - uncached;
+                read * cached
+                    + write * written
+                    + uncached
+                    + retry_rate * (read * cacheable + uncached)
+            }
+            None => context * (1.0 + retry_rate),
+        };
+        own + f.cost + retry_rate * f.retry + self.output
+    }
+}
+
+/// Cost of one request priced at `m`, in the scenario's input-token equivalents, as
+/// [`RunSums::cost`]; `swept_read` is the point's cache read price, where swept.
+pub fn call_cost(
+    f: &CallFigures<f64>,
+    m: &ModelPrice,
+    swept_read: Option<f64>,
+    retry_rate: f64,
+) -> f64 {
+    let mut sums = RunSums::<f64>::zero();
+    sums.context = f.context;
+    sums.cached = f.cached;
+    sums.written = f.written;
+    sums.uncached = f.uncached;
+    sums.add_output(f.output_tokens, m);
+    let own = sums.cost(m.cache_prices(swept_read), retry_rate) - sums.output;
+    own * m.scale + sums.output
 }
 
 /// The ledger's state between calls: feed it a run's calls in order with [`Walker::step`].
@@ -226,12 +389,16 @@ pub fn call_cost(f: &CallFigures<f64>, cache: Option<(f64, f64)>, retry_rate: f6
 /// length can be streamed through it.
 #[derive(Debug, Clone)]
 pub struct Walker<'a, Q> {
-    cache: Option<&'a CacheSpec>,
+    /// The models the run's calls are priced at, with their caches; None: no cache, and
+    /// cost is the reread total.
+    pricing: Option<&'a Pricing>,
     at: Assumptions,
     placeholder_bytes: f64,
     base: Q,
     context: Q,
     previous_context: Q,
+    /// The model of the previous request: another model's cache does not hold its prefix.
+    previous_model: u8,
     freed_so_far: Q,
     /// `full[k]`: the sum of the full sizes of results before k; kept only with a cache.
     full: Vec<Q>,
@@ -239,46 +406,62 @@ pub struct Walker<'a, Q> {
     sums: RunSums<Q>,
     /// The figures of the compaction request the last step ran, until taken.
     compaction_request: Option<CallFigures<Q>>,
+    /// Where every call is at one model: it, and the output tokens so far, priced once at
+    /// the end ([`RunSums::priced_at`]).
+    uniform: Option<&'a ModelPrice>,
+    output_tokens: f64,
 }
 
 impl<'a, Q: Quantity> Walker<'a, Q> {
-    /// A walk at `at`, with the prompt cache `cache` if any; cleared results are replaced
-    /// by `placeholder_bytes` each.
-    pub fn new(cache: Option<&'a CacheSpec>, at: Assumptions, placeholder_bytes: f64) -> Self {
-        Self::with_base(cache, at, placeholder_bytes, Q::base(at))
+    /// A walk at `at`, priced by `pricing` if any (its models' prompt caches, output
+    /// prices); cleared results are replaced by `placeholder_bytes` each.
+    pub fn new(pricing: Option<&'a Pricing>, at: Assumptions, placeholder_bytes: f64) -> Self {
+        Self::with_base(pricing, at, placeholder_bytes, Q::base(at))
     }
 
     /// As [`Walker::new`], for a run whose base tokens an edit changed: `base` is what
     /// every call reads before any result (see `BaseChange::quantity`).
     pub fn with_base(
-        cache: Option<&'a CacheSpec>,
+        pricing: Option<&'a Pricing>,
         at: Assumptions,
         placeholder_bytes: f64,
         base: Q,
     ) -> Self {
+        let cached = pricing.is_some_and(Pricing::cached);
         Walker {
-            cache,
+            pricing,
             at,
             placeholder_bytes,
             base,
             context: base,
             previous_context: base,
+            previous_model: 0,
             freed_so_far: Q::zero(),
-            full: if cache.is_some() {
-                vec![Q::zero()]
-            } else {
-                Vec::new()
-            },
+            full: if cached { vec![Q::zero()] } else { Vec::new() },
             index: 0,
             sums: RunSums::zero(),
             compaction_request: None,
+            uniform: pricing.filter(|p| p.is_uniform()).map(Pricing::main),
+            output_tokens: 0.0,
         }
+    }
+
+    /// The model call `origin` is priced at (0 without pricing).
+    #[inline]
+    fn model(&self, origin: u32) -> u8 {
+        self.pricing.map_or(0, |p| p.model_index(origin))
+    }
+
+    /// Whether the walk has a prompt cache.
+    fn cached(&self) -> bool {
+        !self.full.is_empty()
     }
 
     /// The next call: its result `slot`, the seconds since the previous call, and the
     /// clearing that happens just before it, if any. Returns the call's figures.
     pub fn step(&mut self, slot: &Slot, gap_s: f64, event: Option<&Event>) -> CallFigures<Q> {
-        let figures = self.read(gap_s, event);
+        let model = self.model(slot.origin);
+        let figures = self.read(gap_s, event, model, slot.output_tokens);
         let size = Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), self.at);
         if let Some(&last) = self.full.last() {
             self.full.push(last + size);
@@ -292,17 +475,30 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
     /// only those need. Each call reads what the context holds; then its result joins.
     #[inline]
     fn step_plain(&mut self, slot: &Slot) -> CallFigures<Q> {
-        debug_assert!(self.cache.is_none());
+        debug_assert!(!self.cached());
         let zero = Q::zero();
         let context = self.context;
+        let model = self.model(slot.origin);
         let figures = CallFigures {
             context,
             cached: zero,
             written: zero,
             uncached: zero,
+            output_tokens: slot.output_tokens,
+            model,
         };
         // The sums of cached, written and uncached stay zero: adding zero to zero is exact.
         self.sums.context += context;
+        match (self.uniform, self.pricing) {
+            (Some(_), _) | (None, None) => self.output_tokens += slot.output_tokens,
+            (None, Some(p)) => {
+                let m = &p.models[model as usize];
+                self.sums.add_output(slot.output_tokens, m);
+                if !m.read_swept {
+                    self.sums.fixed.add(&figures, m);
+                }
+            }
+        }
         self.previous_context = context;
         self.index += 1;
         self.context += Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), self.at);
@@ -310,16 +506,19 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
     }
 
     /// A request added between two calls (a deferred part's tool search, docs/model.md
-    /// §9): it reads the context like a call, after `gap_s` and the clearing `event` just
-    /// before it, if any; then `joined` tokens join the context ahead of the next call's
-    /// result (so a cache prefix cut at that result keeps them). Returns its figures.
+    /// §9), before the call `origin`, at its model: it reads the context like a call, after
+    /// `gap_s` and the clearing `event` just before it, if any; then `joined` tokens join the
+    /// context ahead of the next call's result (so a cache prefix cut at that result keeps
+    /// them). Returns its figures.
     pub fn added_request(
         &mut self,
         gap_s: f64,
         event: Option<&Event>,
         joined: Q,
+        origin: u32,
     ) -> CallFigures<Q> {
-        let figures = self.read(gap_s, event);
+        let model = self.model(origin);
+        let figures = self.read(gap_s, event, model, 0.0);
         if let Some(last) = self.full.last_mut() {
             *last += joined;
         }
@@ -327,8 +526,29 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         figures
     }
 
-    /// A request reading the context: its figures, added to the sums.
-    fn read(&mut self, gap_s: f64, event: Option<&Event>) -> CallFigures<Q> {
+    /// Adds a request's figures to the sums, priced at its model (where calls are at
+    /// several models; else priced once, at the end).
+    fn count(&mut self, figures: &CallFigures<Q>) {
+        match (self.uniform, self.pricing) {
+            (None, Some(p)) => self.sums.add(figures, &p.models[figures.model as usize]),
+            _ => {
+                self.sums.context += figures.context;
+                self.sums.cached += figures.cached;
+                self.sums.written += figures.written;
+                self.sums.uncached += figures.uncached;
+                self.output_tokens += figures.output_tokens;
+            }
+        }
+    }
+
+    /// A request at `model` reading the context: its figures, added to the sums.
+    fn read(
+        &mut self,
+        gap_s: f64,
+        event: Option<&Event>,
+        model: u8,
+        output_tokens: f64,
+    ) -> CallFigures<Q> {
         let at = self.at;
         let mut first_changed = None;
         let mut freed_before = self.freed_so_far;
@@ -336,12 +556,19 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         let mut base_only = false;
         if let Some(event) = event.filter(|e| e.compaction.is_some()) {
             // The compaction request: it reads the context as it stands, through the
-            // cache like any request, and writes the summary (priced as output).
+            // cache like any request, at the model of the call it precedes, and writes
+            // the summary (priced as output).
             let request = self.context;
-            let figures = self.split(request, gap_s, None, self.freed_so_far, false);
-            self.sums.add(&figures);
+            let summary = event.compaction.unwrap_or(0.0);
+            let figures = self.split(request, gap_s, None, self.freed_so_far, false, model);
+            let figures = CallFigures {
+                output_tokens: summary,
+                ..figures
+            };
+            self.count(&figures);
             self.compaction_request = Some(figures);
             self.previous_context = request;
+            self.previous_model = model;
             // Everything but the base gives way to the summary and the calls kept: the
             // call right after reads the base from the cache and writes the rest.
             self.context -= Q::tokens(event.freed_tokens);
@@ -357,9 +584,21 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             first_changed = event.cleared.first().copied();
         }
         let context = self.context;
-        let figures = self.split(context, gap_s, first_changed, freed_before, base_only);
-        self.sums.add(&figures);
+        let figures = self.split(
+            context,
+            gap_s,
+            first_changed,
+            freed_before,
+            base_only,
+            model,
+        );
+        let figures = CallFigures {
+            output_tokens,
+            ..figures
+        };
+        self.count(&figures);
         self.previous_context = context;
+        self.previous_model = model;
         self.index += 1;
         figures
     }
@@ -373,12 +612,18 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
 
     /// The sums over the calls so far.
     pub fn sums(&self) -> RunSums<Q> {
-        self.sums
+        match self.uniform {
+            Some(m) => priced_at(self.sums, m, self.output_tokens),
+            None => self.sums,
+        }
     }
 
-    /// A request of `context` tokens split into cached, written and uncached, `gap_s`
-    /// after the previous request: its cached prefix is the previous request's, cut at
-    /// the first block a clearing changed, or only the base after a compaction.
+    /// A request of `context` tokens at `model` split into cached, written and uncached,
+    /// `gap_s` after the previous request: its cached prefix is the previous request's, cut
+    /// at the first block a clearing changed, or only the base after a compaction. After a
+    /// pause past the TTL, at the first request, and at a request of another model than the
+    /// previous one (each model has its own cache), only the warm part of the base is
+    /// cached: what other sessions keep warm (docs/model.md §4, §12).
     fn split(
         &self,
         context: Q,
@@ -386,18 +631,21 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         first_changed: Option<usize>,
         freed_before: Q,
         base_only: bool,
+        model: u8,
     ) -> CallFigures<Q> {
         let zero = Q::zero();
-        let (cached, written, uncached) = match self.cache {
+        let cache = self
+            .pricing
+            .and_then(|p| p.models[model as usize].cache.as_ref());
+        let (cached, written, uncached) = match cache {
             None => (zero, zero, zero),
             // Too short to be cached at all: billed at the plain input price, no write fee.
             Some(c) if context.below(c.min_tokens) => (zero, zero, context),
             Some(c) => {
-                let cached = if self.index == 0 {
-                    // What an earlier session left in the cache: part of the base.
+                let cold = self.index == 0 || model != self.previous_model;
+                let cached = if cold || gap_s > c.ttl_s {
+                    // What other sessions keep in the cache: part of the base.
                     self.base.scale(c.warm_share)
-                } else if gap_s > c.ttl_s {
-                    zero
                 } else if base_only {
                     self.base
                 } else if let Some(k) = first_changed {
@@ -418,22 +666,24 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             cached,
             written,
             uncached,
+            output_tokens: 0.0,
+            model,
         }
     }
 }
 
 /// Walks `run` under `clearings` at `at`, calling `each(i, slot, figures)` for every call in
-/// order with the call and its figures, and returns the sums. With `cache`, splits each
-/// context into cached, written and uncached tokens.
+/// order with the call and its figures, and returns the sums. With `pricing`'s caches,
+/// splits each context into cached, written and uncached tokens.
 pub fn walk<Q: Quantity>(
     calls: &Calls,
     run: &Run,
     clearings: &Clearings,
-    cache: Option<&CacheSpec>,
+    pricing: Option<&Pricing>,
     at: Assumptions,
     each: impl FnMut(usize, &Slot, &CallFigures<Q>),
 ) -> RunSums<Q> {
-    walk_from(calls, run, clearings, cache, at, Q::base(at), each)
+    walk_from(calls, run, clearings, pricing, at, Q::base(at), each)
 }
 
 /// As [`walk`], from a base of `base` tokens (a run whose base an edit changed).
@@ -441,12 +691,12 @@ pub fn walk_from<Q: Quantity>(
     calls: &Calls,
     run: &Run,
     clearings: &Clearings,
-    cache: Option<&CacheSpec>,
+    pricing: Option<&Pricing>,
     at: Assumptions,
     base: Q,
     each: impl FnMut(usize, &Slot, &CallFigures<Q>),
 ) -> RunSums<Q> {
-    walk_with(calls, run, clearings, cache, at, base, &[], each)
+    walk_with(calls, run, clearings, pricing, at, base, &[], each)
 }
 
 /// A request an edit adds between the calls of a run (a deferred part's tool search,
@@ -469,7 +719,7 @@ pub fn walk_with<Q: Quantity>(
     calls: &Calls,
     run: &Run,
     clearings: &Clearings,
-    cache: Option<&CacheSpec>,
+    pricing: Option<&Pricing>,
     at: Assumptions,
     base: Q,
     requests: &[AddedRequest],
@@ -480,7 +730,7 @@ pub fn walk_with<Q: Quantity>(
             each(i, slot, figures);
         }
     };
-    walk_requests(calls, run, clearings, cache, at, base, requests, each)
+    walk_requests(calls, run, clearings, pricing, at, base, requests, each)
 }
 
 /// A request a walk hands its callback.
@@ -501,14 +751,14 @@ pub fn walk_requests<Q: Quantity>(
     calls: &Calls,
     run: &Run,
     clearings: &Clearings,
-    cache: Option<&CacheSpec>,
+    pricing: Option<&Pricing>,
     at: Assumptions,
     base: Q,
     requests: &[AddedRequest],
     mut each: impl FnMut(usize, Request<'_>, &CallFigures<Q>),
 ) -> RunSums<Q> {
-    let mut walker = Walker::with_base(cache, at, clearings.placeholder_bytes, base);
-    if cache.is_none() && clearings.events.is_empty() && requests.is_empty() {
+    let mut walker = Walker::with_base(pricing, at, clearings.placeholder_bytes, base);
+    if !walker.cached() && clearings.events.is_empty() && requests.is_empty() {
         // Nothing but calls reading the context: the walk needs no gaps, events or cache.
         run.iter().enumerate().for_each(|(i, slot)| {
             let figures = walker.step_plain(&slot);
@@ -524,7 +774,8 @@ pub fn walk_requests<Q: Quantity>(
         let mut event = events.next_if(|e| e.before == i);
         let mut gap = calls.gap_s(slot.origin as usize);
         while let Some(r) = added.next_if(|r| r.before == i) {
-            let figures = walker.added_request(gap, event.take(), Q::tokens(r.joins_tokens));
+            let figures =
+                walker.added_request(gap, event.take(), Q::tokens(r.joins_tokens), slot.origin);
             if let Some(compaction) = walker.take_compaction_request() {
                 each(i, Request::Compaction, &compaction);
             }

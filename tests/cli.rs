@@ -886,13 +886,14 @@ fn warnings_reach_stderr_when_stdout_is_csv() {
 }
 
 /// The answer never says an edit "saves the most cost" when the best by cost saves
-/// nothing or costs more (before: "It also saves the most cost (-2,894.1 %)").
+/// nothing or costs more (before: "It also saves the most cost (-2,894.1 %)"); with
+/// prices it leads with the dollars, measured beside simulated (docs/model.md §4).
 #[test]
 fn the_answer_says_when_no_edit_saves_cost() {
     let (nothing, _) = shop_with(CAP_BASH, &[]);
     assert!(
         nothing.contains(
-            "cap bash saves nothing: every saving is 0 est. tokens or less. No edit saves any cost."
+            "This session cost $3.99 measured ($3.95 simulated). No edit saves any cost. cap bash saves nothing: every saving is 0 est. tokens or less."
         ),
         "{nothing}"
     );

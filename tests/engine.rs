@@ -40,7 +40,7 @@ fn figures(s: &Scenario, e: Option<usize>) -> Vec<(f64, f64, f64)> {
         &s.calls,
         &subject.run,
         &clearings,
-        s.cache.as_ref(),
+        Some(subject.pricing(&study)),
         at,
         |_, _, f: &CallFigures<f64>| {
             out.push((f.context, f.cached, f.written));
@@ -828,18 +828,20 @@ fn ledger_csv_has_a_row_for_each_compaction_request_and_adds_up_to_the_total() {
     assert_eq!(
         compact,
         [
-            "compact,1,c1,c1,1000.0,2000.0,2000.0,,0.0,2000.0,0.0,2500.0",
-            "compact,2,c2,c2,1000.0,3000.0,5000.0,,2000.0,1000.0,0.0,1450.0",
-            "compact,3,,compaction request,,4000.0,9000.0,,3000.0,1000.0,0.0,1550.0",
-            "compact,3,c3,c3,1000.0,2200.0,11200.0,c1 c2,2000.0,200.0,0.0,450.0",
-            "compact,4,c4,c4,1000.0,3200.0,14400.0,,2200.0,1000.0,0.0,1470.0",
-            "compact,5,,compaction request,,4200.0,18600.0,,3200.0,1000.0,0.0,1570.0",
-            "compact,5,c5,c5,1000.0,2200.0,20800.0,c3 c4,2000.0,200.0,0.0,450.0",
+            "compact,1,c1,c1,1000.0,2000.0,2000.0,,0.0,2000.0,0.0,2500.0,0.0,",
+            "compact,2,c2,c2,1000.0,3000.0,5000.0,,2000.0,1000.0,0.0,1450.0,0.0,",
+            "compact,3,,compaction request,,4000.0,9000.0,,3000.0,1000.0,0.0,1550.0,200.0,",
+            "compact,3,c3,c3,1000.0,2200.0,11200.0,c1 c2,2000.0,200.0,0.0,450.0,0.0,",
+            "compact,4,c4,c4,1000.0,3200.0,14400.0,,2200.0,1000.0,0.0,1470.0,0.0,",
+            "compact,5,,compaction request,,4200.0,18600.0,,3200.0,1000.0,0.0,1570.0,200.0,",
+            "compact,5,c5,c5,1000.0,2200.0,20800.0,c3 c4,2000.0,200.0,0.0,450.0,0.0,",
         ]
     );
+    // The cost column: the fourth of the six the cache adds (without prices the summary's
+    // 200 output tokens are listed, not priced).
     let cost: f64 = compact
         .iter()
-        .map(|l| l.rsplit(',').next().unwrap().parse::<f64>().unwrap())
+        .map(|l| l.rsplit(',').nth(2).unwrap().parse::<f64>().unwrap())
         .sum();
     close(cost, 9_440.0);
 }

@@ -169,7 +169,7 @@ fn a_run_says_why_its_cost_is_flat_and_prices_a_regional_profile_at_its_own_pric
     assert_eq!(
         line(&vertex, "cost  "),
         format!(
-            "cost             flat, because {DATA} has no cache read price, cache write price and minimum cacheable tokens for the log's model \"claude-3-haiku@20240307\" (\"vertex_ai/claude-3-haiku\"): every input token costs 1 (no [cache]); cost in input-token equivalents"
+            "cost             no prompt cache, because {DATA} has no cache read price, cache write price and minimum cacheable tokens for the log's model \"claude-3-haiku@20240307\" (\"vertex_ai/claude-3-haiku\"): every input token costs 1; output tokens at 5 input tokens each (the output price over the input price); cost in input-token equivalents"
         )
     );
     assert_eq!(

@@ -105,14 +105,14 @@ proptest! {
         for subject in study.subjects() {
             let clearings = subject.clearings(&study, at);
             let mut parts_ok = true;
-            let replay: RunSums<f64> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, _, f| {
+            let replay: RunSums<f64> = timeline::walk(&s.calls, &subject.run, &clearings, Some(subject.pricing(&study)), at, |_, _, f| {
                 parts_ok &= close(f.cached + f.written + f.uncached, f.context);
             });
             prop_assert!(parts_ok);
             if subject.clear.is_none() {
                 prop_assert!(close(replay.context, reread_total(&subject.run, at)));
             }
-            let form: RunSums<Affine> = timeline::walk(&s.calls, &subject.run, &clearings, s.cache.as_ref(), at, |_, _, _| {});
+            let form: RunSums<Affine> = timeline::walk(&s.calls, &subject.run, &clearings, Some(subject.pricing(&study)), at, |_, _, _| {});
             if at.base_tokens >= 1024.0 {
                 prop_assert!(close(form.context.at(at), replay.context));
                 prop_assert!(close(form.cached.at(at), replay.cached));

@@ -45,6 +45,10 @@ pub struct CacheFit {
     /// Requests that read from the cache after a gap longer than the TTL, and how much.
     pub late_reads: usize,
     pub late_read_tokens: f64,
+    /// Requests at another model than the previous request's: each model has its own
+    /// cache, so the simulation starts them cold too (docs/model.md §4), and they are not
+    /// misses.
+    pub model_switches: usize,
 }
 
 /// Compares `scenario`'s measured cache reads with a perfect prefix cache under its
@@ -68,19 +72,29 @@ pub fn fit(scenario: &Scenario) -> Option<CacheFit> {
         warm_share: 0.0,
         late_reads: 0,
         late_read_tokens: 0.0,
+        model_switches: 0,
     };
     let mut previous: Option<f64> = None;
+    let mut previous_model: Option<&str> = None;
     let mut any_read = false;
     for call in scenario.calls.iter() {
         let Some(u) = call.usage() else { continue };
         let Some(total) = u.total_input() else {
             continue;
         };
+        let model = u.model.as_deref();
+        let switched = previous.is_some() && model.is_some() && model != previous_model;
+        previous_model = model.or(previous_model);
         let Some(read) = u.cache_read_input_tokens else {
             previous = Some(total);
             continue;
         };
         any_read |= read > 0.0;
+        if switched {
+            out.model_switches += 1;
+            previous = Some(total);
+            continue;
+        }
         match previous {
             None if read > 0.0 => out.warm_first_tokens = Some(read),
             None => {}

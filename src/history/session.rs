@@ -209,7 +209,10 @@ pub fn evaluate_session(
                 Model::Replay
             } else {
                 let sums = subject.sums::<Affine>(&study, &clearings, at);
-                Model::Fixed { sums, clearings }
+                Model::Fixed {
+                    sums: Box::new(sums),
+                    clearings,
+                }
             }
         })
         .collect();

@@ -31,9 +31,17 @@ pub const LEDGER_HEADER: [&str; 8] = [
     "cleared",
 ];
 
-/// Columns added with `[cache]`.
-pub const LEDGER_CACHE_HEADER: [&str; 4] =
-    ["cached_tokens", "written_tokens", "uncached_tokens", "cost"];
+/// Columns added where cost is priced (a `[cache]`, or output priced): the prompt cache's
+/// split (zeros without a cache), the cost in the scenario's input-token equivalents (output
+/// included), the output tokens and the model the request is priced at (docs/model.md §4).
+pub const LEDGER_CACHE_HEADER: [&str; 6] = [
+    "cached_tokens",
+    "written_tokens",
+    "uncached_tokens",
+    "cost",
+    "output_tokens",
+    "model",
+];
 
 /// Rows above which `ledger.csv` is left out unless asked for (`--ledger-csv`): 10 million
 /// rows are about 0.8 GB, a trace of 2.5 million calls with 3 edits. Beyond that the file
@@ -61,15 +69,16 @@ const QUEUE: usize = 64;
 
 /// Writes `ledger.csv`: the baseline's calls (edit `baseline`), then each edit's, at the
 /// nominal point of `nominal`. `cleared` lists the ids whose results were cleared just
-/// before the call (space-separated). With `[cache]`, each row adds the cached, written and
-/// uncached tokens (a request under the minimum cacheable length) and the cost.
+/// before the call (space-separated). Where cost is priced (a `[cache]`, or output priced),
+/// each row adds the cached, written and uncached tokens (a request under the minimum
+/// cacheable length), the cost, the output tokens and the model it is priced at.
 pub fn write_ledger(
     out: &mut (dyn Write + Send),
     study: &Study,
     nominal: &Evaluation,
 ) -> io::Result<()> {
     let mut header = Vec::new();
-    let extra: &[&str] = if study.scenario.cache.is_some() {
+    let extra: &[&str] = if study.prices_cost() {
         &LEDGER_CACHE_HEADER
     } else {
         &[]
@@ -126,11 +135,10 @@ fn write_run(
     point: &Point,
 ) -> bool {
     let calls = &study.scenario.calls;
-    // The run's own cache terms and prices (a cache or model edit's), its cost in the
+    // The run's own models and prices (a cache or model edit's), its cost in the
     // scenario's input-token equivalents.
-    let prices = subject.cache_prices(study, point);
-    let scale = subject.cost_scale();
-    let cached = study.scenario.cache.is_some();
+    let pricing = subject.pricing(study);
+    let cached = study.prices_cost();
     let mut name = Vec::new();
     push_text(&mut name, &subject.name);
     let format_batch = |rows: &[Row]| -> Vec<Vec<u8>> {
@@ -170,9 +178,13 @@ fn write_run(
                     }
                     if cached {
                         let f = &row.figures;
-                        for x in [f.cached, f.written, f.uncached, row.cost] {
+                        for x in [f.cached, f.written, f.uncached, row.cost, f.output_tokens] {
                             buf.push(b',');
                             push_number(&mut buf, x, &mut numbers, &mut integer);
+                        }
+                        buf.push(b',');
+                        if let Some(m) = &pricing.models[f.model as usize].model {
+                            push_text(&mut buf, m);
                         }
                     }
                     buf.push(b'\n');
@@ -215,7 +227,12 @@ fn write_run(
                 slot,
                 figures: *f,
                 cumulative,
-                cost: timeline::call_cost(f, prices, point.retry_rate) * scale,
+                cost: timeline::call_cost(
+                    f,
+                    &pricing.models[f.model as usize],
+                    point.cache_read,
+                    point.retry_rate,
+                ),
                 event,
             });
             if batch.len() == BATCH && open {

@@ -43,6 +43,9 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         Some(d) => writeln!(out, "{}: {}", r.scenario, printable(d))?,
         None => writeln!(out, "{}", r.scenario)?,
     }
+    if let Some(d) = &r.simulation_differs {
+        writeln!(out, "  Note: {d}")?;
+    }
     let measured = if r.measured_calls > 0 {
         format!(
             "; measured tokens on {} of {} calls are used as given",
@@ -111,12 +114,11 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             grouped(r.baseline.cost, 0)
         )?;
     }
-    if let Some(p) = &r.price {
+    if r.price.is_some() {
         writeln!(
             out,
-            "          {} at {} — a yardstick, not a bill: logical calls only, no HTTP retries",
+            "          {} at the prices above — a yardstick, not a bill: logical calls only, no HTTP retries",
             dollars(r.baseline.dollars),
-            printable(&p.source)
         )?;
     }
     Ok(())

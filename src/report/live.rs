@@ -11,7 +11,7 @@
 //! prefix (unless none is ever cached) are at least `min_tokens` at all four corners: then
 //! the replay takes the same branch at every point of the range, and the form is exact.
 
-use crate::evaluate::{Study, Subject, dollars};
+use crate::evaluate::{Study, Subject};
 use crate::ledger::{Affine, Assumptions};
 use crate::number::grouped;
 use crate::sweep::{Point, SweepOutcome};
@@ -76,18 +76,29 @@ impl ClosedForms {
         // A cache or model edit prices its run with terms of its own, which these forms
         // (one set of prices for every run) do not hold.
         let own_pricing = study.subjects().any(|s| s.whatif.pricing.is_some());
+        let pricing = &study.pricing;
         let (cost, because) = match study.cache_prices(nominal) {
             _ if own_pricing => (
                 None,
                 Some("a cache or model edit prices its run with terms of its own".to_string()),
             ),
-            // Without a cache every input token costs 1: `T·(1 + retry)`, affine everywhere.
+            _ if !pricing.is_uniform() => (
+                None,
+                Some("the session's calls are priced at several models".to_string()),
+            ),
+            // Without a cache every input token costs 1: `T·(1 + retry)` and the output,
+            // affine everywhere.
             None => (
                 Some(
                     sweep
                         .affine
                         .iter()
-                        .map(|t| t.map(|t| t.scale(1.0 + retry)))
+                        .zip(study.subjects())
+                        .map(|(t, subject)| {
+                            let output: f64 = subject.run.iter().map(|s| s.output_tokens).sum();
+                            let output = Affine::tokens(pricing.main().output_cost(output));
+                            t.map(|t| t.scale(1.0 + retry) + output)
+                        })
                         .collect(),
                 ),
                 None,
@@ -101,15 +112,18 @@ impl ClosedForms {
                 Err(why) => (None, Some(why)),
             },
         };
+        // Cost counts the output already (docs/model.md §4): dollars are the cost at the
+        // scenario's input price, where every price the runs need is known.
         let dollars = cost.as_ref().and_then(|_| {
-            let price = study.scenario.price.as_ref()?;
             let output = study
                 .subjects()
-                .map(|s| dollars(price, &s.run, 0.0, 0.0))
-                .collect::<Option<Vec<f64>>>()?;
+                .flat_map(|s| s.run.iter())
+                .any(|s| s.output_tokens > 0.0);
+            pricing.dollars(1.0, output && !pricing.output_priced())?;
+            let input = pricing.input_price?;
             Some(DollarForms {
-                per_cost: price.input / 1e6,
-                output,
+                per_cost: input / 1e6,
+                output: vec![0.0; study.subjects().count()],
             })
         });
         ClosedForms {
@@ -151,7 +165,8 @@ fn cost_form(
         Some(s) if base_ok => Ok(Some(
             s.cached.scale(read)
                 + s.written.scale(write)
-                + s.context.scale(nominal.retry_rate * read),
+                + s.context.scale(nominal.retry_rate * read)
+                + s.output,
         )),
         _ => Err(format!(
             "with a prompt cache a request or cached prefix shorter than min_tokens ({}) is billed differently, and {} has one somewhere in the sliders' range",

@@ -167,7 +167,7 @@ impl MeasuredReport {
             nominal.at(),
             |_, _, f: &CallFigures<f64>| figures.push(*f),
         );
-        let prices = study.cache_prices(&nominal.point);
+        let pricing = &study.pricing;
         let retry = nominal.point.retry_rate;
         let mut measured_calls = 0;
         let (mut measured, mut simulated) = (0.0, 0.0);
@@ -207,7 +207,10 @@ impl MeasuredReport {
             simulated += f.context;
             sim_cached += f.cached;
             sim_context += f.context;
-            simulated_cost += timeline::call_cost(f, prices, retry);
+            // Both sides priced alike: each call at the model the simulation prices it at,
+            // its output at that model's output price, in the scenario's equivalents.
+            let priced_at = &pricing.models[f.model as usize];
+            simulated_cost += timeline::call_cost(f, priced_at, nominal.point.cache_read, retry);
             if !conventions.contains(&u.convention) {
                 conventions.push(u.convention);
             }
@@ -230,7 +233,9 @@ impl MeasuredReport {
             {
                 no_cache_prices.push(m.name.clone());
             }
-            cost = cost.zip(c.equivalents).map(|(a, b)| a + b);
+            let output = priced_at.output.unwrap_or(0.0) * u.output_tokens.unwrap_or(0.0);
+            let equivalents = c.equivalents.map(|eq| (eq + output) * priced_at.scale);
+            cost = cost.zip(equivalents).map(|(a, b)| a + b);
             dollars = dollars.zip(c.dollars).map(|(a, b)| a + b);
             if total > 0.0 {
                 differences.push(CallDifference {

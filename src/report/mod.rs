@@ -173,6 +173,9 @@ pub struct Report {
     pub by_tool: Vec<ToolShare>,
     /// Measured usage beside the simulation, for a scenario made from an agent log.
     pub measured: Option<MeasuredReport>,
+    /// Where the simulated cost is more than [`COST_DIFF_WARN_PCT`] off the measured: the
+    /// sentence that says so, first of everything shown.
+    pub simulation_differs: Option<String>,
     /// Where the scenario came from, when an importer wrote it.
     pub import: Option<crate::scenario::ImportInfo>,
     /// The best clearing edit as the provider's context editing, to paste into requests.
@@ -197,30 +200,71 @@ pub fn order_line(names: &[&str], ranks: &[usize]) -> String {
 }
 
 fn cost_model(study: &Study) -> String {
+    let input = input_model(study);
+    let output = output_model(study);
     match &study.scenario.cache {
         Some(c) => format!(
-            "prompt cache: read {}×, write {}×, TTL {} s, min {} tokens (shorter requests are billed as plain input){}; cost in input-token equivalents",
+            "prompt cache: read {}×, write {}×, TTL {} s, min {} tokens (shorter requests are billed as plain input){}{}; {output}; cost in input-token equivalents",
             decimal(c.read),
             decimal(c.write),
             grouped(c.ttl_s, 0),
             grouped(c.min_tokens, 0),
             c.preset
                 .as_ref()
-                .map_or_else(String::new, |p| format!("; preset {p}"))
+                .map_or_else(String::new, |p| format!("; preset {p}")),
+            input
         ),
-        None => match study
-            .scenario
-            .import
-            .as_ref()
-            .and_then(|i| i.model.as_deref())
-            .and_then(flat_because)
-        {
-            Some(why) => format!(
-                "flat, because {why}: every input token costs 1 (no [cache]); cost in input-token equivalents"
-            ),
-            None => "flat: every input token costs 1 (no [cache]); cost in input-token equivalents"
-                .into(),
-        },
+        None => {
+            let why = study
+                .scenario
+                .import
+                .as_ref()
+                .and_then(|i| i.model.as_deref())
+                .and_then(flat_because)
+                .map_or_else(String::new, |why| format!(", because {why}"));
+            if study.prices_cost() {
+                format!(
+                    "no prompt cache{why}: every input token costs 1{input}; {output}; cost in input-token equivalents"
+                )
+            } else {
+                format!(
+                    "flat{why}: every input token costs 1 (no [cache]); cost in input-token equivalents"
+                )
+            }
+        }
+    }
+}
+
+/// The calls at other models than the scenario's own, priced at theirs (docs/model.md §4).
+fn input_model(study: &Study) -> String {
+    match &study.pricing.per_call {
+        Some(calls) => format!(
+            "; each call at its own model ({calls}), in the input-token equivalents of {}",
+            study.pricing.models[0]
+                .model
+                .as_deref()
+                .unwrap_or("the scenario's model")
+        ),
+        None => String::new(),
+    }
+}
+
+/// Whether and how output tokens are priced (docs/model.md §4).
+fn output_model(study: &Study) -> String {
+    let own = &study.pricing.models[0];
+    match (own.output, &own.output_source) {
+        (Some(r), Some(source)) if source.starts_with("assumed") => format!(
+            "output tokens at {} input tokens each, {source}",
+            decimal(r)
+        ),
+        (Some(r), _) => format!(
+            "output tokens at {} input tokens each (the output price over the input price)",
+            decimal(r)
+        ),
+        (None, _) => {
+            "output tokens not priced (no output price: give [price] or [cache] output = R)"
+                .to_string()
+        }
     }
 }
 
@@ -339,8 +383,8 @@ impl Report {
         let names: Vec<&str> = edits.iter().map(|e| e.name.as_str()).collect();
         let ranks: Vec<usize> = edits.iter().map(|e| e.rank).collect();
         let order = order_line(&names, &ranks);
-        let cost_ranked: Option<Vec<usize>> =
-            s.cache.as_ref().map(|_| nominal.cost_ranking.order.clone());
+        let priced = study.prices_cost();
+        let cost_ranked: Option<Vec<usize>> = priced.then(|| nominal.cost_ranking.order.clone());
         let cost_order: Option<Vec<String>> = cost_ranked
             .as_ref()
             .map(|o| o.iter().map(|&i| s.edits[i].name.clone()).collect());
@@ -357,7 +401,16 @@ impl Report {
             cost: base.cost,
             dollars: base.dollars,
         };
-        let answer = answer(&edits, &baseline, s.cache.is_some(), sweep.as_ref());
+        let measured = MeasuredReport::new(study, nominal);
+        let answer = match dollars_line(&edits, &baseline, measured.as_ref()) {
+            // The dollars say what the best by cost saves: the answer need not again.
+            Some(line) => format!(
+                "{line} {}",
+                answer(&edits, &baseline, false, sweep.as_ref())
+            ),
+            None => answer(&edits, &baseline, priced, sweep.as_ref()),
+        };
+        let simulation_differs = measured.as_ref().and_then(simulation_differs);
         Report {
             scenario: s.name.clone(),
             description: s.description.clone(),
@@ -380,11 +433,80 @@ impl Report {
             disagreement,
             sweep,
             by_tool: shares,
-            measured: MeasuredReport::new(study, nominal),
+            measured,
+            simulation_differs,
             import: s.import.clone(),
             context_management: context_editing::winning(study, nominal),
         }
     }
+}
+
+/// A simulated cost further than this from the measured one, in percent, is said first:
+/// the savings are of a simulation that does not reproduce the session.
+pub const COST_DIFF_WARN_PCT: f64 = 5.0;
+
+/// The sentence that says the simulation is not the session, where its cost is more than
+/// [`COST_DIFF_WARN_PCT`] off the measured.
+fn simulation_differs(m: &MeasuredReport) -> Option<String> {
+    let d = m.cost_difference_pct?;
+    (d.abs() > COST_DIFF_WARN_PCT).then(|| {
+        format!(
+            "The simulated cost is {} {} than measured ({} of {}): every saving below is of a simulation that does not reproduce this session; `simulate fit` fits B, ρ and the cache terms to the measured usage.",
+            percent(d.abs()),
+            if d > 0.0 { "higher" } else { "lower" },
+            m.denominator,
+            "the calls"
+        )
+    })
+}
+
+/// The answer in dollars, where prices are known: what the session cost (measured beside
+/// simulated, where measured), and what the best edit by cost saves.
+fn dollars_line(
+    edits: &[EditReport],
+    baseline: &BaselineReport,
+    measured: Option<&MeasuredReport>,
+) -> Option<String> {
+    let simulated = baseline.dollars?;
+    let cost = match measured.and_then(|m| m.measured_dollars) {
+        Some(m) => format!(
+            "This session cost {} measured ({} simulated).",
+            crate::number::dollars(m),
+            crate::number::dollars(simulated)
+        ),
+        None => format!(
+            "This run costs {} (simulated).",
+            crate::number::dollars(simulated)
+        ),
+    };
+    let best = edits
+        .iter()
+        .filter(|e| e.cost_rank == 1)
+        .find_map(|e| Some((e, e.dollars_saved?)));
+    let money = crate::number::dollars;
+    let saving = match best {
+        None => String::new(),
+        Some((e, saved)) if e.cost_saved_pct > 0.0 => format!(
+            " The top change by cost, {}, saves about {} ({}).",
+            e.name,
+            money(saved),
+            percent(e.cost_saved_pct)
+        ),
+        // The best by cost saves nothing or costs more: say so, never "saves the most".
+        Some((e, _)) if e.cost_saved_pct == 0.0 => " No edit saves any cost.".to_string(),
+        Some((e, saved)) if edits.len() == 1 => format!(
+            " By cost it costs {} ({}) more than the baseline.",
+            money(-saved),
+            percent(-e.cost_saved_pct)
+        ),
+        Some((e, saved)) => format!(
+            " By cost every edit costs more than the baseline; the least, {}, by {} ({}).",
+            e.name,
+            money(-saved),
+            percent(-e.cost_saved_pct)
+        ),
+    };
+    Some(format!("{cost}{saving}"))
 }
 
 /// The answer first: who saves the most, by how much, and whether that survives the sweep.

@@ -90,14 +90,19 @@ impl WhatIfReport {
         let trace = TraceKind::of(s.import.as_ref());
         let pricing = w.pricing.as_ref();
         let changed_cache = pricing
-            .and_then(|p| p.cache.as_ref())
+            .and_then(|p| p.main().cache.as_ref())
             .filter(|c| Some(*c) != s.cache.as_ref());
+        let moved = w.priced_as.as_ref().and_then(|(name, _)| {
+            pricing.and_then(|p| p.models.iter().find(|m| m.model.as_ref() == Some(name)))
+        });
         let mut report = WhatIfReport {
-            priced_as: pricing.and_then(|p| p.model.clone()),
+            priced_as: w.priced_as.as_ref().map(|(name, selected)| match selected {
+                true => format!("{name}, the calls it selects"),
+                false => name.clone(),
+            }),
             tokens_factor: w.tokens_factor,
-            price_source: pricing
-                .filter(|p| p.model.is_some())
-                .and_then(|p| p.price.as_ref())
+            price_source: moved
+                .and_then(|m| m.price.as_ref())
                 .map(|p| p.source.clone()),
             cost_scale: subject.cost_scale(),
             cache: changed_cache.map(CacheTermsReport::of),
@@ -134,8 +139,12 @@ fn lines(study: &Study, subject: &Subject, r: &WhatIfReport) -> Vec<String> {
     let s = study.scenario;
     let mut lines = Vec::new();
     if let Some(model) = &r.priced_as {
-        let price = subject
-            .price(study)
+        let moved = subject.whatif.priced_as.as_ref().and_then(|(name, _)| {
+            let p = subject.pricing(study);
+            p.models.iter().find(|m| m.model.as_ref() == Some(name))
+        });
+        let price = moved
+            .and_then(|m| m.price.as_ref())
             .map(|p| {
                 let output = p
                     .output

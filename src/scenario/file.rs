@@ -9,6 +9,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use toml::Spanned;
 
+pub use super::select_file::{OneOrMany, SelectFile};
 pub use super::whatif_file::{BaseTableFile, CacheEditFile, ModelEditFile};
 
 /// The whole file.
@@ -186,33 +187,6 @@ pub struct EditsFile {
     pub edit: Vec<Spanned<EditFile>>,
 }
 
-/// `select = { tool, kind, label, min_bytes }`: which calls a rule applies to.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SelectFile {
-    pub tool: Option<Spanned<OneOrMany>>,
-    pub kind: Option<Spanned<OneOrMany>>,
-    pub label: Option<Spanned<String>>,
-    pub min_bytes: Option<Spanned<f64>>,
-}
-
-/// A name, or a list of names.
-#[derive(Debug, Deserialize, Clone)]
-#[serde(untagged)]
-pub enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl OneOrMany {
-    pub fn into_vec(self) -> Vec<String> {
-        match self {
-            OneOrMany::One(s) => vec![s],
-            OneOrMany::Many(v) => v,
-        }
-    }
-}
-
 /// `cap = { select, max_bytes }`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -325,6 +299,8 @@ pub struct CacheFile {
     pub miss_share_source: Option<Spanned<String>>,
     pub warm_share: Option<Spanned<f64>>,
     pub warm_share_source: Option<Spanned<String>>,
+    /// An output token's price in input tokens, assumed (docs/model.md §4).
+    pub output: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]

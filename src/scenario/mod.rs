@@ -12,6 +12,7 @@ mod load;
 mod messages;
 pub mod published;
 mod quick;
+mod select_file;
 mod tsv;
 mod unmatched;
 mod validate;
@@ -250,6 +251,13 @@ pub struct CacheSpec {
     pub warm_share: f64,
     /// Where `warm_share` came from, when given.
     pub warm_share_source: Option<String>,
+    /// `[cache] output = R`: an output token's price in input tokens, assumed where no
+    /// price says it (docs/model.md §4). None: from the prices, or not priced.
+    pub output: Option<f64>,
+    /// The price data's model whose terms `preset` gave (`claude-sonnet-4-5` for the
+    /// presets `claude-sonnet-4-5` and `claude-sonnet-4-5-1h`); None for a generic preset
+    /// or terms given by hand.
+    pub model: Option<String>,
 }
 
 impl CacheSpec {
@@ -268,6 +276,9 @@ pub struct Price {
     pub output: Option<f64>,
     /// Where the prices come from; printed beside every dollar figure.
     pub source: String,
+    /// The price data's model the prices are of (`[price] model`), if named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// Values of one swept assumption.

@@ -60,14 +60,17 @@ pub struct CacheChange {
     pub traces: Option<Vec<TraceKind>>,
 }
 
-/// `model = { to, tokens_factor }`: the run priced as another model of the price data,
-/// its tokenizer giving `tokens_factor` times the tokens for the same bytes (ρ ÷ factor).
+/// `model = { to, tokens_factor, select }`: the calls priced as another model of the price
+/// data (every call, or those `select` selects), its tokenizer giving `tokens_factor` times
+/// the tokens for the same bytes (ρ ÷ factor).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelChange {
     /// The price data's name of the model (`claude-sonnet-4-6`).
     pub to: String,
     /// f: the same bytes give f times the tokens. Default 1.
     pub tokens_factor: f64,
+    /// The calls moved (docs/model.md §7's selectors); None: every call.
+    pub select: Option<super::Selector>,
 }
 
 /// One `[[base.part]]`: a named share of the base tokens (an MCP server's tool

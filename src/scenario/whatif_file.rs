@@ -17,12 +17,13 @@ pub struct CacheEditFile {
     pub traces: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
-/// `model = { to, tokens_factor }` in an edit.
+/// `model = { to, tokens_factor, select }` in an edit.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelEditFile {
     pub to: Option<Spanned<String>>,
     pub tokens_factor: Option<Spanned<f64>>,
+    pub select: Option<Spanned<super::select_file::SelectFile>>,
 }
 
 /// The `[base]` table of a scenario: its named parts.

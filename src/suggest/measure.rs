@@ -76,7 +76,7 @@ pub fn measure(scenario: &Scenario, factors: &Factors) -> Result<SessionMeasure,
             Model::Replay
         } else {
             Model::Fixed {
-                sums: subject.sums::<Affine>(&study, &clearings, at),
+                sums: Box::new(subject.sums::<Affine>(&study, &clearings, at)),
                 clearings,
             }
         });

@@ -209,12 +209,7 @@ pub fn sums(
     cache: Option<&CacheSpec>,
     buffers: &mut Buffers,
 ) -> Vec<RunSums<f64>> {
-    let zero = RunSums {
-        context: 0.0,
-        cached: 0.0,
-        written: 0.0,
-        uncached: 0.0,
-    };
+    let zero = RunSums::zero();
     let oldest = plan.clearable.first().map_or(u64::MAX, |&j| j as u64);
     let mut lanes: Vec<Lane> = bases
         .iter()
@@ -400,11 +395,9 @@ fn walk_tile<const CACHE: bool, const N: usize>(
             }
             let now = l.context;
             if CACHE {
-                let cached = if i == 0 {
-                    // What an earlier session left in the cache: part of the base.
+                let cached = if i == 0 || flags & EXPIRED != 0 {
+                    // What other sessions keep in the cache: part of the base.
                     l.base * warm_share
-                } else if flags & EXPIRED != 0 {
-                    0.0
                 } else {
                     prefix
                 };
@@ -462,7 +455,8 @@ mod tests {
         at: Assumptions,
     ) -> RunSums<f64> {
         let clearings = clear::replay(calls, run, policy, clearable, at);
-        timeline::walk(calls, run, &clearings, cache, at, |_, _, _| {})
+        let pricing = crate::pricing::Pricing::of_cache(cache.cloned());
+        timeline::walk(calls, run, &clearings, Some(&pricing), at, |_, _, _| {})
     }
 
     #[test]
@@ -479,6 +473,8 @@ mod tests {
             ttl_s: 300.0,
             min_tokens: 1024.0,
             preset: None,
+            output: None,
+            model: None,
         };
         let policies = [
             ClearPolicy {
@@ -510,13 +506,16 @@ mod tests {
                 for rho in [0.7, 2.5, 3.3] {
                     let got = sums(&plan, &run, rho, &bases, cache, &mut buffers);
                     assert_eq!(got.len(), bases.len());
+                    let pricing = crate::pricing::Pricing::of_cache(cache.cloned());
+                    let output: f64 = run.iter().map(|s| s.output_tokens).sum();
                     for (&b, g) in bases.iter().zip(&got) {
                         let at = Assumptions {
                             base_tokens: b,
                             bytes_per_token: rho,
                         };
                         let want = reference(&c, &run, policy, &clearable, cache, at);
-                        assert_eq!(*g, want, "B = {b}, ρ = {rho}, cache {}", cache.is_some());
+                        let g = g.priced_at(pricing.main(), output);
+                        assert_eq!(g, want, "B = {b}, ρ = {rho}, cache {}", cache.is_some());
                         events += clear::replay(&c, &run, policy, &clearable, at).events.len();
                     }
                 }

@@ -50,6 +50,8 @@ pub struct Evaluator<'s> {
     subjects: Vec<&'s Subject>,
     models: &'s [Model],
     paths: Vec<Path>,
+    /// Per run, the output tokens of its calls, which the lanes price once per point.
+    output_tokens: Vec<f64>,
 }
 
 /// The `(B, ρ)` pairs of a block, in grid order: pair `q` is base-token value `q / nr`
@@ -68,9 +70,14 @@ impl<'s> Evaluator<'s> {
             .map(|(subject, model)| {
                 // The run's own cache terms (a cache or model edit's).
                 let cache = subject.cache(study);
+                // The lanes price every call at one model.
+                let uniform = subject.pricing(study).is_uniform();
                 match (&subject.clear, model) {
                     (_, Model::Fixed { .. }) if closed_form => Path::PerPoint,
-                    _ if !subject.whatif.searches.is_empty() || subject.compact.is_some() => {
+                    _ if !subject.whatif.searches.is_empty()
+                        || subject.compact.is_some()
+                        || !uniform =>
+                    {
                         Path::Reference
                     }
                     (None, _) => Path::Lanes {
@@ -86,11 +93,16 @@ impl<'s> Evaluator<'s> {
                 }
             })
             .collect();
+        let output_tokens = subjects
+            .iter()
+            .map(|s| s.run.iter().map(|slot| slot.output_tokens).sum())
+            .collect();
         Evaluator {
             study,
             subjects,
             models,
             paths,
+            output_tokens,
         }
     }
 
@@ -188,6 +200,8 @@ impl<'s> Evaluator<'s> {
                         bytes_per_token: rho,
                     })
                 };
+                let main = subject.pricing(study).main();
+                let output_tokens = self.output_tokens[s];
                 let sums = match &self.paths[s] {
                     Path::Clearing(plan) => {
                         let bases: Vec<f64> = bs.iter().map(|&b| at(b).base_tokens).collect();
@@ -201,6 +215,10 @@ impl<'s> Evaluator<'s> {
                     }
                     Path::PerPoint | Path::Reference => Vec::new(),
                 };
+                let sums = sums
+                    .into_iter()
+                    .map(|sums| sums.priced_at(main, output_tokens))
+                    .collect::<Vec<_>>();
                 progress.advance((run.len().max(1) as u64).saturating_mul(bs.len() as u64));
                 sums
             })

@@ -15,7 +15,7 @@ pub enum Model {
     /// Its clearings do not depend on `B` or `ρ`: the sums have a closed form (valid for
     /// the cost where `B ≥ min_tokens`; below, the run is replayed with these clearings).
     Fixed {
-        sums: RunSums<Affine>,
+        sums: Box<RunSums<Affine>>,
         clearings: Clearings,
     },
     /// Its clearings move with `B` and `ρ` (token-triggered): replayed at every point.
@@ -31,7 +31,10 @@ impl Model {
         let at = nominal.assumptions();
         let clearings = subject.clearings(study, at);
         let sums = subject.sums(study, &clearings, at);
-        Model::Fixed { sums, clearings }
+        Model::Fixed {
+            sums: Box::new(sums),
+            clearings,
+        }
     }
 
     /// The reread total's closed form, if it has one.
@@ -71,12 +74,7 @@ pub fn totals(
         Model::Fixed { sums, .. }
             if closed_form && cache.is_none_or(|c| holds(c, subject.at(at).base_tokens)) =>
         {
-            RunSums {
-                context: sums.context.at(at),
-                cached: sums.cached.at(at),
-                written: sums.written.at(at),
-                uncached: sums.uncached.at(at),
-            }
+            sums.at(at)
         }
         Model::Fixed { clearings, .. } => subject.sums(study, clearings, at),
         Model::Replay => subject.sums(study, &subject.clearings(study, at), at),

@@ -25,6 +25,7 @@ pub fn expired(calls: &Calls, run: &Run, cache: &CacheSpec) -> Vec<bool> {
 
 /// The sums of `run` (which has no clearings) at up to [`LANES`] points, replayed call by
 /// call. `cache` is the cache spec and [`expired`] for the run, if the scenario has one.
+/// Token sums only: the caller prices them ([`RunSums::priced_at`]).
 pub fn sums(
     run: &Run,
     points: &[Assumptions],
@@ -52,8 +53,10 @@ pub fn sums(
         }
         Some((spec, expired)) => {
             let min = spec.min_tokens;
-            // The first request reads what an earlier session left of the base.
-            let mut previous = context.map(|base| base * spec.warm_share);
+            // The first request, and one after a pause past the TTL, reads what other
+            // sessions keep warm of the base.
+            let warm = context.map(|base| base * spec.warm_share);
+            let mut previous = warm;
             for (i, s) in run.iter().enumerate() {
                 let (t, b) = (s.joined_tokens(), s.joined_bytes());
                 let fresh = expired[i];
@@ -61,11 +64,8 @@ pub fn sums(
                     let now = context[k];
                     // A request shorter than the minimum is not cached at all (docs/model.md §4).
                     let short = now < min;
-                    let hit = if (fresh && i > 0) || short || previous[k] < min {
-                        0.0
-                    } else {
-                        previous[k]
-                    };
+                    let prefix = if fresh { warm[k] } else { previous[k] };
+                    let hit = if short || prefix < min { 0.0 } else { prefix };
                     cached[k] += hit;
                     uncached[k] += if short { now } else { 0.0 };
                     total[k] += now;
@@ -76,11 +76,13 @@ pub fn sums(
         }
     }
     (0..points.len().min(LANES))
-        .map(|k| RunSums {
-            context: total[k],
-            cached: cached[k],
-            written: total[k] - cached[k] - uncached[k],
-            uncached: uncached[k],
+        .map(|k| {
+            let mut sums = RunSums::zero();
+            sums.context = total[k];
+            sums.cached = cached[k];
+            sums.written = total[k] - cached[k] - uncached[k];
+            sums.uncached = uncached[k];
+            sums
         })
         .collect()
 }

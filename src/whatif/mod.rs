@@ -14,8 +14,8 @@ mod parts;
 mod pricing;
 
 pub use parts::PartUse;
-pub use pricing::Pricing;
 
+use crate::pricing::Pricing;
 use crate::run::EditError;
 use crate::run::Run;
 use crate::scenario::Calls;
@@ -32,6 +32,10 @@ pub struct Scope<'a> {
     pub cache: Option<&'a CacheSpec>,
     /// The scenario's `[price]`.
     pub price: Option<&'a Price>,
+    /// The models the scenario's calls are priced at.
+    pub pricing: &'a Pricing,
+    /// The scenario's calls, for a model edit's selector.
+    pub calls: &'a Calls,
     /// Main or subagent, from `[import] trace`.
     pub trace: TraceKind,
     /// `[[base.part]]`.
@@ -43,20 +47,16 @@ pub struct Scope<'a> {
 }
 
 impl<'a> Scope<'a> {
-    /// The scope of `s`.
-    pub fn of(s: &'a Scenario) -> Scope<'a> {
-        let logged = s
-            .import
-            .as_ref()
-            .and_then(|i| i.model.as_deref())
-            .and_then(crate::cache::models::find)
-            .map(|m| m.input);
+    /// The scope of `s`, whose calls are priced by `pricing`.
+    pub fn of(s: &'a Scenario, pricing: &'a Pricing) -> Scope<'a> {
         Scope {
             cache: s.cache.as_ref(),
             price: s.price.as_ref(),
+            pricing,
+            calls: &s.calls,
             trace: TraceKind::of(s.import.as_ref()),
             parts: &s.base_parts,
-            input_price: s.price.as_ref().map(|p| p.input).or(logged),
+            input_price: pricing.input_price,
         }
     }
 }
@@ -64,9 +64,11 @@ impl<'a> Scope<'a> {
 /// What the what-if steps of an edit leave beside its run. The default changes nothing.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WhatIf {
-    /// The run's own cache terms and prices, after a `cache` or `model` step; None: the
-    /// scenario's.
+    /// The models the run's calls are priced at, after a `cache` or `model` step; None:
+    /// the scenario's.
     pub pricing: Option<Pricing>,
+    /// The model a `model` step moved calls to, and whether it moved only those it selects.
+    pub priced_as: Option<(String, bool)>,
     /// A `model` step's tokens factor f (None: 1): the run is walked at ρ ÷ f.
     pub tokens_factor: Option<f64>,
     /// The trace kind of a scenario that a `cache` step's `traces` leave out: that step
@@ -127,9 +129,13 @@ impl<'a> Steps<'a> {
         pricing::cache(self.scope, &mut self.whatif, change, &mut self.notes)
     }
 
-    /// A `model` step.
-    pub fn model(&mut self, change: &ModelChange) -> Result<(), EditError> {
-        pricing::model(self.scope, &mut self.whatif, change)
+    /// A `model` step, moving the calls `selected` (by baseline call; None: every call).
+    pub fn model(
+        &mut self,
+        change: &ModelChange,
+        selected: Option<&[bool]>,
+    ) -> Result<(), EditError> {
+        pricing::model(self.scope, &mut self.whatif, change, selected)
     }
 
     /// A `base = { drop | defer }` step: the change to the base tokens it makes.
@@ -141,7 +147,6 @@ impl<'a> Steps<'a> {
     /// calls that use each part's tools, and the tool searches, placed on it.
     pub fn finish(mut self, calls: &Calls, run: &mut Run) -> (WhatIf, Vec<String>) {
         parts::place(self.scope, &mut self.whatif, calls, run);
-        pricing::finish(self.scope, &mut self.whatif);
         (self.whatif, self.notes)
     }
 }

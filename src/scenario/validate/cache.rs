@@ -85,7 +85,17 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
         "the share of the base tokens already cached at the first request",
     )?;
     let warm_share_source = source(&c.warm_share_source, "warm_share_source")?;
+    let output = match &c.output {
+        Some(v) => {
+            let r = ck.positive(v, "[cache] output")?;
+            super::slips::output_ratio(ck, v.span(), r);
+            Some(r)
+        }
+        None => None,
+    };
     Ok(CacheSpec {
+        output,
+        model: preset.and_then(|p| preset_model(&p.name)),
         miss_share,
         miss_share_source,
         warm_share,
@@ -121,6 +131,15 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
             }
         }),
     })
+}
+
+/// The price data's model a per-model preset is of (`claude-sonnet-4-5-1h` →
+/// `claude-sonnet-4-5`); None for a generic preset.
+fn preset_model(preset: &str) -> Option<String> {
+    let bare = preset.strip_suffix("-1h").unwrap_or(preset);
+    models::all()
+        .find(|m| m.name == bare)
+        .map(|m| m.name.clone())
 }
 
 /// Presets named in the advice for an unknown one; a unit test checks that each exists.
@@ -227,5 +246,33 @@ pub(super) fn price(ck: &Checker, p: &Spanned<PriceFile>) -> Result<Price, Locat
         input,
         output,
         source,
+        model: model.map(|m| m.name.clone()),
     })
+}
+
+/// `[cache] output` assumes what a `[price]` with an output price already says: two
+/// figures for one ratio would price output one way in cost and another in dollars.
+pub(super) fn one_output_price(
+    ck: &Checker,
+    c: Option<&Spanned<CacheFile>>,
+    price: Option<&Price>,
+) -> Result<(), Located> {
+    let (Some(v), Some(p)) = (c.and_then(|c| c.get_ref().output.as_ref()), price) else {
+        return Ok(());
+    };
+    let Some(output) = p.output else {
+        return Ok(());
+    };
+    Err(ck.err(
+        Some(v.span()),
+        "[cache] output",
+        format!(
+            "output = {} assumes the price of an output token, but [price] gives it (output {} ÷ input {} = {} input tokens, {}): remove one of the two",
+            super::show(*v.get_ref()),
+            super::show(output),
+            super::show(p.input),
+            super::show(output / p.input),
+            p.source
+        ),
+    ))
 }

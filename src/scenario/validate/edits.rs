@@ -303,7 +303,7 @@ fn one_action(
                 })
             }
             (None, Some(select)) => Ok(Action::DropSelected {
-                select: rules::selector(ck, select, &at("drop.select"))?,
+                select: super::select::selector(ck, select, &at("drop.select"))?,
             }),
             _ => Err(ck.err(
                 Some(drop_span),

@@ -11,6 +11,7 @@ mod clearing;
 mod compact;
 mod edits;
 mod rules;
+mod select;
 mod slips;
 mod sweep;
 mod terms;
@@ -312,6 +313,7 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         .as_ref()
         .map(|p| cache::price(&ck, p))
         .transpose()?;
+    cache::one_output_price(&ck, raw.cache.as_ref(), price.as_ref())?;
     let sweep = raw
         .sweep
         .as_ref()

@@ -70,3 +70,27 @@ pub(super) fn multiplier(
         );
     }
 }
+
+/// `[cache] output` under 1 or above 20: every provider's output token costs more than an
+/// input token (3 to 8 times for the models of the price data), so a ratio under 1 is taken
+/// for input over output, and one above 20 for a price in dollars.
+pub(super) fn output_ratio(ck: &Checker, span: Range<usize>, r: f64) {
+    let meant = if r < 1.0 {
+        Some(format!(
+            "output = {} makes an output token cheaper than an input token, which no provider charges: output is the output price over the input price (5 for most Claude models); did you mean output = {}?",
+            show(r),
+            show(1.0 / r)
+        ))
+    } else if r > 20.0 {
+        Some(format!(
+            "output = {} makes an output token cost {} input tokens: output is the output price over the input price (5 for most Claude models), not a price in dollars",
+            show(r),
+            show(r)
+        ))
+    } else {
+        None
+    };
+    if let Some(message) = meant {
+        ck.warn(span, "[cache] output", message);
+    }
+}

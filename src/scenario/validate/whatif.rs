@@ -142,7 +142,7 @@ fn traces(
     Ok(kinds)
 }
 
-/// `model = { to, tokens_factor }`.
+/// `model = { to, tokens_factor, select }`.
 pub(super) fn model_edit(
     ck: &Checker,
     m: &Spanned<ModelEditFile>,
@@ -185,9 +185,15 @@ pub(super) fn model_edit(
         }
         None => 1.0,
     };
+    let select = m
+        .select
+        .as_ref()
+        .map(|s| super::select::selector(ck, s, &format!("{place}.select")))
+        .transpose()?;
     Ok(Action::Model(ModelChange {
         to: terms.name.clone(),
         tokens_factor,
+        select,
     }))
 }
 
