@@ -49,6 +49,17 @@ pub struct Clearings {
     /// Calls before which a trigger fired and no clearing followed (the trigger stays
     /// armed): so "never fired" is said only of a policy that never fired.
     pub idle: Idle,
+    /// The provider's context editing (docs/model.md §9), applied to each request on its
+    /// own from the full history: for each call, how many of the oldest [`eligible`]
+    /// results its request reads cleared (0: none). Empty for a clearing that persists
+    /// (§3), whose [`events`] change the context from then on.
+    ///
+    /// [`eligible`]: Clearings::eligible
+    /// [`events`]: Clearings::events
+    pub window: Vec<u32>,
+    /// With [`window`](Clearings::window): the positions of the results the API may clear,
+    /// in order; a request's cleared results are always the oldest of them.
+    pub eligible: Vec<u32>,
 }
 
 /// A policy's triggers that fired without a clearing.
@@ -71,12 +82,22 @@ impl Clearings {
             events: Vec::new(),
             placeholder_bytes: 0.0,
             idle: Idle::default(),
+            window: Vec::new(),
+            eligible: Vec::new(),
         }
+    }
+
+    /// Whether the clearings are the provider's, request by request (see
+    /// [`Clearings::window`]), not ones that persist.
+    pub fn stateless(&self) -> bool {
+        !self.window.is_empty()
     }
 }
 
 /// Which results of `run` a policy may clear: not pinned, kind not excluded, tool allowed
-/// (in `tools` when given, not in `exclude_tools`), non-empty.
+/// (in `tools` when given, not in `exclude_tools`), non-empty. The provider's context
+/// editing (`api`) clears tool results only: kind `tool`, never a user prompt, a preload or
+/// a server-side search result (docs/model.md §9).
 pub fn clearable(calls: &Calls, run: &Run, policy: &ClearPolicy) -> Vec<bool> {
     run.iter()
         .map(|s| {
@@ -89,6 +110,7 @@ pub fn clearable(calls: &Calls, run: &Run, policy: &ClearPolicy) -> Vec<bool> {
                 .is_some_and(|t| policy.exclude_tools.iter().any(|x| x == t));
             !call.pinned
                 && !policy.exclude_kinds.iter().any(|k| **k == *call.kind)
+                && (policy.api.is_none() || call.kind == "tool")
                 && tool_allowed
                 && (s.tokens > 0.0 || s.bytes > 0.0)
         })
@@ -132,7 +154,8 @@ pub fn overridden_by_pinning(calls: &Calls, policy: &ClearPolicy) -> Vec<String>
         .collect()
 }
 
-/// Replays `run` under `policy` at `at` and returns its clearings. `clearable` is
+/// Replays `run` under `policy` at `at` and returns its clearings: ones that persist
+/// (docs/model.md §3; the provider's context editing is `crate::context_editing`). `clearable` is
 /// [`clearable`]`(calls, run, policy)`, passed in so a sweep computes it once.
 pub fn replay(
     calls: &Calls,
@@ -165,6 +188,8 @@ pub fn replay_with_joins(
         events: Vec::new(),
         placeholder_bytes: policy.placeholder_bytes,
         idle: Idle::default(),
+        window: Vec::new(),
+        eligible: Vec::new(),
     };
     // Clearable results in context, in order, with running sums of their sizes so a
     // clearing's freed tokens and bytes are differences, not rescans.

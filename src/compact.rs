@@ -21,6 +21,8 @@ pub fn replay(run: &Run, policy: &CompactPolicy, at: Assumptions) -> Clearings {
         events: Vec::new(),
         placeholder_bytes: 0.0,
         idle: crate::clear::Idle::default(),
+        window: Vec::new(),
+        eligible: Vec::new(),
     };
     // Each call so far: its size at `at`, what joined as tokens and as bytes, its origin;
     // and where the summarized stretch ends.

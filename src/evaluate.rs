@@ -171,6 +171,14 @@ impl Subject {
             return compact::replay(&self.run, policy, self.at(at));
         }
         match &self.clear {
+            // The provider's context editing edits each request on its own.
+            Some(policy) if policy.api.is_some() => crate::context_editing::replay(
+                &self.run,
+                policy,
+                &self.clearable,
+                self.at(at),
+                &self.whatif.joins(),
+            ),
             Some(policy) => clear::replay_with_joins(
                 &study.scenario.calls,
                 &self.run,

@@ -10,6 +10,7 @@ pub mod clear;
 pub mod cli;
 pub mod command;
 pub mod compact;
+pub mod context_editing;
 pub mod edit;
 pub mod error;
 pub mod evaluate;

@@ -410,6 +410,25 @@ pub struct Walker<'a, Q> {
     /// the end ([`RunSums::priced_at`]).
     uniform: Option<&'a ModelPrice>,
     output_tokens: f64,
+    /// The provider's context editing, request by request (docs/model.md §9).
+    window: Window<'a, Q>,
+}
+
+/// The state of a walk under the provider's context editing ([`Clearings::window`]): each
+/// request reads the full history less the oldest results its window clears; the context
+/// itself is never edited.
+#[derive(Debug, Clone)]
+struct Window<'a, Q> {
+    /// The results the API may clear, by position; empty when the walk has no window.
+    eligible: &'a [u32],
+    /// `freed[m]`: what clearing the oldest m eligible results frees, each result's tokens
+    /// less its placeholder, summed from the oldest.
+    freed: Vec<Q>,
+    /// How many the current request clears, and the previous one did.
+    clears: usize,
+    previous: usize,
+    /// Calls stepped so far (a request's position in the run).
+    position: usize,
 }
 
 impl<'a, Q: Quantity> Walker<'a, Q> {
@@ -443,7 +462,27 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             compaction_request: None,
             uniform: pricing.filter(|p| p.is_uniform()).map(Pricing::main),
             output_tokens: 0.0,
+            window: Window {
+                eligible: &[],
+                freed: vec![Q::zero()],
+                clears: 0,
+                previous: 0,
+                position: 0,
+            },
         }
+    }
+
+    /// A walk under the provider's context editing: `eligible` are the positions of the
+    /// results it may clear ([`Clearings::eligible`]); each request's count is set with
+    /// [`Walker::set_window`] before it.
+    pub fn with_window(mut self, eligible: &'a [u32]) -> Self {
+        self.window.eligible = eligible;
+        self
+    }
+
+    /// The number of the oldest eligible results the next request reads cleared.
+    pub fn set_window(&mut self, clears: u32) {
+        self.window.clears = clears as usize;
     }
 
     /// The model call `origin` is priced at (0 without pricing).
@@ -462,6 +501,14 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
     pub fn step(&mut self, slot: &Slot, gap_s: f64, event: Option<&Event>) -> CallFigures<Q> {
         let model = self.model(slot.origin);
         let figures = self.read(gap_s, event, model, slot.output_tokens);
+        let w = &mut self.window;
+        if w.eligible.get(w.freed.len() - 1) == Some(&(w.position as u32)) {
+            let own =
+                Q::tokens(slot.tokens) + Q::bytes(slot.bytes - self.placeholder_bytes, self.at);
+            let last = w.freed[w.freed.len() - 1];
+            w.freed.push(last + own);
+        }
+        w.position += 1;
         let size = Q::tokens(slot.joined_tokens()) + Q::bytes(slot.joined_bytes(), self.at);
         if let Some(&last) = self.full.last() {
             self.full.push(last + size);
@@ -583,7 +630,20 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             self.freed_so_far += freed;
             first_changed = event.cleared.first().copied();
         }
-        let context = self.context;
+        let mut context = self.context;
+        let w = &mut self.window;
+        if !w.eligible.is_empty() {
+            // The API's edit of this request alone: the context itself stays whole. Its
+            // cached prefix breaks at the first result cleared in one of this request and
+            // the previous one and not the other (both clear the oldest eligible results).
+            context -= w.freed[w.clears];
+            if w.clears != w.previous {
+                let m = w.clears.min(w.previous);
+                first_changed = Some(w.eligible[m] as usize);
+                freed_before = w.freed[m];
+            }
+            w.previous = w.clears;
+        }
         let figures = self.split(
             context,
             gap_s,
@@ -757,7 +817,8 @@ pub fn walk_requests<Q: Quantity>(
     requests: &[AddedRequest],
     mut each: impl FnMut(usize, Request<'_>, &CallFigures<Q>),
 ) -> RunSums<Q> {
-    let mut walker = Walker::with_base(pricing, at, clearings.placeholder_bytes, base);
+    let mut walker = Walker::with_base(pricing, at, clearings.placeholder_bytes, base)
+        .with_window(&clearings.eligible);
     if !walker.cached() && clearings.events.is_empty() && requests.is_empty() {
         // Nothing but calls reading the context: the walk needs no gaps, events or cache.
         run.iter().enumerate().for_each(|(i, slot)| {
@@ -770,8 +831,13 @@ pub fn walk_requests<Q: Quantity>(
     let mut added = requests.iter().peekable();
     // Internal iteration (`for_each`), so the run's stretches of baseline calls are each
     // walked by their own loop rather than one `next` through the pieces per call.
+    let stateless = clearings.stateless();
     run.iter().enumerate().for_each(|(i, slot)| {
-        let mut event = events.next_if(|e| e.before == i);
+        // The API's edits are the window's, request by request, not events that persist.
+        let mut event = events.next_if(|e| e.before == i).filter(|_| !stateless);
+        if stateless {
+            walker.set_window(clearings.window[i]);
+        }
         let mut gap = calls.gap_s(slot.origin as usize);
         while let Some(r) = added.next_if(|r| r.before == i) {
             let figures =

@@ -846,22 +846,101 @@ fn ledger_csv_has_a_row_for_each_compaction_request_and_adds_up_to_the_total() {
     close(cost, 9_440.0);
 }
 
-/// MODEL.md §9: six tool calls of 2,000 bytes, B = 1,000, ρ = 1, the API's context editing
-/// triggered at 6,000 input tokens keeping 1 tool use (placeholder 9 bytes): the calls read
-/// 1,000, 3,000, 5,000, 3,018, 5,018, 3,036. T = 20,072 against 36,000.
+/// MODEL.md §9, as corrected: six tool calls of 2,000 bytes, B = 1,000, ρ = 1, the API's
+/// context editing triggered at 6,000 input tokens keeping 1 tool use (placeholder 9
+/// bytes). The API edits each request on its own from the full history: the calls read
+/// 1,000, 3,000, 5,000, then 3,018 (1–2 cleared), 3,027 (1–3), 3,036 (1–4). T = 18,081
+/// against 36,000 (a clearing that persists, §3, gave 20,072).
 #[test]
-fn the_apis_context_editing_clears_the_oldest_results_above_its_trigger() {
+fn the_apis_context_editing_edits_each_request_from_the_full_history() {
     let s = scenario(&format!(
         "{}[[edit]]\nname = \"context editing\"\nclear = {{ api = \"clear_tool_uses_20250919\", trigger_input_tokens = 6000, keep_tool_uses = 1 }}\n",
         uniform(6, 2_000, 1_000, "")
     ));
     let n = nominal(&s);
     close(n.baseline.total_tokens, 36_000.0);
-    close(n.edits[0].outcome.total_tokens, 20_072.0);
+    close(n.edits[0].outcome.total_tokens, 18_081.0);
     let contexts: Vec<f64> = figures(&s, Some(0)).iter().map(|f| f.0).collect();
     assert_eq!(
         contexts,
-        [1_000.0, 3_000.0, 5_000.0, 3_018.0, 5_018.0, 3_036.0]
+        [1_000.0, 3_000.0, 5_000.0, 3_018.0, 3_027.0, 3_036.0]
+    );
+    // An event where a request clears results the one before did not: 1–2, then 3, 4.
+    let events: Vec<(usize, Vec<usize>, f64)> = n.edits[0]
+        .outcome
+        .clearings
+        .events
+        .iter()
+        .map(|e| (e.before, e.cleared.clone(), e.freed_tokens))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            (3, vec![0, 1], 3_982.0),
+            (4, vec![2], 5_973.0),
+            (5, vec![3], 7_964.0)
+        ]
+    );
+}
+
+/// The same under a prompt cache (read 0.1, write 1.25, no minimum): a request's cached
+/// prefix is the previous request's as far as their edited forms agree. Request 4 clears
+/// results 1–2 where request 3 cleared none: the prefix is the base (1,000; written 2,018).
+/// Request 5 clears 1–3, request 4 1–2: they agree up to result 3, 1,018 tokens (written
+/// 2,009); request 6 likewise reads 1,027. Cost 1,250 + 2,600 + 2,800 + 2,622.5 + 2,613.05
+/// + 2,613.95 = 14,499.5.
+#[test]
+fn the_apis_context_editing_breaks_the_cache_where_the_edited_requests_differ() {
+    let s = scenario(&format!(
+        "{}[[edit]]\nname = \"context editing\"\nclear = {{ api = \"clear_tool_uses_20250919\", trigger_input_tokens = 6000, keep_tool_uses = 1 }}\n",
+        uniform(
+            6,
+            2_000,
+            1_000,
+            "[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 0"
+        )
+    ));
+    let f = figures(&s, Some(0));
+    let cached: Vec<f64> = f.iter().map(|f| f.1).collect();
+    let written: Vec<f64> = f.iter().map(|f| f.2).collect();
+    assert_eq!(cached, [0.0, 1_000.0, 3_000.0, 1_000.0, 1_018.0, 1_027.0]);
+    assert_eq!(
+        written,
+        [1_000.0, 2_000.0, 2_000.0, 2_018.0, 2_009.0, 2_009.0]
+    );
+    close(nominal(&s).edits[0].outcome.cost, 14_499.5);
+}
+
+/// The API clears tool results only (kind `tool`): never a user prompt, a preload or a
+/// server-side search result (docs/model.md §9). Calls: a prompt, a preload, two tool
+/// results of 2,000 bytes each, B = 1,000, trigger 6,000, keep 0: request 5 (7,000
+/// unedited) clears both tool results, not the prompt or the preload: 7,000 − 3,982.
+#[test]
+fn the_apis_context_editing_never_clears_a_prompt_or_a_preload() {
+    let mut text = String::from("name = \"kinds\"\nbase_tokens = 1000\nbytes_per_token = 1.0\n");
+    for (id, kind) in [
+        ("ask", "prompt"),
+        ("spec", "preload"),
+        ("t1", "tool"),
+        ("t2", "tool"),
+        ("t3", "tool"),
+    ] {
+        text.push_str(&format!(
+            "[[call]]\nid = \"{id}\"\nkind = \"{kind}\"\nbytes = 2000\n"
+        ));
+    }
+    text.push_str("[[edit]]\nname = \"api\"\nclear = { api = \"clear_tool_uses_20250919\", trigger_input_tokens = 6000, keep_tool_uses = 0 }\n");
+    let s = scenario(&text);
+    let contexts: Vec<f64> = figures(&s, Some(0)).iter().map(|f| f.0).collect();
+    assert_eq!(
+        contexts,
+        [
+            1_000.0,
+            3_000.0,
+            5_000.0,
+            7_000.0 - 1_991.0,
+            9_000.0 - 3_982.0
+        ]
     );
 }
 

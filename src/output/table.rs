@@ -611,6 +611,7 @@ fn context_management(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     for line in json.lines() {
         writeln!(out, "  {line}")?;
     }
+    writeln!(out, "  This edit is {}.", c.simulated_as)?;
     writeln!(out, "  Where the simulation is not the API:")?;
     for n in &c.not_the_api {
         writeln!(out, "    - {n}")?;

@@ -17,9 +17,15 @@ pub struct ContextManagement {
     pub request: Request,
     /// The `anthropic-beta` header value the request needs.
     pub beta_header: &'static str,
+    /// Which behaviour the simulation of the edit follows: the API's, as its
+    /// documentation describes it, or a clearing that persists (docs/model.md §3, §9).
+    pub simulated_as: String,
     /// Where the simulation is not the API, in sentences.
     pub not_the_api: Vec<String>,
 }
+
+/// Anthropic's context-editing page, as read for this model.
+pub const DOCS: &str = "Anthropic, \"Context editing\", platform.claude.com/docs/en/build-with-claude/context-editing, read 2026-12-02";
 
 /// The `context_management` of the best-ranked clearing edit the API can express (by
 /// cost with a cache, else by reread tokens), if any edit is one.
@@ -55,6 +61,15 @@ pub fn winning(study: &Study, nominal: &Evaluation) -> Option<ContextManagement>
         edit: study.scenario.edits[i].name.clone(),
         request,
         beta_header: BETA_HEADER,
+        simulated_as: match policy.api {
+            Some(_) => format!(
+                "simulated as the API's documentation describes it: applied server-side to each request on its own, the full history re-sent every time, the oldest tool results cleared in every request over the trigger ({DOCS})"
+            ),
+            None => format!(
+                "simulated as a clearing that persists (a client that edits its own history, docs/model.md §3); the API edits each request on its own from the full history: give the edit api = \"{}\" to simulate that ({DOCS})",
+                crate::scenario::API_CLEAR
+            ),
+        },
         not_the_api: vec![
             format!(
                 "a cleared result stands as {} bytes here; the API puts its own placeholder text",

@@ -46,7 +46,13 @@ fn end_context_with(
         .map(|s| s.size(frame.bytes_per_token))
         .sum();
     let searched: f64 = subject.whatif.searches.iter().map(|r| r.joins_tokens).sum();
-    let freed: f64 = clearings.events.iter().map(|e| e.freed_tokens).sum();
+    // A clearing that persists frees its results for good, each event its own; the API's
+    // context editing edits each request on its own, its widest edit (the last event's
+    // freed tokens, all of them) standing for the next request's.
+    let freed: f64 = match clearings.stateless() {
+        true => clearings.events.last().map_or(0.0, |e| e.freed_tokens),
+        false => clearings.events.iter().map(|e| e.freed_tokens).sum(),
+    };
     frame.base_tokens + joined + searched - freed
 }
 

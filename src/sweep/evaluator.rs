@@ -74,8 +74,11 @@ impl<'s> Evaluator<'s> {
                 let uniform = subject.pricing(study).is_uniform();
                 match (&subject.clear, model) {
                     (_, Model::Fixed { .. }) if closed_form => Path::PerPoint,
+                    // The lanes replay clearings that persist; the provider's context
+                    // editing edits each request on its own (docs/model.md §9).
                     _ if !subject.whatif.searches.is_empty()
                         || subject.compact.is_some()
+                        || subject.clear.as_ref().is_some_and(|p| p.api.is_some())
                         || !uniform =>
                     {
                         Path::Reference
