@@ -181,6 +181,12 @@ struct SuggestArgs {
     /// Threads to use (default: one per core); the results are the same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     jobs: Option<u32>,
+
+    /// Leave out the sessions whose simulated cost is more than PCT percent off their
+    /// measured cost (sessions without measured usage stay in): neither their evidence
+    /// nor their savings count; the table says how many it left out, and names them.
+    #[arg(long, value_name = "PCT")]
+    max_cost_diff: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -267,6 +273,12 @@ struct HistoryArgs {
     /// Sum the edits per user ([import] user_id), project or model ([import] model) too.
     #[arg(long, value_enum, value_name = "BY")]
     group_by: Option<GroupByArg>,
+
+    /// Leave out of every sum the sessions whose simulated cost is more than PCT percent
+    /// off their measured cost (sessions without measured usage stay in); the table says
+    /// how many it left out, and names them.
+    #[arg(long, value_name = "PCT")]
+    max_cost_diff: Option<f64>,
 
     /// Root directory for results; files go to OUT/<name>/. `--out -` writes no files.
     #[arg(long, value_name = "DIR", default_value = "out")]
@@ -626,6 +638,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 format: a.format.into(),
                 jobs: a.jobs.map(|n| n as usize),
                 factors: crate::history::Factors::default(),
+                max_cost_diff: a.max_cost_diff.map(max_cost_diff).transpose()?,
             }));
         }
         Some(Sub::Telemetry(t)) => {
@@ -746,7 +759,21 @@ fn history_config(h: HistoryArgs) -> Result<crate::command::history::HistoryConf
         format: h.format.into(),
         charts: !h.no_charts,
         group_by: h.group_by.map(Into::into),
+        max_cost_diff: h.max_cost_diff.map(max_cost_diff).transpose()?,
     })
+}
+
+/// `--max-cost-diff PCT`: a percentage above 0.
+fn max_cost_diff(pct: f64) -> Result<f64, Located> {
+    if pct.is_finite() && pct > 0.0 && pct <= 1e6 {
+        Ok(pct)
+    } else {
+        Err(Located::new(
+            "command line",
+            format!("`{pct}` is not a percentage above 0: give how far, in percent, a session's simulated cost may be from its measured cost to be summed, e.g. --max-cost-diff 5"),
+        )
+        .place("--max-cost-diff"))
+    }
 }
 
 /// `K/N` with 1 ≤ K ≤ N.

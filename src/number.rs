@@ -116,6 +116,16 @@ pub fn short(x: f64) -> String {
     format!("{text}{suffix}")
 }
 
+/// `+3.2 %`, `-1.0 %`; tiny differences keep two significant digits (`-0.0029 %`).
+pub fn signed_percent(x: f64) -> String {
+    let sign = if x > 0.0 { "+" } else { "" };
+    if x != 0.0 && x.abs() < 0.05 {
+        format!("{sign}{} %", decimal(x))
+    } else {
+        format!("{sign}{}", percent(x))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

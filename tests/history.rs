@@ -177,6 +177,8 @@ fn session(name: &str, baseline: f64, saved: &[f64]) -> SessionFigures {
         baseline_total_tokens: baseline,
         baseline_cost: baseline,
         cached: false,
+        baseline_dollars: None,
+        measured: None,
         edits: saved
             .iter()
             .map(|&s| SessionEdit {

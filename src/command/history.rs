@@ -40,6 +40,9 @@ pub struct HistoryConfig {
     pub charts: bool,
     /// Sum the edits per user, project or model too.
     pub group_by: Option<GroupBy>,
+    /// `--max-cost-diff PCT`: leave out of the sums the sessions whose simulated cost is
+    /// more than PCT percent off the measured.
+    pub max_cost_diff: Option<f64>,
 }
 
 /// Where a history's sessions come from.
@@ -411,7 +414,9 @@ fn finish(
     mut dir: Option<OutputDir>,
     merged_from: Vec<String>,
 ) -> Result<(HistoryReport, Vec<PathBuf>), Error> {
-    let Some(summed) = history::pass::pass(records, header, c.group_by, dir.as_mut())? else {
+    let Some(summed) =
+        history::pass::pass(records, header, c.group_by, c.max_cost_diff, dir.as_mut())?
+    else {
         return Err(no_sessions(Path::new(&header.directory), &header.skipped));
     };
     let sweep = summed.sweep.finish(&header.factors, &summed.aggregate);

@@ -31,6 +31,9 @@ pub struct SuggestConfig {
     pub jobs: Option<usize>,
     /// The factor sweep the robustness is checked over.
     pub factors: Factors,
+    /// `--max-cost-diff PCT`: leave out the sessions whose simulated cost is more than PCT
+    /// percent off the measured.
+    pub max_cost_diff: Option<f64>,
 }
 
 /// Runs the suggestion, printing to `out`.
@@ -105,6 +108,7 @@ fn suggestion(c: &SuggestConfig) -> Result<(SuggestReport, Vec<PathBuf>), Error>
         edits_path: &edits_path,
         rerun: &rerun,
         progress: true,
+        max_cost_diff: c.max_cost_diff,
     })?;
     let report = suggestion.report;
     let files = match dir_out.take() {

@@ -9,7 +9,8 @@
 
 use super::SessionFigures;
 use super::aggregate::{
-    Aggregate, BaseClamped, Distribution, EditAggregate, SessionNames, SweepSums, WhatIfAggregate,
+    Aggregate, BaseClamped, Distribution, EditAggregate, MeasuredTotals, OFF_PCT, OffSessions,
+    SessionNames, SweepSums, WhatIfAggregate,
 };
 use super::agreement::agreement;
 use super::groups::{GroupBy, GroupSession, Groups, GroupsReport, Labels};
@@ -60,6 +61,12 @@ pub struct Accumulator {
     groups: Option<Groups>,
     /// A session without a figure for some edit: the aggregate is undefined.
     short: bool,
+    baseline_dollars: Option<f64>,
+    priced: usize,
+    measured: Option<MeasuredTotals>,
+    /// `--max-cost-diff`: sessions further off are left out, and counted here.
+    max_cost_diff: Option<f64>,
+    excluded: OffSessions,
 }
 
 impl Accumulator {
@@ -83,12 +90,60 @@ impl Accumulator {
             sweep,
             groups: group_by.map(|by| Groups::new(by, names.len())),
             short: false,
+            baseline_dollars: None,
+            priced: 0,
+            measured: None,
+            max_cost_diff: None,
+            excluded: OffSessions::default(),
         }
     }
 
-    /// Sessions added so far.
+    /// Leaves out of every sum the sessions whose simulated cost is more than `pct`
+    /// percent off the measured (`--max-cost-diff`), counting them.
+    pub fn max_cost_diff(mut self, pct: Option<f64>) -> Self {
+        self.max_cost_diff = pct;
+        self
+    }
+
+    /// Whether `s` is left out by `--max-cost-diff` (counted if so).
+    fn excludes(&mut self, s: &SessionFigures) -> bool {
+        let Some(max) = self.max_cost_diff else {
+            return false;
+        };
+        match s.measured.as_ref().and_then(|m| m.cost_difference_pct) {
+            Some(d) if d.abs() > max => {
+                self.excluded.add(&s.name, d);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Adds `s`'s measured usage beside its simulation.
+    fn add_measured(&mut self, s: &SessionFigures) {
+        let Some(m) = &s.measured else { return };
+        let t = self.measured.get_or_insert_with(MeasuredTotals::default);
+        t.sessions += 1;
+        t.measured_input_tokens += m.measured_input_tokens;
+        t.simulated_input_tokens += m.simulated_input_tokens;
+        if let (Some(measured), Some(simulated)) = (m.measured_dollars, m.simulated_dollars) {
+            t.dollar_sessions += 1;
+            t.measured_dollars += measured;
+            t.simulated_dollars += simulated;
+        }
+        if let Some(d) = m.cost_difference_pct.filter(|d| d.abs() > OFF_PCT) {
+            t.off.add(&s.name, d);
+        }
+    }
+
+    /// Sessions added so far (summed).
     pub fn sessions(&self) -> usize {
         self.session_names.len()
+    }
+
+    /// Sessions `--max-cost-diff` left out so far.
+    pub fn excluded(&self) -> usize {
+        self.excluded.count
     }
 
     /// Adds the next session in order: its figures, its sweep totals and closed forms
@@ -101,6 +156,14 @@ impl Accumulator {
         closed_forms: &[Option<Affine>],
         labels: &Labels,
     ) {
+        if self.excludes(s) {
+            return;
+        }
+        self.add_measured(s);
+        if let Some(d) = s.baseline_dollars {
+            self.baseline_dollars = Some(self.baseline_dollars.unwrap_or(0.0) + d);
+            self.priced += 1;
+        }
         let index = self.session_names.len();
         self.session_names.push(&s.name);
         self.cached += usize::from(s.cached);
@@ -232,8 +295,21 @@ impl Accumulator {
         }
         let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
         let ranking = rank::rank(&savings, self.baseline_total);
-        let cost_savings: Vec<f64> = edits.iter().map(|e| e.cost_saved).collect();
-        let cost_ranks = rank::rank(&cost_savings, self.baseline_cost).ranks;
+        // Input-token equivalents of one model are not worth those of another: where every
+        // session is priced, rank by dollars (docs/model.md §4).
+        let by_dollars = self.priced == sessions
+            && edits.iter().all(|e| e.priced_sessions == sessions)
+            && self.baseline_dollars.is_some();
+        let cost_ranks = if by_dollars {
+            let dollars: Vec<f64> = edits
+                .iter()
+                .map(|e| e.dollars_saved.unwrap_or(0.0))
+                .collect();
+            rank::rank(&dollars, self.baseline_dollars.unwrap_or(0.0)).ranks
+        } else {
+            let cost_savings: Vec<f64> = edits.iter().map(|e| e.cost_saved).collect();
+            rank::rank(&cost_savings, self.baseline_cost).ranks
+        };
         for ((e, &r), &c) in edits.iter_mut().zip(&ranking.ranks).zip(&cost_ranks) {
             e.rank = r;
             e.cost_rank = c;
@@ -264,6 +340,11 @@ impl Accumulator {
             bytes_per_token_sources: self.bpt_sources,
             warnings: self.warnings,
             session_pcts,
+            baseline_dollars: self.baseline_dollars,
+            priced_sessions: self.priced,
+            ranked_by_dollars: by_dollars,
+            measured: self.measured,
+            excluded: self.excluded,
         };
         Some((aggregate, self.sweep, groups))
     }

@@ -221,6 +221,61 @@ pub struct Aggregate {
     /// `sessions.svg` draws.
     #[serde(skip)]
     pub session_pcts: Vec<Vec<f64>>,
+    /// Σ of the simulated baseline dollars over the sessions priced; None when none is.
+    pub baseline_dollars: Option<f64>,
+    /// Sessions whose dollars are known: the denominator of `baseline_dollars`.
+    pub priced_sessions: usize,
+    /// Whether the cost ranking is by dollars (every session priced) rather than by
+    /// input-token equivalents, which differ in worth from one model to another.
+    pub ranked_by_dollars: bool,
+    /// Measured beside simulated, over the sessions with measured usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<MeasuredTotals>,
+    /// Sessions left out of every sum because their simulated cost is further from the
+    /// measured than `--max-cost-diff` allows (the first [`LISTED_OFF`], and how many).
+    pub excluded: OffSessions,
+}
+
+/// Sessions named where their simulated cost is off the measured, at most this many.
+pub const LISTED_OFF: usize = 20;
+
+/// A simulated cost further than this from the measured, in percent, is named: the sums
+/// include a session the simulation does not reproduce.
+pub const OFF_PCT: f64 = crate::report::COST_DIFF_WARN_PCT;
+
+/// Sessions whose simulated cost is off the measured: the first few, and how many.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct OffSessions {
+    pub count: usize,
+    /// `(session, cost difference in percent)`, the first [`LISTED_OFF`] in session order.
+    pub listed: Vec<(String, f64)>,
+}
+
+impl OffSessions {
+    pub(crate) fn add(&mut self, session: &str, pct: f64) {
+        self.count += 1;
+        if self.listed.len() < LISTED_OFF {
+            self.listed.push((session.to_string(), pct));
+        }
+    }
+}
+
+/// Measured usage beside the simulation, summed over the sessions that carry it.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct MeasuredTotals {
+    /// Sessions with measured usage (of those summed).
+    pub sessions: usize,
+    /// Σ measured total input over their measured calls, tokens; and the simulated
+    /// contexts of the same calls, est. tokens.
+    pub measured_input_tokens: f64,
+    pub simulated_input_tokens: f64,
+    /// Sessions with both measured and simulated dollars, and their sums.
+    pub dollar_sessions: usize,
+    pub measured_dollars: f64,
+    pub simulated_dollars: f64,
+    /// Sessions whose simulated cost is more than [`OFF_PCT`] off the measured (in the
+    /// sums unless `--max-cost-diff` leaves them out).
+    pub off: OffSessions,
 }
 
 impl Aggregate {

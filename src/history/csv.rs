@@ -40,6 +40,17 @@ struct SessionRow<'a> {
     base_clamped: bool,
     /// Points of the factor grid where it is.
     base_clamped_points: usize,
+    /// The session's simulated baseline dollars, where priced.
+    baseline_dollars: Option<f64>,
+    /// Measured beside simulated (docs/model.md §6), where the session carries usage:
+    /// input tokens over its measured calls, dollars, the cost difference in percent, and
+    /// the fit's R² (how far the simulation is from the session).
+    measured_input_tokens: Option<f64>,
+    simulated_input_tokens: Option<f64>,
+    measured_dollars: Option<f64>,
+    simulated_dollars: Option<f64>,
+    cost_difference_pct: Option<f64>,
+    r_squared: Option<f64>,
 }
 
 /// Writes `sessions.csv` of a history held in memory: sessions by name, edits in the edits
@@ -75,6 +86,7 @@ impl<W: Write> SessionRows<W> {
     /// The next session's rows, one per edit.
     pub fn add(&mut self, s: &SessionFigures) -> io::Result<()> {
         let w = &mut self.w;
+        let m = s.measured.as_ref();
         for (e, name) in s.edits.iter().zip(&self.names) {
             w.serialize(SessionRow {
                 session: &s.name,
@@ -99,6 +111,13 @@ impl<W: Write> SessionRows<W> {
                 selected_nothing: e.selected_nothing.join("; "),
                 base_clamped: e.base_clamped,
                 base_clamped_points: e.base_clamped_points,
+                baseline_dollars: s.baseline_dollars,
+                measured_input_tokens: m.map(|m| m.measured_input_tokens),
+                simulated_input_tokens: m.map(|m| m.simulated_input_tokens),
+                measured_dollars: m.and_then(|m| m.measured_dollars),
+                simulated_dollars: m.and_then(|m| m.simulated_dollars),
+                cost_difference_pct: m.and_then(|m| m.cost_difference_pct),
+                r_squared: m.and_then(|m| m.r_squared),
             })
             .map_err(csv_error)?;
         }

@@ -84,7 +84,9 @@ fn failed(target: &std::path::Path, file: &str) -> impl Fn(io::Error) -> Error {
 
 /// Reads `records` (those `header` announces) in session order, writing `shard.jsonl`
 /// (the header, then each record's line), `sessions.csv` and `whatif.csv` into `dir`
-/// when given, and sums them (by `group_by` too, when given). None without sessions.
+/// when given, and sums them (by `group_by` too, when given), leaving out of the sums the
+/// sessions whose simulated cost is more than `max_cost_diff` percent off the measured.
+/// None without sessions summed.
 ///
 /// Errors: a record of another shape than the header's edits and factors (a shard file
 /// not written by this simulate); writing a file.
@@ -92,6 +94,7 @@ pub fn pass(
     records: &mut dyn Records,
     header: &Header,
     group_by: Option<GroupBy>,
+    max_cost_diff: Option<f64>,
     dir: Option<&mut OutputDir>,
 ) -> Result<Option<Summed>, Error> {
     let names = header.edit_names();
@@ -115,7 +118,8 @@ pub fn pass(
         }
         None => None,
     };
-    let mut sums = Accumulator::new(&names, Some(SweepSums::new(points, names.len())), group_by);
+    let mut sums = Accumulator::new(&names, Some(SweepSums::new(points, names.len())), group_by)
+        .max_cost_diff(max_cost_diff);
     let mut listed = Vec::new();
     while let Some(record) = records.next_record()? {
         let s = &record.session;
@@ -151,7 +155,7 @@ pub fn pass(
     if let Some(sinks) = sinks {
         sinks.finish()?;
     }
-    if sums.sessions() != header.sessions {
+    if sums.sessions() + sums.excluded() != header.sessions {
         return Err(Located::new(
             header.directory.clone(),
             format!(

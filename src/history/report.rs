@@ -1,7 +1,9 @@
 //! A history's report as data, built once: the table, the JSON, the CSV files, the HTML
 //! page and the charts each render it, so they cannot disagree.
 
-use super::aggregate::{Aggregate, EditAggregate, SweepAggregate, SweepPoint};
+use super::aggregate::{
+    Aggregate, EditAggregate, MeasuredTotals, OFF_PCT, OffSessions, SweepAggregate, SweepPoint,
+};
 use super::factors::{self, Factors};
 use super::files::Skipped;
 use super::groups::{GroupReport, GroupsReport};
@@ -94,6 +96,12 @@ pub struct HistoryBaseline {
     pub cost: f64,
     /// Sessions with a `[cache]`; the others' cost is flat (their reread total).
     pub cached_sessions: usize,
+    /// Σ of the simulated baseline dollars over the sessions priced; None when none is.
+    pub dollars: Option<f64>,
+    /// Sessions priced: the denominator of `dollars`.
+    pub priced_sessions: usize,
+    /// Whether the cost ranking is by dollars (every session priced).
+    pub ranked_by_dollars: bool,
 }
 
 /// A pair of edits whose aggregate order some sessions or points reverse.
@@ -192,6 +200,14 @@ pub struct HistoryReport {
     /// one run over all the sessions).
     #[serde(skip)]
     pub merged_from: Vec<String>,
+    /// Measured beside simulated over the sessions with measured usage, and the sessions
+    /// whose simulated cost is off (docs/model.md §6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<MeasuredTotals>,
+    /// Sessions `--max-cost-diff` left out of every sum.
+    pub excluded: OffSessions,
+    /// Where the simulation is not the sessions, in sentences, said before anything else.
+    pub simulation_differs: Vec<String>,
 }
 
 /// Sessions a streamed history keeps whole for its page (`report.html` lists them).
@@ -293,6 +309,9 @@ impl HistoryReport {
             average_call_tokens: aggregate.baseline_total_tokens / aggregate.calls as f64,
             cost: aggregate.baseline_cost,
             cached_sessions: aggregate.cached_sessions,
+            dollars: aggregate.baseline_dollars,
+            priced_sessions: aggregate.priced_sessions,
+            ranked_by_dollars: aggregate.ranked_by_dollars,
         };
         let unchanged = Unchanged {
             sessions: aggregate.sessions_unchanged,
@@ -315,6 +334,11 @@ impl HistoryReport {
             answer.push(' ');
             answer.push_str(&cost);
         }
+        if let Some(money) = money_line(&by_cost, &baseline, aggregate.measured.as_ref()) {
+            answer = format!("{money} {answer}");
+        }
+        let simulation_differs =
+            simulation_differs(aggregate.measured.as_ref(), &aggregate.excluded);
         HistoryReport {
             name: name.to_string(),
             directory: directory.to_string(),
@@ -340,6 +364,9 @@ impl HistoryReport {
             sessions,
             session_pcts: aggregate.session_pcts,
             merged_from: Vec::new(),
+            measured: aggregate.measured,
+            excluded: aggregate.excluded,
+            simulation_differs,
         }
     }
 }
@@ -637,6 +664,104 @@ pub fn what_if_lines(r: &HistoryReport) -> Vec<(String, Vec<String>)> {
 
 /// What the prompt cache does to the answer, when some session has one: the same order,
 /// or the cost order and its winner. None when every session's cost is flat.
+/// The answer in dollars, where the sessions' prices are known: what they cost, measured
+/// beside simulated over the sessions with measured usage, and what the best edit by cost
+/// saves (docs/model.md §4).
+fn money_line(
+    by_cost: &[&EditAggregate],
+    baseline: &HistoryBaseline,
+    measured: Option<&MeasuredTotals>,
+) -> Option<String> {
+    let money = crate::number::dollars;
+    let simulated = baseline.dollars?;
+    let n = baseline.sessions;
+    let cost = match measured.filter(|m| m.dollar_sessions > 0) {
+        Some(m) if m.dollar_sessions == n => format!(
+            "Your {} cost {} measured ({} simulated).",
+            plural(n, "session", "sessions"),
+            money(m.measured_dollars),
+            money(m.simulated_dollars)
+        ),
+        Some(m) => format!(
+            "Your {} cost {} simulated; the {} with measured usage cost {} measured ({} simulated).",
+            plural(n, "session", "sessions"),
+            money(simulated),
+            grouped(m.dollar_sessions as f64, 0),
+            money(m.measured_dollars),
+            money(m.simulated_dollars)
+        ),
+        None => format!(
+            "Your {} cost {} (simulated{}).",
+            plural(n, "session", "sessions"),
+            money(simulated),
+            if baseline.priced_sessions < n {
+                format!(
+                    ", over the {} priced",
+                    grouped(baseline.priced_sessions as f64, 0)
+                )
+            } else {
+                String::new()
+            }
+        ),
+    };
+    let best = by_cost.first().filter(|_| baseline.ranked_by_dollars);
+    let saving = match best.and_then(|e| Some((e, e.dollars_saved?))) {
+        Some((e, saved)) if saved > 0.0 => format!(
+            " The top change, {}, saves about {} ({} of the summed dollars).",
+            e.name,
+            money(saved),
+            percent(100.0 * saved / simulated)
+        ),
+        Some(_) => " No edit saves money.".to_string(),
+        None => String::new(),
+    };
+    Some(format!("{cost}{saving}"))
+}
+
+/// Sentences that say where the simulation is not the sessions: how many sessions'
+/// simulated cost is more than [`OFF_PCT`] off the measured, naming the first; how many
+/// `--max-cost-diff` left out.
+fn simulation_differs(measured: Option<&MeasuredTotals>, excluded: &OffSessions) -> Vec<String> {
+    let named = |o: &OffSessions| {
+        let mut names: Vec<String> = o
+            .listed
+            .iter()
+            .take(NAMED_OFF)
+            .map(|(n, d)| format!("{n} {}", crate::number::signed_percent(*d)))
+            .collect();
+        if o.count > names.len() {
+            names.push(format!(
+                "and {} more",
+                grouped((o.count - names.len()) as f64, 0)
+            ));
+        }
+        names.join(", ")
+    };
+    let mut lines = Vec::new();
+    if let Some(m) = measured.filter(|m| m.off.count > 0) {
+        lines.push(format!(
+            "{} of the {} with measured usage {} a simulated cost more than {} off the measured ({}): their savings are of a simulation that does not reproduce them (`simulate fit --write` fits them; --max-cost-diff {} leaves them out of the sums).",
+            grouped(m.off.count as f64, 0),
+            plural(m.sessions, "session", "sessions"),
+            if m.off.count == 1 { "has" } else { "have" },
+            percent(OFF_PCT),
+            named(&m.off),
+            OFF_PCT
+        ));
+    }
+    if excluded.count > 0 {
+        lines.push(format!(
+            "--max-cost-diff left {} out of every sum, their simulated cost too far from the measured: {}.",
+            plural(excluded.count, "session", "sessions"),
+            named(excluded)
+        ));
+    }
+    lines
+}
+
+/// Sessions named per sentence where the simulation is not the sessions.
+const NAMED_OFF: usize = 5;
+
 fn cost_answer(
     by_cost: &[&EditAggregate],
     ranked: &[EditAggregate],
@@ -669,6 +794,14 @@ fn cost_answer(
         });
     }
     let same = ranked.iter().all(|e| e.rank == e.cost_rank);
+    // In dollars the money line has said what the best saves: only the order is left.
+    if baseline.ranked_by_dollars {
+        return Some(if same {
+            "By cost, in dollars, the order is the same.".to_string()
+        } else {
+            format!("By cost, in dollars, the order differs: {cost_order}.")
+        });
+    }
     Some(if same {
         format!(
             "By cost ({with_cache}) the order is the same; {} saves {} of the summed cost.",

@@ -18,7 +18,7 @@ use crate::history::Factors;
 use crate::history::groups::Labels;
 use crate::ledger::{Affine, Assumptions};
 use crate::rank;
-use crate::report::{Sources, WhatIfReport};
+use crate::report::{MeasuredReport, Sources, WhatIfReport};
 use crate::scenario::Scenario;
 use crate::sweep::{Model, Point, totals};
 use serde::{Deserialize, Serialize};
@@ -85,6 +85,33 @@ pub struct SessionFigures {
     pub edits: Vec<SessionEdit>,
     /// Other things to know that are not errors (a setting overridden by pinning).
     pub warnings: Vec<String>,
+    /// Baseline dollars (simulated), where the session's prices are known.
+    #[serde(default)]
+    pub baseline_dollars: Option<f64>,
+    /// Measured beside simulated, for a session whose calls carry the provider's usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<SessionMeasured>,
+}
+
+/// A session's measured usage beside its simulation (docs/model.md §6), over the calls
+/// that carry it: how far the simulation is from the session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionMeasured {
+    /// Calls with a measured total input, of the session's calls.
+    pub calls_measured: usize,
+    /// Σ measured total input, tokens; and the simulated contexts of the same calls.
+    pub measured_input_tokens: f64,
+    pub simulated_input_tokens: f64,
+    /// Measured dollars, each call at its model's list price; None where a model's
+    /// prices are unknown.
+    pub measured_dollars: Option<f64>,
+    /// Simulated dollars of the same calls; None where the session's prices are unknown.
+    pub simulated_dollars: Option<f64>,
+    /// `100 · (simulated − measured) / measured` cost, in input-token equivalents.
+    pub cost_difference_pct: Option<f64>,
+    /// R² of the fit of B and ρ to the measured contexts (`simulate fit`); None where
+    /// there is too little to fit.
+    pub r_squared: Option<f64>,
 }
 
 impl SessionFigures {
@@ -193,6 +220,19 @@ pub fn evaluate_session(
         .collect();
     // A rule that selects nothing is counted per edit, not as a warning.
     let warnings = study.other_warnings.clone();
+    let baseline_dollars = nominal.baseline.dollars;
+    let measured = MeasuredReport::new(&study, &nominal).map(|m| SessionMeasured {
+        calls_measured: m.calls_measured,
+        measured_input_tokens: m.measured_input_tokens,
+        simulated_input_tokens: m.simulated_input_tokens,
+        measured_dollars: m.measured_dollars,
+        simulated_dollars: study.pricing.dollars(
+            m.simulated_cost,
+            nominal.baseline.unpriced_output_tokens > 0.0,
+        ),
+        cost_difference_pct: m.cost_difference_pct,
+        r_squared: crate::fit::fit(scenario).ok().map(|f| f.r_squared),
+    });
 
     // The sweep's closed forms, reusing the nominal replay's clearings: for a run whose
     // clearings do not move with B or ρ they are the same at every point (as
@@ -252,6 +292,8 @@ pub fn evaluate_session(
             cached: scenario.cache.is_some(),
             edits,
             warnings,
+            baseline_dollars,
+            measured,
         },
         sweep_totals,
         closed_forms,

@@ -521,6 +521,16 @@ mod tests {
                     cached: true,
                     edits: vec![edit],
                     warnings: vec![text],
+                    baseline_dollars: Some(numbers[6]),
+                    measured: Some(crate::history::session::SessionMeasured {
+                        calls_measured: 3,
+                        measured_input_tokens: numbers[9],
+                        simulated_input_tokens: numbers[10],
+                        measured_dollars: Some(numbers[6]),
+                        simulated_dollars: None,
+                        cost_difference_pct: Some(numbers[5]),
+                        r_squared: Some(numbers[4]),
+                    }),
                 },
                 sweep_totals: sweep,
                 closed_forms: vec![

@@ -16,6 +16,7 @@ const NAME_COLUMNS: usize = 36;
 /// Writes the table, then the paths of the files written.
 pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::Result<()> {
     header(out, r)?;
+    measured(out, r)?;
     writeln!(out, "\n{}", r.answer)?;
     edits(out, r)?;
     if let Some(groups) = &r.groups {
@@ -144,6 +145,38 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     )
 }
 
+/// Measured beside simulated over the sessions with measured usage, and where the
+/// simulation is not the sessions: said before the answer.
+fn measured(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    if let Some(m) = &r.measured {
+        let input = crate::number::signed_percent(
+            100.0 * (m.simulated_input_tokens - m.measured_input_tokens) / m.measured_input_tokens,
+        );
+        writeln!(
+            out,
+            "  measured: {} with the provider's usage: input {} tokens measured, {} est. tokens simulated ({input})",
+            plural(m.sessions, "session", "sessions"),
+            grouped(m.measured_input_tokens, 0),
+            grouped(m.simulated_input_tokens, 0),
+        )?;
+        if m.dollar_sessions > 0 {
+            let d = 100.0 * (m.simulated_dollars - m.measured_dollars) / m.measured_dollars;
+            writeln!(
+                out,
+                "            dollars {} measured, {} simulated ({}) over the {} priced",
+                crate::number::dollars(m.measured_dollars),
+                crate::number::dollars(m.simulated_dollars),
+                crate::number::signed_percent(d),
+                plural(m.dollar_sessions, "session", "sessions")
+            )?;
+        }
+    }
+    for line in &r.simulation_differs {
+        writeln!(out, "  Note: {line}")?;
+    }
+    Ok(())
+}
+
 fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let n = r.baseline.sessions;
     // First in counts only the sessions some edit changes the reread total of.
@@ -172,16 +205,30 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     )?;
     for e in &r.edits {
         let d = &e.per_session_pct;
+        // A cache or model edit that changes cost alone saves no reread token anywhere:
+        // its row says so rather than 0.0 %.
+        let cost_only = e.what_if.is_some() && e.saved_tokens == 0.0 && e.cost_saved != 0.0;
+        let shown = |x: f64| {
+            if cost_only {
+                "—".to_string()
+            } else {
+                percent(x)
+            }
+        };
         writeln!(
             out,
             "  {:>4}  {}  {:>18}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
             e.rank,
             pad(&e.row_name(), columns),
-            grouped(e.saved_tokens, 0),
-            percent(e.saved_pct),
-            percent(d.median),
-            percent(d.p10),
-            percent(d.p90),
+            if cost_only {
+                "cost only".to_string()
+            } else {
+                grouped(e.saved_tokens, 0)
+            },
+            shown(e.saved_pct),
+            shown(d.median),
+            shown(d.p10),
+            shown(d.p90),
             // No session changed: first in counts nothing, so it shows nothing.
             if changed == 0 {
                 "—".to_string()
@@ -224,7 +271,9 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             )?;
         }
     }
-    if r.baseline.cached_sessions > 0 {
+    if r.baseline.ranked_by_dollars {
+        dollars_table(out, r, columns)?;
+    } else if r.baseline.cached_sessions > 0 {
         writeln!(
             out,
             "\nBy cost (input-token equivalents under each session's prompt cache; {} of {} sessions\nhave a [cache]; summed baseline cost {}):",
@@ -268,6 +317,45 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
                 plural(priced, "session", "sessions")
             )?;
         }
+    }
+    Ok(())
+}
+
+/// The cost ranking in dollars, every session priced: each call at its own model's prices,
+/// output included (docs/model.md §4).
+fn dollars_table(out: &mut dyn Write, r: &HistoryReport, columns: usize) -> io::Result<()> {
+    let total = r.baseline.dollars.unwrap_or(0.0);
+    writeln!(
+        out,
+        "\nBy cost, in dollars (each call at its own model's list price, output included; summed\nbaseline {} over {}):",
+        crate::number::dollars(total),
+        plural(r.baseline.sessions, "session", "sessions"),
+    )?;
+    writeln!(
+        out,
+        "  rank  {}  {:>10}  {:>7}  {:>10}",
+        pad("edit", columns),
+        "$ saved",
+        "saved",
+        "token rank"
+    )?;
+    let mut by_cost: Vec<&super::EditAggregate> = r.edits.iter().collect();
+    by_cost.sort_by_key(|e| e.cost_rank);
+    for e in by_cost {
+        let saved = e.dollars_saved.unwrap_or(0.0);
+        writeln!(
+            out,
+            "  {:>4}  {}  {:>10}  {:>7}  {:>10}",
+            e.cost_rank,
+            pad(&e.row_name(), columns),
+            crate::number::dollars(saved),
+            percent(if total > 0.0 {
+                100.0 * saved / total
+            } else {
+                0.0
+            }),
+            e.rank
+        )?;
     }
     Ok(())
 }

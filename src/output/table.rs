@@ -1,7 +1,7 @@
 //! The table printed for a person: what was assumed, the baseline, the ranked edits, their
 //! clearings, and whether the ranking holds across the sweep.
 
-use crate::number::{decimal, grouped, percent, plural};
+use crate::number::{decimal, grouped, percent, plural, signed_percent};
 use crate::printable::{self, printable};
 use crate::report::{EditReport, IdleReport, MeasureReport, Report, SweepReport};
 use std::io::{self, Write};
@@ -148,14 +148,29 @@ fn edits(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         .edits
         .iter()
         .map(|e| {
+            // A cache or model edit that changes cost alone saves no reread token: its row
+            // says so rather than 0.0 %.
+            let cost_only = e.what_if.is_some() && e.saved_tokens == 0.0 && e.cost_saved != 0.0;
             let mut row = vec![
                 e.rank.to_string(),
                 e.what_if
                     .as_ref()
                     .map_or_else(|| e.name.clone(), |w| w.row_name(&e.name)),
-                grouped(e.saved_tokens, 0),
-                percent(e.saved_pct),
-                grouped(e.equivalent_calls, 2),
+                if cost_only {
+                    "—".to_string()
+                } else {
+                    grouped(e.saved_tokens, 0)
+                },
+                if cost_only {
+                    "cost only".to_string()
+                } else {
+                    percent(e.saved_pct)
+                },
+                if cost_only {
+                    "—".to_string()
+                } else {
+                    grouped(e.equivalent_calls, 2)
+                },
                 e.calls.to_string(),
             ];
             if with_cost {
@@ -341,16 +356,6 @@ fn measured(out: &mut dyn Write, m: &crate::report::MeasuredReport) -> io::Resul
         }
     }
     writeln!(out, "  {}", m.note)
-}
-
-/// `+3.2 %`, `-1.0 %`; tiny differences keep two significant digits (`-0.0029 %`).
-fn signed_percent(x: f64) -> String {
-    let sign = if x > 0.0 { "+" } else { "" };
-    if x != 0.0 && x.abs() < 0.05 {
-        format!("{sign}{} %", decimal(x))
-    } else {
-        format!("{sign}{}", percent(x))
-    }
 }
 
 /// `name` padded (or cut with `…`) to `columns` display columns: the name column of the

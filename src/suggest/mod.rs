@@ -48,6 +48,9 @@ pub struct Input<'a> {
     pub rerun: &'a str,
     /// Show the history's progress bar on a long run.
     pub progress: bool,
+    /// Leave out the sessions whose simulated cost is more than this many percent off the
+    /// measured (`--max-cost-diff`).
+    pub max_cost_diff: Option<f64>,
 }
 
 /// A suggestion: the report, and the edits file's text (empty without candidates).
@@ -62,6 +65,16 @@ pub struct Suggestion {
 pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     // The files that are not sessions are listed by the evaluation below, by the same rule.
     let (loaded, _) = files::load_all(input.dir, input.paths)?;
+    // Sessions the simulation does not reproduce, left out before anything is read from
+    // them: their evidence would propose edits, their savings would count.
+    let (loaded, excluded) = without_sessions_off(loaded, input.max_cost_diff);
+    let kept: Vec<PathBuf>;
+    let paths = if excluded.count == 0 {
+        input.paths
+    } else {
+        kept = loaded.iter().map(|l| input.dir.join(&l.file)).collect();
+        &kept[..]
+    };
     if loaded.is_empty() {
         return Err(Located::new(
             input.path_shown,
@@ -85,7 +98,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     let edits_shown = input.edits_path.display().to_string();
     let evaluated = files::evaluate_all(
         input.dir,
-        input.paths,
+        paths,
         &edits,
         &edits_shown,
         input.factors,
@@ -112,6 +125,8 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         .into());
     }
     let sweep = evaluated.sweep.finish(input.factors, &aggregate);
+    let mut aggregate = aggregate;
+    aggregate.excluded = excluded;
     let history = HistoryReport::new(
         input.name,
         input.path_shown,
@@ -152,6 +167,34 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         report: report.with_edits_file(text),
         edits,
     })
+}
+
+/// `loaded` without the sessions whose simulated cost is more than `max` percent off the
+/// measured, and those (none without `max`).
+fn without_sessions_off(
+    loaded: Vec<Loaded>,
+    max: Option<f64>,
+) -> (Vec<Loaded>, crate::history::aggregate::OffSessions) {
+    let mut excluded = crate::history::aggregate::OffSessions::default();
+    let Some(max) = max else {
+        return (loaded, excluded);
+    };
+    let differences: Vec<Option<f64>> = loaded
+        .par_iter()
+        .map(|l| crate::report::cost_difference_pct(&l.scenario))
+        .collect();
+    let kept = loaded
+        .into_iter()
+        .zip(differences)
+        .filter_map(|(l, d)| match d {
+            Some(d) if d.abs() > max => {
+                excluded.add(&l.scenario.name, d);
+                None
+            }
+            _ => Some(l),
+        })
+        .collect();
+    (kept, excluded)
 }
 
 /// Every session's measures, in session (name) order.

@@ -27,6 +27,11 @@ pub struct Baseline {
     pub cost: f64,
     /// Sessions with a `[cache]` (the others' cost is flat: their reread total).
     pub cached_sessions: usize,
+    /// Σ of the simulated baseline dollars over the sessions priced; None when none is.
+    pub dollars: Option<f64>,
+    pub priced_sessions: usize,
+    /// Whether candidates are ranked by dollars saved (every session priced).
+    pub ranked_by_dollars: bool,
 }
 
 /// One candidate with every figure.
@@ -108,6 +113,11 @@ pub struct SuggestReport {
     /// The scenario or directory, as given.
     pub path: String,
     pub answer: String,
+    /// Measured beside simulated over the sessions with measured usage (docs/model.md §6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<crate::history::aggregate::MeasuredTotals>,
+    /// Where the simulation is not the sessions, in sentences, said before anything else.
+    pub simulation_differs: Vec<String>,
     pub baseline: Baseline,
     /// The unit of the token figures.
     pub unit: String,
@@ -232,11 +242,19 @@ impl SuggestReport {
             total_tokens: h.baseline.total_tokens,
             cost: h.baseline.cost,
             cached_sessions: h.baseline.cached_sessions,
+            dollars: h.baseline.dollars,
+            priced_sessions: h.baseline.priced_sessions,
+            ranked_by_dollars: h.baseline.ranked_by_dollars,
         };
         SuggestReport {
             name: parts.name.to_string(),
             path: parts.path.to_string(),
-            answer: answer(&candidates, &baseline, parts.factors),
+            answer: match money_line(&baseline, h.measured.as_ref()) {
+                Some(money) => format!("{money} {}", answer(&candidates, &baseline, parts.factors)),
+                None => answer(&candidates, &baseline, parts.factors),
+            },
+            measured: h.measured.clone(),
+            simulation_differs: h.simulation_differs.clone(),
             baseline,
             unit: h.unit.clone(),
             cost_unit: "input-token equivalents under each session's prompt cache (flat, its reread total, without one), summed over sessions",
@@ -312,6 +330,27 @@ fn fronts(candidates: &mut [Suggested], h: &HistoryReport) -> Vec<FamilyFront> {
     families
 }
 
+/// The answer's first sentence in dollars, where the sessions are priced: what they cost,
+/// measured beside simulated (docs/model.md §4); the answer then says what the best
+/// candidate saves, in dollars too where every session is priced.
+fn money_line(
+    b: &Baseline,
+    measured: Option<&crate::history::aggregate::MeasuredTotals>,
+) -> Option<String> {
+    let money = crate::number::dollars;
+    let simulated = b.dollars?;
+    let sessions = plural(b.sessions, "session", "sessions");
+    let cost = match measured.filter(|m| m.dollar_sessions == b.sessions) {
+        Some(m) => format!(
+            "Your {sessions} cost {} measured ({} simulated).",
+            money(m.measured_dollars),
+            money(m.simulated_dollars)
+        ),
+        None => format!("Your {sessions} cost {} (simulated).", money(simulated)),
+    };
+    Some(cost)
+}
+
 /// The answer: the best candidate by cost with its share, and how robust it is.
 fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
     let over = format!("Over {}", plural(b.sessions, "session", "sessions"));
@@ -334,12 +373,22 @@ fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
             percent(best.saved_pct)
         );
     }
+    let saves = match (b.ranked_by_dollars, best.dollars_saved, b.dollars) {
+        (true, Some(saved), Some(total)) if total > 0.0 => format!(
+            "about {} ({} of the summed dollars)",
+            crate::number::dollars(saved),
+            percent(100.0 * saved / total)
+        ),
+        _ => format!(
+            "{} of the summed cost ({} input-token equivalents)",
+            percent(best.cost_saved_pct),
+            grouped(best.cost_saved, 0)
+        ),
+    };
     let mut text = format!(
-        "{over}, the best of {} found in the data is {}: it saves {} of the summed cost ({} input-token equivalents) and {} of the summed reread tokens, removing {} est. tokens of context.",
+        "{over}, the best of {} found in the data is {}: it saves {saves} and {} of the summed reread tokens, removing {} est. tokens of context.",
         plural(ranked.len(), "candidate edit", "candidate edits"),
         best.name,
-        percent(best.cost_saved_pct),
-        grouped(best.cost_saved, 0),
         percent(best.saved_pct),
         grouped(best.context_removed_tokens, 0)
     );

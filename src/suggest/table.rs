@@ -64,6 +64,38 @@ pub fn write(
         grouped(b.cached_sessions as f64, 0),
         grouped(b.sessions as f64, 0)
     )?;
+    if let Some(m) = &r.measured {
+        let input =
+            100.0 * (m.simulated_input_tokens - m.measured_input_tokens) / m.measured_input_tokens;
+        let dollars = if m.dollar_sessions > 0 {
+            format!(
+                "; dollars {} measured, {} simulated ({}) over the {} priced",
+                crate::number::dollars(m.measured_dollars),
+                crate::number::dollars(m.simulated_dollars),
+                crate::number::signed_percent(
+                    100.0 * (m.simulated_dollars - m.measured_dollars) / m.measured_dollars
+                ),
+                plural(m.dollar_sessions, "session", "sessions")
+            )
+        } else {
+            String::new()
+        };
+        prose(
+            out,
+            "  ",
+            "    ",
+            &format!(
+                "measured: {} with the provider's usage: input {} tokens measured, {} est. tokens simulated ({}){dollars}",
+                plural(m.sessions, "session", "sessions"),
+                grouped(m.measured_input_tokens, 0),
+                grouped(m.simulated_input_tokens, 0),
+                crate::number::signed_percent(input)
+            ),
+        )?;
+    }
+    for line in &r.simulation_differs {
+        prose(out, "  Note:", "    ", line)?;
+    }
     writeln!(out)?;
     prose(out, "", "", &r.answer)?;
     writeln!(out, "\nWhat the data shows:")?;
