@@ -393,11 +393,10 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             // Too short to be cached at all: billed at the plain input price, no write fee.
             Some(c) if context.below(c.min_tokens) => (zero, zero, context),
             Some(c) => {
-                let cached = if self.index == 0 {
-                    // What an earlier session left in the cache: part of the base.
+                let cached = if self.index == 0 || gap_s > c.ttl_s {
+                    // What other sessions keep in the cache: part of the base, read at the
+                    // first request and after every pause past the TTL.
                     self.base.scale(c.warm_share)
-                } else if gap_s > c.ttl_s {
-                    zero
                 } else if base_only {
                     self.base
                 } else if let Some(k) = first_changed {
