@@ -10,7 +10,7 @@
 
 pub mod cache;
 mod ols;
-mod written;
+pub mod written;
 
 pub use written::{fitted_text, summary};
 
@@ -409,10 +409,18 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
         ),
         compaction: compaction_fit(scenario, &points, bytes_per_token),
         cache: cache::fit(scenario).map(|mut c| {
-            if let Some(warm) = c.warm_first_tokens
-                && intercept > 0.0
+            // A share of the B the scenario will hold: the fitted one where it is written,
+            // else its own (the cache terms are written even when B and ρ are refused).
+            let base = if refused.is_empty() {
+                intercept
+            } else {
+                scenario.base_tokens
+            };
+            if let Some(warm) = &c.warm
+                && base > 0.0
             {
-                c.warm_share = (warm / intercept).min(1.0);
+                c.warm_share = (warm.tokens / base).min(1.0);
+                c.warm_share_of_base_tokens = base;
             }
             c
         }),

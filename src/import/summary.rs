@@ -475,7 +475,7 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
     )?;
     writeln!(
         out,
-        "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>8}  {:>8}  status",
+        "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>7}  {:>5}  {:>8}  {:>8}  status",
         "scenario",
         "calls",
         "R²",
@@ -485,6 +485,8 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
         "tok/tool",
         "tok/image",
         "miss μ",
+        "TTL s",
+        "warm",
         "residual",
         "cost Δ"
     )?;
@@ -498,7 +500,7 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
         };
         writeln!(
             out,
-            "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>8}  {:>8}  {}{}",
+            "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>7}  {:>5}  {:>8}  {:>8}  {}{}{}",
             q.name,
             q.calls,
             or_dash(q.r_squared.map(|r| format!("{r:.4}"))),
@@ -508,9 +510,16 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
             or_dash(term("tokens_per_loaded_tool")),
             or_dash(term("tokens_per_image")),
             or_dash(q.miss_share.map(|m| format!("{m:.3}"))),
+            or_dash(q.ttl_s.map(|t| grouped(t.ceil(), 0))),
+            or_dash(q.warm_share.map(|w| format!("{w:.2}"))),
             or_dash(q.median_residual_pct.map(|r| format!("{r:.1} %"))),
             or_dash(q.cost_difference_pct.map(|c| format!("{c:+.1} %"))),
             q.status,
+            if q.status != "written" && !q.cache_written.is_empty() {
+                " (cache terms written)"
+            } else {
+                ""
+            },
             q.reason
                 .as_ref()
                 .map_or_else(String::new, |r| format!(": {r}"))
@@ -551,7 +560,7 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
     }
     writeln!(
         out,
-        "  {} of {} fitted ({}); R² ≥ 0.98 in {good}; cost within ±5 % of the measured in {close} of {} with a measured cost. (tok/…: fitted named terms, tokens per unit; residual: median |measured − fitted| of measured; cost Δ: simulated against measured cost, at the values written.)",
+        "  {} of {} fitted ({}); R² ≥ 0.98 in {good}; cost within ±5 % of the measured in {close} of {} with a measured cost. (tok/…: fitted named terms, tokens per unit; miss μ, TTL s, warm: the cache terms the reads prove, written even where B and ρ are not; residual: median |measured − fitted| of measured; cost Δ: simulated against measured cost, at the values written.)",
         fitted.len(),
         fit.len(),
         outcome.join(", "),

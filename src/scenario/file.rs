@@ -320,6 +320,7 @@ pub struct CacheFile {
     pub read: Option<Spanned<f64>>,
     pub write: Option<Spanned<f64>>,
     pub ttl_s: Option<Spanned<f64>>,
+    pub ttl_s_source: Option<Spanned<String>>,
     pub min_tokens: Option<Spanned<f64>>,
     pub miss_share: Option<Spanned<f64>>,
     pub miss_share_source: Option<Spanned<String>>,

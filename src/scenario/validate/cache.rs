@@ -85,6 +85,9 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
         "the share of the base tokens already cached at the first request",
     )?;
     let warm_share_source = source(&c.warm_share_source, "warm_share_source")?;
+    // Where a fitted lifetime came from: checked like every label; the value's own label
+    // in reports is the preset's "with ttl_s from the scenario file".
+    source(&c.ttl_s_source, "ttl_s_source")?;
     Ok(CacheSpec {
         miss_share,
         miss_share_source,
