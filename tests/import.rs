@@ -1353,3 +1353,44 @@ fn walk(path: PathBuf) -> Vec<PathBuf> {
         vec![path]
     }
 }
+
+/// A context that falls far below the previous request's with no compaction in the log
+/// (here from 20,403 to 13,003 tokens, 36 %, at a new prompt) starts a new trace, said so
+/// in the summary and in `[import]`; a small fall (21,403 to 20,403, 4.7 %: thinking
+/// dropped at a turn's end, say) does not.
+#[test]
+fn an_unmarked_context_reset_starts_a_new_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let report = import_json("claude-code", &["tests/fixtures/import/reset"], &out);
+    let main = trace(&report, "shop-5e5e5e5e");
+    assert_eq!(
+        (main["trace"].as_str(), main["requests"].as_u64()),
+        (Some("main"), Some(3))
+    );
+    assert!(main.get("reset").is_none());
+    let after = trace(&report, "shop-5e5e5e5e-part2");
+    assert_eq!(after["trace"], "after-reset");
+    assert_eq!(after["part"], 2);
+    assert_eq!(after["requests"], 2);
+    assert_eq!(
+        after["reset"],
+        json!({"from_input_tokens": 20_403, "to_input_tokens": 13_003})
+    );
+    let text = fs::read_to_string(out.join("shop-5e5e5e5e-part2.toml")).unwrap();
+    assert!(
+        text.contains("trace = \"after-reset\"\npart = 2\nreset_from_input_tokens = 20403\nreset_to_input_tokens = 13003\n"),
+        "{text}"
+    );
+    // It loads, and its first call is the request after the fall.
+    let s = scenario(&out, "shop-5e5e5e5e-part2");
+    assert_eq!(calls(&s)[0]["id"].as_str(), Some("req_R4"));
+    simulate()
+        .args(["import", "claude-code", "tests/fixtures/import/reset", "--force", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Traces started where the measured input fell with no compaction in the log (by more than 15 % and 5,000 tokens: a context reset), each a scenario of its own:\n  shop-5e5e5e5e-part2: 20,403 → 13,003 tokens at its first request\n",
+        ));
+}

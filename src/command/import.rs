@@ -42,7 +42,12 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     let stored = import::stream::order(stored);
     if !import::stream::any_request(&stored) {
         let loaded = Loaded {
-            assembled: import::stream::assemble(stored, spill.as_ref(), |_| {})?,
+            assembled: import::stream::assemble(
+                stored,
+                spill.as_ref(),
+                reader.convention(),
+                |_| {},
+            )?,
             unreadable,
         };
         return Err(nothing_imported(c, reader, &loaded).into());

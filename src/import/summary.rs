@@ -11,7 +11,7 @@ use super::assemble::Leftover;
 use super::event::{Attachments, Identity, Malformed};
 use super::files::Unreadable;
 use super::quality::Quality;
-use super::trace::{Trace, TraceRole, UsageSums};
+use super::trace::{Reset, Trace, TraceRole, UsageSums};
 use super::{Convention, Loaded, Reader};
 use crate::cache::warnings::{self, ModelUse, ModelWarning};
 use crate::number::grouped;
@@ -75,6 +75,8 @@ pub struct TraceRow {
     pub one_hour: bool,
     /// The other models some calls used, in order of first use.
     pub other_models: Vec<CompactString>,
+    /// The unmarked fall of the context the trace starts after.
+    pub reset: Option<Reset>,
 }
 
 impl TraceRow {
@@ -103,6 +105,7 @@ impl TraceRow {
             model: model.map(CompactString::from),
             one_hour: t.mostly_one_hour_cache(),
             other_models,
+            reset: t.reset,
         }
     }
 }
@@ -124,9 +127,13 @@ pub struct TraceSummary<'a> {
     /// The scenario file written.
     pub scenario: String,
     pub name: &'a str,
-    /// `main`, `subagent` or `after-compaction`.
+    /// `main`, `subagent`, `after-compaction` or `after-reset`.
     pub trace: &'static str,
     pub part: u32,
+    /// For a trace that starts where the context fell with no compaction in the log: the
+    /// previous request's total input and this trace's first, tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset: Option<Reset>,
     pub session_id: Option<&'a str>,
     pub parent_session: Option<&'a str>,
     pub agent_id: Option<&'a str>,
@@ -180,6 +187,7 @@ pub fn print(
                 name: &t.name,
                 trace: t.role.as_str(),
                 part: t.part,
+                reset: t.reset,
                 session_id: t.session_id.as_deref(),
                 parent_session: t.parent_session.as_deref(),
                 agent_id: t.agent_id.as_deref(),
@@ -325,6 +333,26 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             printable(t.file),
             printable(&t.scenario)
         )?;
+    }
+    let resets: Vec<&TraceSummary> = s.traces.iter().filter(|t| t.reset.is_some()).collect();
+    if !resets.is_empty() {
+        writeln!(
+            out,
+            "\nTraces started where the measured input fell with no compaction in the log (by more than {} % and {} tokens: a context reset), each a scenario of its own:",
+            Reset::SHARE * 100.0,
+            grouped(Reset::MIN_TOKENS as f64, 0)
+        )?;
+        for t in resets {
+            if let Some(r) = t.reset {
+                writeln!(
+                    out,
+                    "  {}: {} → {} tokens at its first request",
+                    t.name,
+                    grouped(r.from_input_tokens as f64, 0),
+                    grouped(r.to_input_tokens as f64, 0)
+                )?;
+            }
+        }
     }
     if !s.unreadable_files.is_empty() {
         writeln!(

@@ -103,6 +103,8 @@ pub struct ImportFile {
     pub compaction_pre_tokens: Option<u64>,
     pub compaction_summary_bytes: Option<u64>,
     pub compaction_post_tokens: Option<u64>,
+    pub reset_from_input_tokens: Option<u64>,
+    pub reset_to_input_tokens: Option<u64>,
     pub user_id: Option<String>,
     pub organization_id: Option<String>,
 }
