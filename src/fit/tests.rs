@@ -267,3 +267,35 @@ fn the_cache_terms_are_written_even_where_b_and_rho_are_not() {
     // The written scenario loads, with the fitted lifetime.
     assert_eq!(load(&text).cache.unwrap().ttl_s, 308.0);
 }
+
+#[test]
+fn a_per_call_term_that_cannot_be_told_from_rho_is_left_out() {
+    // Results of 1,000 and 1,200 bytes in turn, and the input grows by 300 tokens a call
+    // plus a byte in 20: with the per-call term ρ is exactly 20, which no text has; without
+    // it, least squares over the same 12 calls gives ρ = 3.0940 and B = 20,010.8.
+    let mut text = String::from("name = \"t\"\nbase_tokens = 1\nbytes_per_token = 1\n");
+    let mut m = 20_000.0;
+    for i in 0..12 {
+        let b = if i % 2 == 0 { 1000.0 } else { 1200.0 };
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{i}\"\nbytes = {b}\n[call.measured]\ninput_tokens = {m}\nconvention = \"openai\"\n"
+        );
+        m += 300.0 + b / 20.0;
+    }
+    let f = fit(&load(&text)).unwrap();
+    assert!(f.refused.is_none(), "{f:?}");
+    assert!(
+        (f.bytes_per_token - 3.094_041_636_755_204).abs() < 1e-9,
+        "{f:?}"
+    );
+    assert!(
+        (f.base_tokens - 20_010.788_863_109_05).abs() < 1e-6,
+        "{f:?}"
+    );
+    assert!(f.terms.is_empty());
+    assert_eq!(
+        f.terms_not_fitted[0].reason,
+        "with it ρ came out 20 bytes per token, outside the physical 1 to 8: it cannot be told apart from ρ in this trace"
+    );
+}
