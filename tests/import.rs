@@ -492,6 +492,14 @@ fn codex_rollouts_have_exact_counts_and_the_openai_convention() {
     );
     let bytes: Vec<i64> = c.iter().map(|c| c["bytes"].as_integer().unwrap()).collect();
     assert_eq!(bytes, [131, 52, 38, 0]);
+    // The model's own output joins as its bytes: `shell` 5 + its arguments 71, `apply_patch`
+    // 11 + its patch 178, the message "Fixed the discount total." 25, and nothing for the
+    // web search; its reasoning (64, 64, 0, 32 of the output tokens) joins not at all.
+    let output: Vec<i64> = c
+        .iter()
+        .map(|c| c["output_bytes"].as_integer().unwrap())
+        .collect();
+    assert_eq!(output, [76, 189, 25, 0]);
     let kinds: Vec<&str> = c.iter().map(|c| c["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["tool", "tool", "prompt", "web_search"]);
     let segments: Vec<i64> = c
@@ -1146,10 +1154,12 @@ fn what_joins_is_what_the_next_request_re_sends() {
     );
 
     // 1.0.x: one response, one block a line, every copy with a placeholder output count
-    // (2, 1, 1): the model's message joins as its bytes. req_A: thinking 20 + text 11 +
-    // `Read` 4 + its input as JSON 45; req_B: `MultiEdit` 9 + 162; req_C: its text, 28.
+    // (2, 1, 1): the model's message joins as its bytes. req_A: text 11 + `Read` 4 + its
+    // input as JSON 45, and not its 20 bytes of thinking, which Sonnet 4 drops at the next
+    // prompt (it keeps only the last turn's); req_B: `MultiEdit` 9 + 162; req_C: its text,
+    // 28.
     let s = scenario(out.path(), "parser-11111111");
-    assert_eq!(column(&s, "output_bytes"), ["80", "171", "28"]);
+    assert_eq!(column(&s, "output_bytes"), ["60", "171", "28"]);
     // Of them, the tool uses' names and inputs: what clearing tool inputs would remove.
     assert_eq!(column(&s, "tool_input_bytes"), ["49", "171", "-"]);
     assert_eq!(column(&s, "output_tokens"), ["2", "1", "1"]);
@@ -1163,8 +1173,9 @@ fn what_joins_is_what_the_next_request_re_sends() {
     assert_eq!(column(&b, "bytes"), ["13", "0"]);
     assert_eq!(a["import"]["trace"].as_str(), Some("subagent"));
 
-    // 2.1.x: a redacted thinking block (a signature, no text) cannot be sized, so that
-    // call's logged output tokens join instead (no output_bytes); tool search's answer
+    // 2.1.x: a redacted thinking block (a signature, no text) of a model that keeps every
+    // turn's thinking (Opus 4.7) cannot be sized, so that call's logged output tokens join
+    // instead (no output_bytes); tool search's answer
     // loads two definitions, sized by [terms]; of the attachments, hook context (22) and
     // the task reminder (20) join, the hook's own success note does not.
     let s = scenario(out.path(), "parser-33333333");

@@ -6,7 +6,9 @@
 
 mod parser;
 
-use super::event::{Compaction, Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
+use super::event::{
+    Compaction, Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText,
+};
 use super::files::{self, SourceFile};
 use super::json::{input_hash, text_input_hash};
 use super::label::tool_label;
@@ -91,6 +93,10 @@ struct Reading {
     route: usize,
     /// Tool calls since the last request: they belong to the next one.
     pending: Vec<ToolUse>,
+    /// The model's messages since the last request: they too belong to the next one.
+    pending_own: Vec<OwnBlock>,
+    /// Messages of the model read so far, to tell each block from the others.
+    own_blocks: u64,
     pending_web: bool,
     model: Option<CompactString>,
     /// The running total of the previous request, and its dedupe key.
@@ -164,8 +170,17 @@ impl Reading {
         let item = p.kind.0.clone().unwrap_or_default();
         match item.as_str() {
             "message" => match p.role.0.as_deref() {
-                // What the model said is counted in its output tokens.
-                Some("assistant") => self.log.skip("response_item/message (assistant)", true),
+                // What the model said joins the next request as its bytes (its reasoning,
+                // sent back encrypted and dropped at the next prompt, does not).
+                Some("assistant") => {
+                    let c = p.content.unwrap_or_default();
+                    self.own_blocks += 1;
+                    self.pending_own.push(OwnBlock {
+                        key: self.own_blocks,
+                        bytes: c.bytes,
+                        redacted: false,
+                    });
+                }
                 role => {
                     let c = p.content.unwrap_or_default();
                     self.log.events.push(Event::Joined(Joined {
@@ -323,9 +338,10 @@ impl Reading {
             model: self.model.clone(),
             tool_uses: std::mem::take(&mut self.pending),
             result_bytes: 0,
-            // Codex's own content joins as its output tokens (see the README).
-            own_blocks: Vec::new(),
-            own_sized: false,
+            // The model's messages and tool calls join as their bytes, its reasoning not
+            // at all (see the README).
+            own_blocks: std::mem::take(&mut self.pending_own),
+            own_sized: true,
             web: std::mem::take(&mut self.pending_web),
         })));
     }
