@@ -1405,3 +1405,34 @@ fn an_unmarked_context_reset_starts_a_new_trace() {
             "Traces started where the measured input fell with no compaction in the log (by more than 15 % and 5,000 tokens: a context reset), each a scenario of its own:\n  shop-5e5e5e5e-part2: 20,403 → 13,003 tokens at its first request\n",
         ));
 }
+
+/// A session whose usage is all zeros (a GLM model through a proxy that does not pass the
+/// provider's usage on) is warned at import, marked in the JSON, and not fitted.
+#[test]
+fn a_session_whose_usage_is_all_zeros_is_warned_and_not_fitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let assert = simulate()
+        .args(["import", "claude-code", "tests/fixtures/import/zero-usage", "--fit", "--format", "json", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "warning: shop-7a7a7a7a: every one of its 3 requests reports a usage of 0 tokens (input, cache and output; model glm-4.6): the log's usage is a placeholder",
+        ));
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(trace(&report, "shop-7a7a7a7a")["zero_usage"], true);
+    let fit = &report["fit"][0];
+    assert_eq!(fit["status"], "not fitted");
+    assert_eq!(
+        fit["reason"],
+        "every one of its 3 requests reports a usage of 0 tokens: the log's usage is a placeholder (seen from a model behind a proxy that does not pass the provider's usage on), so there is nothing to fit"
+    );
+    // A session with usage has no such mark.
+    let other = import_json(
+        "claude-code",
+        &["tests/fixtures/import/reset"],
+        &dir.path().join("o2"),
+    );
+    assert!(trace(&other, "shop-5e5e5e5e").get("zero_usage").is_none());
+}

@@ -207,6 +207,11 @@ pub enum FitError {
         "the context never grows by any bytes across the measured calls, so bytes per token cannot be fitted"
     )]
     NoGrowth,
+    #[error(
+        "every one of its {} reports a usage of 0 tokens: the log's usage is a placeholder (seen from a model behind a proxy that does not pass the provider's usage on), so there is nothing to fit",
+        crate::number::plural(*calls, "request", "requests")
+    )]
+    ZeroUsage { calls: usize },
 }
 
 /// One measured call: its position, the measured total, `y` and its regressors.
@@ -502,7 +507,10 @@ fn points(scenario: &Scenario) -> Result<Points, FitError> {
     let (mut bytes_before, mut tokens_before) = (0.0, 0.0);
     let mut units_before = [0.0; 3];
     let mut lacking: Vec<(&'static str, usize)> = Vec::new();
+    // Calls with usage, and of them those whose usage is all 0 (input and output).
+    let (mut with_usage, mut zero) = (0, 0);
     for (i, call) in scenario.calls.iter().enumerate() {
+        with_usage += usize::from(call.usage().is_some());
         let reason = match call.usage() {
             None => Some("no measured usage"),
             Some(u) => match u.total_input() {
@@ -514,7 +522,10 @@ fn points(scenario: &Scenario) -> Result<Points, FitError> {
                     }
                     Some("measured usage lacks a field its convention needs")
                 }
-                Some(total) if total <= 0.0 => Some("placeholder usage (total input 0)"),
+                Some(total) if total <= 0.0 => {
+                    zero += usize::from(u.output_tokens.unwrap_or(0.0) == 0.0);
+                    Some("placeholder usage (total input 0)")
+                }
                 Some(total) => {
                     let key = u.convention.key();
                     if !conventions.contains(&key) {
@@ -546,6 +557,9 @@ fn points(scenario: &Scenario) -> Result<Points, FitError> {
         for (k, t) in TermKind::ALL.into_iter().enumerate() {
             units_before[k] += t.units(scenario, i);
         }
+    }
+    if points.is_empty() && zero > 0 && zero == with_usage {
+        return Err(FitError::ZeroUsage { calls: zero });
     }
     if points.len() < 3 {
         if scenario.calls.len() < 3 {

@@ -77,6 +77,8 @@ pub struct TraceRow {
     pub other_models: Vec<CompactString>,
     /// The unmarked fall of the context the trace starts after.
     pub reset: Option<Reset>,
+    /// Every request's usage is 0 (input, cache and output): placeholders, not measures.
+    pub zero_usage: bool,
 }
 
 impl TraceRow {
@@ -106,6 +108,7 @@ impl TraceRow {
             one_hour: t.mostly_one_hour_cache(),
             other_models,
             reset: t.reset,
+            zero_usage: !t.calls.is_empty() && t.calls.iter().all(|c| c.measured.size() == 0),
         }
     }
 }
@@ -134,6 +137,9 @@ pub struct TraceSummary<'a> {
     /// previous request's total input and this trace's first, tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reset: Option<Reset>,
+    /// Every request's usage is 0: the log's usage is a placeholder (warned; not fitted).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub zero_usage: bool,
     pub session_id: Option<&'a str>,
     pub parent_session: Option<&'a str>,
     pub agent_id: Option<&'a str>,
@@ -188,6 +194,7 @@ pub fn print(
                 trace: t.role.as_str(),
                 part: t.part,
                 reset: t.reset,
+                zero_usage: t.zero_usage,
                 session_id: t.session_id.as_deref(),
                 parent_session: t.parent_session.as_deref(),
                 agent_id: t.agent_id.as_deref(),
@@ -230,6 +237,17 @@ pub fn print(
     let mut err = io::stderr().lock();
     for w in &summary.model_warnings {
         writeln!(err, "warning: {}", printable(&w.message))?;
+    }
+    for t in summary.traces.iter().filter(|t| t.zero_usage) {
+        writeln!(
+            err,
+            "warning: {}: every one of its {} reports a usage of 0 tokens (input, cache and output{}): the log's usage is a placeholder, as a proxy that does not pass the provider's usage on writes it; its measured figures are not measures, and it is not fitted",
+            printable(t.name),
+            crate::number::plural(t.requests, "request", "requests"),
+            t.model
+                .map(|m| format!("; model {}", printable(m)))
+                .unwrap_or_default()
+        )?;
     }
     Ok(())
 }
