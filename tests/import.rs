@@ -1436,3 +1436,57 @@ fn a_session_whose_usage_is_all_zeros_is_warned_and_not_fitted() {
     );
     assert!(trace(&other, "shop-5e5e5e5e").get("zero_usage").is_none());
 }
+
+/// `import codex DIR` finds rollouts by their content, whatever their names (a rollout
+/// renamed `codex-session.jsonl`), leaves other logs alone (a Claude Code transcript
+/// beside them), and names a rollout of the older format (no `{timestamp, type, payload}`
+/// lines, no token counts) as such, not as malformed lines.
+#[test]
+fn codex_rollouts_are_found_by_content_and_the_older_format_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = import_json(
+        "codex",
+        &["tests/fixtures/import/codex-renamed"],
+        &dir.path().join("out"),
+    );
+    let names: Vec<&str> = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shop-0199a4c5"]);
+    assert_eq!(
+        trace(&report, "shop-0199a4c5")["file"],
+        "tests/fixtures/import/codex-renamed/codex-session.jsonl"
+    );
+    assert_eq!(report["malformed"].as_array().unwrap().len(), 0);
+    let left = &report["files_without_requests"];
+    assert_eq!(left.as_array().unwrap().len(), 1, "{left:#}");
+    assert_eq!(
+        left[0]["file"],
+        "tests/fixtures/import/codex-renamed/older/2025-08-20.jsonl"
+    );
+    assert!(
+        left[0]["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("a Codex CLI rollout of the older format (a bare session header"),
+        "{left:#}"
+    );
+    assert_eq!(
+        report["skipped"]["older Codex CLI format (no token counts)"],
+        json!({"lines": 9, "known": true})
+    );
+    // Alone, it is an error that says what the file is, with nothing written.
+    let out = dir.path().join("older");
+    simulate()
+        .args(["import", "codex", "tests/fixtures/import/codex-renamed/older", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no Codex CLI request found, nothing written: tests/fixtures/import/codex-renamed/older/2025-08-20.jsonl (9 lines: a Codex CLI rollout of the older format",
+        ).and(predicate::str::contains("it logs no token counts, so it holds no request to import")));
+    assert!(!out.exists());
+}

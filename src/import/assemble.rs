@@ -38,6 +38,9 @@ pub struct Leftover {
     /// format apart.
     #[serde(skip)]
     pub unknown_types: Vec<String>,
+    /// Why it can hold no request, where the reader knows (an older format version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The result of an import, before anything is written.
@@ -274,6 +277,7 @@ fn assemble_file(
         lines,
         skipped,
         identities,
+        no_requests_because,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -453,6 +457,7 @@ fn assemble_file(
             .filter(|(_, s)| !s.known)
             .map(|(kind, _)| kind)
             .collect(),
+        note: no_requests_because,
     };
     let mut traces = Vec::new();
     for o in opened {

@@ -246,6 +246,9 @@ pub struct FileLog {
     pub attachments: BTreeMap<String, Attachments>,
     /// Who ran each session, by session id, where the format logs it.
     pub identities: BTreeMap<CompactString, Identity>,
+    /// Why the file can hold no request, where its reader knows (an older version of the
+    /// format that logs no usage): said in place of a count of its lines.
+    pub no_requests_because: Option<String>,
 }
 
 /// `attachment` lines of one type.

@@ -389,6 +389,9 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             let other = super::other_format(reader, l);
             let why = match (l.lines, l.duplicates_removed, other) {
                 (0, _, _) => "empty".to_string(),
+                (n, _, _) if l.note.is_some() => {
+                    format!("{}: {}", lines(n), l.note.as_deref().unwrap_or_default())
+                }
                 (n, _, Some(o)) => format!(
                     "{}, none a request: its lines are {}'s; import it with `simulate import {} …`",
                     lines(n),

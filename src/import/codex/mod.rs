@@ -5,6 +5,7 @@
 //! `call_id`). The format, its sources and its quirks are in `src/import/README.md`.
 
 mod parser;
+mod sniff;
 
 use super::event::{
     Compaction, Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText,
@@ -52,11 +53,14 @@ impl Reader for Codex {
         &["session_meta", "turn_context", "response_item", "event_msg"]
     }
 
+    /// `rollout-*.jsonl`, and any other `*.jsonl` whose first line is a rollout's (either
+    /// format): renamed rollouts are found by their content.
     fn is_log(&self, path: &Path) -> bool {
         path.extension().is_some_and(|e| e == "jsonl")
-            && path
+            && (path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+                || sniff::sniff(path, self.own_line_types()).is_some())
     }
 
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {
@@ -103,10 +107,34 @@ struct Reading {
     previous: Option<(TokenUsage, CompactString)>,
     requests: u64,
     web_calls: u64,
+    /// A line was read (the first decides the older format).
+    started: bool,
+    /// The file is a rollout of the older format: its lines are skipped and said once.
+    older: bool,
 }
+
+/// What a rollout of the older format is, for the summary and the error.
+const OLDER: &str = "a Codex CLI rollout of the older format (a bare session header, then items without the {timestamp, type, payload} wrapper, as Codex CLI wrote them until the second half of 2025): it logs no token counts, so it holds no request to import; a newer Codex CLI writes rollouts that can be imported";
 
 impl Reading {
     fn line(&mut self, number: u64, line: Line<'_>) {
+        let first = !self.started;
+        self.started = true;
+        if first
+            && line.kind.is_none()
+            && line.payload.is_none()
+            && line.id.is_some()
+            && line.timestamp.is_some()
+        {
+            // `{id, timestamp, instructions, …}`: an older rollout's session header.
+            self.older = true;
+            self.log.no_requests_because = Some(OLDER.to_string());
+        }
+        if self.older {
+            self.log
+                .skip("older Codex CLI format (no token counts)", true);
+            return;
+        }
         let Some(kind) = line.kind.as_deref() else {
             self.log.malformed(
                 number,
