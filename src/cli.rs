@@ -99,7 +99,7 @@ enum Sub {
     Ledger(LedgerArgs),
     /// Fit B and ρ to a scenario's measured usage (least squares), and optionally write them.
     #[command(
-        long_about = "Fit the base tokens B, the bytes per token ρ and the named terms to a scenario's measured usage.\n\nFor every call with measured usage ([call.measured], as `simulate import` writes), the model says: measured total input − tokens given before = B + bytes in the context ÷ ρ + tokens per call × calls before + tokens per loaded tool definition × definitions before + tokens per image × images before. Least squares gives B, 1/ρ and each term the trace has (a term that never varies, or comes out negative, is not fitted and its [terms] value stands in), each with its standard error, with R², the median and worst residual, and the calls used and left out (and why). Beside it: the share of the prefix the provider's cache wrote again within the TTL (the miss share μ) and the share of B already cached at the first request.\n\nWith --write the fitted values become the scenario's nominal point, the terms go into [terms] and μ and the warm share into [cache], each labelled fitted with its source; the swept base-token and bytes-per-token axes are removed so the sweep centres on them. A fitted ρ outside 1 to 8 bytes per token, or B ≤ 0, is never written (the reason is said; --force does not change it). A poor fit (R² < 0.9) is written only with --force.\n\nExamples:\n  simulate fit sessions/shop-5e55a0e1.toml\n  simulate fit sessions/shop-5e55a0e1.toml --write\n  simulate import claude-code ~/.claude/projects/-home-me-shop --out sessions --fit   (every trace at once)"
+        long_about = "Fit the base tokens B, the bytes per token ρ and the named terms to a scenario's measured usage.\n\nFor every call with measured usage ([call.measured], as `simulate import` writes), the model says: measured total input − tokens given before = B + bytes in the context ÷ ρ + tokens per call × calls before + tokens per loaded tool definition × definitions before + tokens per image × images before. Least squares gives B, 1/ρ and each term the trace has (a term that never varies, or comes out negative, is not fitted and its [terms] value stands in), each with its standard error, with R², the median and worst residual, and the calls used and left out (and why). Beside it, the cache as the provider kept it: the lifetime its reads prove (the longest pause after which a request still read the previous prefix, never below the scenario's TTL), the share of the prefix written again within it (the miss share μ), and the warm shared prefix every cold request read (the first, and those after a pause past the lifetime) as a share of B, each with its evidence.\n\nWith --write the fitted values become the scenario's nominal point, the terms go into [terms] and the cache terms into [cache] (μ, warm_share, and ttl_s where the reads prove a longer lifetime), each labelled fitted with its source and evidence; the swept base-token and bytes-per-token axes are removed so the sweep centres on them. A fitted ρ outside 1 to 8 bytes per token, or B ≤ 0, is never written (the reason is said; --force does not change it). A poor fit (R² < 0.9) is written only with --force. The cache terms rest on the cache reads alone: they are written even where B and ρ are not.\n\nExamples:\n  simulate fit sessions/shop-5e55a0e1.toml\n  simulate fit sessions/shop-5e55a0e1.toml --write\n  simulate import claude-code ~/.claude/projects/-home-me-shop --out sessions --fit   (every trace at once)"
     )]
     Fit(FitArgs),
     /// Turn agent session logs (Claude Code, Codex CLI, Claude Code telemetry) into scenario files.
@@ -322,7 +322,8 @@ struct FitArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
 
-    /// Write the fitted B and ρ into the scenario file as its nominal point.
+    /// Write the fitted B and ρ into the scenario file as its nominal point, and the cache
+    /// terms into its [cache] (those even where B and ρ are refused).
     #[arg(long)]
     write: bool,
 
@@ -339,11 +340,12 @@ streaming snapshots, a resumed session's replay) are merged, keeping the largest
 What joined the context after the call (tool results, user text) becomes its bytes; the
 provider's own usage counts go to [call.measured], with their convention named. A
 compaction ends a trace; subagents are traces of their own. Lines that cannot be read are
-counted and listed with file and line; the rest is still imported.
+counted and listed with file and line; the rest is still imported. A context that falls by
+more than 15 % and 5,000 tokens with no compaction in the log starts a trace of its own.
 
 Formats:
   claude-code  ~/.claude/projects/<project>/<session>.jsonl (and subagents/agent-*.jsonl)
-  codex        ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
+  codex        ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (any *.jsonl whose first line is a rollout's)
   otel         Claude Code's OpenTelemetry events as an OpenTelemetry Collector's `file`
                exporter writes them (OTLP/JSON, one export a line; *.json, *.jsonl, and
                gzipped copies): many sessions and people in one file, one scenario each

@@ -704,7 +704,8 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             Some(c) => {
                 let cold = self.index == 0 || model != self.previous_model;
                 let cached = if cold || gap_s > c.ttl_s {
-                    // What other sessions keep in the cache: part of the base.
+                    // What other sessions keep in the cache: part of the base, read at the
+                    // first request, after every pause past the TTL and at a change of model.
                     self.base.scale(c.warm_share)
                 } else if base_only {
                     self.base

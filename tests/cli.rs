@@ -568,6 +568,60 @@ fn an_implausible_fit_is_refused_before_writing_even_with_force() {
     );
 }
 
+/// The cache terms rest on the measured cache reads alone: `--write` writes them (exit 0)
+/// where B and ρ are refused, and says so; B and ρ stay as they were.
+#[test]
+fn a_refused_fit_still_writes_its_cache_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shrinks.toml");
+    let mut text = String::from(
+        "name = \"shrinks\"\nbase_tokens = 30000\nbytes_per_token = 3.3\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n",
+    );
+    // The measured input shrinks while bytes join (ρ = -3.333); the cache reads 4,000 of
+    // the 7,000 a perfect cache would at the second request, all of it after.
+    for (i, (m, read)) in [
+        (9000, 0),
+        (7000, 4000),
+        (8000, 7000),
+        (3000, 3000),
+        (5000, 3000),
+    ]
+    .iter()
+    .enumerate()
+    {
+        text.push_str(&format!(
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 4000\ngap_s = 10\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = {}\ncache_read_input_tokens = {read}\nconvention = \"anthropic\"\n",
+            m - read
+        ));
+    }
+    fs::write(&path, &text).unwrap();
+    simulate()
+        .args(["fit", "--write"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("These values cannot be used: ρ = -3.333")
+                .and(predicate::str::contains(
+                    "B and ρ are not written: they cannot be used (above), and --force does not change that. The scenario keeps its assumed B and ρ.",
+                ))
+                .and(predicate::str::contains(
+                    "Written into [cache], labelled with their evidence: miss_share.",
+                )),
+        );
+    let written = fs::read_to_string(&path).unwrap();
+    assert!(
+        written.contains("base_tokens = 30000\nbytes_per_token = 3.3\n"),
+        "{written}"
+    );
+    // μ = 3,000 missed of 7,000 + 7,000 + 3,000 + 3,000 = 20,000 prefix tokens.
+    assert!(
+        written.contains("\nmiss_share = 0.15\nmiss_share_source = \"fitted (simulate fit: R² = "),
+        "{written}"
+    );
+    assert!(written.contains(": 3,000 of 20,000 prefix tokens written again over 4 requests within the 300 s TTL)\"\n"), "{written}");
+}
+
 #[test]
 fn an_edits_file_replaces_the_scenarios_edits() {
     let assert = simulate()

@@ -492,6 +492,14 @@ fn codex_rollouts_have_exact_counts_and_the_openai_convention() {
     );
     let bytes: Vec<i64> = c.iter().map(|c| c["bytes"].as_integer().unwrap()).collect();
     assert_eq!(bytes, [131, 52, 38, 0]);
+    // The model's own output joins as its bytes: `shell` 5 + its arguments 71, `apply_patch`
+    // 11 + its patch 178, the message "Fixed the discount total." 25, and nothing for the
+    // web search; its reasoning (64, 64, 0, 32 of the output tokens) joins not at all.
+    let output: Vec<i64> = c
+        .iter()
+        .map(|c| c["output_bytes"].as_integer().unwrap())
+        .collect();
+    assert_eq!(output, [76, 189, 25, 0]);
     let kinds: Vec<&str> = c.iter().map(|c| c["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["tool", "tool", "prompt", "web_search"]);
     let segments: Vec<i64> = c
@@ -1146,10 +1154,12 @@ fn what_joins_is_what_the_next_request_re_sends() {
     );
 
     // 1.0.x: one response, one block a line, every copy with a placeholder output count
-    // (2, 1, 1): the model's message joins as its bytes. req_A: thinking 20 + text 11 +
-    // `Read` 4 + its input as JSON 45; req_B: `MultiEdit` 9 + 162; req_C: its text, 28.
+    // (2, 1, 1): the model's message joins as its bytes. req_A: text 11 + `Read` 4 + its
+    // input as JSON 45, and not its 20 bytes of thinking, which Sonnet 4 drops at the next
+    // prompt (it keeps only the last turn's); req_B: `MultiEdit` 9 + 162; req_C: its text,
+    // 28.
     let s = scenario(out.path(), "parser-11111111");
-    assert_eq!(column(&s, "output_bytes"), ["80", "171", "28"]);
+    assert_eq!(column(&s, "output_bytes"), ["60", "171", "28"]);
     // Of them, the tool uses' names and inputs: what clearing tool inputs would remove.
     assert_eq!(column(&s, "tool_input_bytes"), ["49", "171", "-"]);
     assert_eq!(column(&s, "output_tokens"), ["2", "1", "1"]);
@@ -1163,8 +1173,9 @@ fn what_joins_is_what_the_next_request_re_sends() {
     assert_eq!(column(&b, "bytes"), ["13", "0"]);
     assert_eq!(a["import"]["trace"].as_str(), Some("subagent"));
 
-    // 2.1.x: a redacted thinking block (a signature, no text) cannot be sized, so that
-    // call's logged output tokens join instead (no output_bytes); tool search's answer
+    // 2.1.x: a redacted thinking block (a signature, no text) of a model that keeps every
+    // turn's thinking (Opus 4.7) cannot be sized, so that call's logged output tokens join
+    // instead (no output_bytes); tool search's answer
     // loads two definitions, sized by [terms]; of the attachments, hook context (22) and
     // the task reminder (20) join, the hook's own success note does not.
     let s = scenario(out.path(), "parser-33333333");
@@ -1352,4 +1363,130 @@ fn walk(path: PathBuf) -> Vec<PathBuf> {
     } else {
         vec![path]
     }
+}
+
+/// A context that falls far below the previous request's with no compaction in the log
+/// (here from 20,403 to 13,003 tokens, 36 %, at a new prompt) starts a new trace, said so
+/// in the summary and in `[import]`; a small fall (21,403 to 20,403, 4.7 %: thinking
+/// dropped at a turn's end, say) does not.
+#[test]
+fn an_unmarked_context_reset_starts_a_new_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let report = import_json("claude-code", &["tests/fixtures/import/reset"], &out);
+    let main = trace(&report, "shop-5e5e5e5e");
+    assert_eq!(
+        (main["trace"].as_str(), main["requests"].as_u64()),
+        (Some("main"), Some(3))
+    );
+    assert!(main.get("reset").is_none());
+    let after = trace(&report, "shop-5e5e5e5e-part2");
+    assert_eq!(after["trace"], "after-reset");
+    assert_eq!(after["part"], 2);
+    assert_eq!(after["requests"], 2);
+    assert_eq!(
+        after["reset"],
+        json!({"from_input_tokens": 20_403, "to_input_tokens": 13_003})
+    );
+    let text = fs::read_to_string(out.join("shop-5e5e5e5e-part2.toml")).unwrap();
+    assert!(
+        text.contains("trace = \"after-reset\"\npart = 2\nreset_from_input_tokens = 20403\nreset_to_input_tokens = 13003\n"),
+        "{text}"
+    );
+    // It loads, and its first call is the request after the fall.
+    let s = scenario(&out, "shop-5e5e5e5e-part2");
+    assert_eq!(calls(&s)[0]["id"].as_str(), Some("req_R4"));
+    simulate()
+        .args(["import", "claude-code", "tests/fixtures/import/reset", "--force", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Traces started where the measured input fell with no compaction in the log (by more than 15 % and 5,000 tokens: a context reset), each a scenario of its own:\n  shop-5e5e5e5e-part2: 20,403 → 13,003 tokens at its first request\n",
+        ));
+}
+
+/// A session whose usage is all zeros (a GLM model through a proxy that does not pass the
+/// provider's usage on) is warned at import, marked in the JSON, and not fitted.
+#[test]
+fn a_session_whose_usage_is_all_zeros_is_warned_and_not_fitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let assert = simulate()
+        .args(["import", "claude-code", "tests/fixtures/import/zero-usage", "--fit", "--format", "json", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "warning: shop-7a7a7a7a: every one of its 3 requests reports a usage of 0 tokens (input, cache and output; model glm-4.6): the log's usage is a placeholder",
+        ));
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(trace(&report, "shop-7a7a7a7a")["zero_usage"], true);
+    let fit = &report["fit"][0];
+    assert_eq!(fit["status"], "not fitted");
+    assert_eq!(
+        fit["reason"],
+        "every one of its 3 requests reports a usage of 0 tokens: the log's usage is a placeholder (seen from a model behind a proxy that does not pass the provider's usage on), so there is nothing to fit"
+    );
+    // A session with usage has no such mark.
+    let other = import_json(
+        "claude-code",
+        &["tests/fixtures/import/reset"],
+        &dir.path().join("o2"),
+    );
+    assert!(trace(&other, "shop-5e5e5e5e").get("zero_usage").is_none());
+}
+
+/// `import codex DIR` finds rollouts by their content, whatever their names (a rollout
+/// renamed `codex-session.jsonl`), leaves other logs alone (a Claude Code transcript
+/// beside them), and names a rollout of the older format (no `{timestamp, type, payload}`
+/// lines, no token counts) as such, not as malformed lines.
+#[test]
+fn codex_rollouts_are_found_by_content_and_the_older_format_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = import_json(
+        "codex",
+        &["tests/fixtures/import/codex-renamed"],
+        &dir.path().join("out"),
+    );
+    let names: Vec<&str> = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shop-0199a4c5"]);
+    assert_eq!(
+        trace(&report, "shop-0199a4c5")["file"],
+        "tests/fixtures/import/codex-renamed/codex-session.jsonl"
+    );
+    assert_eq!(report["malformed"].as_array().unwrap().len(), 0);
+    let left = &report["files_without_requests"];
+    assert_eq!(left.as_array().unwrap().len(), 1, "{left:#}");
+    assert_eq!(
+        left[0]["file"],
+        "tests/fixtures/import/codex-renamed/older/2025-08-20.jsonl"
+    );
+    assert!(
+        left[0]["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("a Codex CLI rollout of the older format (a bare session header"),
+        "{left:#}"
+    );
+    assert_eq!(
+        report["skipped"]["older Codex CLI format (no token counts)"],
+        json!({"lines": 9, "known": true})
+    );
+    // Alone, it is an error that says what the file is, with nothing written.
+    let out = dir.path().join("older");
+    simulate()
+        .args(["import", "codex", "tests/fixtures/import/codex-renamed/older", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no Codex CLI request found, nothing written: tests/fixtures/import/codex-renamed/older/2025-08-20.jsonl (9 lines: a Codex CLI rollout of the older format",
+        ).and(predicate::str::contains("it logs no token counts, so it holds no request to import")));
+    assert!(!out.exists());
 }

@@ -11,6 +11,7 @@ mod support;
 use predicates::prelude::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use simulate::import::trace::Reset;
 use simulate::import::{Format, files, load};
 use std::fs;
 use std::path::Path;
@@ -745,19 +746,32 @@ proptest! {
         fs::write(dir.path().join("b.json"), lines[cut..].join("\n") + "\n").unwrap();
 
         let mut usage = [0u64; 4];
-        let mut ids = Vec::new();
+        let mut ids: Vec<Vec<String>> = Vec::new();
         for (s, requests) in sessions.iter().enumerate() {
             for r in requests {
                 for (total, x) in usage.iter_mut().zip(r.usage) { *total += x; }
             }
-            ids.push(requests.iter().enumerate().map(|(i, r)| {
-                if r.request_id { format!("req_{s}_{i}") } else { format!("seq-{}", 2 * i + 1) }
-            }).collect::<Vec<_>>());
+            // A session is one trace, cut where its input falls far with no compaction
+            // (a reset, docs/model.md §6.2), measured from the last request with input.
+            let mut trace = Vec::new();
+            let mut previous: Option<u64> = None;
+            for (i, r) in requests.iter().enumerate() {
+                let total = r.usage[0] + r.usage[1] + r.usage[2];
+                if previous.is_some_and(|p| Reset::between(p, total).is_some()) {
+                    ids.push(std::mem::take(&mut trace));
+                    previous = None;
+                }
+                if total > 0 {
+                    previous = Some(total);
+                }
+                trace.push(if r.request_id { format!("req_{s}_{i}") } else { format!("seq-{}", 2 * i + 1) });
+            }
+            ids.push(trace);
         }
         ids.sort();
         let requests: usize = sessions.iter().map(Vec::len).sum();
         let bytes: u64 = sessions.iter().flatten().map(|r| r.result).sum();
-        prop_assert_eq!(sums(dir.path()), (sessions.len(), requests, usage, bytes, ids));
+        prop_assert_eq!(sums(dir.path()), (ids.len(), requests, usage, bytes, ids));
     }
 }
 

@@ -5,7 +5,8 @@
 //! The figures these tests hold are the issue's goals ("Real logs, faithfully"): on every
 //! trace of 10 or more calls, R² ≥ 0.98 in 90 %, ρ within 1.5 to 6 bytes per token in 95 %,
 //! the median of the per-trace median residuals at most 1 %, and the simulated cost within
-//! ±5 % of the measured in 80 % of the traces with a measured cost.
+//! ±5 % of the measured in 90 % of the traces with a measured cost and in 80 % of each
+//! format's own (issue "The answer in money, and true", §7).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use assert_cmd::Command;
@@ -53,7 +54,11 @@ fn the_fit_meets_its_goals_on_real_logs() {
     let mut rows: Vec<Value> = Vec::new();
     for (i, (format, dir)) in CORPORA.iter().enumerate() {
         let report = import(format, &root.join(dir), &out.path().join(i.to_string()));
-        rows.extend(report["fit"].as_array().unwrap().iter().cloned());
+        rows.extend(report["fit"].as_array().unwrap().iter().map(|r| {
+            let mut r = r.clone();
+            r["format"] = Value::from(*format);
+            r
+        }));
     }
     let long: Vec<&Value> = rows
         .iter()
@@ -95,8 +100,21 @@ fn the_fit_meets_its_goals_on_real_logs() {
         "ρ plausible in {plausible} of {n}"
     );
     assert!(median <= 1.0, "median residual {median} %");
+    for format in ["claude-code", "codex"] {
+        let own: Vec<f64> = long
+            .iter()
+            .filter(|r| r["format"] == format)
+            .filter_map(|r| r["cost_difference_pct"].as_f64())
+            .collect();
+        let near = own.iter().filter(|c| c.abs() <= 5.0).count();
+        assert!(
+            near * 5 >= own.len() * 4,
+            "{format}: cost within 5 % in {near} of {}",
+            own.len()
+        );
+    }
     assert!(
-        close * 5 >= costs.len() * 4,
+        close * 10 >= costs.len() * 9,
         "cost within 5 % in {close} of {}",
         costs.len()
     );

@@ -26,16 +26,20 @@ struct FitReport<'a> {
     scenario: String,
     #[serde(flatten)]
     fit: &'a Fit,
-    /// Whether the values were written into the scenario file.
+    /// Whether B, ρ and the named terms were written into the scenario file.
     written: bool,
     /// `[sweep]` axes removed so the default grid centres on the fitted values.
     removed_sweep_axes: Vec<String>,
     /// Whether `[cache] miss_share` was written.
     wrote_miss_share: bool,
+    /// The `[cache]` keys written (`miss_share`, `warm_share`, `ttl_s`): written even when
+    /// B and ρ are not, since they rest on the measured cache reads alone.
+    cache_written: Vec<&'static str>,
     /// What the fitted values are labelled with in the file.
     source: String,
     /// Simulated against measured cost, percent, with the scenario's values as they were
-    /// and with the fitted ones (whether or not written); None without a measured cost.
+    /// and with the fitted ones (whether or not written: B and ρ where they are not
+    /// refused, and the cache terms); None without a measured cost.
     cost_difference_pct_before: Option<f64>,
     cost_difference_pct_after: Option<f64>,
 }
@@ -53,28 +57,29 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
     // The cost against the measured one, before and with the fit (the fitted text is
     // made whether or not it is written).
     let before = crate::report::cost_difference_pct(&s);
-    let fitted = fit::fitted_text(&text, &file, &f, &source)?;
+    let fitted = fit::fitted_text(&text, &file, &f, &source, f.refused.is_none())?;
     let after = scenario::load_str(&fitted.0, &c.scenario)
         .ok()
         .and_then(|s| crate::report::cost_difference_pct(&s));
-    let mut written = false;
-    let mut removed = Vec::new();
-    let mut wrote_miss_share = false;
-    if c.write && f.refused.is_none() && (f.poor.is_none() || c.force) {
-        let new_text = fitted;
-        // The new file must still be a valid scenario before it replaces the old one.
-        scenario::load_str(&new_text.0, &c.scenario)?;
-        replace(&c.scenario, &new_text.0)?;
-        written = true;
-        removed = new_text.1.removed_sweep_axes;
-        wrote_miss_share = new_text.1.wrote_miss_share;
+    // B and ρ go in unless refused, or poor without --force; the cache terms in any case.
+    let with_base = f.refused.is_none() && (f.poor.is_none() || c.force);
+    let mut changes = scenario::FittedChanges::default();
+    if c.write {
+        let new_text = fit::fitted_text(&text, &file, &f, &source, with_base)?;
+        if new_text.1.any() {
+            // The new file must still be a valid scenario before it replaces the old one.
+            scenario::load_str(&new_text.0, &c.scenario)?;
+            replace(&c.scenario, &new_text.0)?;
+            changes = new_text.1;
+        }
     }
     let report = FitReport {
         scenario: file,
         fit: &f,
-        written,
-        removed_sweep_axes: removed,
-        wrote_miss_share,
+        written: changes.wrote_base,
+        removed_sweep_axes: changes.removed_sweep_axes,
+        wrote_miss_share: changes.wrote_miss_share,
+        cache_written: changes.cache_keys,
         source,
         cost_difference_pct_before: before,
         cost_difference_pct_after: after,
@@ -84,8 +89,8 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         Format::Table => table(out, &report, c),
     }
     .map_err(Error::Print)?;
-    // Asked to write and refused: a script must not go on as if the values were in.
-    if c.write && !written {
+    // Asked to write and nothing went in: a script must not go on as if the values were.
+    if c.write && !report.written && report.cache_written.is_empty() {
         let why = match (&f.refused, &f.poor) {
             (Some(refused), _) => format!(
                 "not written: the fitted values cannot be used ({refused}); check the trace, or keep the assumed values"
@@ -178,30 +183,7 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
         writeln!(out, "    … and {} more", f.left_out.len() - 10)?;
     }
     if let Some(cache) = &f.cache {
-        writeln!(
-            out,
-            "  cache miss share μ  {:>10.3}   ({} of {} prefix tokens a perfect cache would read were written again)",
-            cache.miss_share,
-            grouped(cache.missed_tokens, 0),
-            grouped(cache.prefix_tokens, 0)
-        )?;
-        writeln!(
-            out,
-            "                      of {} within the {} s TTL: {} read less than half of the previous input ({} nothing), {} only part of it",
-            plural(cache.requests_compared, "request", "requests"),
-            grouped(cache.ttl_s, 0),
-            cache.missed_requests,
-            cache.read_nothing,
-            cache.partial_requests
-        )?;
-        if let Some(warm) = cache.warm_first_tokens {
-            writeln!(
-                out,
-                "  cache warm share    {:>10.3}   (the first request read {} tokens already cached, of B)",
-                cache.warm_share,
-                grouped(warm, 0)
-            )?;
-        }
+        cache_lines(out, cache)?;
     }
     if let Some(c) = &f.compaction {
         let pre = c.pre_tokens.map_or_else(String::new, |p| {
@@ -250,26 +232,38 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
             let keys: Vec<&str> = f.terms.iter().map(|t| t.key).collect();
             writeln!(out, "Written into [terms]: {}.", keys.join(", "))?;
         }
-        if r.wrote_miss_share {
-            let warm = if f.cache.as_ref().is_some_and(|c| c.warm_share > 0.0) {
-                " and warm_share"
-            } else {
-                ""
-            };
-            writeln!(out, "Written into [cache]: miss_share{warm}.")?;
-        } else if f.cache.is_some() {
-            writeln!(
-                out,
-                "The miss share is not written: the scenario has no [cache] table to hold it."
-            )?;
-        }
-        for axis in &r.removed_sweep_axes {
-            writeln!(
-                out,
-                "Removed {axis} so the default sweep centres on the fitted values."
-            )?;
-        }
-    } else if f.refused.is_some() && c.write {
+    } else if !r.cache_written.is_empty() {
+        let why = match (&f.refused, &f.poor) {
+            (Some(_), _) => "they cannot be used (above), and --force does not change that",
+            _ => "the fit is poor (above); write them too with --write --force",
+        };
+        writeln!(
+            out,
+            "\nB and ρ are not written: {why}. The scenario keeps its assumed B and ρ."
+        )?;
+    }
+    if !r.cache_written.is_empty() {
+        writeln!(
+            out,
+            "Written into [cache], labelled with their evidence: {}.",
+            r.cache_written.join(", ")
+        )?;
+    } else if r.written && f.cache.is_some() {
+        writeln!(
+            out,
+            "The cache terms are not written: the scenario has no [cache] table to hold them."
+        )?;
+    }
+    for axis in &r.removed_sweep_axes {
+        writeln!(
+            out,
+            "Removed {axis} so the default sweep centres on the fitted values."
+        )?;
+    }
+    if r.written || !r.cache_written.is_empty() {
+        return Ok(());
+    }
+    if f.refused.is_some() && c.write {
         writeln!(
             out,
             "\nNot written, and --force does not change that: the scenario keeps its assumed values."
@@ -295,6 +289,56 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
             out,
             "\nTo use these values: simulate fit {} --write",
             r.scenario
+        )?;
+    }
+    Ok(())
+}
+
+/// The cache terms fitted (docs/model.md §4): the miss share, the lifetime and the warm
+/// shared prefix, each with its evidence.
+fn cache_lines(out: &mut dyn Write, cache: &fit::cache::CacheFit) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "  cache miss share μ  {:>10.3}   ({} of {} prefix tokens a perfect cache would read were written again)",
+        cache.miss_share,
+        grouped(cache.missed_tokens, 0),
+        grouped(cache.prefix_tokens, 0)
+    )?;
+    writeln!(
+        out,
+        "                      of {} within the {} s TTL: {} read less than half of the previous input ({} nothing), {} only part of it",
+        plural(cache.requests_compared, "request", "requests"),
+        grouped(cache.ttl_s, 0),
+        cache.missed_requests,
+        cache.read_nothing,
+        cache.partial_requests
+    )?;
+    let t = &cache.ttl;
+    let evidence = match fit::written::ttl_evidence(cache) {
+        Some(e) => format!("fitted: {e}"),
+        None => {
+            let cold = t.shortest_cold_pause_s.map_or_else(String::new, |s| {
+                format!(
+                    "; {} after a longer pause ({} s or more) read at most the warm prefix",
+                    plural(t.cold_after_pause, "request", "requests"),
+                    grouped(s, 0)
+                )
+            });
+            format!(
+                "the scenario's: no request read the previous input after a pause past it{cold}"
+            )
+        }
+    };
+    writeln!(
+        out,
+        "  cache lifetime      {:>8} s   ({evidence})",
+        grouped(cache.ttl_s, 0)
+    )?;
+    if let Some(e) = fit::written::warm_evidence(cache) {
+        writeln!(
+            out,
+            "  cache warm share    {:>10.3}   ({e})",
+            cache.warm_share
         )?;
     }
     Ok(())

@@ -42,7 +42,12 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     let stored = import::stream::order(stored);
     if !import::stream::any_request(&stored) {
         let loaded = Loaded {
-            assembled: import::stream::assemble(stored, spill.as_ref(), |_| {})?,
+            assembled: import::stream::assemble(
+                stored,
+                spill.as_ref(),
+                reader.convention(),
+                |_| {},
+            )?,
             unreadable,
         };
         return Err(nothing_imported(c, reader, &loaded).into());
@@ -81,6 +86,8 @@ fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, loaded: &Loaded) -> L
             let malformed: Vec<_> = a.malformed.iter().filter(|m| m.file == l.file).collect();
             let why = if l.lines == 0 {
                 "empty".to_string()
+            } else if let Some(note) = &l.note {
+                format!("{} lines: {note}", l.lines)
             } else if let Some(other) = import::other_format(reader, l) {
                 // Checked before malformed lines: another format's lines are often not
                 // of this one's shape at all.

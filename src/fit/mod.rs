@@ -10,7 +10,7 @@
 
 pub mod cache;
 mod ols;
-mod written;
+pub mod written;
 
 pub use written::{fitted_text, summary};
 
@@ -207,6 +207,11 @@ pub enum FitError {
         "the context never grows by any bytes across the measured calls, so bytes per token cannot be fitted"
     )]
     NoGrowth,
+    #[error(
+        "every one of its {} reports a usage of 0 tokens: the log's usage is a placeholder (seen from a model behind a proxy that does not pass the provider's usage on), so there is nothing to fit",
+        crate::number::plural(*calls, "request", "requests")
+    )]
+    ZeroUsage { calls: usize },
 }
 
 /// One measured call: its position, the measured total, `y` and its regressors.
@@ -263,66 +268,37 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             }),
         }
     }
-    // A negative tokens-per-unit is not physical: the term is dropped and the fit redone.
-    let solution = loop {
-        let rows: Vec<Vec<f64>> = points
-            .iter()
-            .map(|p| {
-                let mut r = vec![1.0, p.bytes];
-                for t in &active {
-                    r.push(p.units[index(*t)]);
-                }
-                r
-            })
-            .collect();
-        let y: Vec<f64> = points
-            .iter()
-            .map(|p| {
-                p.y - not_fitted
-                    .iter()
-                    .map(|n| n.tokens_used * p.units[index(n.term)])
-                    .sum::<f64>()
-            })
-            .collect();
-        let Some(s) = ols::solve(&rows, &y) else {
-            // Collinear: without terms it is the bytes that never grow.
-            match active.pop() {
-                Some(t) => {
-                    not_fitted.push(TermNotFitted {
-                        term: t,
-                        key: t.key(),
-                        reason: "it cannot be told apart from the other terms in this trace".into(),
-                        tokens_used: t.given(scenario),
-                    });
-                    continue;
-                }
-                None => return Err(FitError::NoGrowth),
-            }
-        };
-        let negative = active
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| s.coefficients[2 + j] < 0.0)
-            .min_by(|a, b| s.coefficients[2 + a.0].total_cmp(&s.coefficients[2 + b.0]))
-            .map(|(j, t)| (j, *t));
-        match negative {
-            Some((j, t)) => {
-                not_fitted.push(TermNotFitted {
-                    term: t,
-                    key: t.key(),
-                    reason: format!(
-                        "it came out negative ({} ± {} tokens), which is not physical",
-                        crate::number::grouped(s.coefficients[2 + j], 0),
-                        crate::number::grouped(s.standard_errors[2 + j], 0)
-                    ),
-                    tokens_used: t.given(scenario),
-                });
-                active.remove(j);
-            }
-            None => break (s, y),
-        }
+    let (mut s, mut y) = solve(scenario, &points, &mut active, &mut not_fitted)?;
+    // The per-call term grows one by one like the bytes of a trace whose results are all
+    // of a size: where ρ comes out outside the physical range with it and inside without
+    // it, the two cannot be told apart here, and ρ is the one the model rests on.
+    let plausible = |slope: f64| {
+        let (lo, hi) = PLAUSIBLE_BYTES_PER_TOKEN;
+        slope > 0.0 && (lo..=hi).contains(&(1.0 / slope))
     };
-    let (s, y) = solution;
+    if !plausible(s.coefficients[1])
+        && let Some(j) = active.iter().position(|t| *t == TermKind::TokensPerCall)
+    {
+        let mut fewer = active.clone();
+        fewer.remove(j);
+        let mut also = not_fitted.clone();
+        also.push(TermNotFitted {
+            term: TermKind::TokensPerCall,
+            key: TermKind::TokensPerCall.key(),
+            reason: format!(
+                "with it ρ came out {} bytes per token, outside the physical {} to {}: it cannot be told apart from ρ in this trace",
+                crate::number::decimal(1.0 / s.coefficients[1]),
+                PLAUSIBLE_BYTES_PER_TOKEN.0,
+                PLAUSIBLE_BYTES_PER_TOKEN.1
+            ),
+            tokens_used: TermKind::TokensPerCall.given(scenario),
+        });
+        if let Ok((s2, y2)) = solve(scenario, &points, &mut fewer, &mut also)
+            && plausible(s2.coefficients[1])
+        {
+            (s, y, active, not_fitted) = (s2, y2, fewer, also);
+        }
+    }
     let (intercept, slope) = (s.coefficients[0], s.coefficients[1]);
     let n = points.len() as f64;
     let mean_y = y.iter().sum::<f64>() / n;
@@ -409,14 +385,92 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
         ),
         compaction: compaction_fit(scenario, &points, bytes_per_token),
         cache: cache::fit(scenario).map(|mut c| {
-            if let Some(warm) = c.warm_first_tokens
-                && intercept > 0.0
+            // A share of the B the scenario will hold: the fitted one where it is written,
+            // else its own (the cache terms are written even when B and ρ are refused).
+            let base = if refused.is_empty() {
+                intercept
+            } else {
+                scenario.base_tokens
+            };
+            if let Some(warm) = &c.warm
+                && base > 0.0
             {
-                c.warm_share = (warm / intercept).min(1.0);
+                c.warm_share = (warm.tokens / base).min(1.0);
+                c.warm_share_of_base_tokens = base;
             }
             c
         }),
     })
+}
+
+/// Least squares over `points` with the terms `active` fitted and `not_fitted` at the
+/// scenario's values; a term that comes out negative (not physical) or collinear moves to
+/// `not_fitted` and the fit is redone. Returns the solution and the `y` it was fitted to.
+fn solve(
+    scenario: &Scenario,
+    points: &[Point],
+    active: &mut Vec<TermKind>,
+    not_fitted: &mut Vec<TermNotFitted>,
+) -> Result<(ols::Solution, Vec<f64>), FitError> {
+    // A negative tokens-per-unit is not physical: the term is dropped and the fit redone.
+    loop {
+        let rows: Vec<Vec<f64>> = points
+            .iter()
+            .map(|p| {
+                let mut r = vec![1.0, p.bytes];
+                for t in active.iter() {
+                    r.push(p.units[index(*t)]);
+                }
+                r
+            })
+            .collect();
+        let y: Vec<f64> = points
+            .iter()
+            .map(|p| {
+                p.y - not_fitted
+                    .iter()
+                    .map(|n| n.tokens_used * p.units[index(n.term)])
+                    .sum::<f64>()
+            })
+            .collect();
+        let Some(s) = ols::solve(&rows, &y) else {
+            // Collinear: without terms it is the bytes that never grow.
+            match active.pop() {
+                Some(t) => {
+                    not_fitted.push(TermNotFitted {
+                        term: t,
+                        key: t.key(),
+                        reason: "it cannot be told apart from the other terms in this trace".into(),
+                        tokens_used: t.given(scenario),
+                    });
+                    continue;
+                }
+                None => return Err(FitError::NoGrowth),
+            }
+        };
+        let negative = active
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| s.coefficients[2 + j] < 0.0)
+            .min_by(|a, b| s.coefficients[2 + a.0].total_cmp(&s.coefficients[2 + b.0]))
+            .map(|(j, t)| (j, *t));
+        match negative {
+            Some((j, t)) => {
+                not_fitted.push(TermNotFitted {
+                    term: t,
+                    key: t.key(),
+                    reason: format!(
+                        "it came out negative ({} ± {} tokens), which is not physical",
+                        crate::number::grouped(s.coefficients[2 + j], 0),
+                        crate::number::grouped(s.standard_errors[2 + j], 0)
+                    ),
+                    tokens_used: t.given(scenario),
+                });
+                active.remove(j);
+            }
+            None => return Ok((s, y)),
+        }
+    }
 }
 
 /// The compaction a trace starts after, and the summary's size at the fitted ρ.
@@ -453,7 +507,10 @@ fn points(scenario: &Scenario) -> Result<Points, FitError> {
     let (mut bytes_before, mut tokens_before) = (0.0, 0.0);
     let mut units_before = [0.0; 3];
     let mut lacking: Vec<(&'static str, usize)> = Vec::new();
+    // Calls with usage, and of them those whose usage is all 0 (input and output).
+    let (mut with_usage, mut zero) = (0, 0);
     for (i, call) in scenario.calls.iter().enumerate() {
+        with_usage += usize::from(call.usage().is_some());
         let reason = match call.usage() {
             None => Some("no measured usage"),
             Some(u) => match u.total_input() {
@@ -465,7 +522,10 @@ fn points(scenario: &Scenario) -> Result<Points, FitError> {
                     }
                     Some("measured usage lacks a field its convention needs")
                 }
-                Some(total) if total <= 0.0 => Some("placeholder usage (total input 0)"),
+                Some(total) if total <= 0.0 => {
+                    zero += usize::from(u.output_tokens.unwrap_or(0.0) == 0.0);
+                    Some("placeholder usage (total input 0)")
+                }
                 Some(total) => {
                     let key = u.convention.key();
                     if !conventions.contains(&key) {
@@ -497,6 +557,9 @@ fn points(scenario: &Scenario) -> Result<Points, FitError> {
         for (k, t) in TermKind::ALL.into_iter().enumerate() {
             units_before[k] += t.units(scenario, i);
         }
+    }
+    if points.is_empty() && zero > 0 && zero == with_usage {
+        return Err(FitError::ZeroUsage { calls: zero });
     }
     if points.len() < 3 {
         if scenario.calls.len() < 3 {

@@ -175,3 +175,127 @@ fn the_miss_share_counts_prefix_tokens_written_again() {
     );
     assert_eq!((c.warm_first_tokens, c.late_reads), (None, 0));
 }
+
+/// A trace in the shape of the shared Claude Code logs: a 5-minute preset, a first request
+/// that reads 12,000 tokens other sessions keep warm, a read of the whole previous input
+/// after a pause of 308 s, and a cold request after 4,166 s that reads only the warm part.
+fn paused(ttl_s: u32) -> String {
+    let mut text = format!(
+        "name = \"p\"\nbase_tokens = 20000\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = {ttl_s}\nmin_tokens = 1024\n"
+    );
+    // (gap, total, read): totals grow by 1,000 a request.
+    let requests = [
+        (0.0, 20_000, 12_000),
+        (10.0, 21_000, 20_000),
+        (307.5, 22_000, 21_000),
+        (10.0, 23_000, 22_000),
+        (4_166.0, 24_000, 12_000),
+        (10.0, 25_000, 6_000),
+        (10.0, 26_000, 25_000),
+    ];
+    for (i, (gap, total, read)) in requests.into_iter().enumerate() {
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{i}\"\nbytes = 1000\ngap_s = {gap}\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = {}\ncache_read_input_tokens = {read}\nconvention = \"anthropic\"\n",
+            total - read
+        );
+    }
+    text
+}
+
+#[test]
+fn the_lifetime_is_the_longest_pause_a_read_outlived_and_cold_requests_give_the_warm_share() {
+    let s = load(&paused(300));
+    let c = cache::fit(&s).unwrap();
+    assert_eq!(c.ttl.given_s, 300.0);
+    assert_eq!(c.ttl_s, 307.5);
+    let proof = c.ttl.proof.as_ref().unwrap();
+    assert_eq!(
+        (proof.call, proof.gap_s, proof.read_tokens),
+        (3, 307.5, 21_000.0)
+    );
+    assert_eq!((c.ttl.cold_after_pause, c.ttl.missed_within), (1, 0));
+    assert_eq!(c.ttl.shortest_cold_pause_s, Some(4_166.0));
+    // Cold: the first (12,000) and the one after 4,166 s (12,000); the median is 12,000.
+    let w = c.warm.as_ref().unwrap();
+    assert_eq!(
+        (w.tokens, w.cold_requests, w.least_tokens, w.most_tokens),
+        (12_000.0, 2, 12_000.0, 12_000.0)
+    );
+    assert_eq!((c.late_reads, c.late_read_tokens), (1, 12_000.0));
+    // Within the lifetime: requests 2, 3, 4, 6, 7. Prefixes 20,000 + 21,000 + 22,000 +
+    // 24,000 + 25,000 = 112,000; missed 0 + 0 + 0 + 18,000 + 0.
+    assert_eq!(c.requests_compared, 5);
+    assert_eq!((c.prefix_tokens, c.missed_tokens), (112_000.0, 18_000.0));
+    assert_eq!((c.missed_requests, c.read_nothing), (1, 0));
+    // The main fit sets the share of the fitted B: exactly 20,000 − 1,000·… here B and ρ
+    // are fitted from totals that grow 1,000 a request on 1,000 bytes: B = 20,000, ρ = 1.
+    let f = fit(&s).unwrap();
+    assert!((f.base_tokens - 20_000.0).abs() < 1e-6, "{f:?}");
+    let c = f.cache.unwrap();
+    assert!((c.warm_share - 0.6).abs() < 1e-12);
+    assert_eq!(
+        written::ttl_evidence(&c).unwrap(),
+        "call 3 read 21,000 tokens from the cache after a pause of 308 s, past the scenario's 300 s; 1 request after a longer pause (4,166 s or more) read at most the warm prefix"
+    );
+    assert_eq!(
+        written::warm_evidence(&c).unwrap(),
+        "2 cold requests (the first, and 1 after a pause past the 308 s TTL) read 12,000 tokens from a cache already warm (median; 12,000 to 12,000), of B = 20,000"
+    );
+    // A scenario whose TTL already covers the pause keeps it: nothing to prove.
+    let c = cache::fit(&load(&paused(3600))).unwrap();
+    assert_eq!((c.ttl_s, c.ttl.proof.is_none()), (3600.0, true));
+    assert_eq!(c.ttl.missed_within, 0);
+    assert!(written::ttl_evidence(&c).is_none());
+}
+
+#[test]
+fn the_cache_terms_are_written_even_where_b_and_rho_are_not() {
+    let s = load(&paused(300));
+    let f = fit(&s).unwrap();
+    let (text, changes) = fitted_text(&paused(300), "p.toml", &f, "fitted (test)", false).unwrap();
+    assert!(!changes.wrote_base);
+    assert_eq!(
+        changes.cache_keys,
+        vec!["miss_share", "warm_share", "ttl_s"]
+    );
+    assert!(text.contains("base_tokens = 20000\n"), "{text}");
+    assert!(!text.contains("base_tokens_source"), "{text}");
+    assert!(text.contains("\nttl_s = 308\nttl_s_source = \"fitted (test: call 3 read 21,000 tokens from the cache after a pause of 308 s, past the scenario's 300 s; 1 request after a longer pause (4,166 s or more) read at most the warm prefix)\"\n"), "{text}");
+    assert!(text.contains("\nwarm_share = 0.6\n"), "{text}");
+    assert!(text.contains("\nmiss_share = 0.161\n"), "{text}");
+    // The written scenario loads, with the fitted lifetime.
+    assert_eq!(load(&text).cache.unwrap().ttl_s, 308.0);
+}
+
+#[test]
+fn a_per_call_term_that_cannot_be_told_from_rho_is_left_out() {
+    // Results of 1,000 and 1,200 bytes in turn, and the input grows by 300 tokens a call
+    // plus a byte in 20: with the per-call term ρ is exactly 20, which no text has; without
+    // it, least squares over the same 12 calls gives ρ = 3.0940 and B = 20,010.8.
+    let mut text = String::from("name = \"t\"\nbase_tokens = 1\nbytes_per_token = 1\n");
+    let mut m = 20_000.0;
+    for i in 0..12 {
+        let b = if i % 2 == 0 { 1000.0 } else { 1200.0 };
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{i}\"\nbytes = {b}\n[call.measured]\ninput_tokens = {m}\nconvention = \"openai\"\n"
+        );
+        m += 300.0 + b / 20.0;
+    }
+    let f = fit(&load(&text)).unwrap();
+    assert!(f.refused.is_none(), "{f:?}");
+    assert!(
+        (f.bytes_per_token - 3.094_041_636_755_204).abs() < 1e-9,
+        "{f:?}"
+    );
+    assert!(
+        (f.base_tokens - 20_010.788_863_109_05).abs() < 1e-6,
+        "{f:?}"
+    );
+    assert!(f.terms.is_empty());
+    assert_eq!(
+        f.terms_not_fitted[0].reason,
+        "with it ρ came out 20 bytes per token, outside the physical 1 to 8: it cannot be told apart from ρ in this trace"
+    );
+}

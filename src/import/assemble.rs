@@ -19,7 +19,8 @@
 
 use super::event::{Event, FileLog, Joined, Malformed, Request, Skipped, ToolUse};
 use super::label;
-use super::trace::{ImportedCall, Trace, TraceRole};
+use super::trace::{ImportedCall, Reset, Trace, TraceRole};
+use crate::scenario::Convention;
 use compact_str::CompactString;
 use jiff::Timestamp;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -37,6 +38,9 @@ pub struct Leftover {
     /// format apart.
     #[serde(skip)]
     pub unknown_types: Vec<String>,
+    /// Why it can hold no request, where the reader knows (an older format version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The result of an import, before anything is written.
@@ -157,19 +161,31 @@ struct RouteState {
     current: Option<(usize, usize)>,
     /// A real prompt came since the latest request.
     prompt_pending: bool,
+    /// The unmarked fall that ended the route's last trace, for the next one to record.
+    reset: Option<Reset>,
 }
 
 /// Builds traces one file at a time, in the order files are given: what an import that
 /// does not hold every file's events at once uses ([`super::stream`]).
-#[derive(Default)]
 pub struct Assembler {
     /// The keys of the requests kept from earlier files.
     earlier: KeyIndex<()>,
     /// Everything but the traces, gathered over the files so far.
     out: Assembled,
+    /// The logs' usage convention, for the total input a reset is measured on.
+    convention: Convention,
 }
 
 impl Assembler {
+    /// An assembler for logs whose usage follows `convention`.
+    pub fn new(convention: Convention) -> Assembler {
+        Assembler {
+            earlier: KeyIndex::new(),
+            out: Assembled::default(),
+            convention,
+        }
+    }
+
     /// The traces of one file (not yet named), in the order they were opened.
     pub fn file(&mut self, log: FileLog) -> Vec<Trace> {
         for (kind, s) in &log.skipped {
@@ -183,7 +199,7 @@ impl Assembler {
             e.bytes += a.bytes;
             e.joins = a.joins;
         }
-        let (traces, kept) = assemble_file(log, &self.earlier, &mut self.out);
+        let (traces, kept) = assemble_file(log, &self.earlier, &mut self.out, self.convention);
         for key in kept {
             self.earlier.insert(key, ());
         }
@@ -251,6 +267,7 @@ fn assemble_file(
     log: FileLog,
     earlier: &KeyIndex<()>,
     out: &mut Assembled,
+    convention: Convention,
 ) -> (Vec<Trace>, Vec<Key>) {
     let FileLog {
         file,
@@ -260,6 +277,7 @@ fn assemble_file(
         lines,
         skipped,
         identities,
+        no_requests_because,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -281,10 +299,12 @@ fn assemble_file(
         let subagent = info.is_some_and(|r| r.subagent);
         let state = &mut routes[route];
         state.parts += 1;
-        let role = match (subagent, state.parts) {
-            (true, _) => TraceRole::Subagent,
-            (false, 1) => TraceRole::Main,
-            (false, _) => TraceRole::AfterCompaction,
+        let reset = state.reset.take();
+        let role = match (subagent, state.parts, reset) {
+            (true, _, _) => TraceRole::Subagent,
+            (false, 1, _) => TraceRole::Main,
+            (false, _, Some(_)) => TraceRole::AfterReset,
+            (false, _, None) => TraceRole::AfterCompaction,
         };
         let session = info.and_then(|r| r.session_id.clone());
         opened.push(Open {
@@ -296,11 +316,12 @@ fn assemble_file(
                 parent_session: if subagent { session } else { None },
                 agent_id: info.and_then(|r| r.agent_id.clone()),
                 sidechain: info.and_then(|r| r.sidechain),
-                compaction: if state.parts > 1 {
+                compaction: if state.parts > 1 && reset.is_none() {
                     state.compaction.take()
                 } else {
                     None
                 },
+                reset,
                 project: project.clone(),
                 identity: info
                     .and_then(|r| r.session_id.as_ref())
@@ -339,6 +360,25 @@ fn assemble_file(
                     replayed_tools.extend(r.tool_uses.iter().map(|u| u.id.clone()));
                     routes[route].current = None;
                     continue;
+                }
+                // A context that fell far with no compaction in the log ends the trace.
+                if let Some(t) = routes[route].trace {
+                    let total = |u: &super::event::Usage| u.total_input(convention);
+                    let previous = opened[t]
+                        .calls
+                        .iter()
+                        .rev()
+                        .map(|c| total(&c.request.usage))
+                        .find(|m| *m > 0);
+                    if let Some(reset) =
+                        previous.and_then(|from| Reset::between(from, total(&r.usage)))
+                    {
+                        let state = &mut routes[route];
+                        state.trace = None;
+                        state.current = None;
+                        state.prompt_pending = false;
+                        state.reset = Some(reset);
+                    }
                 }
                 let t = open(route, &mut routes, &mut opened);
                 let state = &mut routes[route];
@@ -417,6 +457,7 @@ fn assemble_file(
             .filter(|(_, s)| !s.known)
             .map(|(kind, _)| kind)
             .collect(),
+        note: no_requests_because,
     };
     let mut traces = Vec::new();
     for o in opened {

@@ -26,6 +26,18 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// The request's total input in `convention`: Anthropic's input, cache writes and cache
+    /// reads; OpenAI's input, which holds its cache reads.
+    pub fn total_input(&self, convention: crate::scenario::Convention) -> u64 {
+        match convention {
+            crate::scenario::Convention::Anthropic => self
+                .input_tokens
+                .saturating_add(self.cache_creation_input_tokens.unwrap_or(0))
+                .saturating_add(self.cache_read_input_tokens),
+            crate::scenario::Convention::OpenAi => self.input_tokens,
+        }
+    }
+
     /// Every token the usage counts, for choosing the largest of several copies.
     pub fn size(&self) -> u64 {
         self.input_tokens
@@ -234,6 +246,9 @@ pub struct FileLog {
     pub attachments: BTreeMap<String, Attachments>,
     /// Who ran each session, by session id, where the format logs it.
     pub identities: BTreeMap<CompactString, Identity>,
+    /// Why the file can hold no request, where its reader knows (an older version of the
+    /// format that logs no usage): said in place of a count of its lines.
+    pub no_requests_because: Option<String>,
 }
 
 /// `attachment` lines of one type.

@@ -113,7 +113,9 @@ pub struct Loaded {
 pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<Loaded, Error> {
     let (stored, unreadable) = reader.read_all(files, &|log| stream::store(log, None));
     let mut traces = Vec::new();
-    let mut assembled = stream::assemble(stream::order(stored), None, |t| traces.push(t))?;
+    let mut assembled = stream::assemble(stream::order(stored), None, reader.convention(), |t| {
+        traces.push(t)
+    })?;
     assembled.traces = traces;
     Ok(Loaded {
         assembled,

@@ -30,6 +30,12 @@ pub struct Quality {
     pub terms: Vec<(&'static str, f64)>,
     /// The cache miss share, where fitted.
     pub miss_share: Option<f64>,
+    /// The cache lifetime the reads prove, seconds, where fitted.
+    pub ttl_s: Option<f64>,
+    /// The share of B the cold requests read from a cache kept warm, where fitted.
+    pub warm_share: Option<f64>,
+    /// The `[cache]` keys written (even where B and ρ are not).
+    pub cache_written: Vec<&'static str>,
     pub median_residual_pct: Option<f64>,
     /// Simulated against measured cost in percent, with the values the scenario holds
     /// (fitted where written); None without a measured cost.
@@ -55,13 +61,21 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
         // Written, with `simulate fit`'s caution where it has one (too few calls).
         (None, None) => ("written", f.caution.clone()),
     };
-    if status == "written" {
-        let source = format!("fitted at import ({})", fit::summary(&f, calls));
-        if let Ok((fitted, _)) = fit::fitted_text(text, &path.display().to_string(), &f, &source)
-            && scenario::load_str(&fitted, &path).is_ok()
-        {
-            *text = fitted;
-        }
+    // B, ρ and the terms where the fit is good; the cache terms in any case (the cost
+    // rests on them, and they rest on the measured cache reads alone).
+    let source = format!("fitted at import ({})", fit::summary(&f, calls));
+    let mut cache_written = Vec::new();
+    if let Ok((fitted, changes)) = fit::fitted_text(
+        text,
+        &path.display().to_string(),
+        &f,
+        &source,
+        status == "written",
+    ) && changes.any()
+        && scenario::load_str(&fitted, &path).is_ok()
+    {
+        *text = fitted;
+        cache_written = changes.cache_keys;
     }
     let cost_difference_pct = scenario::load_str(text, &path)
         .ok()
@@ -76,6 +90,9 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
         bytes_per_token: Some(f.bytes_per_token),
         terms: f.terms.iter().map(|t| (t.key, t.tokens)).collect(),
         miss_share: f.cache.as_ref().map(|c| c.miss_share),
+        ttl_s: f.cache.as_ref().map(|c| c.ttl_s),
+        warm_share: f.cache.as_ref().map(|c| c.warm_share),
+        cache_written,
         median_residual_pct: Some(f.median_residual_pct),
         cost_difference_pct,
     }
@@ -92,6 +109,9 @@ fn not_fitted(name: String, calls: usize, reason: String) -> Quality {
         bytes_per_token: None,
         terms: Vec::new(),
         miss_share: None,
+        ttl_s: None,
+        warm_share: None,
+        cache_written: Vec::new(),
         median_residual_pct: None,
         cost_difference_pct: None,
     }

@@ -106,10 +106,11 @@ fn session_projects(
 pub fn assemble(
     stored: Vec<Stored>,
     spill: Option<&Spill>,
+    convention: crate::scenario::Convention,
     mut each: impl FnMut(Trace),
 ) -> Result<Assembled, Error> {
     let mut namer = Namer::new(session_projects(&stored, spill)?);
-    let mut assembler = Assembler::default();
+    let mut assembler = Assembler::new(convention);
     for s in stored {
         for mut t in assembler.file(s.into_log(spill)?) {
             namer.name(&mut t);
@@ -135,7 +136,7 @@ pub fn stage(
     std::thread::scope(|s| {
         let assembling = s.spawn(move || {
             let mut n = 0;
-            assemble(stored, spill, |t| {
+            assemble(stored, spill, stager.convention(), |t| {
                 // Fails only when the stagers are gone, which an error elsewhere reports.
                 let _ = tx.send((n, t));
                 n += 1;

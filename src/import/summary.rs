@@ -11,7 +11,7 @@ use super::assemble::Leftover;
 use super::event::{Attachments, Identity, Malformed};
 use super::files::Unreadable;
 use super::quality::Quality;
-use super::trace::{Trace, TraceRole, UsageSums};
+use super::trace::{Reset, Trace, TraceRole, UsageSums};
 use super::{Convention, Loaded, Reader};
 use crate::cache::warnings::{self, ModelUse, ModelWarning};
 use crate::number::grouped;
@@ -75,6 +75,10 @@ pub struct TraceRow {
     pub one_hour: bool,
     /// The other models some calls used, in order of first use.
     pub other_models: Vec<CompactString>,
+    /// The unmarked fall of the context the trace starts after.
+    pub reset: Option<Reset>,
+    /// Every request's usage is 0 (input, cache and output): placeholders, not measures.
+    pub zero_usage: bool,
 }
 
 impl TraceRow {
@@ -103,6 +107,8 @@ impl TraceRow {
             model: model.map(CompactString::from),
             one_hour: t.mostly_one_hour_cache(),
             other_models,
+            reset: t.reset,
+            zero_usage: !t.calls.is_empty() && t.calls.iter().all(|c| c.measured.size() == 0),
         }
     }
 }
@@ -124,9 +130,16 @@ pub struct TraceSummary<'a> {
     /// The scenario file written.
     pub scenario: String,
     pub name: &'a str,
-    /// `main`, `subagent` or `after-compaction`.
+    /// `main`, `subagent`, `after-compaction` or `after-reset`.
     pub trace: &'static str,
     pub part: u32,
+    /// For a trace that starts where the context fell with no compaction in the log: the
+    /// previous request's total input and this trace's first, tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset: Option<Reset>,
+    /// Every request's usage is 0: the log's usage is a placeholder (warned; not fitted).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub zero_usage: bool,
     pub session_id: Option<&'a str>,
     pub parent_session: Option<&'a str>,
     pub agent_id: Option<&'a str>,
@@ -180,6 +193,8 @@ pub fn print(
                 name: &t.name,
                 trace: t.role.as_str(),
                 part: t.part,
+                reset: t.reset,
+                zero_usage: t.zero_usage,
                 session_id: t.session_id.as_deref(),
                 parent_session: t.parent_session.as_deref(),
                 agent_id: t.agent_id.as_deref(),
@@ -222,6 +237,17 @@ pub fn print(
     let mut err = io::stderr().lock();
     for w in &summary.model_warnings {
         writeln!(err, "warning: {}", printable(&w.message))?;
+    }
+    for t in summary.traces.iter().filter(|t| t.zero_usage) {
+        writeln!(
+            err,
+            "warning: {}: every one of its {} reports a usage of 0 tokens (input, cache and output{}): the log's usage is a placeholder, as a proxy that does not pass the provider's usage on writes it; its measured figures are not measures, and it is not fitted",
+            printable(t.name),
+            crate::number::plural(t.requests, "request", "requests"),
+            t.model
+                .map(|m| format!("; model {}", printable(m)))
+                .unwrap_or_default()
+        )?;
     }
     Ok(())
 }
@@ -326,6 +352,26 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             printable(&t.scenario)
         )?;
     }
+    let resets: Vec<&TraceSummary> = s.traces.iter().filter(|t| t.reset.is_some()).collect();
+    if !resets.is_empty() {
+        writeln!(
+            out,
+            "\nTraces started where the measured input fell with no compaction in the log (by more than {} % and {} tokens: a context reset), each a scenario of its own:",
+            Reset::SHARE * 100.0,
+            grouped(Reset::MIN_TOKENS as f64, 0)
+        )?;
+        for t in resets {
+            if let Some(r) = t.reset {
+                writeln!(
+                    out,
+                    "  {}: {} → {} tokens at its first request",
+                    t.name,
+                    grouped(r.from_input_tokens as f64, 0),
+                    grouped(r.to_input_tokens as f64, 0)
+                )?;
+            }
+        }
+    }
     if !s.unreadable_files.is_empty() {
         writeln!(
             out,
@@ -343,6 +389,9 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             let other = super::other_format(reader, l);
             let why = match (l.lines, l.duplicates_removed, other) {
                 (0, _, _) => "empty".to_string(),
+                (n, _, _) if l.note.is_some() => {
+                    format!("{}: {}", lines(n), l.note.as_deref().unwrap_or_default())
+                }
                 (n, _, Some(o)) => format!(
                     "{}, none a request: its lines are {}'s; import it with `simulate import {} …`",
                     lines(n),
@@ -475,7 +524,7 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
     )?;
     writeln!(
         out,
-        "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>8}  {:>8}  status",
+        "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>7}  {:>5}  {:>8}  {:>8}  status",
         "scenario",
         "calls",
         "R²",
@@ -485,6 +534,8 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
         "tok/tool",
         "tok/image",
         "miss μ",
+        "TTL s",
+        "warm",
         "residual",
         "cost Δ"
     )?;
@@ -498,7 +549,7 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
         };
         writeln!(
             out,
-            "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>8}  {:>8}  {}{}",
+            "{:<width$}  {:>6}  {:>7}  {:>9}  {:>6}  {:>9}  {:>9}  {:>9}  {:>6}  {:>7}  {:>5}  {:>8}  {:>8}  {}{}{}",
             q.name,
             q.calls,
             or_dash(q.r_squared.map(|r| format!("{r:.4}"))),
@@ -508,9 +559,16 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
             or_dash(term("tokens_per_loaded_tool")),
             or_dash(term("tokens_per_image")),
             or_dash(q.miss_share.map(|m| format!("{m:.3}"))),
+            or_dash(q.ttl_s.map(|t| grouped(t.ceil(), 0))),
+            or_dash(q.warm_share.map(|w| format!("{w:.2}"))),
             or_dash(q.median_residual_pct.map(|r| format!("{r:.1} %"))),
             or_dash(q.cost_difference_pct.map(|c| format!("{c:+.1} %"))),
             q.status,
+            if q.status != "written" && !q.cache_written.is_empty() {
+                " (cache terms written)"
+            } else {
+                ""
+            },
             q.reason
                 .as_ref()
                 .map_or_else(String::new, |r| format!(": {r}"))
@@ -551,7 +609,7 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
     }
     writeln!(
         out,
-        "  {} of {} fitted ({}); R² ≥ 0.98 in {good}; cost within ±5 % of the measured in {close} of {} with a measured cost. (tok/…: fitted named terms, tokens per unit; residual: median |measured − fitted| of measured; cost Δ: simulated against measured cost, at the values written.)",
+        "  {} of {} fitted ({}); R² ≥ 0.98 in {good}; cost within ±5 % of the measured in {close} of {} with a measured cost. (tok/…: fitted named terms, tokens per unit; miss μ, TTL s, warm: the cache terms the reads prove, written even where B and ρ are not; residual: median |measured − fitted| of measured; cost Δ: simulated against measured cost, at the values written.)",
         fitted.len(),
         fit.len(),
         outcome.join(", "),

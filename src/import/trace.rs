@@ -16,6 +16,9 @@ pub enum TraceRole {
     Subagent,
     /// The session's conversation after a compaction replaced its context by a summary.
     AfterCompaction,
+    /// The session's conversation after its context fell far below the previous request's
+    /// with no compaction in the log ([`Reset`]).
+    AfterReset,
 }
 
 impl TraceRole {
@@ -25,6 +28,7 @@ impl TraceRole {
             TraceRole::Main => "main",
             TraceRole::Subagent => "subagent",
             TraceRole::AfterCompaction => "after-compaction",
+            TraceRole::AfterReset => "after-reset",
         }
     }
 }
@@ -84,6 +88,8 @@ pub struct Trace {
     pub sidechain: Option<u32>,
     /// The compaction this trace starts after (parts 2, 3, …), as the log records it.
     pub compaction: Option<super::event::Compaction>,
+    /// The unmarked fall of the context this trace starts after, if that is how it began.
+    pub reset: Option<Reset>,
     /// The project the session worked in, for the scenario name.
     pub project: Option<String>,
     /// Who ran the session, where the log says.
@@ -96,6 +102,40 @@ pub struct Trace {
     pub malformed: Vec<Malformed>,
     /// The scenario name, unique among the traces of one import.
     pub name: String,
+}
+
+/// A context that fell with no compaction in the log: a request whose measured total input
+/// is more than [`Reset::SHARE`] and [`Reset::MIN_TOKENS`] below the previous request's
+/// ends the trace, and starts a new one (docs/model.md §6.2, "Traces"). The thresholds
+/// come from the shared real logs: the falls the model explains (thinking or reasoning of
+/// earlier turns dropped at a new prompt) were at most 9,737 tokens (9.9 %) and, in a small
+/// context, 3,811 tokens (16.3 %); the one unmarked reset fell by 25,101 tokens (17.6 %,
+/// from 142,670 to 117,569), and no fit can hold both sides of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Reset {
+    /// The previous request's measured total input, tokens.
+    pub from_input_tokens: u64,
+    /// This request's, tokens.
+    pub to_input_tokens: u64,
+}
+
+impl Reset {
+    /// The least fall, as a share of the previous request's total input.
+    pub const SHARE: f64 = 0.15;
+    /// The least fall, tokens.
+    pub const MIN_TOKENS: u64 = 5_000;
+
+    /// The reset between two requests' total inputs, if the fall is one: both measured
+    /// (not a placeholder 0), and the fall past both thresholds.
+    pub fn between(from: u64, to: u64) -> Option<Reset> {
+        let fall = from.checked_sub(to)?;
+        (to > 0 && fall > Self::MIN_TOKENS && fall as f64 > Self::SHARE * from as f64).then_some(
+            Reset {
+                from_input_tokens: from,
+                to_input_tokens: to,
+            },
+        )
+    }
 }
 
 /// Measured token sums of a trace, in the provider's fields.
@@ -266,6 +306,24 @@ pub fn slug(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_reset_is_a_fall_past_both_thresholds() {
+        // The shared logs' one unmarked reset: 25,101 tokens, 17.6 %.
+        assert_eq!(
+            Reset::between(142_670, 117_569),
+            Some(Reset {
+                from_input_tokens: 142_670,
+                to_input_tokens: 117_569
+            })
+        );
+        // Their largest explained falls: 9,737 tokens (9.9 %), 3,811 tokens (16.3 %).
+        assert_eq!(Reset::between(98_122, 88_385), None);
+        assert_eq!(Reset::between(23_414, 19_603), None);
+        // Growth, and a placeholder 0, are no reset.
+        assert_eq!(Reset::between(10_000, 12_000), None);
+        assert_eq!(Reset::between(40_000, 0), None);
+    }
+
     fn trace(project: &str, session: &str, role: TraceRole, part: u32) -> Trace {
         Trace {
             file: "f".into(),
@@ -276,6 +334,7 @@ mod tests {
             agent_id: None,
             sidechain: None,
             compaction: None,
+            reset: None,
             project: Some(project.into()),
             identity: Default::default(),
             calls: Vec::new(),

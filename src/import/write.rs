@@ -100,6 +100,11 @@ impl<'a> Stager<'a> {
         }
     }
 
+    /// The usage convention of the logs staged.
+    pub fn convention(&self) -> crate::scenario::Convention {
+        self.reader.convention()
+    }
+
     /// Renders, checks and stages the scenario of `t`.
     pub fn stage(&self, t: Trace) -> Staged {
         let name = format!("{}.toml", t.name);
@@ -362,6 +367,10 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         if let Some(post) = c.post_tokens {
             let _ = writeln!(s, "compaction_post_tokens = {post}");
         }
+    }
+    if let Some(r) = &t.reset {
+        let _ = writeln!(s, "reset_from_input_tokens = {}", r.from_input_tokens);
+        let _ = writeln!(s, "reset_to_input_tokens = {}", r.to_input_tokens);
     }
     for (key, value) in [
         ("user_id", &t.identity.user_id),
@@ -630,6 +639,7 @@ mod tests {
                 agent_id: agent.map(Into::into),
                 sidechain: None,
                 compaction: None,
+                reset: None,
                 identity: crate::import::event::Identity {
                     user_id: user.clone().map(Into::into),
                     organization_id: user.map(Into::into),
@@ -663,6 +673,7 @@ mod tests {
                 agent_id: Some(format!("ag{c}x").into()),
                 sidechain: None,
                 compaction: None,
+                reset: None,
                 identity: Default::default(),
                 project: None,
                 calls: vec![call(format!("req{c}"), "Read".into(), None, None)],
@@ -711,6 +722,7 @@ mod tests {
             agent_id: None,
             sidechain: None,
             compaction: None,
+            reset: None,
             identity: Default::default(),
             project: None,
             calls: vec![call("r".into(), "Read".into(), None, None)],

@@ -330,8 +330,15 @@ impl MeasuredReport {
                 }
                 _ => String::new(),
             };
+            let rewrites = match cache.warm_share {
+                0.0 => "writes the prefix again".to_string(),
+                w => format!(
+                    "reads only the warm part of the base ({} tokens, [cache] warm_share = {w}) and writes the rest again",
+                    grouped(w * nominal.at().base_tokens, 0)
+                ),
+            };
             cost_differs_because.push(format!(
-                "{} read {} tokens from the cache after a pause longer than the simulated TTL ({} s), where the simulation writes the prefix again: the provider's cache lived longer (a 1-hour cache?{hint})",
+                "{} read {} tokens from the cache after a pause longer than the simulated TTL ({} s), where the simulation {rewrites}: the provider's cache lived longer (`simulate fit --write` fits the lifetime the reads prove; a 1-hour cache?{hint})",
                 plural(late_reads, "request", "requests"),
                 grouped(late_read_tokens, 0),
                 grouped(cache.ttl_s, 0)

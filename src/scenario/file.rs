@@ -104,6 +104,8 @@ pub struct ImportFile {
     pub compaction_pre_tokens: Option<u64>,
     pub compaction_summary_bytes: Option<u64>,
     pub compaction_post_tokens: Option<u64>,
+    pub reset_from_input_tokens: Option<u64>,
+    pub reset_to_input_tokens: Option<u64>,
     pub user_id: Option<String>,
     pub organization_id: Option<String>,
 }
@@ -294,6 +296,7 @@ pub struct CacheFile {
     pub read: Option<Spanned<f64>>,
     pub write: Option<Spanned<f64>>,
     pub ttl_s: Option<Spanned<f64>>,
+    pub ttl_s_source: Option<Spanned<String>>,
     pub min_tokens: Option<Spanned<f64>>,
     pub miss_share: Option<Spanned<f64>>,
     pub miss_share_source: Option<Spanned<String>>,

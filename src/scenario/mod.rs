@@ -600,7 +600,7 @@ pub struct ImportInfo {
     pub format: String,
     pub file: String,
     pub session_id: Option<String>,
-    /// `main`, `subagent` or `after-compaction`.
+    /// `main`, `subagent`, `after-compaction` or `after-reset`.
     pub trace: String,
     /// 1, 2, … across compactions.
     pub part: Option<u64>,
@@ -619,6 +619,11 @@ pub struct ImportInfo {
     pub compaction_summary_bytes: Option<u64>,
     /// The context after the compaction, tokens (approximate; OpenTelemetry logs it).
     pub compaction_post_tokens: Option<u64>,
+    /// For a trace that starts where the context fell with no compaction in the log
+    /// (`trace = "after-reset"`): the previous request's measured total input and this
+    /// trace's first, tokens.
+    pub reset_from_input_tokens: Option<u64>,
+    pub reset_to_input_tokens: Option<u64>,
     /// Who ran the session (OpenTelemetry's `user.id`), for grouping a history.
     pub user_id: Option<String>,
     /// The organisation the session ran under (OpenTelemetry's `organization.id`).

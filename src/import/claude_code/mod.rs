@@ -5,6 +5,7 @@
 //! deduplication and traces to the assembler.
 
 mod parser;
+pub mod thinking;
 
 use super::event::{
     Compaction, Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText,
@@ -268,12 +269,16 @@ impl Reading {
                 })
             }),
         };
+        let keeps_thinking = thinking::kept_across_turns(message.model.as_deref());
         if let Content::Blocks(blocks) = &message.content {
             for b in blocks {
                 match b.kind.as_deref() {
                     Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
                         request.tool_uses.push(tool_use(b));
                     }
+                    // Thinking that the model drops at the next prompt never joins for
+                    // good: it is left out, and a block without text does not matter.
+                    Some("thinking" | "redacted_thinking") if !keeps_thinking => {}
                     Some(k @ ("text" | "thinking" | "redacted_thinking")) => {
                         let content = if k == "text" { &b.text } else { &b.thinking };
                         let (bytes, snippet) = content

@@ -5,8 +5,11 @@
 //! `call_id`). The format, its sources and its quirks are in `src/import/README.md`.
 
 mod parser;
+mod sniff;
 
-use super::event::{Compaction, Event, FileLog, Joined, Request, Route, ToolUse, Usage, UserText};
+use super::event::{
+    Compaction, Event, FileLog, Joined, OwnBlock, Request, Route, ToolUse, Usage, UserText,
+};
 use super::files::{self, SourceFile};
 use super::json::{input_hash, text_input_hash};
 use super::label::tool_label;
@@ -50,11 +53,14 @@ impl Reader for Codex {
         &["session_meta", "turn_context", "response_item", "event_msg"]
     }
 
+    /// `rollout-*.jsonl`, and any other `*.jsonl` whose first line is a rollout's (either
+    /// format): renamed rollouts are found by their content.
     fn is_log(&self, path: &Path) -> bool {
         path.extension().is_some_and(|e| e == "jsonl")
-            && path
+            && (path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+                || sniff::sniff(path, self.own_line_types()).is_some())
     }
 
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {
@@ -91,16 +97,44 @@ struct Reading {
     route: usize,
     /// Tool calls since the last request: they belong to the next one.
     pending: Vec<ToolUse>,
+    /// The model's messages since the last request: they too belong to the next one.
+    pending_own: Vec<OwnBlock>,
+    /// Messages of the model read so far, to tell each block from the others.
+    own_blocks: u64,
     pending_web: bool,
     model: Option<CompactString>,
     /// The running total of the previous request, and its dedupe key.
     previous: Option<(TokenUsage, CompactString)>,
     requests: u64,
     web_calls: u64,
+    /// A line was read (the first decides the older format).
+    started: bool,
+    /// The file is a rollout of the older format: its lines are skipped and said once.
+    older: bool,
 }
+
+/// What a rollout of the older format is, for the summary and the error.
+const OLDER: &str = "a Codex CLI rollout of the older format (a bare session header, then items without the {timestamp, type, payload} wrapper, as Codex CLI wrote them until the second half of 2025): it logs no token counts, so it holds no request to import; a newer Codex CLI writes rollouts that can be imported";
 
 impl Reading {
     fn line(&mut self, number: u64, line: Line<'_>) {
+        let first = !self.started;
+        self.started = true;
+        if first
+            && line.kind.is_none()
+            && line.payload.is_none()
+            && line.id.is_some()
+            && line.timestamp.is_some()
+        {
+            // `{id, timestamp, instructions, …}`: an older rollout's session header.
+            self.older = true;
+            self.log.no_requests_because = Some(OLDER.to_string());
+        }
+        if self.older {
+            self.log
+                .skip("older Codex CLI format (no token counts)", true);
+            return;
+        }
         let Some(kind) = line.kind.as_deref() else {
             self.log.malformed(
                 number,
@@ -164,8 +198,17 @@ impl Reading {
         let item = p.kind.0.clone().unwrap_or_default();
         match item.as_str() {
             "message" => match p.role.0.as_deref() {
-                // What the model said is counted in its output tokens.
-                Some("assistant") => self.log.skip("response_item/message (assistant)", true),
+                // What the model said joins the next request as its bytes (its reasoning,
+                // sent back encrypted and dropped at the next prompt, does not).
+                Some("assistant") => {
+                    let c = p.content.unwrap_or_default();
+                    self.own_blocks += 1;
+                    self.pending_own.push(OwnBlock {
+                        key: self.own_blocks,
+                        bytes: c.bytes,
+                        redacted: false,
+                    });
+                }
                 role => {
                     let c = p.content.unwrap_or_default();
                     self.log.events.push(Event::Joined(Joined {
@@ -323,9 +366,10 @@ impl Reading {
             model: self.model.clone(),
             tool_uses: std::mem::take(&mut self.pending),
             result_bytes: 0,
-            // Codex's own content joins as its output tokens (see the README).
-            own_blocks: Vec::new(),
-            own_sized: false,
+            // The model's messages and tool calls join as their bytes, its reasoning not
+            // at all (see the README).
+            own_blocks: std::mem::take(&mut self.pending_own),
+            own_sized: true,
             web: std::mem::take(&mut self.pending_web),
         })));
     }

@@ -23,6 +23,10 @@ pub struct Line<'a> {
     pub kind: Option<Cow<'a, str>>,
     #[serde(default)]
     pub payload: Option<Payload>,
+    /// The session header of an older rollout (a bare `{id, timestamp, instructions, …}`
+    /// first line, before the `{timestamp, type, payload}` lines existed).
+    #[serde(default)]
+    pub id: Option<serde::de::IgnoredAny>,
 }
 
 /// The payload of any line type; which fields are set depends on the types.

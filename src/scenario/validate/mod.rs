@@ -431,6 +431,8 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         compaction_pre_tokens: i.compaction_pre_tokens,
         compaction_summary_bytes: i.compaction_summary_bytes,
         compaction_post_tokens: i.compaction_post_tokens,
+        reset_from_input_tokens: i.reset_from_input_tokens,
+        reset_to_input_tokens: i.reset_to_input_tokens,
         user_id: i.user_id.clone(),
         organization_id: i.organization_id.clone(),
     })
