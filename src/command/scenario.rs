@@ -55,6 +55,8 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     if let Some(edits) = &c.edits {
         scenario = scenario.with_edits(scenario::load_edits(edits)?, &edits.display().to_string());
     }
+    // Another provider's mechanism on these calls: an error at the edit's key.
+    scenario::provider::check(&scenario)?;
     let study = Study::new(&scenario)?;
     let at = Assumptions {
         base_tokens: c.base_tokens.unwrap_or(scenario.base_tokens),
