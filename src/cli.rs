@@ -212,8 +212,10 @@ reread totals, the distribution of the per-session percentages (median, p10, p90
 nearest-rank), and in how many sessions it ranks first. Then whether the aggregate ranking
 holds across sessions (every session has its order) and across assumptions (every
 session's B and ρ scaled by the same factors, summed again at each point). A rule that
-selects nothing in a session is counted, not an error; an edit naming a call a session
-lacks is an error naming the edit and the session.
+selects nothing in a session is counted, not an error, and so is a step that stands for
+another provider's mechanism than the session ran on (Anthropic's context editing on a
+Codex session); an edit naming a call a session lacks is an error naming the edit and the
+session.
 
 Files in OUT/<name>/: summary.csv (per edit), sessions.csv (per session and edit),
 sweep.csv (per factor point and edit), groups.csv (with --group-by), sessions.svg,
