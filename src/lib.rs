@@ -24,6 +24,7 @@ pub mod output;
 pub mod point;
 pub mod printable;
 pub mod rank;
+pub mod refuse;
 pub mod report;
 pub mod run;
 pub mod scenario;
