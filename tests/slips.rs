@@ -182,3 +182,75 @@ fn a_directory_given_as_the_edits_file_gets_advice_for_edits() {
         "error: .: is a directory, not a file: --edits takes one edits file of [[edit]] tables (e.g. scenarios/imported/edits.toml; `simulate suggest DIR` writes one, suggested.toml, from your sessions)\n"
     );
 }
+
+/// A missing price tells a binary user what to do: name a file of prices with
+/// `SIMULATE_PRICES`; it prices a model the data lacks, and a bad one is refused naming the
+/// file, line and key.
+#[test]
+fn a_file_of_prices_of_ones_own_prices_a_model_the_data_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("s.toml");
+    fs::write(
+        &scenario,
+        format!("{HEAD}[price]\nmodel = \"glm-4.6\"\n[[edit]]\nname = \"drop a\"\ndrop = {{ call = \"a\" }}\n"),
+    )
+    .unwrap();
+    // Without the file: the error says what to do.
+    let o = simulate()
+        .arg(&scenario)
+        .arg("--no-write")
+        .env_remove("SIMULATE_PRICES")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        stderr.contains("no prices for model \"glm-4.6\"")
+            && stderr.contains("a file named by the SIMULATE_PRICES environment variable"),
+        "{stderr}"
+    );
+    let prices = dir.path().join("prices.toml");
+    fs::write(
+        &prices,
+        "[[model]]\nname = \"glm-4.6\"\ninput = 0.6\noutput = 2.2\nsource = \"z.ai pricing, read 2026-12-01\"\n",
+    )
+    .unwrap();
+    let o = simulate()
+        .arg(&scenario)
+        .args(["--no-write", "--format", "json"])
+        .env("SIMULATE_PRICES", &prices)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // B = 30,000, three calls of 50,000 bytes at ρ = 1: T = 240,000 est. tokens, $0.6 per
+    // million: $0.144.
+    assert_eq!(json["baseline"]["dollars"], 0.144);
+    let text = json.to_string();
+    assert!(text.contains("z.ai pricing, read 2026-12-01"), "{text}");
+    fs::write(
+        &prices,
+        "[[model]]\nname = \"glm-4.6\"\ninput = 0.6\noutput = \"cheap\"\nsource = \"s\"\n",
+    )
+    .unwrap();
+    let o = simulate()
+        .arg(&scenario)
+        .arg("--no-write")
+        .env("SIMULATE_PRICES", &prices)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}:4:10: prices: invalid type",
+            prices.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -231,7 +231,7 @@ pub(super) fn model_edit(
             Some(to.span()),
             &format!("{place}.to"),
             format!(
-                "no prices for model \"{}\" in the {}; {}name a model or a log's model id (claude-sonnet-4-6, gpt-5-codex, …)",
+                "no prices for model \"{}\" in the {}; {}name a model or a log's model id (claude-sonnet-4-6, gpt-5-codex, …), or give its prices in a file named by the SIMULATE_PRICES environment variable",
                 shown(to.get_ref()),
                 models::described(),
                 super::nearest(to.get_ref(), models::all().map(|m| m.name.as_str()))
