@@ -254,3 +254,63 @@ fn a_file_of_prices_of_ones_own_prices_a_model_the_data_lacks() {
         "{stderr}"
     );
 }
+
+/// Values beyond any physical meaning (a call of 10¹⁵ bytes, a base of 10¹⁵ tokens) give the
+/// same figures by closed form and by `--replay`: every figure of `sweep.csv`, cost
+/// included, for edits of the calls, the base's parts, the cache and the model, to 1e-9 of
+/// the baseline's total at the point (the model's tie tolerance, §5).
+#[test]
+fn the_largest_values_give_the_same_figures_by_closed_form_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = String::from(
+        "name = \"edge\"\nbase_tokens = 1e15\nbytes_per_token = 3.3\nretry_rate = 0.5\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n[price]\nmodel = \"claude-sonnet-4-5\"\n[[base.part]]\nname = \"p\"\ntokens = 5e14\ntools = [\"mcp__x__*\"]\n",
+    );
+    for (i, (bytes, tokens, gap, tool)) in [
+        (1e15, 0.0, 0, "Read"),
+        (3.0, 5.0, 400, "mcp__x__a"),
+        (1e9, 1e15, 0, "Read"),
+        (1e3, 0.0, 4000, "Read"),
+        (20.0, 0.0, 0, "Read"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        t.push_str(&format!(
+            "[[call]]\nid = \"c{i}\"\ntool = \"{tool}\"\nbytes = {bytes:e}\ntokens = {tokens:e}\ngap_s = {gap}\noutput_tokens = 10\n"
+        ));
+    }
+    t.push_str("[[edit]]\nname = \"trim\"\ntrim = { call = \"c0\", by_percent = 50 }\n[[edit]]\nname = \"drop\"\ndrop = { call = \"c3\" }\n[[edit]]\nname = \"model\"\nmodel = { to = \"claude-haiku-4-5\", tokens_factor = 1.3 }\n[[edit]]\nname = \"defer\"\nbase = { defer = \"p\", stub_tokens = 300 }\n[[edit]]\nname = \"cache\"\ncache = { ttl_s = 3600, write = 2.0 }\n");
+    let path = dir.path().join("edge.toml");
+    fs::write(&path, t).unwrap();
+    let sweep = |replay: bool| {
+        let out = dir.path().join(if replay { "rp" } else { "cf" });
+        let mut c = simulate();
+        c.arg(&path).arg("--no-charts").arg("--out").arg(&out);
+        if replay {
+            c.arg("--replay");
+        }
+        c.assert().success();
+        support::rows(&out.join("edge").join("sweep.csv"))
+    };
+    let (closed, replayed) = (sweep(false), sweep(true));
+    assert_eq!(closed.len(), replayed.len());
+    assert!(closed.len() >= 45);
+    for (a, b) in closed.iter().zip(&replayed) {
+        // The baseline's total and cost at the row's point: the edit's plus its saving.
+        let baseline = |k: &str, saved: &str| support::number(a, k) + support::number(a, saved);
+        for (k, of) in [
+            ("total_tokens", ("total_tokens", "saved_tokens")),
+            ("saved_tokens", ("total_tokens", "saved_tokens")),
+            ("cost", ("cost", "cost_saved")),
+            ("cost_saved", ("cost", "cost_saved")),
+        ] {
+            let (x, y) = (support::number(a, k), support::number(b, k));
+            let tolerance = 1e-9 * baseline(of.0, of.1);
+            assert!(
+                (x - y).abs() <= tolerance,
+                "{} {k}: {x} against {y}",
+                a["edit"]
+            );
+        }
+    }
+}
