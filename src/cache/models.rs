@@ -313,12 +313,26 @@ pub fn data() -> &'static PriceData {
 /// The user's models added to `data`, each replacing an entry of its name (and its ids
 /// taken from the price data's aliases).
 pub fn with_user_prices(data: &mut PriceData, user: &super::user_prices::UserPrices) {
-    for (terms, aliases) in &user.models {
-        data.aliases.remove(&terms.name);
-        data.models.insert(terms.name.clone(), terms.clone());
-        for alias in aliases {
+    for m in &user.models {
+        let terms = ModelTerms {
+            name: m.name.clone(),
+            provider: "user".into(),
+            input: m.input,
+            output: m.output,
+            cache_read: m.cache_read,
+            cache_write_5m: m.cache_write_5m,
+            cache_write_1h: m.cache_write_1h,
+            ttl_s: m.ttl_s,
+            min_tokens: m.min_tokens,
+            long_context: None,
+            source: m.source.clone(),
+            cache_source: m.source.clone(),
+        };
+        data.aliases.remove(&m.name);
+        data.models.insert(m.name.clone(), terms);
+        for alias in &m.aliases {
             data.models.remove(alias);
-            data.aliases.insert(alias.clone(), terms.name.clone());
+            data.aliases.insert(alias.clone(), m.name.clone());
         }
     }
 }

@@ -19,7 +19,6 @@
 //! An entry adds the model, or replaces the price data's entry of the same name; the
 //! price data's other ids of a replaced model keep their own entries.
 
-use super::models::ModelTerms;
 use crate::error::{Error, Located, line_column};
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -60,7 +59,25 @@ struct ModelFile {
 pub struct UserPrices {
     /// Where they were read from, for messages.
     pub file: String,
-    pub models: Vec<(ModelTerms, Vec<String>)>,
+    pub models: Vec<UserModel>,
+}
+
+/// One model as the file gives it: USD per million tokens (`crate::cache::models` makes
+/// it the price data's terms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserModel {
+    /// Lower-cased.
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: Option<f64>,
+    pub cache_write_5m: Option<f64>,
+    pub cache_write_1h: Option<f64>,
+    pub ttl_s: Option<f64>,
+    pub min_tokens: Option<f64>,
+    /// `prices.toml (SIMULATE_PRICES): <the file's source>`.
+    pub source: String,
 }
 
 static INSTALLED: OnceLock<UserPrices> = OnceLock::new();
@@ -193,9 +210,14 @@ pub fn parse(text: &str, path: &Path) -> Result<UserPrices, Located> {
                 "an input price of 0 leaves nothing to compare costs with: give the price, USD per million tokens".into(),
             ));
         }
-        let terms = ModelTerms {
+        let aliases = m
+            .aliases
+            .iter()
+            .map(|a| text_of(&Some(a.clone()), "aliases").map(|a| a.to_ascii_lowercase()))
+            .collect::<Result<Vec<_>, _>>()?;
+        models.push(UserModel {
             name: name.clone(),
-            provider: "user".into(),
+            aliases,
             input,
             output: required(&m.output, "output")?,
             cache_read: number(&m.cache_read, "cache_read", MAX_PRICE)?,
@@ -203,16 +225,8 @@ pub fn parse(text: &str, path: &Path) -> Result<UserPrices, Located> {
             cache_write_1h: number(&m.cache_write_1h, "cache_write_1h", MAX_PRICE)?,
             ttl_s: number(&m.ttl_s, "ttl_s", 1e9)?,
             min_tokens: number(&m.min_tokens, "min_tokens", 1e9)?,
-            long_context: None,
             source: format!("{file} ({ENV}): {source}"),
-            cache_source: format!("{file} ({ENV}): {source}"),
-        };
-        let aliases = m
-            .aliases
-            .iter()
-            .map(|a| text_of(&Some(a.clone()), "aliases").map(|a| a.to_ascii_lowercase()))
-            .collect::<Result<Vec<_>, _>>()?;
-        models.push((terms, aliases));
+        });
     }
     Ok(UserPrices { file, models })
 }
@@ -228,10 +242,13 @@ mod tests {
     #[test]
     fn a_model_with_its_prices_and_source() {
         let p = parsed("[[model]]\nname = \"GLM-4.6\"\naliases = [\"z-ai/glm-4.6\"]\ninput = 0.6\noutput = 2.2\ncache_read = 0.11\ncache_write_5m = 0.6\nttl_s = 300\nmin_tokens = 1024\nsource = \"z.ai pricing, read 2026-12-01\"\n").unwrap();
-        let (m, aliases) = &p.models[0];
+        let m = &p.models[0];
         assert_eq!((m.name.as_str(), m.input, m.output), ("glm-4.6", 0.6, 2.2));
-        assert_eq!(m.cache(false).unwrap().read, 0.183333333);
-        assert_eq!(aliases, &vec!["z-ai/glm-4.6".to_string()]);
+        assert_eq!(
+            (m.cache_read, m.cache_write_1h, m.ttl_s),
+            (Some(0.11), None, Some(300.0))
+        );
+        assert_eq!(m.aliases, vec!["z-ai/glm-4.6".to_string()]);
         assert_eq!(
             m.source,
             "prices.toml (SIMULATE_PRICES): z.ai pricing, read 2026-12-01"
