@@ -16,14 +16,13 @@ const PEEK_LINES: usize = 8;
 /// The log format of the file at `path`, if its first lines are one's: Claude Code
 /// transcript lines (`type` of a transcript, or `sessionId`/`parentUuid`), Codex CLI
 /// rollout lines (`type` of a rollout with a `payload`), or OpenTelemetry's JSON export
-/// (`resourceLogs`). None for anything else, or a file that cannot be read.
+/// (`resourceLogs`). None for anything else, or a file that cannot be read or is not a
+/// regular file.
 pub fn format_of(path: &Path) -> Option<Format> {
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(PEEK_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    // Opened as every input is: a pipe or a device is not read (nor waited on).
+    let (file, _) = crate::input::open(path, crate::input::Kind::Log).ok()?;
+    file.take(PEEK_BYTES).read_to_end(&mut bytes).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let text = text.trim_start_matches('\u{feff}');
     let lines: Vec<&str> = text
