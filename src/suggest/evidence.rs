@@ -22,10 +22,13 @@ pub struct ToolOutputs {
     pub sizes: Vec<f64>,
     /// Sessions with such a call.
     pub sessions: usize,
-    /// Its calls whose result cannot be replaced: server-side search results (kind
-    /// `web_search`, which must be sent back as received) and pinned calls. A cap would cut
-    /// them, so a tool with any is not capped.
-    pub fixed: usize,
+    /// Its calls whose result is a server-side search result (kind `web_search`): sent
+    /// back as received, it cannot be replaced, so `sizes` leaves them out and a cap of the
+    /// tool selects `kind = "tool"` (and `sizes` then has only that kind's).
+    pub searches: usize,
+    /// Its pinned calls (not searches): a selector cannot leave them out, so a tool with
+    /// any is not capped.
+    pub pinned: usize,
 }
 
 /// Calls of one tool whose input an earlier call of the same session had (`input_hash`).
@@ -145,7 +148,17 @@ pub struct Evidence {
 impl Evidence {
     /// Gathers the evidence of `sessions` (in their order, by name).
     pub fn gather(sessions: &[Loaded]) -> Evidence {
-        let mut tools: BTreeMap<String, (Vec<f64>, usize, usize)> = BTreeMap::new();
+        // By tool: the sizes of its replaceable results, those of kind `tool` alone, the
+        // sessions, the searches and the pinned calls.
+        #[derive(Default)]
+        struct Outputs {
+            sizes: Vec<f64>,
+            tool_kind: Vec<f64>,
+            sessions: usize,
+            searches: usize,
+            pinned: usize,
+        }
+        let mut tools: BTreeMap<String, Outputs> = BTreeMap::new();
         let mut repeats: BTreeMap<String, Repeats> = BTreeMap::new();
         let mut pauses: Vec<Pauses> = Vec::new();
         let mut anthropic_pauses: Vec<Pauses> = Vec::new();
@@ -164,11 +177,19 @@ impl Evidence {
             for c in s.calls.iter() {
                 if let Some(tool) = c.tool().filter(|_| c.bytes > 0.0) {
                     let entry = tools.entry(tool.to_string()).or_default();
-                    entry.0.push(c.bytes);
-                    entry.2 += usize::from(c.pinned || c.kind == "web_search");
+                    if c.kind == "web_search" {
+                        entry.searches += 1;
+                    } else if c.pinned {
+                        entry.pinned += 1;
+                    } else {
+                        entry.sizes.push(c.bytes);
+                        if c.kind == "tool" {
+                            entry.tool_kind.push(c.bytes);
+                        }
+                    }
                     if !seen_tools.contains(&tool) {
                         seen_tools.push(tool);
-                        entry.1 += 1;
+                        entry.sessions += 1;
                     }
                 }
             }
@@ -278,13 +299,15 @@ impl Evidence {
             calls,
             tools: tools
                 .into_iter()
-                .map(|(tool, (mut sizes, sessions, fixed))| {
+                .map(|(tool, o)| {
+                    let mut sizes = if o.searches > 0 { o.tool_kind } else { o.sizes };
                     sizes.sort_by(f64::total_cmp);
                     ToolOutputs {
                         tool,
                         sizes,
-                        sessions,
-                        fixed,
+                        sessions: o.sessions,
+                        searches: o.searches,
+                        pinned: o.pinned,
                     }
                 })
                 .collect(),

@@ -115,7 +115,7 @@ impl Family {
             Family::ContextEditing => "context editing",
             Family::Compaction => "compaction",
             Family::HourCache => "1-hour cache",
-            Family::Retention => "24-hour cache retention",
+            Family::Retention => "24h retention",
             Family::ToolDefinitions => "tool definitions",
         }
     }
@@ -296,17 +296,26 @@ fn sizes_line(t: &ToolOutputs) -> String {
 /// below the largest output: a cap there would cut nothing).
 fn caps(e: &Evidence, p: &mut Proposal) {
     let (mut few, mut small, mut even) = (Vec::new(), Vec::new(), Vec::new());
-    let mut fixed = Vec::new();
+    let (mut pinned, mut searches) = (Vec::new(), Vec::new());
     for t in &e.tools {
         let s = &t.sizes;
-        if t.fixed > 0 {
-            fixed.push(format!(
-                "{} ({} of {})",
+        if t.pinned > 0 {
+            pinned.push(format!(
+                "{} ({})",
                 t.tool,
-                grouped(t.fixed as f64, 0),
-                plural(s.len(), "output", "outputs")
+                plural(t.pinned, "pinned call", "pinned calls")
             ));
             continue;
+        }
+        if t.searches > 0 {
+            searches.push(format!(
+                "{} ({})",
+                t.tool,
+                plural(t.searches, "search result", "search results")
+            ));
+            if s.is_empty() {
+                continue;
+            }
         }
         if s.len() < CAP_MIN_OUTPUTS {
             few.push(t.tool.clone());
@@ -345,11 +354,17 @@ fn caps(e: &Evidence, p: &mut Proposal) {
             last = Some(at);
             let cut = s.iter().filter(|&&x| x > at).count();
             proposed.push(format!("p{q} ({})", bytes(at)));
+            // Search results are left to the API: the cap selects the tool's own results.
+            let kind = if t.searches > 0 {
+                ", kind = \"tool\""
+            } else {
+                ""
+            };
             p.candidates.push(Candidate {
                 name: format!("cap {} at {} (p{q})", shown(&t.tool), bytes(at)),
                 family: Family::Cap,
                 action: format!(
-                    "cap = {{ select = {{ tool = {} }}, max_bytes = {} }}",
+                    "cap = {{ select = {{ tool = {}{kind} }}, max_bytes = {} }}",
                     toml_string(&t.tool),
                     toml_number(at)
                 ),
@@ -403,12 +418,21 @@ fn caps(e: &Evidence, p: &mut Proposal) {
             ),
         );
     }
-    if !fixed.is_empty() {
+    if !searches.is_empty() {
         p.find(
             Family::Cap,
             format!(
-                "results that cannot be replaced (server-side web_search results, sent back as received, and pinned calls), so no cap: {}",
-                fixed.join(", ")
+                "server-side search results (kind web_search) cannot be replaced: left out of the sizes, and a cap selects kind = \"tool\" only: {}",
+                searches.join(", ")
+            ),
+        );
+    }
+    if !pinned.is_empty() {
+        p.find(
+            Family::Cap,
+            format!(
+                "pinned results must stay as they are, and a cap's selector cannot leave them out: no cap on {}",
+                pinned.join(", ")
             ),
         );
     }
@@ -612,10 +636,12 @@ fn context_editing(e: &Evidence, p: &mut Proposal) {
         );
     }
     if e.contexts.is_empty() {
-        p.find(
-            Family::ContextEditing,
-            "no session on Anthropic's API (or of no stated provider) has a second call: no context to trigger on".into(),
-        );
+        if e.openai.sessions == 0 {
+            p.find(
+                Family::ContextEditing,
+                "no session has a second call: no context to trigger on".into(),
+            );
+        }
         return;
     }
     let triggers = triggers(&e.contexts, Some(API_CLEAR_TRIGGER), 0.0);
@@ -1089,7 +1115,8 @@ mod tests {
             tool: name.into(),
             sizes: sizes.to_vec(),
             sessions: 1,
-            fixed: 0,
+            searches: 0,
+            pinned: 0,
         }
     }
 
@@ -1202,19 +1229,36 @@ mod tests {
     fn results_that_cannot_be_replaced_are_not_capped() {
         let mut e = evidence();
         let sizes = [1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 5e3, 9e3, 20e3];
-        let mut search = tool("WebFetch", &sizes);
-        search.fixed = 2;
-        e.tools = vec![search, tool("Read", &sizes)];
+        // Every WebFetch result a search (none left to size); a Bash call with a search
+        // among its results (left out: the cap selects kind "tool"); a pinned Grep.
+        let mut fetch = tool("WebFetch", &[]);
+        fetch.searches = 8;
+        let mut bash = tool("Bash", &sizes);
+        bash.searches = 1;
+        let mut grep = tool("Grep", &sizes);
+        grep.pinned = 1;
+        e.tools = vec![fetch, bash, grep, tool("Read", &sizes)];
         let p = propose(&e);
         assert_eq!(
             names(&p),
             vec![
+                "cap Bash at 5,000 bytes (p75)",
+                "cap Bash at 9,000 bytes (p90)",
                 "cap Read at 5,000 bytes (p75)",
                 "cap Read at 9,000 bytes (p90)"
             ]
         );
-        assert!(p.findings.iter().any(|f| f.text
-            == "results that cannot be replaced (server-side web_search results, sent back as received, and pinned calls), so no cap: WebFetch (2 of 10 outputs)"));
+        assert_eq!(
+            p.candidates[0].action,
+            "cap = { select = { tool = \"Bash\", kind = \"tool\" }, max_bytes = 5000 }"
+        );
+        assert_eq!(
+            p.candidates[2].action,
+            "cap = { select = { tool = \"Read\" }, max_bytes = 5000 }"
+        );
+        let found: Vec<&str> = p.findings.iter().map(|f| f.text.as_str()).collect();
+        assert!(found.contains(&"server-side search results (kind web_search) cannot be replaced: left out of the sizes, and a cap selects kind = \"tool\" only: WebFetch (8 search results), Bash (1 search result)"), "{found:?}");
+        assert!(found.contains(&"pinned results must stay as they are, and a cap's selector cannot leave them out: no cap on Grep (1 pinned call)"), "{found:?}");
     }
 
     /// Issue 25 §3: read once needs more than equal inputs: never a polling tool, and
