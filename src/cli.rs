@@ -124,15 +124,19 @@ Propose edits found in the sessions themselves, evaluate them all and rank them.
 FILE|DIR is one scenario, or a directory of them (what `simulate import` writes). The data is
 read first, and each rule proposes the edits it finds there (docs/model.md §9):
   caps         tools whose outputs are large (p90 ≥ 4,096 bytes) and skewed (p90 ≥ 2 ×
-               the median), capped at their p75 and p90 sizes (nearest rank);
-  read once    every tool with an input seen again in its session (input_hash);
+               the median), capped at their p75 and p90 sizes (nearest rank); never a
+               tool with results that cannot be replaced (web_search, pinned);
+  read once    every tool with an input seen again in its session (input_hash) whose
+               repeats mostly found the same result size; never a polling tool;
   idle         clearing after a pause longer than the cache TTL, where pauses exceed it;
   context      Anthropic's context editing at its defaults (100,000, keep 3) and on a grid
   editing      of triggers (the p50, p75 and p90 of the contexts the calls read, rounded
-               to 5,000) × tool uses kept (1, 3, 5);
-  compaction   at the same thresholds and the API's 150,000 (at least its minimum 50,000),
-               the summary measured from the history's own compactions or assumed (said);
+               to 5,000) × tool uses kept (1, 3, 5), from sessions not on OpenAI's API;
+  compaction   at the same thresholds and the API's 150,000 (at least its minimum 50,000);
+               OpenAI's server-side compaction on sessions of OpenAI's API; above B + the
+               summary, measured from the history's own compactions or assumed (said);
   1-hour cache where the pauses longer than the cache TTL mostly last up to an hour;
+  24h cache    OpenAI's extended retention, on OpenAI sessions whose model offers it;
   tool parts   drop or defer each [[base.part]] whose tools are rarely used (none where no
                scenario declares parts: a part's size is never guessed).
 Every candidate is then evaluated on every session exactly as `simulate history DIR --edits
@@ -218,8 +222,10 @@ reread totals, the distribution of the per-session percentages (median, p10, p90
 nearest-rank), and in how many sessions it ranks first. Then whether the aggregate ranking
 holds across sessions (every session has its order) and across assumptions (every
 session's B and ρ scaled by the same factors, summed again at each point). A rule that
-selects nothing in a session is counted, not an error; an edit naming a call a session
-lacks is an error naming the edit and the session.
+selects nothing in a session is counted, not an error, and so is a step that stands for
+another provider's mechanism than the session ran on (Anthropic's context editing on a
+Codex session); an edit naming a call a session lacks is an error naming the edit and the
+session.
 
 Files in OUT/<name>/: summary.csv (per edit), sessions.csv (per session and edit),
 sweep.csv (per factor point and edit), groups.csv (with --group-by), sessions.svg,

@@ -95,6 +95,7 @@ mod tests {
             summary_tokens: summary,
             keep_calls: keep,
             trigger: String::new(),
+            api: None,
         }
     }
 

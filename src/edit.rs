@@ -151,6 +151,16 @@ fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
 
 impl Editor<'_> {
     fn step(&mut self, action: &Action, clear: &mut Option<ClearPolicy>) -> Result<(), EditError> {
+        // A provider's own mechanism on another provider's calls changes nothing here;
+        // one scenario refuses it before (`crate::scenario::provider::check`).
+        if let Some(r) =
+            crate::scenario::provider::refusal(self.calls, self.whatif.scope().import, action)
+        {
+            let what = r.key.split('.').next().unwrap_or(r.key);
+            self.notes.push(format!("{what}: {}", r.message));
+            self.why.push(None);
+            return Ok(());
+        }
         match action {
             Action::Trim { call, by } => self.trim(call, *by),
             Action::Merge {
@@ -203,13 +213,23 @@ impl Editor<'_> {
             Action::Dedupe {
                 select,
                 placeholder_bytes,
+                same_bytes,
             } => {
-                let mut seen: FxHashSet<&str> = FxHashSet::default();
+                // Each input hash with the bytes its first selected call returned.
+                let mut seen: FxHashMap<&str, f64> = FxHashMap::default();
                 let calls = self.calls;
                 self.rule("dedupe", select, |call, mut s| {
-                    if let Some(hash) = calls.at(call).input_hash()
-                        && !seen.insert(hash)
-                    {
+                    let repeat = match calls.at(call).input_hash() {
+                        Some(hash) => match seen.get(hash) {
+                            Some(&first) => !same_bytes || first == s.bytes,
+                            None => {
+                                seen.insert(hash, s.bytes);
+                                false
+                            }
+                        },
+                        None => false,
+                    };
+                    if repeat {
                         s.bytes = *placeholder_bytes;
                         s.tokens = 0.0;
                     }
@@ -524,6 +544,7 @@ mod tests {
                 trace: crate::scenario::TraceKind::Main,
                 parts: &[],
                 input_price: None,
+                import: None,
             },
         )
     }

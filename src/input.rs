@@ -25,6 +25,9 @@ pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
 pub enum Kind {
     /// A scenario (TOML): capped at [`MAX_SCENARIO_BYTES`].
     Scenario,
+    /// An edits file (`--edits FILE`, TOML of `[[edit]]` tables): capped as a scenario,
+    /// with advice of its own.
+    Edits,
     /// A trace read line by line into memory: capped at [`MAX_TRACE_BYTES`].
     Trace,
     /// An agent log, streamed a line at a time and never held whole: any size.
@@ -35,7 +38,7 @@ impl Kind {
     /// The cap, in bytes.
     pub fn limit(self) -> u64 {
         match self {
-            Kind::Scenario => MAX_SCENARIO_BYTES,
+            Kind::Scenario | Kind::Edits => MAX_SCENARIO_BYTES,
             Kind::Trace => MAX_TRACE_BYTES,
             Kind::Log => u64::MAX,
         }
@@ -45,6 +48,9 @@ impl Kind {
         let advice = match self {
             Kind::Scenario => {
                 "the limit for a scenario file is 8388608 bytes (8 MiB): put a long run in a trace and name it with calls_tsv = \"run.tsv\" (one call a line, up to 1 GiB)"
+            }
+            Kind::Edits => {
+                "the limit for an edits file is 8388608 bytes (8 MiB): an edits file holds [[edit]] tables only, a few lines each"
             }
             Kind::Trace | Kind::Log => {
                 "the limit is 1073741824 bytes (1 GiB): split the trace or sample it"
@@ -80,6 +86,10 @@ pub fn open(path: &Path, kind: Kind) -> Result<(File, u64), Error> {
     let what = if file_type.is_dir() && kind == Kind::Scenario {
         Some(
             "is a directory, not a file: name one scenario in it; for all of them, `simulate history DIR --edits EDITS.toml` compares edits over every session, and `simulate import … --out DIR --fit` fits every trace as it imports it",
+        )
+    } else if file_type.is_dir() && kind == Kind::Edits {
+        Some(
+            "is a directory, not a file: --edits takes one edits file of [[edit]] tables (e.g. scenarios/imported/edits.toml; `simulate suggest DIR` writes one, suggested.toml, from your sessions)",
         )
     } else {
         not_regular(file_type)

@@ -7,4 +7,5 @@ pub mod models;
 pub mod overlay;
 pub mod presets;
 pub mod snapshot;
+pub mod user_prices;
 pub mod warnings;

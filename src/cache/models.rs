@@ -301,7 +301,40 @@ fn added(a: &Add, providers: &[ProviderTerms]) -> ModelTerms {
 /// broken build, not bad user input.
 pub fn data() -> &'static PriceData {
     static DATA: OnceLock<PriceData> = OnceLock::new();
-    DATA.get_or_init(|| build(SNAPSHOT, OVERLAY).unwrap_or_default())
+    DATA.get_or_init(|| {
+        let mut data = build(SNAPSHOT, OVERLAY).unwrap_or_default();
+        if let Some(user) = super::user_prices::installed() {
+            with_user_prices(&mut data, user);
+        }
+        data
+    })
+}
+
+/// The user's models added to `data`, each replacing an entry of its name (and its ids
+/// taken from the price data's aliases).
+pub fn with_user_prices(data: &mut PriceData, user: &super::user_prices::UserPrices) {
+    for m in &user.models {
+        let terms = ModelTerms {
+            name: m.name.clone(),
+            provider: "user".into(),
+            input: m.input,
+            output: m.output,
+            cache_read: m.cache_read,
+            cache_write_5m: m.cache_write_5m,
+            cache_write_1h: m.cache_write_1h,
+            ttl_s: m.ttl_s,
+            min_tokens: m.min_tokens,
+            long_context: None,
+            source: m.source.clone(),
+            cache_source: m.source.clone(),
+        };
+        data.aliases.remove(&m.name);
+        data.models.insert(m.name.clone(), terms);
+        for alias in &m.aliases {
+            data.models.remove(alias);
+            data.aliases.insert(alias.clone(), m.name.clone());
+        }
+    }
 }
 
 /// Every model, by key.
@@ -312,10 +345,18 @@ pub fn all() -> impl Iterator<Item = &'static ModelTerms> {
 /// The price data, for messages: "price data (LiteLLM 1.110.2 and its overlay in
 /// src/cache/)".
 pub fn described() -> String {
-    format!(
-        "price data (LiteLLM {} and its overlay in src/cache/)",
-        data().header.version
-    )
+    match super::user_prices::installed() {
+        Some(user) => format!(
+            "price data (LiteLLM {}, its overlay in src/cache/, and {} from {})",
+            data().header.version,
+            user.file,
+            super::user_prices::ENV
+        ),
+        None => format!(
+            "price data (LiteLLM {} and its overlay in src/cache/)",
+            data().header.version
+        ),
+    }
 }
 
 /// The terms of the model a log's id names: the first of [`model_id::candidates`] the

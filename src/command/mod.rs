@@ -36,6 +36,8 @@ pub enum Command {
 
 /// Runs `command`, printing to `out`.
 pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
+    // The user's own prices join the price data before anything looks one up.
+    crate::cache::user_prices::install_from_env()?;
     match command {
         Command::Run(c) => scenario::run(c, out),
         Command::Ledger(c) => ledger::run(c, out),

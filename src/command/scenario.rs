@@ -51,10 +51,14 @@ pub struct RunConfig {
 
 /// Runs `simulate SCENARIO.toml`, printing to `out`.
 pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
-    let mut scenario = scenario::load(&c.scenario)?;
+    // An agent log given as the scenario: say which, and the import that reads it.
+    let mut scenario = scenario::load(&c.scenario)
+        .map_err(|e| crate::import::sniff::not_a_scenario(&c.scenario).map_or(e, Error::from))?;
     if let Some(edits) = &c.edits {
         scenario = scenario.with_edits(scenario::load_edits(edits)?, &edits.display().to_string());
     }
+    // Another provider's mechanism on these calls: an error at the edit's key.
+    scenario::provider::check(&scenario)?;
     let study = Study::new(&scenario)?;
     let at = Assumptions {
         base_tokens: c.base_tokens.unwrap_or(scenario.base_tokens),
@@ -62,7 +66,9 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     };
     let nominal_point = study.nominal(at);
     let grid = Grid::new(&scenario, &nominal_point, &c.sweep)?;
-    study.check_bases(&grid_corners(&grid, at))?;
+    let corners = grid_corners(&grid, at);
+    study.check_bases(&corners)?;
+    crate::refuse::compaction_triggers(&study, &corners)?;
     // A bad output path fails here, before the long work.
     let mut dir = match &c.out_root {
         Some(root) => Some(OutputDir::prepare(root, &scenario.name, &scenario.inputs)?),

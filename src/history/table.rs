@@ -45,7 +45,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
     if !nothing.is_empty() {
         writeln!(
             out,
-            "\nRules that selected no call (not an error: the rule changes nothing in those sessions):"
+            "\nRules that selected no call, or stand for another provider's mechanism than the session's (not an error: the rule changes nothing in those sessions):"
         )?;
         for e in nothing {
             writeln!(

@@ -17,6 +17,7 @@ pub mod json;
 pub mod label;
 pub mod otel;
 pub mod quality;
+pub mod sniff;
 pub mod spill;
 pub mod stream;
 pub mod summary;

@@ -23,7 +23,9 @@ pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
 /// trace itself: the middle of what the fit found on the four Claude Code 2.1.114 traces of
 /// the shared real logs that load deferred tools (1,131 to 1,519; docs/model.md §6.2).
 pub const LOADED_TOOL_TOKENS_ESTIMATE: u64 = 1_400;
-const LOADED_TOOL_TOKENS_SOURCE: &str = "estimated: fitted on four Claude Code 2.1.114 sessions that load deferred tools (1,131 to 1,519 tokens); run `simulate fit` for this trace's own";
+/// What the scenario says of it: assumed, and how to get the trace's own (never where
+/// the estimate came from: that is the project's data, not the user's).
+const LOADED_TOOL_TOKENS_SOURCE: &str = "assumed: a typical tool definition's size (not measured on this trace); run `simulate fit` for this trace's own";
 
 /// What [`Stager::commit`] did: every trace's scenario path, in trace order, and with
 /// `fit` each trace's fit.

@@ -3,6 +3,7 @@
 
 use crate::evaluate::{Evaluation, Study};
 use crate::scenario::ClearPolicy;
+use crate::scenario::provider::{Provider, Providers};
 use serde::Serialize;
 
 /// The beta header context editing needs (Anthropic's context-editing docs, 2026-12-01).
@@ -28,7 +29,9 @@ pub struct ContextManagement {
 pub const DOCS: &str = "Anthropic, \"Context editing\", platform.claude.com/docs/en/build-with-claude/context-editing, read 2026-12-02";
 
 /// The `context_management` of the best-ranked clearing edit the API can express (by
-/// cost with a cache, else by reread tokens), if any edit is one.
+/// cost with a cache, else by reread tokens), if any edit is one. None for calls that ran
+/// on another provider's API (their measured convention, or `[import]`'s, is `openai`):
+/// Anthropic's request body means nothing there (docs/model.md §9).
 pub fn winning(study: &Study, nominal: &Evaluation) -> Option<ContextManagement> {
     let cached = study.scenario.cache.is_some();
     let ranking = if cached {
@@ -40,6 +43,14 @@ pub fn winning(study: &Study, nominal: &Evaluation) -> Option<ContextManagement>
         let policy = study.edited.get(i)?.clear.as_ref()?;
         expressible(policy).then_some((i, policy))
     })?;
+    let providers = Providers::of(study.scenario);
+    if providers
+        .seen
+        .iter()
+        .any(|s| s.provider != Provider::Anthropic)
+    {
+        return None;
+    }
     let amount = |kind: &'static str, value: f64| Amount {
         kind,
         value: value.round() as u64,

@@ -178,6 +178,9 @@ pub struct CompactFile {
     pub window_tokens: Option<Spanned<f64>>,
     pub summary_tokens: Option<Spanned<f64>>,
     pub keep_calls: Option<Spanned<i64>>,
+    /// `"openai-responses"`: OpenAI's server-side compaction, with `compact_threshold`.
+    pub api: Option<Spanned<String>>,
+    pub compact_threshold: Option<Spanned<f64>>,
 }
 
 /// An edits file (`--edits FILE`): `[[edit]]` tables only, so one set of edits runs
@@ -203,6 +206,8 @@ pub struct CapFile {
 pub struct DedupeFile {
     pub select: Option<Spanned<SelectFile>>,
     pub placeholder_bytes: Option<Spanned<f64>>,
+    /// Only a repeat whose result has the same bytes as the first call with its input.
+    pub same_bytes: Option<bool>,
 }
 
 /// `base = { by_tokens | by_bytes | to_tokens }`, or over a named part `{ drop = NAME }`,

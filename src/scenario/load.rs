@@ -58,7 +58,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario, Error> {
 /// edits run against any scenario. Calls they name are checked when they are applied.
 /// Errors as [`load`].
 pub fn load_edits(path: &Path) -> Result<Vec<Edit>, Error> {
-    let text = read_scenario_text(path)?;
+    let text = input::read_to_string(path, input::Kind::Edits)?;
     load_edits_str(&text, path)
 }
 

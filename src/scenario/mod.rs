@@ -10,6 +10,7 @@ mod file;
 mod fitted;
 mod load;
 mod messages;
+pub mod provider;
 pub mod published;
 mod quick;
 mod select_file;
@@ -367,6 +368,10 @@ pub struct CompactPolicy {
     /// How the threshold was given, for reports (`above 100,000 tokens`, `80 % of a
     /// 200,000-token window`, `preset compact_20260112 (…)`).
     pub trigger: String,
+    /// The provider's own compaction it stands for, if any: `compact_20260112` (the
+    /// Messages API's) or `openai-responses` (OpenAI's server-side compaction); see
+    /// [`provider`].
+    pub api: Option<&'static str>,
 }
 
 impl ClearPolicy {
@@ -485,11 +490,14 @@ pub enum Action {
         select: Selector,
         max_bytes: f64,
     },
-    /// `dedupe = { select, placeholder_bytes }`: a selected result whose input hash an
-    /// earlier selected call has is replaced by a placeholder.
+    /// `dedupe = { select, placeholder_bytes, same_bytes }`: a selected result whose input
+    /// hash an earlier selected call has is replaced by a placeholder; with `same_bytes`,
+    /// only where its bytes are also that earlier call's (a re-read that found the same
+    /// thing, not a poll that found something new).
     Dedupe {
         select: Selector,
         placeholder_bytes: f64,
+        same_bytes: bool,
     },
     /// `base = { … }`: the base tokens every call reads change.
     Base(BaseChange),

@@ -58,6 +58,10 @@ pub struct CacheChange {
     /// The trace kinds the edit changes; None: every kind. A trace of another kind is left
     /// unchanged (counted, not an error).
     pub traces: Option<Vec<TraceKind>>,
+    /// `retention = "24h"`: OpenAI's extended prompt-cache retention, a lifetime of up to
+    /// 24 hours at the same prices, only where the calls' model offers it
+    /// ([`super::provider`]).
+    pub retention: Option<&'static str>,
 }
 
 /// `model = { to, tokens_factor, select }`: the calls priced as another model of the price

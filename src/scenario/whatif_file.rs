@@ -15,6 +15,8 @@ pub struct CacheEditFile {
     pub ttl_s: Option<Spanned<f64>>,
     pub min_tokens: Option<Spanned<f64>>,
     pub traces: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `"24h"`: OpenAI's extended prompt-cache retention.
+    pub retention: Option<Spanned<String>>,
 }
 
 /// `model = { to, tokens_factor, select }` in an edit.

@@ -35,6 +35,9 @@ fn heading(f: Family) -> &'static str {
         Family::HourCache => {
             "a 1-hour cache, where the pauses that outlive the cache mostly last up to an hour"
         }
+        Family::Retention => {
+            "OpenAI's 24-hour prompt-cache retention, where pauses outlive the cache and the model offers it"
+        }
         Family::ToolDefinitions => {
             "tool-definition parts whose tools are rarely used, dropped or deferred"
         }

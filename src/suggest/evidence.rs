@@ -6,6 +6,7 @@
 use crate::history::files::Loaded;
 use crate::report::Sources;
 use crate::run::Run;
+use crate::scenario::provider::{self, Provider, Providers};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -21,6 +22,13 @@ pub struct ToolOutputs {
     pub sizes: Vec<f64>,
     /// Sessions with such a call.
     pub sessions: usize,
+    /// Its calls whose result is a server-side search result (kind `web_search`): sent
+    /// back as received, it cannot be replaced, so `sizes` leaves them out and a cap of the
+    /// tool selects `kind = "tool"` (and `sizes` then has only that kind's).
+    pub searches: usize,
+    /// Its pinned calls (not searches): a selector cannot leave them out, so a tool with
+    /// any is not capped.
+    pub pinned: usize,
 }
 
 /// Calls of one tool whose input an earlier call of the same session had (`input_hash`).
@@ -84,6 +92,29 @@ pub struct PartUse {
     pub calls_using: usize,
 }
 
+/// What the sessions whose calls ran on OpenAI's API show (their measured convention, or
+/// `[import]`'s, is `openai`): Anthropic's own edits do not apply there, OpenAI's do
+/// (`crate::scenario::provider`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct OpenAi {
+    pub sessions: usize,
+    /// The context each call from the second on reads, as [`Evidence::contexts`].
+    pub contexts: Vec<f64>,
+    /// The largest B of these sessions: a compaction threshold at or below it plus the
+    /// summary would compact before every call.
+    pub largest_base: f64,
+    /// Pauses longer than the session's cache TTL (sessions with a `[cache]`) in the
+    /// sessions whose every model offers extended prompt-cache retention; of them, those
+    /// of at most 24 hours; and the sessions with such a pause.
+    pub over_ttl: usize,
+    pub within_day: usize,
+    pub sessions_over_ttl: usize,
+    /// The models that do not offer extended retention, each with why, in order seen.
+    pub without_retention: Vec<(String, String)>,
+    /// Sessions whose calls name no model (whether they offer retention is unknown).
+    pub sessions_without_model: usize,
+}
+
 /// Everything the rules look at.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Evidence {
@@ -99,7 +130,15 @@ pub struct Evidence {
     pub uncached_sessions: usize,
     /// The context each call from the second on reads at its session's nominal point (B +
     /// what joined before it), est. tokens, ascending: where a context trigger could fire.
+    /// Sessions on OpenAI's API are apart, in [`OpenAi::contexts`].
     pub contexts: Vec<f64>,
+    /// The largest B of the sessions `contexts` comes from.
+    pub largest_base: f64,
+    /// By TTL, ascending: the pauses of the sessions not on OpenAI's API (`pauses` has
+    /// every session's), for Anthropic's 1-hour cache.
+    pub anthropic_pauses: Vec<Pauses>,
+    /// The sessions on OpenAI's API.
+    pub openai: OpenAi,
     /// In session order.
     pub compactions: Vec<Compaction>,
     /// By part name.
@@ -109,11 +148,24 @@ pub struct Evidence {
 impl Evidence {
     /// Gathers the evidence of `sessions` (in their order, by name).
     pub fn gather(sessions: &[Loaded]) -> Evidence {
-        let mut tools: BTreeMap<String, (Vec<f64>, usize)> = BTreeMap::new();
+        // By tool: the sizes of its replaceable results, those of kind `tool` alone, the
+        // sessions, the searches and the pinned calls.
+        #[derive(Default)]
+        struct Outputs {
+            sizes: Vec<f64>,
+            tool_kind: Vec<f64>,
+            sessions: usize,
+            searches: usize,
+            pinned: usize,
+        }
+        let mut tools: BTreeMap<String, Outputs> = BTreeMap::new();
         let mut repeats: BTreeMap<String, Repeats> = BTreeMap::new();
         let mut pauses: Vec<Pauses> = Vec::new();
+        let mut anthropic_pauses: Vec<Pauses> = Vec::new();
         let mut uncached = 0;
         let mut contexts = Vec::new();
+        let mut largest_base: f64 = 0.0;
+        let mut openai = OpenAi::default();
         let mut compactions = Vec::new();
         let mut parts: BTreeMap<String, PartUse> = BTreeMap::new();
         let mut calls = 0;
@@ -125,10 +177,19 @@ impl Evidence {
             for c in s.calls.iter() {
                 if let Some(tool) = c.tool().filter(|_| c.bytes > 0.0) {
                     let entry = tools.entry(tool.to_string()).or_default();
-                    entry.0.push(c.bytes);
+                    if c.kind == "web_search" {
+                        entry.searches += 1;
+                    } else if c.pinned {
+                        entry.pinned += 1;
+                    } else {
+                        entry.sizes.push(c.bytes);
+                        if c.kind == "tool" {
+                            entry.tool_kind.push(c.bytes);
+                        }
+                    }
                     if !seen_tools.contains(&tool) {
                         seen_tools.push(tool);
-                        entry.1 += 1;
+                        entry.sessions += 1;
                     }
                 }
             }
@@ -159,25 +220,15 @@ impl Evidence {
                     }
                 }
             }
+            let providers = Providers::of(s);
+            let on_openai = providers
+                .seen
+                .iter()
+                .any(|p| p.provider == Provider::OpenAi);
             // Pauses against the session's own cache TTL.
             match &s.cache {
                 None => uncached += 1,
                 Some(cache) => {
-                    let at = match pauses.iter().position(|p| p.ttl_s == cache.ttl_s) {
-                        Some(at) => at,
-                        None => {
-                            pauses.push(Pauses {
-                                ttl_s: cache.ttl_s,
-                                sessions_with_ttl: 0,
-                                over_ttl: 0,
-                                within_hour: 0,
-                                sessions: 0,
-                            });
-                            pauses.len() - 1
-                        }
-                    };
-                    let p = &mut pauses[at];
-                    p.sessions_with_ttl += 1;
                     let over: Vec<f64> = s
                         .calls
                         .iter()
@@ -185,17 +236,28 @@ impl Evidence {
                         .map(|c| c.gap_s)
                         .filter(|&g| g > cache.ttl_s)
                         .collect();
-                    p.over_ttl += over.len();
-                    p.within_hour += over.iter().filter(|&&g| g <= HOUR_S).count();
-                    p.sessions += usize::from(!over.is_empty());
+                    add_pauses(&mut pauses, cache.ttl_s, &over);
+                    if on_openai {
+                        openai.add_pauses(&providers, &over);
+                    } else {
+                        add_pauses(&mut anthropic_pauses, cache.ttl_s, &over);
+                    }
                 }
             }
             // The context each call reads, at the session's nominal point.
             let run = Run::baseline(&s.calls, &s.terms);
             let mut context = s.base_tokens;
+            let into = if on_openai {
+                openai.sessions += 1;
+                openai.largest_base = openai.largest_base.max(s.base_tokens);
+                &mut openai.contexts
+            } else {
+                largest_base = largest_base.max(s.base_tokens);
+                &mut contexts
+            };
             for (i, slot) in run.iter().enumerate() {
                 if i > 0 {
-                    contexts.push(context);
+                    into.push(context);
                 }
                 context += slot.size(s.bytes_per_token);
             }
@@ -229,18 +291,23 @@ impl Evidence {
             }
         }
         pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
+        anthropic_pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
         contexts.sort_by(f64::total_cmp);
+        openai.contexts.sort_by(f64::total_cmp);
         Evidence {
             sessions: sessions.len(),
             calls,
             tools: tools
                 .into_iter()
-                .map(|(tool, (mut sizes, sessions))| {
+                .map(|(tool, o)| {
+                    let mut sizes = if o.searches > 0 { o.tool_kind } else { o.sizes };
                     sizes.sort_by(f64::total_cmp);
                     ToolOutputs {
                         tool,
                         sizes,
-                        sessions,
+                        sessions: o.sessions,
+                        searches: o.searches,
+                        pinned: o.pinned,
                     }
                 })
                 .collect(),
@@ -248,8 +315,62 @@ impl Evidence {
             pauses,
             uncached_sessions: uncached,
             contexts,
+            largest_base,
+            anthropic_pauses,
+            openai,
             compactions,
             parts: parts.into_values().collect(),
+        }
+    }
+}
+
+/// Adds a session's pauses over its cache TTL `ttl_s` to `pauses` (one entry per TTL).
+fn add_pauses(pauses: &mut Vec<Pauses>, ttl_s: f64, over: &[f64]) {
+    let at = match pauses.iter().position(|p| p.ttl_s == ttl_s) {
+        Some(at) => at,
+        None => {
+            pauses.push(Pauses {
+                ttl_s,
+                sessions_with_ttl: 0,
+                over_ttl: 0,
+                within_hour: 0,
+                sessions: 0,
+            });
+            pauses.len() - 1
+        }
+    };
+    let p = &mut pauses[at];
+    p.sessions_with_ttl += 1;
+    p.over_ttl += over.len();
+    p.within_hour += over.iter().filter(|&&g| g <= HOUR_S).count();
+    p.sessions += usize::from(!over.is_empty());
+}
+
+impl OpenAi {
+    /// Adds an OpenAI session's pauses over its TTL, where its models offer extended
+    /// retention; else notes the models that do not.
+    fn add_pauses(&mut self, providers: &Providers, over: &[f64]) {
+        let models: Vec<&String> = providers.seen.iter().flat_map(|s| &s.models).collect();
+        if models.is_empty() {
+            self.sessions_without_model += 1;
+            return;
+        }
+        let mut offers = true;
+        for m in models {
+            if let Some(why) = provider::no_retention(m) {
+                offers = false;
+                if !self.without_retention.iter().any(|(x, _)| x == m) {
+                    self.without_retention.push((m.clone(), why));
+                }
+            }
+        }
+        if offers {
+            self.over_ttl += over.len();
+            self.within_day += over
+                .iter()
+                .filter(|&&g| g <= provider::RETENTION_24H_S)
+                .count();
+            self.sessions_over_ttl += usize::from(!over.is_empty());
         }
     }
 }

@@ -36,9 +36,24 @@ pub const CLEAR_KEEPS: [u64; 3] = [1, 3, 5];
 pub const API_COMPACT_TRIGGER: f64 = 150_000.0;
 pub const API_COMPACT_MIN: f64 = 50_000.0;
 /// The summary a compaction writes where the history has no compaction of its own to
-/// measure, tokens: assumed, about the one compaction in the shared real logs (Claude Code
-/// 2.0.76: 13,366 bytes of summary, about 3,900 tokens; docs/model.md §9).
+/// measure, tokens: assumed (the one Claude Code compaction the project had to look at
+/// wrote about 3,900; docs/model.md §9). The output says assumed, never where from.
 pub const SUMMARY_TOKENS_ASSUMED: f64 = 4_000.0;
+/// Tools whose same input is meant to return new output: polls. Reading them once would
+/// hide what they are for, whatever their sizes, so read-once is never proposed for them:
+/// Claude Code's `BashOutput` and `TaskOutput` (a background shell's or task's output so
+/// far), `TaskGet` and `TaskList` (the tasks as they stand), Codex CLI's `write_stdin`
+/// (writes to a running command, or with empty input polls it) and `wait_agent` (waits
+/// for a sub-agent). Another tool is read once only where most of its repeats found the
+/// same result, and then only those repeats (`same_bytes`).
+pub const POLLING_TOOLS: [&str; 6] = [
+    "BashOutput",
+    "TaskOutput",
+    "TaskGet",
+    "TaskList",
+    "write_stdin",
+    "wait_agent",
+];
 /// The 1-hour cache's write price, × base input (Anthropic's 1-hour cache writes).
 pub const HOUR_WRITE: f64 = 2.0;
 /// A part is rarely used when at most this share of the sessions that declare it use its
@@ -60,18 +75,20 @@ pub enum Family {
     ContextEditing,
     Compaction,
     HourCache,
+    Retention,
     ToolDefinitions,
 }
 
 impl Family {
     /// In the order the rules run and the edits file lists them.
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 8] = [
         Family::Cap,
         Family::ReadOnce,
         Family::IdleClearing,
         Family::ContextEditing,
         Family::Compaction,
         Family::HourCache,
+        Family::Retention,
         Family::ToolDefinitions,
     ];
 
@@ -84,6 +101,7 @@ impl Family {
             Family::ContextEditing => "context-editing",
             Family::Compaction => "compaction",
             Family::HourCache => "1-hour-cache",
+            Family::Retention => "24h-retention",
             Family::ToolDefinitions => "tool-definitions",
         }
     }
@@ -97,6 +115,7 @@ impl Family {
             Family::ContextEditing => "context editing",
             Family::Compaction => "compaction",
             Family::HourCache => "1-hour cache",
+            Family::Retention => "24h retention",
             Family::ToolDefinitions => "tool definitions",
         }
     }
@@ -187,6 +206,7 @@ pub fn propose(evidence: &Evidence) -> Proposal {
     context_editing(evidence, &mut p);
     compaction(evidence, &mut p);
     hour_cache(evidence, &mut p);
+    retention(evidence, &mut p);
     tool_definitions(evidence, &mut p);
     unique_names(&mut p.candidates);
     p
@@ -276,8 +296,27 @@ fn sizes_line(t: &ToolOutputs) -> String {
 /// below the largest output: a cap there would cut nothing).
 fn caps(e: &Evidence, p: &mut Proposal) {
     let (mut few, mut small, mut even) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pinned, mut searches) = (Vec::new(), Vec::new());
     for t in &e.tools {
         let s = &t.sizes;
+        if t.pinned > 0 {
+            pinned.push(format!(
+                "{} ({})",
+                t.tool,
+                plural(t.pinned, "pinned call", "pinned calls")
+            ));
+            continue;
+        }
+        if t.searches > 0 {
+            searches.push(format!(
+                "{} ({})",
+                t.tool,
+                plural(t.searches, "search result", "search results")
+            ));
+            if s.is_empty() {
+                continue;
+            }
+        }
         if s.len() < CAP_MIN_OUTPUTS {
             few.push(t.tool.clone());
             continue;
@@ -315,11 +354,17 @@ fn caps(e: &Evidence, p: &mut Proposal) {
             last = Some(at);
             let cut = s.iter().filter(|&&x| x > at).count();
             proposed.push(format!("p{q} ({})", bytes(at)));
+            // Search results are left to the API: the cap selects the tool's own results.
+            let kind = if t.searches > 0 {
+                ", kind = \"tool\""
+            } else {
+                ""
+            };
             p.candidates.push(Candidate {
                 name: format!("cap {} at {} (p{q})", shown(&t.tool), bytes(at)),
                 family: Family::Cap,
                 action: format!(
-                    "cap = {{ select = {{ tool = {} }}, max_bytes = {} }}",
+                    "cap = {{ select = {{ tool = {}{kind} }}, max_bytes = {} }}",
                     toml_string(&t.tool),
                     toml_number(at)
                 ),
@@ -373,6 +418,24 @@ fn caps(e: &Evidence, p: &mut Proposal) {
             ),
         );
     }
+    if !searches.is_empty() {
+        p.find(
+            Family::Cap,
+            format!(
+                "server-side search results (kind web_search) cannot be replaced: left out of the sizes, and a cap selects kind = \"tool\" only: {}",
+                searches.join(", ")
+            ),
+        );
+    }
+    if !pinned.is_empty() {
+        p.find(
+            Family::Cap,
+            format!(
+                "pinned results must stay as they are, and a cap's selector cannot leave them out: no cap on {}",
+                pinned.join(", ")
+            ),
+        );
+    }
     if !few.is_empty() {
         p.find(
             Family::Cap,
@@ -416,6 +479,17 @@ fn read_once(e: &Evidence, p: &mut Proposal) {
                 String::new()
             }
         );
+        // A poll's same input is meant to return new output: never read once.
+        if POLLING_TOOLS.contains(&r.tool.as_str()) {
+            p.find(
+                Family::ReadOnce,
+                format!(
+                    "{text}: not proposed, {} polls (the same input is meant to return new output)",
+                    r.tool
+                ),
+            );
+            continue;
+        }
         // Reading once is worth trying only where repeats mostly find what the first call
         // found: a tool whose repeats see something new (an edit, a test run) acts, and
         // reading it once would hide what it did.
@@ -426,14 +500,33 @@ fn read_once(e: &Evidence, p: &mut Proposal) {
             );
             continue;
         }
+        // Equal inputs are not enough: only the repeats that also found a result of the
+        // first's size are read once; those that saw something new stay.
+        let (action, only) = if changed > 0 {
+            (
+                format!(
+                    "dedupe = {{ select = {{ tool = {} }}, same_bytes = true }}",
+                    toml_string(&r.tool)
+                ),
+                format!(
+                    "; only the {} with the first's result size are read once",
+                    grouped(r.same_size as f64, 0)
+                ),
+            )
+        } else {
+            (
+                format!(
+                    "dedupe = {{ select = {{ tool = {} }} }}",
+                    toml_string(&r.tool)
+                ),
+                String::new(),
+            )
+        };
         p.candidates.push(Candidate {
             name: format!("read-once: {}", shown(&r.tool)),
             family: Family::ReadOnce,
-            action: format!(
-                "dedupe = {{ select = {{ tool = {} }} }}",
-                toml_string(&r.tool)
-            ),
-            evidence: format!("{text}."),
+            action,
+            evidence: format!("{text}{only}."),
             parameters: Parameters {
                 tool: Some(r.tool.clone()),
                 ..Parameters::default()
@@ -441,7 +534,7 @@ fn read_once(e: &Evidence, p: &mut Proposal) {
             series: None,
             point_label: r.tool.clone(),
         });
-        p.find(Family::ReadOnce, format!("{text}: read once"));
+        p.find(Family::ReadOnce, format!("{text}: read once{only}"));
     }
 }
 
@@ -500,18 +593,18 @@ fn idle_clearing(e: &Evidence, p: &mut Proposal) {
     }
 }
 
-/// The context triggers found in the data: the percentiles of the contexts the calls read,
-/// rounded, with `extra` (a default), each below the largest context (else it never fires)
-/// and at least `floor`; ascending, distinct.
-fn triggers(e: &Evidence, extra: f64, floor: f64) -> Vec<f64> {
-    let largest = e.contexts.last().copied().unwrap_or(0.0);
+/// The context triggers found in `contexts` (ascending): their percentiles, rounded, with
+/// `extra` (a default), each below the largest context (else it never fires) and at least
+/// `floor`; ascending, distinct.
+fn triggers(contexts: &[f64], extra: Option<f64>, floor: f64) -> Vec<f64> {
+    let largest = contexts.last().copied().unwrap_or(0.0);
     let mut t: Vec<f64> = CONTEXT_PERCENTILES
         .iter()
         .map(|&q| {
-            let x = percentile(&e.contexts, q);
+            let x = percentile(contexts, q);
             ((x / TRIGGER_STEP_TOKENS).round() * TRIGGER_STEP_TOKENS).max(TRIGGER_STEP_TOKENS)
         })
-        .chain([extra])
+        .chain(extra)
         .filter(|&x| x < largest && x >= floor)
         .collect();
     t.sort_by(f64::total_cmp);
@@ -520,8 +613,7 @@ fn triggers(e: &Evidence, extra: f64, floor: f64) -> Vec<f64> {
 }
 
 /// `the calls read a median of 48,000 tokens (p75 …, p90 …, largest …)`.
-fn contexts_line(e: &Evidence) -> String {
-    let c = &e.contexts;
+fn contexts_line(c: &[f64]) -> String {
     format!(
         "the {} after each session's first read a median of {} est. tokens of context (p75 {}, p90 {}, largest {})",
         plural(c.len(), "call", "calls"),
@@ -534,17 +626,28 @@ fn contexts_line(e: &Evidence) -> String {
 
 /// The context-editing preset at its defaults and on a grid of triggers × tool uses kept.
 fn context_editing(e: &Evidence, p: &mut Proposal) {
-    if e.contexts.is_empty() {
+    if e.openai.sessions > 0 {
         p.find(
             Family::ContextEditing,
-            "no session has a second call: no context to trigger on".into(),
+            format!(
+                "{} ran on OpenAI's API, which has no context editing: Anthropic's is proposed only from the other sessions' contexts, and changes nothing in those",
+                plural(e.openai.sessions, "session", "sessions")
+            ),
         );
+    }
+    if e.contexts.is_empty() {
+        if e.openai.sessions == 0 {
+            p.find(
+                Family::ContextEditing,
+                "no session has a second call: no context to trigger on".into(),
+            );
+        }
         return;
     }
-    let triggers = triggers(e, API_CLEAR_TRIGGER, 0.0);
+    let triggers = triggers(&e.contexts, Some(API_CLEAR_TRIGGER), 0.0);
     let mut text = format!(
         "{}; triggers at its p50, p75 and p90 (rounded to {}) and the API's default {}, each below the largest",
-        contexts_line(e),
+        contexts_line(&e.contexts),
         grouped(TRIGGER_STEP_TOKENS, 0),
         grouped(API_CLEAR_TRIGGER, 0)
     );
@@ -614,7 +717,7 @@ fn summary_size(e: &Evidence) -> SummarySize {
         return SummarySize {
             tokens: SUMMARY_TOKENS_ASSUMED,
             source: format!(
-                "assumed: {} tokens (the history records no compaction to measure; about the one compaction of the shared real logs, 13,366 bytes of summary)",
+                "assumed: {} tokens (the history records no compaction of its own to measure a summary by)",
                 grouped(SUMMARY_TOKENS_ASSUMED, 0)
             ),
         };
@@ -658,20 +761,29 @@ fn summary_size(e: &Evidence) -> SummarySize {
 
 /// Compaction at the thresholds found in the data.
 fn compaction(e: &Evidence, p: &mut Proposal) {
+    openai_compaction(e, p);
     if e.contexts.is_empty() {
-        p.find(
-            Family::Compaction,
-            "no session has a second call: no context to compact".into(),
-        );
+        if e.openai.sessions == 0 {
+            p.find(
+                Family::Compaction,
+                "no session has a second call: no context to compact".into(),
+            );
+        }
         return;
     }
-    let thresholds = triggers(e, API_COMPACT_TRIGGER, API_COMPACT_MIN);
     let s = p.summary.tokens;
+    // At or below B + S a compaction leaves the context over its trigger, and compacts
+    // again before every call.
+    let thresholds: Vec<f64> = triggers(&e.contexts, Some(API_COMPACT_TRIGGER), API_COMPACT_MIN)
+        .into_iter()
+        .filter(|&x| x > e.largest_base + s)
+        .collect();
     let text = format!(
-        "thresholds at the contexts' p50, p75 and p90 (rounded to {}) and the API's default {}, each at least its minimum {} and below the largest context; summary {}",
+        "thresholds at the contexts' p50, p75 and p90 (rounded to {}) and the API's default {}, each at least its minimum {}, above the largest B + summary ({}) and below the largest context; summary {}",
         grouped(TRIGGER_STEP_TOKENS, 0),
         grouped(API_COMPACT_TRIGGER, 0),
         grouped(API_COMPACT_MIN, 0),
+        grouped(e.largest_base + s, 0),
         p.summary.source
     );
     if thresholds.is_empty() {
@@ -711,9 +823,79 @@ fn compaction(e: &Evidence, p: &mut Proposal) {
     }
 }
 
-/// A 1-hour TTL where the pauses longer than the cache's TTL are mostly up to an hour.
+/// OpenAI's server-side compaction on the sessions that ran on OpenAI's API, at the
+/// percentiles of their contexts (OpenAI documents no default threshold and no minimum).
+fn openai_compaction(e: &Evidence, p: &mut Proposal) {
+    let o = &e.openai;
+    if o.sessions == 0 {
+        return;
+    }
+    if o.contexts.is_empty() {
+        p.find(
+            Family::Compaction,
+            "no session on OpenAI's API has a second call: no context to compact".into(),
+        );
+        return;
+    }
+    let s = p.summary.tokens;
+    let thresholds: Vec<f64> = triggers(&o.contexts, None, 0.0)
+        .into_iter()
+        .filter(|&x| x > o.largest_base + s)
+        .collect();
+    let text = format!(
+        "{} ran on OpenAI's API: its server-side compaction (the Responses API's compact_threshold) at their contexts' p50, p75 and p90 (rounded to {}), each above the largest B + summary ({}) and below the largest context; {}; summary {}",
+        plural(o.sessions, "session", "sessions"),
+        grouped(TRIGGER_STEP_TOKENS, 0),
+        grouped(o.largest_base + s, 0),
+        contexts_line(&o.contexts),
+        p.summary.source
+    );
+    if thresholds.is_empty() {
+        p.find(Family::Compaction, format!("{text}: none left"));
+        return;
+    }
+    let listed: Vec<String> = thresholds.iter().map(|&t| grouped(t, 0)).collect();
+    p.find(
+        Family::Compaction,
+        format!("{text}: thresholds {}", listed.join(", ")),
+    );
+    for &x in &thresholds {
+        let affected = o.contexts.iter().filter(|&&c| c > x).count();
+        p.candidates.push(Candidate {
+            name: format!("OpenAI compaction above {} tokens", grouped(x, 0)),
+            family: Family::Compaction,
+            action: format!(
+                "compact = {{ api = \"{}\", compact_threshold = {}, summary_tokens = {} }}",
+                crate::scenario::provider::OPENAI_COMPACT,
+                toml_number(x),
+                toml_number(s)
+            ),
+            evidence: format!(
+                "OpenAI's server-side compaction: {} of the {} after each OpenAI session's first read more than {} est. tokens; the compaction item is {}.",
+                grouped(affected as f64, 0),
+                plural(o.contexts.len(), "call", "calls"),
+                grouped(x, 0),
+                p.summary.source
+            ),
+            parameters: Parameters {
+                threshold_tokens: Some(x),
+                summary_tokens: Some(s),
+                ..Parameters::default()
+            },
+            series: Some(format!("OpenAI, summary {} tokens", grouped(s, 0))),
+            point_label: format!("OpenAI above {}", crate::chart::style::short(x)),
+        });
+    }
+}
+
+/// A 1-hour TTL where the pauses longer than the cache's TTL are mostly up to an hour
+/// (Anthropic's 1-hour cache: sessions on OpenAI's API are left to [`retention`]).
 fn hour_cache(e: &Evidence, p: &mut Proposal) {
-    let shorter: Vec<_> = e.pauses.iter().filter(|x| x.ttl_s < HOUR_S).collect();
+    let shorter: Vec<_> = e
+        .anthropic_pauses
+        .iter()
+        .filter(|x| x.ttl_s < HOUR_S)
+        .collect();
     if shorter.is_empty() {
         p.find(
             Family::HourCache,
@@ -766,6 +948,62 @@ fn hour_cache(e: &Evidence, p: &mut Proposal) {
         },
         series: None,
         point_label: "1 h".into(),
+    });
+}
+
+/// OpenAI's extended prompt-cache retention (24 hours, same prices) for the sessions on
+/// OpenAI's API whose models offer it, where some pause outlived their cache.
+fn retention(e: &Evidence, p: &mut Proposal) {
+    let o = &e.openai;
+    if o.sessions == 0 {
+        p.find(
+            Family::Retention,
+            "no session ran on OpenAI's API: its 24-hour retention does not apply".into(),
+        );
+        return;
+    }
+    for (model, why) in &o.without_retention {
+        p.find(Family::Retention, format!("{model}: {why}"));
+    }
+    if o.sessions_without_model > 0 {
+        p.find(
+            Family::Retention,
+            format!(
+                "{} on OpenAI's API name no model: whether it offers 24-hour retention is unknown, so they are not counted",
+                plural(o.sessions_without_model, "session", "sessions")
+            ),
+        );
+    }
+    if o.over_ttl == 0 {
+        p.find(
+            Family::Retention,
+            "no pause outlives the cache's TTL in the OpenAI sessions whose models offer 24-hour retention".into(),
+        );
+        return;
+    }
+    let text = format!(
+        "{} longer than the cache's TTL in {} on OpenAI's API whose models offer 24-hour retention, {} of them at most 24 hours",
+        plural(o.over_ttl, "pause", "pauses"),
+        plural(o.sessions_over_ttl, "session", "sessions"),
+        grouped(o.within_day as f64, 0)
+    );
+    p.find(Family::Retention, format!("{text}: 24-hour retention"));
+    p.candidates.push(Candidate {
+        name: "24-hour cache retention (OpenAI)".into(),
+        family: Family::Retention,
+        action: format!(
+            "cache = {{ retention = \"{}\" }}",
+            crate::scenario::provider::OPENAI_RETENTION
+        ),
+        evidence: format!(
+            "{text}: OpenAI's extended retention keeps a prefix up to 24 hours at the same prices (its prompt-caching guide; an upper bound, the simulation keeps every prefix that long)."
+        ),
+        parameters: Parameters {
+            ttl_s: Some(crate::scenario::provider::RETENTION_24H_S),
+            ..Parameters::default()
+        },
+        series: None,
+        point_label: "24 h".into(),
     });
 }
 
@@ -853,7 +1091,7 @@ fn tool_definitions(e: &Evidence, p: &mut Proposal) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suggest::evidence::Pauses;
+    use crate::suggest::evidence::{Pauses, Repeats};
 
     fn evidence() -> Evidence {
         Evidence {
@@ -864,6 +1102,9 @@ mod tests {
             pauses: Vec::new(),
             uncached_sessions: 0,
             contexts: Vec::new(),
+            largest_base: 0.0,
+            anthropic_pauses: Vec::new(),
+            openai: Default::default(),
             compactions: Vec::new(),
             parts: Vec::new(),
         }
@@ -874,6 +1115,8 @@ mod tests {
             tool: name.into(),
             sizes: sizes.to_vec(),
             sessions: 1,
+            searches: 0,
+            pinned: 0,
         }
     }
 
@@ -932,9 +1175,12 @@ mod tests {
         e.contexts = vec![
             10e3, 20e3, 30e3, 40e3, 52.4e3, 60e3, 70e3, 77.6e3, 91e3, 99e3,
         ];
-        assert_eq!(triggers(&e, API_CLEAR_TRIGGER, 0.0), vec![50e3, 80e3, 90e3]);
         assert_eq!(
-            triggers(&e, API_COMPACT_TRIGGER, API_COMPACT_MIN),
+            triggers(&e.contexts, Some(API_CLEAR_TRIGGER), 0.0),
+            vec![50e3, 80e3, 90e3]
+        );
+        assert_eq!(
+            triggers(&e.contexts, Some(API_COMPACT_TRIGGER), API_COMPACT_MIN),
             vec![50e3, 80e3, 90e3]
         );
         let p = propose(&e);
@@ -962,13 +1208,148 @@ mod tests {
         };
         let mut e = evidence();
         e.pauses = vec![pauses(4, 3)];
+        e.anthropic_pauses = e.pauses.clone();
         let p = propose(&e);
         assert!(names(&p).contains(&"1-hour cache"));
         assert!(names(&p).contains(&"clear after a 300 s pause (the cache TTL)"));
+        // The same pauses in sessions on OpenAI's API: no Anthropic 1-hour cache.
+        e.anthropic_pauses.clear();
+        assert!(!names(&propose(&e)).contains(&"1-hour cache"));
         e.pauses = vec![pauses(4, 2)];
+        e.anthropic_pauses = e.pauses.clone();
         assert!(!names(&propose(&e)).contains(&"1-hour cache"));
         e.pauses = vec![pauses(0, 0)];
+        e.anthropic_pauses = e.pauses.clone();
         assert!(names(&propose(&e)).is_empty());
+    }
+
+    /// Issue 25 §3: a tool with results that cannot be replaced (server-side search,
+    /// pinned) is never capped.
+    #[test]
+    fn results_that_cannot_be_replaced_are_not_capped() {
+        let mut e = evidence();
+        let sizes = [1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 5e3, 9e3, 20e3];
+        // Every WebFetch result a search (none left to size); a Bash call with a search
+        // among its results (left out: the cap selects kind "tool"); a pinned Grep.
+        let mut fetch = tool("WebFetch", &[]);
+        fetch.searches = 8;
+        let mut bash = tool("Bash", &sizes);
+        bash.searches = 1;
+        let mut grep = tool("Grep", &sizes);
+        grep.pinned = 1;
+        e.tools = vec![fetch, bash, grep, tool("Read", &sizes)];
+        let p = propose(&e);
+        assert_eq!(
+            names(&p),
+            vec![
+                "cap Bash at 5,000 bytes (p75)",
+                "cap Bash at 9,000 bytes (p90)",
+                "cap Read at 5,000 bytes (p75)",
+                "cap Read at 9,000 bytes (p90)"
+            ]
+        );
+        assert_eq!(
+            p.candidates[0].action,
+            "cap = { select = { tool = \"Bash\", kind = \"tool\" }, max_bytes = 5000 }"
+        );
+        assert_eq!(
+            p.candidates[2].action,
+            "cap = { select = { tool = \"Read\" }, max_bytes = 5000 }"
+        );
+        let found: Vec<&str> = p.findings.iter().map(|f| f.text.as_str()).collect();
+        assert!(found.contains(&"server-side search results (kind web_search) cannot be replaced: left out of the sizes, and a cap selects kind = \"tool\" only: WebFetch (8 search results), Bash (1 search result)"), "{found:?}");
+        assert!(found.contains(&"pinned results must stay as they are, and a cap's selector cannot leave them out: no cap on Grep (1 pinned call)"), "{found:?}");
+    }
+
+    /// Issue 25 §3: read once needs more than equal inputs: never a polling tool, and
+    /// where some repeats found something new, only those that found the same size.
+    #[test]
+    fn read_once_spares_polls_and_repeats_that_found_something_new() {
+        let repeats = |tool: &str, calls, same_size| Repeats {
+            tool: tool.into(),
+            calls,
+            same_size,
+            sessions: 1,
+        };
+        let mut e = evidence();
+        e.repeats = vec![
+            repeats("BashOutput", 5, 5),
+            repeats("Grep", 4, 4),
+            repeats("Read", 4, 3),
+            repeats("Bash", 4, 1),
+        ];
+        let p = propose(&e);
+        let actions: Vec<&str> = p.candidates.iter().map(|c| c.action.as_str()).collect();
+        assert_eq!(
+            actions,
+            vec![
+                "dedupe = { select = { tool = \"Grep\" } }",
+                "dedupe = { select = { tool = \"Read\" }, same_bytes = true }",
+            ]
+        );
+        let found: Vec<&str> = p.findings.iter().map(|f| f.text.as_str()).collect();
+        assert!(found.contains(&"5 calls of BashOutput in 1 session repeat an earlier input of the same session (5 with the same result size as the first): not proposed, BashOutput polls (the same input is meant to return new output)"), "{found:?}");
+        assert!(
+            found.iter().any(|f| f.starts_with("4 calls of Read")
+                && f.ends_with("read once; only the 3 with the first's result size are read once")),
+            "{found:?}"
+        );
+    }
+
+    /// Issue 25 §3: sessions on OpenAI's API get OpenAI's compaction and retention, never
+    /// Anthropic's context editing or 1-hour cache; no threshold at or below B + summary.
+    #[test]
+    fn openai_sessions_get_openai_edits() {
+        let mut e = evidence();
+        e.openai.sessions = 2;
+        // p50 (rank 5) 52,400 → 50,000 (not above B + S = 48,000 + 4,000); p75 (rank 8)
+        // 80,000; p90 (rank 9) 90,000.
+        e.openai.contexts = vec![
+            10e3, 20e3, 30e3, 40e3, 52.4e3, 60e3, 70e3, 77.6e3, 91e3, 199e3,
+        ];
+        e.openai.largest_base = 48_000.0;
+        e.openai.over_ttl = 3;
+        e.openai.within_day = 3;
+        e.openai.sessions_over_ttl = 1;
+        e.openai.without_retention = vec![("gpt-4o".into(), "no".into())];
+        let p = propose(&e);
+        assert_eq!(
+            names(&p),
+            vec![
+                "OpenAI compaction above 80,000 tokens",
+                "OpenAI compaction above 90,000 tokens",
+                "24-hour cache retention (OpenAI)",
+            ]
+        );
+        assert_eq!(
+            p.candidates[0].action,
+            "compact = { api = \"openai-responses\", compact_threshold = 80000, summary_tokens = 4000 }"
+        );
+        assert_eq!(p.candidates[2].action, "cache = { retention = \"24h\" }");
+        assert!(p.findings.iter().any(|f| f.text == "gpt-4o: no"));
+        assert!(p.findings.iter().any(|f| {
+            f.text
+                .starts_with("2 sessions ran on OpenAI's API, which has no context editing")
+        }));
+        // The same contexts on Anthropic's side: B + S drops the 50,000 threshold there too.
+        let mut a = evidence();
+        a.contexts = e.openai.contexts.clone();
+        a.largest_base = 48_000.0;
+        let pa = propose(&a);
+        let compactions: Vec<&str> = pa
+            .candidates
+            .iter()
+            .filter(|c| c.family == Family::Compaction)
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(
+            compactions,
+            vec![
+                "compact above 80,000 tokens",
+                "compact above 90,000 tokens",
+                "compact above 150,000 tokens"
+            ]
+        );
     }
 
     #[test]

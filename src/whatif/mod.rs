@@ -44,6 +44,9 @@ pub struct Scope<'a> {
     /// `[price]`, else the price data's for its log's model. A model edit's cost is
     /// converted into these input-token equivalents.
     pub input_price: Option<f64>,
+    /// `[import]`: with the calls' measured usage, which provider's edits apply
+    /// (`crate::scenario::provider`).
+    pub import: Option<&'a crate::scenario::ImportInfo>,
 }
 
 impl<'a> Scope<'a> {
@@ -57,6 +60,7 @@ impl<'a> Scope<'a> {
             trace: TraceKind::of(s.import.as_ref()),
             parts: &s.base_parts,
             input_price: pricing.input_price,
+            import: s.import.as_ref(),
         }
     }
 }
@@ -122,6 +126,11 @@ impl<'a> Steps<'a> {
             whatif: WhatIf::default(),
             notes: Vec::new(),
         }
+    }
+
+    /// The scope the steps apply in.
+    pub fn scope(&self) -> &Scope<'a> {
+        self.scope
     }
 
     /// A `cache` step.

@@ -201,7 +201,7 @@ pub(super) fn price(ck: &Checker, p: &Spanned<PriceFile>) -> Result<Price, Locat
                 Some(m.span()),
                 "[price] model",
                 format!(
-                    "no prices for model \"{}\" in the {}; {nearest}name a model or a log's model id (claude-sonnet-4-5, gpt-5-codex, …), or give input, output and source yourself",
+                    "no prices for model \"{}\" in the {}; {nearest}name a model or a log's model id (claude-sonnet-4-5, gpt-5-codex, …), or give input, output and source yourself (or the model's prices in a file named by the SIMULATE_PRICES environment variable)",
                     super::shown(m.get_ref()),
                     models::described()
                 ),

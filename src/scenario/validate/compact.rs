@@ -5,6 +5,7 @@ use crate::error::Located;
 use crate::number::grouped;
 use crate::scenario::CompactPolicy;
 use crate::scenario::file::CompactFile;
+use crate::scenario::provider::{ANTHROPIC_COMPACT, OPENAI_COMPACT};
 use toml::Spanned;
 
 /// The Messages API's server-side compaction: its default trigger and the lowest it
@@ -30,6 +31,18 @@ pub(super) fn compact(
     let positive = |v: &Option<Spanned<f64>>, key: &str| {
         v.as_ref().map(|v| ck.positive(v, &at(key))).transpose()
     };
+    if let Some(api) = &c.api {
+        return openai(ck, place, c, api, span);
+    }
+    if let Some(t) = &c.compact_threshold {
+        return Err(ck.err(
+            Some(t.span()),
+            &at("compact_threshold"),
+            format!(
+                "compact_threshold is a key of OpenAI's server-side compaction: add api = \"{OPENAI_COMPACT}\", or give this compaction's own trigger (above_context_tokens)"
+            ),
+        ));
+    }
     let above = positive(&c.above_context_tokens, "above_context_tokens")?;
     let window = positive(&c.window_tokens, "window_tokens")?;
     let percent = match &c.at_percent {
@@ -42,10 +55,12 @@ pub(super) fn compact(
                     format!("{p} % is more than the whole window: give a percentage from 0 to 100"),
                 ));
             }
+            super::slips::share_for_percent(ck, v.span(), &at("at_percent"), p);
             Some((p, v.span()))
         }
         None => None,
     };
+    let mut api = None;
     let (threshold_tokens, trigger) = match (c.preset.as_ref(), above, percent) {
         (Some(p), _, Some((_, s))) => {
             return Err(ck.err(
@@ -58,7 +73,8 @@ pub(super) fn compact(
             ));
         }
         (Some(p), above, None) => match p.get_ref().as_str() {
-            "compact_20260112" => {
+            ANTHROPIC_COMPACT => {
+                api = Some(ANTHROPIC_COMPACT);
                 let x = above.unwrap_or(API_DEFAULT_TRIGGER);
                 if x < API_MIN_TRIGGER {
                     return Err(ck.err(
@@ -143,25 +159,7 @@ pub(super) fn compact(
             ));
         }
     };
-    let Some(summary) = &c.summary_tokens else {
-        return Err(ck.err(
-            span,
-            &at("summary_tokens"),
-            "missing key `summary_tokens`: the size of the summary a compaction writes (a session of yours that compacted shows it: `simulate fit` on its part 2 gives the first request's input less B)",
-        ));
-    };
-    let summary_tokens = ck.non_negative(summary, &at("summary_tokens"))?;
-    if summary_tokens >= threshold_tokens {
-        return Err(ck.err(
-            Some(summary.span()),
-            &at("summary_tokens"),
-            format!(
-                "a summary of {} tokens is not smaller than the trigger of {}: every call would compact again",
-                grouped(summary_tokens, 0),
-                grouped(threshold_tokens, 0)
-            ),
-        ));
-    }
+    let summary_tokens = summary(ck, place, c, span, threshold_tokens)?;
     let keep_calls = match &c.keep_calls {
         Some(v) => ck.count(v, &at("keep_calls"), 0)?,
         None => 0,
@@ -171,5 +169,98 @@ pub(super) fn compact(
         summary_tokens,
         keep_calls,
         trigger,
+        api,
+    })
+}
+
+/// `summary_tokens`, smaller than the trigger.
+fn summary(
+    ck: &Checker,
+    place: &str,
+    c: &CompactFile,
+    span: Option<std::ops::Range<usize>>,
+    threshold_tokens: f64,
+) -> Result<f64, Located> {
+    let at = format!("{place}: compact.summary_tokens");
+    let Some(summary) = &c.summary_tokens else {
+        return Err(ck.err(
+            span,
+            &at,
+            "missing key `summary_tokens`: the size of the summary a compaction writes (a session of yours that compacted shows it: `simulate fit` on its part 2 gives the first request's input less B)",
+        ));
+    };
+    let summary_tokens = ck.non_negative(summary, &at)?;
+    if summary_tokens >= threshold_tokens {
+        return Err(ck.err(
+            Some(summary.span()),
+            &at,
+            format!(
+                "a summary of {} tokens is not smaller than the trigger of {}: every call would compact again",
+                grouped(summary_tokens, 0),
+                grouped(threshold_tokens, 0)
+            ),
+        ));
+    }
+    Ok(summary_tokens)
+}
+
+/// OpenAI's server-side compaction: `compact = { api = "openai-responses",
+/// compact_threshold = N, summary_tokens = S }`. When a Responses API request's rendered
+/// token count crosses `compact_threshold`, the server compacts the context into one
+/// opaque, encrypted compaction item that stands for everything before it (OpenAI's
+/// compaction guide, developers.openai.com/api/docs/guides/compaction, read 2026-12-02).
+/// The guide documents no default and no minimum for the threshold, and the item's size is
+/// not shown, so both are given: S from the user's own compactions, or assumed.
+fn openai(
+    ck: &Checker,
+    place: &str,
+    c: &CompactFile,
+    api: &Spanned<String>,
+    span: Option<std::ops::Range<usize>>,
+) -> Result<CompactPolicy, Located> {
+    let at = |key: &str| format!("{place}: compact.{key}");
+    if api.get_ref() != OPENAI_COMPACT {
+        return Err(ck.err(
+            Some(api.span()),
+            &at("api"),
+            format!(
+                "unknown compaction api \"{}\": give api = \"{OPENAI_COMPACT}\" (OpenAI's server-side compaction), or preset = \"{ANTHROPIC_COMPACT}\" (the Messages API's)",
+                super::shown(api.get_ref())
+            ),
+        ));
+    }
+    for (given, key) in [
+        (c.preset.is_some(), "preset"),
+        (c.above_context_tokens.is_some(), "above_context_tokens"),
+        (c.at_percent.is_some(), "at_percent"),
+        (c.window_tokens.is_some(), "window_tokens"),
+        (c.keep_calls.is_some(), "keep_calls"),
+    ] {
+        if given {
+            return Err(ck.err(
+                Some(api.span()),
+                &at(key),
+                format!("{key} is not a key of OpenAI's server-side compaction: its keys are compact_threshold and summary_tokens (the compaction item stands for everything before it)"),
+            ));
+        }
+    }
+    let Some(t) = &c.compact_threshold else {
+        return Err(ck.err(
+            span,
+            &at("compact_threshold"),
+            "missing key `compact_threshold`: the rendered input tokens above which the server compacts (OpenAI documents no default), e.g. compact_threshold = 200000",
+        ));
+    };
+    let threshold_tokens = ck.positive(t, &at("compact_threshold"))?;
+    let summary_tokens = summary(ck, place, c, span, threshold_tokens)?;
+    Ok(CompactPolicy {
+        threshold_tokens,
+        summary_tokens,
+        keep_calls: 0,
+        trigger: format!(
+            "OpenAI's server-side compaction in the Responses API, above {} input tokens (context_management compact_threshold; OpenAI's compaction guide, read 2026-12-02)",
+            grouped(threshold_tokens, 0)
+        ),
+        api: Some(OPENAI_COMPACT),
     })
 }

@@ -352,14 +352,25 @@ fn one_action(
     }
     if let Some(c) = a.clear {
         spans.add(format!("{prefix}clear"), c.span());
+        if let Some(api) = &c.get_ref().api {
+            spans.add(format!("{prefix}clear.api"), api.span());
+        }
         return Ok(Action::Clear(clear(ck, place, &c)?));
     }
     if let Some(c) = a.compact {
         spans.add(format!("{prefix}compact"), c.span());
+        for (key, v) in [("preset", &c.get_ref().preset), ("api", &c.get_ref().api)] {
+            if let Some(v) = v {
+                spans.add(format!("{prefix}compact.{key}"), v.span());
+            }
+        }
         return Ok(Action::Compact(super::compact::compact(ck, place, &c)?));
     }
     if let Some(c) = a.cache {
         spans.add(format!("{prefix}cache"), c.span());
+        if let Some(r) = &c.get_ref().retention {
+            spans.add(format!("{prefix}cache.retention"), r.span());
+        }
         return whatif::cache_edit(ck, &c, &at("cache"));
     }
     if let Some(m) = a.model {

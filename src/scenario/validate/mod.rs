@@ -454,12 +454,20 @@ fn scenario_name(ck: &Checker, n: &Spanned<String>) -> Result<String, Located> {
 }
 
 /// The nearest of `names` to `given`, as "did you mean \"x\"? "; else, for a short name
-/// (`haiku`), the shortest three that contain it; else nothing.
+/// (`haiku`), the shortest three that contain it; else nothing. Names are compared with
+/// `.` read as `-` and without case first: model ids write versions with `-`
+/// (`claude-sonnet-4.5` is `claude-sonnet-4-5`, not `claude-sonnet-5`, another model at
+/// another price).
 pub(super) fn nearest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> String {
     let names: Vec<&str> = names.collect();
+    let plain = |s: &str| s.trim().to_ascii_lowercase().replace('.', "-");
+    let given_plain = plain(given);
+    if let Some(n) = names.iter().find(|n| plain(n) == given_plain) {
+        return format!("did you mean \"{n}\"? ");
+    }
     if let Some((_, n)) = names
         .iter()
-        .map(|n| (strsim::jaro_winkler(given, n), n))
+        .map(|n| (strsim::jaro_winkler(&given_plain, &plain(n)), n))
         .filter(|(score, _)| *score >= 0.85)
         .max_by(|a, b| a.0.total_cmp(&b.0))
     {

@@ -70,6 +70,7 @@ pub(super) fn dedupe(
     Ok(Action::Dedupe {
         select,
         placeholder_bytes,
+        same_bytes: d.same_bytes.unwrap_or(false),
     })
 }
 

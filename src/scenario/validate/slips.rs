@@ -94,3 +94,19 @@ pub(super) fn output_ratio(ck: &Checker, span: Range<usize>, r: f64) {
         ck.warn(span, "[cache] output", message);
     }
 }
+
+/// A percentage under 1 where a percentage of a whole is wanted (`at_percent = 0.9`): a
+/// share of 1 written for a percent.
+pub(super) fn share_for_percent(ck: &Checker, span: Range<usize>, place: &str, p: f64) {
+    if p < 1.0 {
+        let meant = show(p * 100.0);
+        ck.warn(
+            span,
+            place,
+            format!(
+                "{} % of the window: did you mean {meant}? at_percent is a percentage, not a share of 1 (for {meant} %, write at_percent = {meant})",
+                show(p)
+            ),
+        );
+    }
+}

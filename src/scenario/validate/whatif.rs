@@ -6,6 +6,7 @@ use super::{Checker, shown};
 use crate::cache::{models, presets};
 use crate::error::Located;
 use crate::scenario::file::{BaseFile, BaseTableFile, CacheEditFile, ModelEditFile};
+use crate::scenario::provider::{OPENAI_RETENTION, RETENTION_24H_S};
 use crate::scenario::published;
 use crate::scenario::{
     Action, BasePart, CacheChange, LabelGlob, ModelChange, PartChange, PartEdit, Terms, TraceKind,
@@ -25,6 +26,9 @@ pub(super) fn cache_edit(
 ) -> Result<Action, Located> {
     let span = Some(c.span());
     let c = c.get_ref();
+    if let Some(r) = &c.retention {
+        return retention(ck, c, r, place);
+    }
     let preset = match &c.preset {
         Some(p) => Some(
             presets::find(p.get_ref())
@@ -79,6 +83,7 @@ pub(super) fn cache_edit(
             .as_ref()
             .map(|t| traces(ck, t, place))
             .transpose()?,
+        retention: None,
     };
     if [change.read, change.write, change.ttl_s, change.min_tokens]
         .iter()
@@ -102,6 +107,70 @@ pub(super) fn cache_edit(
         ));
     }
     Ok(Action::Cache(change))
+}
+
+/// `cache = { retention = "24h", traces }`: OpenAI's extended prompt-cache retention, a
+/// prefix kept up to 24 hours at the same prices (OpenAI's prompt-caching guide,
+/// developers.openai.com/api/docs/guides/prompt-caching, read 2026-12-02). Whether the
+/// calls' model offers it is checked where the edit meets a scenario
+/// (`crate::scenario::provider`).
+fn retention(
+    ck: &Checker,
+    c: &CacheEditFile,
+    r: &Spanned<String>,
+    place: &str,
+) -> Result<Action, Located> {
+    let at = format!("{place}.retention");
+    match r.get_ref().as_str() {
+        OPENAI_RETENTION => {}
+        "in_memory" => {
+            return Err(ck.err(
+                Some(r.span()),
+                &at,
+                "in_memory is OpenAI's in-memory retention (prefixes kept 5 to 10 minutes idle, at most an hour), the cache an imported session already has: give retention = \"24h\" for the extended one",
+            ));
+        }
+        other => {
+            return Err(ck.err(
+                Some(r.span()),
+                &at,
+                format!(
+                    "\"{}\" is not a retention policy: give retention = \"24h\" (OpenAI's extended prompt-cache retention)",
+                    shown(other)
+                ),
+            ));
+        }
+    }
+    for (given, key) in [
+        (c.preset.is_some(), "preset"),
+        (c.read.is_some(), "read"),
+        (c.write.is_some(), "write"),
+        (c.ttl_s.is_some(), "ttl_s"),
+        (c.min_tokens.is_some(), "min_tokens"),
+    ] {
+        if given {
+            return Err(ck.err(
+                Some(r.span()),
+                &format!("{place}.{key}"),
+                format!("retention sets the cache's lifetime and keeps its prices (OpenAI prices both retention policies alike): give it without {key} (traces may go with it)"),
+            ));
+        }
+    }
+    Ok(Action::Cache(CacheChange {
+        read: None,
+        write: None,
+        ttl_s: Some(RETENTION_24H_S),
+        min_tokens: None,
+        preset: Some(
+            "OpenAI's extended prompt-cache retention, prompt_cache_retention = \"24h\" (prefixes kept up to 24 hours, at the same prices; OpenAI's prompt-caching guide, read 2026-12-02)".into(),
+        ),
+        traces: c
+            .traces
+            .as_ref()
+            .map(|t| traces(ck, t, place))
+            .transpose()?,
+        retention: Some(OPENAI_RETENTION),
+    }))
 }
 
 /// `traces = ["main", "subagent"]`: known kinds, each once.
@@ -162,7 +231,7 @@ pub(super) fn model_edit(
             Some(to.span()),
             &format!("{place}.to"),
             format!(
-                "no prices for model \"{}\" in the {}; {}name a model or a log's model id (claude-sonnet-4-6, gpt-5-codex, …)",
+                "no prices for model \"{}\" in the {}; {}name a model or a log's model id (claude-sonnet-4-6, gpt-5-codex, …), or give its prices in a file named by the SIMULATE_PRICES environment variable",
                 shown(to.get_ref()),
                 models::described(),
                 super::nearest(to.get_ref(), models::all().map(|m| m.name.as_str()))
