@@ -335,6 +335,8 @@ Formats:
   otel         Claude Code's OpenTelemetry events as an OpenTelemetry Collector's `file`
                exporter writes them (OTLP/JSON, one export a line; *.json, *.jsonl, and
                gzipped copies): many sessions and people in one file, one scenario each
+  mini-swe-agent  <instance>.traj.json: one run a file, every model reply's usage and
+               cost (OpenAI's convention: prompt_tokens includes cached tokens)
 
 Producing `otel` files: run Claude Code with
   CLAUDE_CODE_ENABLE_TELEMETRY=1  OTEL_LOGS_EXPORTER=otlp
@@ -398,6 +400,8 @@ enum ImportFormatArg {
     Codex,
     /// Claude Code's OpenTelemetry events, from an OpenTelemetry Collector's file exporter.
     Otel,
+    /// mini-swe-agent trajectories (`*.traj.json`).
+    MiniSweAgent,
 }
 
 #[derive(Args, Debug)]
@@ -588,6 +592,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                     ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
                     ImportFormatArg::Codex => crate::import::Format::Codex,
                     ImportFormatArg::Otel => crate::import::Format::Otel,
+                    ImportFormatArg::MiniSweAgent => crate::import::Format::MiniSweAgent,
                 },
                 paths: i.paths,
                 out: i.out,

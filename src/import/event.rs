@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use std::collections::BTreeMap;
 
 /// Measured usage of one API request, in the provider's own fields and convention.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
     /// `input_tokens` as the provider reports it (Anthropic: excludes cache reads and
     /// writes; OpenAI/Codex: includes cached tokens).
@@ -23,6 +23,9 @@ pub struct Usage {
     pub cache_read_input_tokens: u64,
     /// `output_tokens` (Codex: includes `reasoning_output_tokens`).
     pub output_tokens: u64,
+    /// What the request cost as the log measured it, US dollars (OpenRouter's
+    /// `usage.cost`, ATIF's `metrics.cost_usd`); None where the log has none.
+    pub cost_usd: Option<f64>,
 }
 
 impl Usage {

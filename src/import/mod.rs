@@ -11,10 +11,12 @@
 pub mod assemble;
 pub mod claude_code;
 pub mod codex;
+pub mod document;
 pub mod event;
 pub mod files;
 pub mod json;
 pub mod label;
+pub mod mini_swe_agent;
 pub mod otel;
 pub mod quality;
 pub mod spill;
@@ -38,6 +40,8 @@ pub enum Format {
     Codex,
     /// Claude Code's OpenTelemetry events, as the Collector's file exporter writes them.
     Otel,
+    /// mini-swe-agent trajectories (`*.traj.json`).
+    MiniSweAgent,
 }
 
 impl Format {
@@ -47,6 +51,7 @@ impl Format {
             Format::ClaudeCode => &claude_code::ClaudeCode,
             Format::Codex => &codex::Codex,
             Format::Otel => &otel::Otel,
+            Format::MiniSweAgent => &mini_swe_agent::MiniSweAgent,
         }
     }
 }

@@ -452,6 +452,9 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         }
         let _ = writeln!(s, "cache_read_input_tokens = {}", m.cache_read_input_tokens);
         let _ = writeln!(s, "output_tokens = {}", m.output_tokens);
+        if let Some(cost) = m.cost_usd.filter(|c| c.is_finite() && *c >= 0.0) {
+            let _ = writeln!(s, "cost_usd = {cost}");
+        }
         if let Some(model) = &c.model {
             let _ = writeln!(s, "model = {}", string(&clean(model, MAX_ID, "unknown")));
         }
@@ -590,6 +593,7 @@ mod tests {
                 cache_creation_1h_input_tokens: None,
                 cache_read_input_tokens: 50,
                 output_tokens: 4,
+                cost_usd: None,
             },
             model: model.map(Into::into),
             timestamp: None,

@@ -182,6 +182,11 @@ pub struct MeasuredUsage {
     /// Tokens read from the prompt cache.
     pub cache_read_input_tokens: Option<f64>,
     pub output_tokens: Option<f64>,
+    /// What the request cost as the log measured it, US dollars (`[call.measured]
+    /// cost_usd`: the provider's or the agent's own figure, e.g. OpenRouter's `usage.cost`),
+    /// so a report can set simulated dollars beside the run's own. None where the log has
+    /// no cost, never 0.
+    pub cost_usd: Option<f64>,
     /// The model id as the log names it.
     pub model: Option<Arc<str>>,
     pub convention: Convention,

@@ -243,6 +243,7 @@ fn request(a: &Attributes<'_, '_>) -> Result<Body, String> {
         cache_creation_input_tokens: Some(a.count("cache_creation_tokens")?.unwrap_or(0)),
         cache_creation_1h_input_tokens: None,
         cache_read_input_tokens: a.count("cache_read_tokens")?.unwrap_or(0),
+        cost_usd: None,
     };
     let source = match a.text("query_source") {
         None => Source::Main,
