@@ -337,6 +337,9 @@ Formats:
                gzipped copies): many sessions and people in one file, one scenario each
   mini-swe-agent  <instance>.traj.json: one run a file, every model reply's usage and
                cost (OpenAI's convention: prompt_tokens includes cached tokens)
+  atif         ATIF trajectories (Harbor's Agent Trajectory Interchange Format, v1.0 to
+               v1.8: trajectory.json, *.trajectory.json, *.atif.json): a call per agent
+               step with metrics; embedded subagent trajectories are traces of their own
 
 Producing `otel` files: run Claude Code with
   CLAUDE_CODE_ENABLE_TELEMETRY=1  OTEL_LOGS_EXPORTER=otlp
@@ -402,6 +405,8 @@ enum ImportFormatArg {
     Otel,
     /// mini-swe-agent trajectories (`*.traj.json`).
     MiniSweAgent,
+    /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
+    Atif,
 }
 
 #[derive(Args, Debug)]
@@ -593,6 +598,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                     ImportFormatArg::Codex => crate::import::Format::Codex,
                     ImportFormatArg::Otel => crate::import::Format::Otel,
                     ImportFormatArg::MiniSweAgent => crate::import::Format::MiniSweAgent,
+                    ImportFormatArg::Atif => crate::import::Format::Atif,
                 },
                 paths: i.paths,
                 out: i.out,

@@ -7,7 +7,8 @@
 //! a document that does not parse is one malformed "line" at the parser's line number,
 //! never a failed import: the other files are still read.
 
-use super::event::FileLog;
+use super::event::{FileLog, Joined, UserText};
+use compact_str::CompactString;
 use super::files::SourceFile;
 use crate::error::Error;
 use crate::input::{self, Kind};
@@ -174,6 +175,27 @@ pub fn timestamp(v: Option<&Value>) -> Option<jiff::Timestamp> {
         }
         Value::String(s) => s.parse().ok(),
         _ => None,
+    }
+}
+
+/// What joined after the latest call of `route`: text bytes, images, the tool use it
+/// answers, the user's text.
+pub fn joined(
+    route: usize,
+    bytes: u64,
+    images: u64,
+    answers: Option<CompactString>,
+    user_text: Option<UserText>,
+) -> Joined {
+    Joined {
+        route,
+        bytes,
+        images,
+        tool_references: 0,
+        attachment: false,
+        answers,
+        user_text,
+        line_id: None,
     }
 }
 

@@ -9,6 +9,7 @@
 //! The formats, their sources and their quirks: `src/import/README.md`.
 
 pub mod assemble;
+pub mod atif;
 pub mod claude_code;
 pub mod codex;
 pub mod document;
@@ -42,6 +43,8 @@ pub enum Format {
     Otel,
     /// mini-swe-agent trajectories (`*.traj.json`).
     MiniSweAgent,
+    /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
+    Atif,
 }
 
 impl Format {
@@ -52,6 +55,7 @@ impl Format {
             Format::Codex => &codex::Codex,
             Format::Otel => &otel::Otel,
             Format::MiniSweAgent => &mini_swe_agent::MiniSweAgent,
+            Format::Atif => &atif::Atif,
         }
     }
 }

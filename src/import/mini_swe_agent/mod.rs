@@ -8,8 +8,8 @@
 
 mod parser;
 
-use super::document;
-use super::event::{Event, FileLog, Joined, OwnBlock, Request, Route, Usage, UserText};
+use super::document::{self, joined};
+use super::event::{Event, FileLog, OwnBlock, Request, Route, Usage, UserText};
 use super::files::SourceFile;
 use super::{Convention, Reader};
 use crate::error::Error;
@@ -203,24 +203,5 @@ fn events(doc: &Value, path: &Path, log: &mut FileLog) {
             "exit" => log.skip("exit", true),
             other => log.skip(&format!("message role {other}"), false),
         }
-    }
-}
-
-fn joined(
-    route: usize,
-    bytes: u64,
-    images: u64,
-    answers: Option<CompactString>,
-    user_text: Option<UserText>,
-) -> Joined {
-    Joined {
-        route,
-        bytes,
-        images,
-        tool_references: 0,
-        attachment: false,
-        answers,
-        user_text,
-        line_id: None,
     }
 }
