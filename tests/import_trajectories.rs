@@ -306,3 +306,55 @@ fn the_shared_swe_bench_runs_meet_the_fit_goals() {
     assert!(plausible * 20 >= n * 19, "ρ plausible in {plausible} of {n}");
     assert!(median <= 1.0, "median residual {median} %");
 }
+
+mod damaged {
+    use proptest::prelude::*;
+    use simulate::import::{Format, files::SourceFile, load, write};
+    use std::path::Path;
+
+    /// `bytes` as a trajectory file of `format`: read without panicking, and every
+    /// scenario it gives loads back (what the fuzz targets check, on the fixtures cut and
+    /// changed).
+    fn round_trip(bytes: &[u8], format: Format, name: &str) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let source = SourceFile {
+            canonical: path.clone(),
+            path,
+        };
+        let reader = format.reader();
+        let loaded = load(reader, std::slice::from_ref(&source)).unwrap();
+        for t in &loaded.assembled.traces {
+            let text = write::render(t, reader);
+            simulate::scenario::load_str(&text, Path::new("x.toml")).unwrap();
+        }
+    }
+
+    fn damaged(fixture: &'static str) -> impl Strategy<Value = Vec<u8>> {
+        let bytes = std::fs::read(fixture).unwrap();
+        let n = bytes.len();
+        (0..n, 0..n, any::<u8>(), any::<bool>()).prop_map(move |(cut, at, byte, flip)| {
+            let mut b = bytes.clone();
+            if flip {
+                b[at] = byte;
+            } else {
+                b.truncate(cut);
+            }
+            b
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn a_damaged_mini_swe_agent_run_never_panics(b in damaged("tests/fixtures/import/mini-swe-agent/runs/demo__calc-2.traj.json")) {
+            round_trip(&b, Format::MiniSweAgent, "run.traj.json");
+        }
+
+        #[test]
+        fn a_damaged_atif_trajectory_never_panics(b in damaged("tests/fixtures/import/atif/jobs/demo/trial-2/agent/trajectory.json")) {
+            round_trip(&b, Format::Atif, "trajectory.json");
+        }
+    }
+}
