@@ -264,7 +264,9 @@ struct HistoryArgs {
     #[arg(long, value_name = "LIST")]
     files_from: Option<PathBuf>,
 
-    /// Sum the edits per user ([import] user_id), project or model ([import] model) too.
+    /// Sum the edits per user ([import] user_id: one installation), account ([import]
+    /// account_uuid: one person on every machine), team ([import] team, from the
+    /// telemetry's resource), project or model ([import] model) too.
     #[arg(long, value_enum, value_name = "BY")]
     group_by: Option<GroupByArg>,
 
@@ -495,6 +497,8 @@ struct LedgerArgs {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum GroupByArg {
     User,
+    Account,
+    Team,
     Project,
     Model,
 }
@@ -503,6 +507,8 @@ impl From<GroupByArg> for crate::history::GroupBy {
     fn from(g: GroupByArg) -> crate::history::GroupBy {
         match g {
             GroupByArg::User => crate::history::GroupBy::User,
+            GroupByArg::Account => crate::history::GroupBy::Account,
+            GroupByArg::Team => crate::history::GroupBy::Team,
             GroupByArg::Project => crate::history::GroupBy::Project,
             GroupByArg::Model => crate::history::GroupBy::Model,
         }

@@ -535,6 +535,7 @@ mod tests {
                     user,
                     project: None,
                     model: Some("m".into()),
+                    ..Labels::default()
                 },
             }
         }

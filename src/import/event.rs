@@ -179,12 +179,19 @@ pub struct Compaction {
     pub post_tokens: Option<u64>,
 }
 
-/// Who ran a session, where the log says (OpenTelemetry's `user.id` and `organization.id`):
-/// labels a history can group sessions by.
+/// Who ran a session, where the log says (OpenTelemetry's `user.id`, `organization.id`,
+/// `user.account_uuid` and a team attribute of the resource): labels a history can group
+/// sessions by.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {
     pub user_id: Option<CompactString>,
     pub organization_id: Option<CompactString>,
+    /// The Claude account (`user.account_uuid`): one person on two machines is one
+    /// account, two `user.id`s.
+    pub account_uuid: Option<CompactString>,
+    /// A team attribute the telemetry's resource carries (`team.id`, `department`, …): its
+    /// key and value.
+    pub team: Option<(CompactString, CompactString)>,
 }
 
 /// A line that could not be read, with why.

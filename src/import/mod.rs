@@ -17,6 +17,7 @@ pub mod event;
 pub mod files;
 pub mod json;
 pub mod label;
+pub mod lifetime;
 pub mod mini_swe_agent;
 pub mod otel;
 pub mod quality;

@@ -363,9 +363,16 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
             let _ = writeln!(s, "compaction_post_tokens = {post}");
         }
     }
+    let (team_attribute, team) = match &t.identity.team {
+        Some((k, v)) => (Some(k.clone()), Some(v.clone())),
+        None => (None, None),
+    };
     for (key, value) in [
         ("user_id", &t.identity.user_id),
         ("organization_id", &t.identity.organization_id),
+        ("account_uuid", &t.identity.account_uuid),
+        ("team", &team),
+        ("team_attribute", &team_attribute),
     ] {
         if let Some(v) = value {
             let _ = writeln!(s, "{key} = {}", string(&clean(v, MAX_ID, "unknown")));
@@ -637,6 +644,7 @@ mod tests {
                 identity: crate::import::event::Identity {
                     user_id: user.clone().map(Into::into),
                     organization_id: user.map(Into::into),
+                    ..Default::default()
                 },
                 project: None,
                 calls,

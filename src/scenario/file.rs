@@ -108,6 +108,9 @@ pub struct ImportFile {
     pub compaction_post_tokens: Option<u64>,
     pub user_id: Option<String>,
     pub organization_id: Option<String>,
+    pub account_uuid: Option<String>,
+    pub team: Option<String>,
+    pub team_attribute: Option<String>,
 }
 
 /// One `[[edit]]` table: a name and exactly one action.

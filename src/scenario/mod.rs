@@ -617,6 +617,13 @@ pub struct ImportInfo {
     pub user_id: Option<String>,
     /// The organisation the session ran under (OpenTelemetry's `organization.id`).
     pub organization_id: Option<String>,
+    /// The Claude account that ran the session (OpenTelemetry's `user.account_uuid`): the
+    /// same person on every machine, where `user_id` is one installation.
+    pub account_uuid: Option<String>,
+    /// The team the telemetry's resource names, and the attribute it came from
+    /// (`team.id`, `team.name`, `team`, `department`, `cost_center`, the first there).
+    pub team: Option<String>,
+    pub team_attribute: Option<String>,
 }
 
 /// A checked scenario, ready for the engine.

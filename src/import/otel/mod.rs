@@ -9,8 +9,10 @@
 //! `api_request`, the `tool_result`s after it joining it, a `compaction` ending its trace.
 //! The format, its sources and what the telemetry lacks: `src/import/README.md`.
 
+mod join;
 mod parser;
 mod record;
+mod span;
 
 use super::event::{
     Event, FileLog, Identity, Joined, Malformed, Request, Route, ToolUse, UserText,
@@ -102,13 +104,14 @@ impl files::JsonLines for Parsed {
 
     fn line(&mut self, number: u64, bytes: &[u8]) -> Result<(), serde_json::Error> {
         let line: parser::Line = serde_json::from_slice(bytes)?;
+        if let Some(resources) = &line.resource_spans {
+            self.spans(number, resources);
+        }
         let Some(resources) = line.resource_logs else {
-            let kind = if line.resource_spans.is_some() {
-                (
-                    "resourceSpans (a traces export, not logs)".to_string(),
-                    true,
-                )
-            } else if line.resource_metrics.is_some() {
+            if line.resource_spans.is_some() {
+                return Ok(());
+            }
+            let kind = if line.resource_metrics.is_some() {
                 (
                     "resourceMetrics (a metrics export, not logs)".to_string(),
                     true,
@@ -117,7 +120,7 @@ impl files::JsonLines for Parsed {
                 // Another format's line: its type names the format (see `other_format`).
                 (t, false)
             } else {
-                ("(a line without resourceLogs)".to_string(), false)
+                ("(a line without resourceLogs or resourceSpans)".to_string(), false)
             };
             self.log.skip(&kind.0, kind.1);
             return Ok(());
@@ -147,6 +150,34 @@ impl files::JsonLines for Parsed {
             }
         }
         Ok(())
+    }
+}
+
+impl Parsed {
+    /// The spans of a traces export line, each read on its own.
+    fn spans(&mut self, number: u64, resources: &[parser::ResourceSpans<'_>]) {
+        let mut place = 0u32;
+        for resource in resources {
+            let resource_attributes = resource
+                .resource
+                .as_ref()
+                .map_or(&[][..], |r| r.attributes.as_slice());
+            for scope in &resource.scope_spans {
+                for raw in &scope.spans {
+                    place += 1;
+                    match serde_json::from_str::<parser::Span>(raw.get()) {
+                        Ok(s) => match span::read(&s, resource_attributes, self.index, number, place) {
+                            Read::Record(rec) => self.records.push(*rec),
+                            Read::Skipped { kind, known } => self.log.skip(&kind, known),
+                        },
+                        Err(e) => self.log.malformed(
+                            number,
+                            format!("span {place} of the line: unexpected shape: {e}"),
+                        ),
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -217,8 +248,8 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
         })
         .collect();
     for mut s in sessions {
-        s.records.sort_by_key(Record::order);
         let log = &mut logs[s.file];
+        join::join_and_order(&mut s.records, log);
         let route = log.routes.len();
         log.routes.push(Route {
             subagent: false,
@@ -229,6 +260,8 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
         let identity = Identity {
             user_id: s.records.iter().find_map(|r| r.user_id.clone()),
             organization_id: s.records.iter().find_map(|r| r.organization_id.clone()),
+            account_uuid: s.records.iter().find_map(|r| r.account_uuid.clone()),
+            team: s.records.iter().find_map(|r| r.team.clone()),
         };
         if !s.id.is_empty() && identity != Identity::default() {
             log.identities.insert(s.id.clone(), identity);
@@ -303,6 +336,8 @@ fn session_events(
     names: &[String],
 ) -> Vec<Event> {
     let mut c = Conversation::default();
+    // Subagents the trace spans name (`agent_id`): a route and a conversation each.
+    let mut agents: FxHashMap<CompactString, (usize, Conversation)> = FxHashMap::default();
     let mut events: Vec<Event> = Vec::with_capacity(records.len());
     // Problems before the session's first event wait for it, so they are the session's.
     let mut waiting: Vec<Event> = Vec::new();
@@ -312,6 +347,22 @@ fn session_events(
             Some(n) => format_compact!("{session}#{n}"),
             None => format_compact!("{session}@{}:{}.{}", r.file, r.line, r.place),
         };
+        if let Some(agent) = r.agent_id.clone() {
+            let (route, a) = agents.entry(agent.clone()).or_insert_with(|| {
+                log.routes.push(Route {
+                    subagent: true,
+                    agent_id: Some(agent.clone()),
+                    session_id: (!session.is_empty()).then(|| CompactString::from(session)),
+                    sidechain: None,
+                });
+                (log.routes.len() - 1, Conversation::default())
+            });
+            subagent_event(*route, a, session, &r, &mut events, log);
+            if before == 0 && !events.is_empty() {
+                events.append(&mut waiting);
+            }
+            continue;
+        }
         match &r.body {
             Body::Request(q) => match &q.source {
                 Source::Main => {
@@ -380,24 +431,14 @@ fn session_events(
                 if c.tool_uses.insert(id.clone())
                     && let Some(Event::Request(q)) = c.latest.and_then(|i| events.get_mut(i))
                 {
-                    let name_bytes = t.name.len() as u64;
-                    q.tool_uses.push(ToolUse {
-                        id: id.clone(),
-                        name: t.name.clone(),
-                        label: t.label.clone(),
-                        // Without the logged input, no two uses are taken as the same.
-                        input_hash: t.input_hash.unwrap_or_else(|| {
-                            xxhash_rust::xxh3::xxh3_64(format!("otel\0{session}\0{id}").as_bytes())
-                        }),
-                        web: t.web,
-                        input_bytes: t.input_size.map_or(0, |n| n + name_bytes),
-                    });
+                    q.tool_uses.push(tool_use(session, &id, t));
                 }
                 let (bytes, images) = if t.image {
                     (0, 1)
                 } else {
                     (t.size.or(t.error_bytes).unwrap_or(0), 0)
                 };
+                unsized_span(&r, t, log);
                 events.push(Event::Joined(Joined {
                     route,
                     bytes,
@@ -457,6 +498,94 @@ fn session_events(
     }
     events.append(&mut waiting);
     events
+}
+
+/// A subagent's request or tool result (its record names the agent), on its own route.
+fn subagent_event(
+    route: usize,
+    c: &mut Conversation,
+    session: &str,
+    r: &Record,
+    events: &mut Vec<Event>,
+    log: &mut FileLog,
+) {
+    match &r.body {
+        Body::Request(q) => {
+            c.requests += 1;
+            let id = q
+                .request_id
+                .clone()
+                .unwrap_or_else(|| format_compact!("{session}/{}", r.span_id.as_deref().unwrap_or("?")));
+            c.latest = Some(events.len());
+            events.push(Event::Request(Box::new(Request {
+                route,
+                line: r.line,
+                message_key: id.clone(),
+                request_key: None,
+                id,
+                timestamp: r.time,
+                usage: q.usage,
+                model: q.model.clone(),
+                tool_uses: Vec::new(),
+                result_bytes: 0,
+                own_blocks: Vec::new(),
+                own_sized: false,
+                web: false,
+            })));
+        }
+        Body::ToolResult(t) => {
+            let id = t
+                .tool_use_id
+                .clone()
+                .unwrap_or_else(|| format_compact!("{session}/{}", r.span_id.as_deref().unwrap_or("?")));
+            if c.tool_uses.insert(id.clone())
+                && let Some(Event::Request(q)) = c.latest.and_then(|i| events.get_mut(i))
+            {
+                q.tool_uses.push(tool_use(session, &id, t));
+            }
+            let (bytes, images) = if t.image { (0, 1) } else { (t.size.unwrap_or(0), 0) };
+            unsized_span(r, t, log);
+            events.push(Event::Joined(Joined {
+                route,
+                bytes,
+                images,
+                tool_references: 0,
+                attachment: false,
+                answers: Some(id),
+                user_text: None,
+                line_id: None,
+            }));
+        }
+        _ => {}
+    }
+}
+
+/// Counts a tool span whose result has no size: neither its content was logged
+/// (`OTEL_LOG_TOOL_CONTENT=1`, or `gen_ai.tool.call.result`) nor a `tool_result` event;
+/// it joins as 0, and the count says how many did.
+fn unsized_span(r: &Record, t: &record::ToolResultEvent, log: &mut FileLog) {
+    if r.from_span && t.size.is_none() && !t.image {
+        log.skip(
+            "tool span without its result's content or event (size unknown, joined as 0)",
+            true,
+        );
+    }
+}
+
+/// The tool use a tool result stands for, on the request before it.
+fn tool_use(session: &str, id: &CompactString, t: &record::ToolResultEvent) -> ToolUse {
+    let name_bytes = t.name.len() as u64;
+    ToolUse {
+        id: id.clone(),
+        name: t.name.clone(),
+        label: t.label.clone(),
+        // Without the logged input, no two uses are taken as the same.
+        input_hash: t.input_hash.unwrap_or_else(|| {
+            xxhash_rust::xxh3::xxh3_64(format!("otel\0{session}\0{id}").as_bytes())
+        }),
+        web: t.web,
+        input_bytes: t.input_size.map_or(0, |n| n + name_bytes),
+    }
 }
 
 fn prompt_event(

@@ -431,6 +431,9 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         compaction_post_tokens: i.compaction_post_tokens,
         user_id: i.user_id.clone(),
         organization_id: i.organization_id.clone(),
+        account_uuid: i.account_uuid.clone(),
+        team: i.team.clone(),
+        team_attribute: i.team_attribute.clone(),
     })
 }
 
