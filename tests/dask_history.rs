@@ -18,7 +18,10 @@ fn dask() -> Result<(), String> {
         Ok(o) if o.status.success() => Ok(()),
         Ok(o) => Err(format!(
             "python3 cannot import dask.distributed ({})",
-            String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
         )),
         Err(e) => Err(format!("no python3 ({e})")),
     }
@@ -105,6 +108,8 @@ fn a_history_on_a_local_dask_cluster_is_one_run_byte_for_byte() {
         assert!(a == b, "{name} differs between the Dask run and one run");
     }
     // Five tasks ran: five shards were merged.
-    let shards = std::fs::read_dir(root.join("dask/.shards")).unwrap().count();
+    let shards = std::fs::read_dir(root.join("dask/.shards"))
+        .unwrap()
+        .count();
     assert_eq!(shards, 5);
 }

@@ -94,7 +94,10 @@ fn events_and_spans_of_one_session_count_each_request_once() {
     assert_eq!(main["requests"], 3);
     assert_eq!(main["duplicates_removed"], 0);
     assert_eq!(main["usage"]["input_tokens"], 10 + 5 + 6);
-    assert_eq!(main["usage"]["cache_creation_input_tokens"], 20000 + 1200 + 900);
+    assert_eq!(
+        main["usage"]["cache_creation_input_tokens"],
+        20000 + 1200 + 900
+    );
     assert_eq!(main["account_uuid"], "acct-ana");
     assert_eq!(main["user_id"], "u-laptop");
     // The subagent's request, an event only its span can place, is a trace of its own.
@@ -104,7 +107,10 @@ fn events_and_spans_of_one_session_count_each_request_once() {
     assert_eq!(sub["usage"]["cache_creation_input_tokens"], 9000);
     // Its tool's size comes from the span's content (OTEL_LOG_TOOL_CONTENT=1).
     assert_eq!(
-        ints(&calls(out.path(), "session-sess-lap-agent-agent-7"), "bytes"),
+        ints(
+            &calls(out.path(), "session-sess-lap-agent-agent-7"),
+            "bytes"
+        ),
         [25]
     );
     let c = calls(out.path(), "session-sess-lap");
@@ -116,8 +122,7 @@ fn events_and_spans_of_one_session_count_each_request_once() {
     assert_eq!(desktop["user_id"], "u-desktop");
     assert_eq!(desktop["account_uuid"], "acct-ana");
     // Seven spans joined to their events (five requests, two tools), none counted again.
-    let skipped = &r["skipped"]
-        ["span of a request or tool result also logged as an event (joined, counted once)"];
+    let skipped = &r["skipped"]["span of a request or tool result also logged as an event (joined, counted once)"];
     assert_eq!(skipped["lines"], 7);
 }
 
@@ -156,7 +161,10 @@ fn a_history_of_the_spans_groups_by_account_and_team() {
     import(&[SPANS], &scenarios);
     for (by, want) in [
         ("account", vec![("acct-ana", 4), ("unknown account", 3)]),
-        ("team", vec![("platform", 4), ("research", 2), ("support", 1)]),
+        (
+            "team",
+            vec![("platform", 4), ("research", 2), ("support", 1)],
+        ),
         (
             "user",
             vec![("u-desktop", 1), ("u-laptop", 3), ("unknown user", 3)],
@@ -186,7 +194,8 @@ fn a_history_of_the_spans_groups_by_account_and_team() {
             }
         }
         got.sort();
-        let want: Vec<(String, usize)> = want.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
+        let want: Vec<(String, usize)> =
+            want.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
         assert_eq!(got, want, "--group-by {by}");
     }
 }

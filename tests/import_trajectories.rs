@@ -142,14 +142,23 @@ fn mini_swe_agent_runs_import_with_exact_sums_costs_and_joins() {
     // message, a 0 extra.cost is "not tracked", numbers as strings read.
     let s = scenario(out.path(), "demo__calc-2");
     assert_eq!(ints(&s, "bytes"), [Some(35), Some(37), Some(0)]);
-    assert_eq!(ints(&s, "output_bytes"), [Some(19 + 30), Some(46 + 38), Some(39)]);
+    assert_eq!(
+        ints(&s, "output_bytes"),
+        [Some(19 + 30), Some(46 + 38), Some(39)]
+    );
     assert_eq!(ints(&s, "tool_input_bytes"), [Some(30), Some(84), None]);
-    assert_eq!(measured(&s, "input_tokens"), [2000.0, 2100.0, 2200.0].map(Some));
+    assert_eq!(
+        measured(&s, "input_tokens"),
+        [2000.0, 2100.0, 2200.0].map(Some)
+    );
     assert_eq!(
         measured(&s, "cache_read_input_tokens"),
         [0.0, 2000.0, 2100.0].map(Some)
     );
-    assert_eq!(measured(&s, "cost_usd"), [Some(0.00062), Some(0.000217), None]);
+    assert_eq!(
+        measured(&s, "cost_usd"),
+        [Some(0.00062), Some(0.000217), None]
+    );
     // gpt-5-mini is in the price data: the scenario is priced.
     assert_eq!(s["price"]["model"].as_str(), Some("gpt-5-mini"));
     assert!(report["skipped"].to_string().contains("exit"));
@@ -303,7 +312,10 @@ fn the_shared_swe_bench_runs_meet_the_fit_goals() {
     );
     assert!(n >= 300, "only {n} runs");
     assert!(good * 10 >= n * 9, "R² ≥ 0.98 in {good} of {n}");
-    assert!(plausible * 20 >= n * 19, "ρ plausible in {plausible} of {n}");
+    assert!(
+        plausible * 20 >= n * 19,
+        "ρ plausible in {plausible} of {n}"
+    );
     assert!(median <= 1.0, "median residual {median} %");
 }
 

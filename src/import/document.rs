@@ -8,10 +8,10 @@
 //! never a failed import: the other files are still read.
 
 use super::event::{FileLog, Joined, UserText};
-use compact_str::CompactString;
 use super::files::SourceFile;
 use crate::error::Error;
 use crate::input::{self, Kind};
+use compact_str::CompactString;
 use flate2::read::MultiGzDecoder;
 use serde_json::Value;
 use std::io::Read;
@@ -90,9 +90,11 @@ fn count_lines(bytes: &[u8]) -> u64 {
 /// of digits (OTLP/JSON writes 64-bit integers as strings); None for anything else.
 pub fn count(v: Option<&Value>) -> Option<u64> {
     match v? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9e15).map(|f| f as u64)),
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9e15)
+                .map(|f| f as u64)
+        }),
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
@@ -224,7 +226,10 @@ mod tests {
             {"type": "image_url", "image_url": {"url": "data:..."}},
             "ab"
         ])));
-        assert_eq!((c.bytes, c.images, c.first.as_deref()), (8, 1, Some("héllo")));
+        assert_eq!(
+            (c.bytes, c.images, c.first.as_deref()),
+            (8, 1, Some("héllo"))
+        );
         assert_eq!(content(Some(&json!(null))).bytes, 0);
         assert_eq!(content(Some(&json!({"a": "xyz", "b": 3}))).bytes, 3);
     }

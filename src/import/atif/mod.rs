@@ -50,7 +50,9 @@ impl Reader for Atif {
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
         let name = name.strip_suffix(".gz").unwrap_or(&name);
-        name == "trajectory.json" || name.ends_with(".trajectory.json") || name.ends_with(".atif.json")
+        name == "trajectory.json"
+            || name.ends_with(".trajectory.json")
+            || name.ends_with(".atif.json")
     }
 
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {
@@ -118,7 +120,10 @@ fn trajectory(
             log.skip("copied context (is_copied_context)", true);
             continue;
         }
-        let step_id = step.get("step_id").and_then(Value::as_u64).unwrap_or(index as u64 + 1);
+        let step_id = step
+            .get("step_id")
+            .and_then(Value::as_u64)
+            .unwrap_or(index as u64 + 1);
         let message = document::content(step.get("message"));
         match source {
             "agent" => {
@@ -169,8 +174,13 @@ fn trajectory(
                             own_sized: true,
                         })));
                         if message.images > 0 {
-                            log.events
-                                .push(Event::Joined(joined(route, 0, message.images, None, None)));
+                            log.events.push(Event::Joined(joined(
+                                route,
+                                0,
+                                message.images,
+                                None,
+                                None,
+                            )));
                         }
                     }
                     None => {
@@ -209,7 +219,10 @@ fn trajectory(
                 )));
             }
             other => {
-                log.malformed(1, format!("{place}: source \"{other}\" is not system, user or agent"));
+                log.malformed(
+                    1,
+                    format!("{place}: source \"{other}\" is not system, user or agent"),
+                );
                 continue;
             }
         }
@@ -224,8 +237,9 @@ fn trajectory(
                 .get("source_call_id")
                 .and_then(Value::as_str)
                 .map(CompactString::from);
-            log.events
-                .push(Event::Joined(joined(route, c.bytes, c.images, answers, None)));
+            log.events.push(Event::Joined(joined(
+                route, c.bytes, c.images, answers, None,
+            )));
         }
     }
     for (i, sub) in doc
@@ -267,10 +281,10 @@ fn tool_uses(step: &Value, place: &str) -> Vec<ToolUse> {
                 .or_else(|| args.as_object()?.values().find_map(Value::as_str));
             let lower = name.to_ascii_lowercase();
             Some(ToolUse {
-                id: c
-                    .get("tool_call_id")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| format_compact!("{place}.tool_calls[{n}]"), CompactString::from),
+                id: c.get("tool_call_id").and_then(Value::as_str).map_or_else(
+                    || format_compact!("{place}.tool_calls[{n}]"),
+                    CompactString::from,
+                ),
                 name: name.into(),
                 label: tool_label(name, argument),
                 input_hash: input_hash(name, &args),

@@ -104,11 +104,9 @@ fn events(doc: &Value, path: &Path, log: &mut FileLog) {
         .map(CompactString::from);
     let mut calls = 0u64;
     for (index, m) in messages.iter().enumerate() {
-        let Some(role) = m
-            .get("role")
-            .and_then(Value::as_str)
-            .or_else(|| (m.get("object").and_then(Value::as_str) == Some("response")).then_some("assistant"))
-        else {
+        let Some(role) = m.get("role").and_then(Value::as_str).or_else(|| {
+            (m.get("object").and_then(Value::as_str) == Some("response")).then_some("assistant")
+        }) else {
             log.malformed(1, format!("messages[{index}]: a message without `role`"));
             continue;
         };
@@ -117,9 +115,7 @@ fn events(doc: &Value, path: &Path, log: &mut FileLog) {
                 let text = parser::visible_content(m);
                 let uses = parser::actions(m, index, text.first.as_deref());
                 let reply = parser::reply(m);
-                let Some((reply, usage)) =
-                    reply.and_then(|r| r.usage.map(|u| (r, u)))
-                else {
+                let Some((reply, usage)) = reply.and_then(|r| r.usage.map(|u| (r, u))) else {
                     // A reply without usage (hand-written, or its counts lost) is still
                     // sent back: its bytes join the call before it.
                     if parser::reply(m).is_some() {
@@ -133,7 +129,8 @@ fn events(doc: &Value, path: &Path, log: &mut FileLog) {
                         log.skip("assistant (no usage)", true);
                     }
                     let own = text.bytes + uses.iter().map(|u| u.input_bytes).sum::<u64>();
-                    log.events.push(Event::Joined(joined(route, own, text.images, None, None)));
+                    log.events
+                        .push(Event::Joined(joined(route, own, text.images, None, None)));
                     continue;
                 };
                 calls += 1;

@@ -140,7 +140,13 @@ pub fn actions(message: &Value, index: usize, text: Option<&str>) -> Vec<ToolUse
         .into_iter()
         .flatten()
         .filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"))
-        .filter_map(|i| Some((i.get("call_id"), i.get("name")?.as_str()?, i.get("arguments"))));
+        .filter_map(|i| {
+            Some((
+                i.get("call_id"),
+                i.get("name")?.as_str()?,
+                i.get("arguments"),
+            ))
+        });
     for (n, (id, name, arguments)) in calls.chain(items).enumerate() {
         let args = match arguments {
             Some(Value::String(s)) => s.clone(),
@@ -206,7 +212,9 @@ pub fn command_block(text: &str) -> Option<String> {
         .iter()
         .filter_map(|fence| text.find(fence).map(|at| (at, &text[at + fence.len()..])))
         .min_by_key(|(at, _)| *at)?;
-    let body = rest.strip_prefix(|c: char| c == ' ' || c == '\t').unwrap_or(rest);
+    let body = rest
+        .strip_prefix(|c: char| c == ' ' || c == '\t')
+        .unwrap_or(rest);
     let body = body.split_once('\n').map_or("", |(_, b)| b);
     let end = body.find("```")?;
     Some(body[..end].trim().to_string())
@@ -229,7 +237,12 @@ mod tests {
         assert_eq!(r.timestamp.unwrap().as_second(), 1_763_510_516);
         let u = r.usage.unwrap();
         assert_eq!(
-            (u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.cost_usd),
+            (
+                u.prompt_tokens,
+                u.cached_tokens,
+                u.completion_tokens,
+                u.cost_usd
+            ),
             (1662, 0, 106, Some(0.004596))
         );
         assert_eq!(u.cache_write_tokens, None);
@@ -262,7 +275,10 @@ mod tests {
             "output": [{"type": "reasoning"}, {"type": "message", "content": [{"type": "output_text", "text": "ok"}]},
                 {"type": "function_call", "call_id": "c9", "name": "bash", "arguments": "{\"command\":\"ls\"}"}]});
         let u = reply(&r).unwrap().usage.unwrap();
-        assert_eq!((u.prompt_tokens, u.cached_tokens, u.completion_tokens), (100, 25, 40));
+        assert_eq!(
+            (u.prompt_tokens, u.cached_tokens, u.completion_tokens),
+            (100, 25, 40)
+        );
         assert_eq!(visible_content(&r).bytes, 2);
         assert_eq!(actions(&r, 1, None)[0].id, "c9");
     }

@@ -69,11 +69,18 @@ fn join(records: &mut Vec<Record>, log: &mut FileLog) {
                 .and_then(|id| by_request.get(id))
                 .or_else(|| records[i].span_id.as_ref().and_then(|s| by_span.get(s)))
                 .copied(),
-            Body::ToolResult(t) => t.tool_use_id.as_ref().and_then(|id| by_tool.get(id)).copied(),
+            Body::ToolResult(t) => t
+                .tool_use_id
+                .as_ref()
+                .and_then(|id| by_tool.get(id))
+                .copied(),
             // The events' own prompts stand for the turns.
             Body::Prompt(_) if prompts => {
                 drop[i] = true;
-                log.skip("span claude_code.interaction (its turn is logged as an event)", true);
+                log.skip(
+                    "span claude_code.interaction (its turn is logged as an event)",
+                    true,
+                );
                 continue;
             }
             _ => None,

@@ -120,7 +120,10 @@ impl files::JsonLines for Parsed {
                 // Another format's line: its type names the format (see `other_format`).
                 (t, false)
             } else {
-                ("(a line without resourceLogs or resourceSpans)".to_string(), false)
+                (
+                    "(a line without resourceLogs or resourceSpans)".to_string(),
+                    false,
+                )
             };
             self.log.skip(&kind.0, kind.1);
             return Ok(());
@@ -166,10 +169,12 @@ impl Parsed {
                 for raw in &scope.spans {
                     place += 1;
                     match serde_json::from_str::<parser::Span>(raw.get()) {
-                        Ok(s) => match span::read(&s, resource_attributes, self.index, number, place) {
-                            Read::Record(rec) => self.records.push(*rec),
-                            Read::Skipped { kind, known } => self.log.skip(&kind, known),
-                        },
+                        Ok(s) => {
+                            match span::read(&s, resource_attributes, self.index, number, place) {
+                                Read::Record(rec) => self.records.push(*rec),
+                                Read::Skipped { kind, known } => self.log.skip(&kind, known),
+                            }
+                        }
                         Err(e) => self.log.malformed(
                             number,
                             format!("span {place} of the line: unexpected shape: {e}"),
@@ -512,10 +517,9 @@ fn subagent_event(
     match &r.body {
         Body::Request(q) => {
             c.requests += 1;
-            let id = q
-                .request_id
-                .clone()
-                .unwrap_or_else(|| format_compact!("{session}/{}", r.span_id.as_deref().unwrap_or("?")));
+            let id = q.request_id.clone().unwrap_or_else(|| {
+                format_compact!("{session}/{}", r.span_id.as_deref().unwrap_or("?"))
+            });
             c.latest = Some(events.len());
             events.push(Event::Request(Box::new(Request {
                 route,
@@ -534,16 +538,19 @@ fn subagent_event(
             })));
         }
         Body::ToolResult(t) => {
-            let id = t
-                .tool_use_id
-                .clone()
-                .unwrap_or_else(|| format_compact!("{session}/{}", r.span_id.as_deref().unwrap_or("?")));
+            let id = t.tool_use_id.clone().unwrap_or_else(|| {
+                format_compact!("{session}/{}", r.span_id.as_deref().unwrap_or("?"))
+            });
             if c.tool_uses.insert(id.clone())
                 && let Some(Event::Request(q)) = c.latest.and_then(|i| events.get_mut(i))
             {
                 q.tool_uses.push(tool_use(session, &id, t));
             }
-            let (bytes, images) = if t.image { (0, 1) } else { (t.size.unwrap_or(0), 0) };
+            let (bytes, images) = if t.image {
+                (0, 1)
+            } else {
+                (t.size.unwrap_or(0), 0)
+            };
             unsized_span(r, t, log);
             events.push(Event::Joined(Joined {
                 route,

@@ -47,13 +47,7 @@ pub struct Record {
 /// examples of Claude Code's monitoring page ("Multi-team organization support":
 /// `OTEL_RESOURCE_ATTRIBUTES="department=engineering,team.id=platform,cost_center=eng-123"`)
 /// and the common spellings beside them.
-pub const TEAM_KEYS: &[&str] = &[
-    "team.id",
-    "team.name",
-    "team",
-    "department",
-    "cost_center",
-];
+pub const TEAM_KEYS: &[&str] = &["team.id", "team.name", "team", "department", "cost_center"];
 
 /// The first of [`TEAM_KEYS`] `a` holds (its own, else its resource's), with its key.
 pub fn team(a: &Attributes<'_, '_>) -> Option<(CompactString, CompactString)> {

@@ -48,9 +48,10 @@ pub fn read(s: &Span<'_>, resource: &[KeyValue<'_>], file: usize, line: u64, pla
                 snippet: a
                     .text("user_prompt")
                     .filter(|p| p.as_ref() != "<REDACTED>")
-                    .map_or_else(|| "(text not logged)".to_string(), |p| {
-                        crate::import::json::snippet(&p)
-                    }),
+                    .map_or_else(
+                        || "(text not logged)".to_string(),
+                        |p| crate::import::json::snippet(&p),
+                    ),
                 slash_command: false,
             }))
         }
@@ -134,7 +135,10 @@ fn claude_request(a: &Attributes<'_, '_>) -> Result<Body, String> {
         cost_usd: None,
     };
     let source = match a.text("query_source") {
-        Some(q) if !(q == "sdk" || q.starts_with("repl_main_thread")) && a.get("agent_id").is_none() => {
+        Some(q)
+            if !(q == "sdk" || q.starts_with("repl_main_thread"))
+                && a.get("agent_id").is_none() =>
+        {
             Source::Other(q.as_ref().into())
         }
         _ => Source::Main,
@@ -167,7 +171,11 @@ fn claude_tool(a: &Attributes<'_, '_>, s: &Span<'_>) -> Result<Body, String> {
         _ => param("file_path"),
     };
     let (mut input, mut output) = (None, None);
-    for e in s.events.iter().filter(|e| e.name.as_deref() == Some("tool.output")) {
+    for e in s
+        .events
+        .iter()
+        .filter(|e| e.name.as_deref() == Some("tool.output"))
+    {
         for kv in &e.attributes {
             let Some(v) = &kv.value else { continue };
             let key = kv.key.to_ascii_lowercase();
@@ -203,11 +211,17 @@ fn claude_tool(a: &Attributes<'_, '_>, s: &Span<'_>) -> Result<Body, String> {
 
 /// A GenAI inference span: its usage, with the cache taken out of the input.
 fn genai_request(a: &Attributes<'_, '_>) -> Result<Body, String> {
-    let input = first_count(a, &["gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"])?
-        .ok_or("no `gen_ai.usage.input_tokens`")?;
+    let input = first_count(
+        a,
+        &["gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"],
+    )?
+    .ok_or("no `gen_ai.usage.input_tokens`")?;
     let output = first_count(
         a,
-        &["gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"],
+        &[
+            "gen_ai.usage.output_tokens",
+            "gen_ai.usage.completion_tokens",
+        ],
     )?
     .ok_or("no `gen_ai.usage.output_tokens`")?;
     let read = first_count(
@@ -229,7 +243,11 @@ fn genai_request(a: &Attributes<'_, '_>) -> Result<Body, String> {
     let cached = read.saturating_add(written.unwrap_or(0));
     // The conventions: the input SHOULD include the cache reads and writes. An emitter
     // whose input is below its own cache counts does not: its input is the uncached part.
-    let uncached = if input >= cached { input - cached } else { input };
+    let uncached = if input >= cached {
+        input - cached
+    } else {
+        input
+    };
     Ok(Body::Request(Box::new(RequestEvent {
         request_id: a.text("gen_ai.response.id").map(|t| t.as_ref().into()),
         model: a
@@ -267,12 +285,12 @@ fn genai_tool(a: &Attributes<'_, '_>) -> Result<Body, String> {
             .map(str::to_string)
     });
     Ok(Body::ToolResult(Box::new(ToolResultEvent {
-        tool_use_id: a
-            .text("gen_ai.tool.call.id")
-            .map(|t| t.as_ref().into()),
+        tool_use_id: a.text("gen_ai.tool.call.id").map(|t| t.as_ref().into()),
         label: tool_label(&name, argument.as_deref()),
         input_hash: args_text.as_deref().map(|t| text_input_hash(&name, t)),
-        size: a.get("gen_ai.tool.call.result").and_then(AnyValue::text_units),
+        size: a
+            .get("gen_ai.tool.call.result")
+            .and_then(AnyValue::text_units),
         input_size: arguments.and_then(AnyValue::text_units),
         error_bytes: None,
         image: false,
