@@ -281,6 +281,26 @@ fn the_shared_swe_bench_runs_meet_the_fit_goals() {
     // The folder's README: 16,254 calls, 270.4 M prompt tokens (rounded).
     assert_eq!(calls, 16_254);
     assert_eq!((prompt + 50_000) / 100_000, 2704);
+    // Every call's measured dollars, summed, are the runs' own totals
+    // (`info.model_stats.instance_cost`): OpenRouter's `usage.cost`, and Portkey's
+    // `extra.cost` where usage has none.
+    let mut own = 0.0;
+    for entry in fs::read_dir(SWE_TRAJECTORIES).unwrap() {
+        let doc: Value = serde_json::from_slice(&fs::read(entry.unwrap().path()).unwrap()).unwrap();
+        own += doc["info"]["model_stats"]["instance_cost"]
+            .as_f64()
+            .unwrap();
+    }
+    let mut imported = 0.0;
+    for entry in fs::read_dir(out.path()).unwrap() {
+        let text = fs::read_to_string(entry.unwrap().path()).unwrap();
+        for line in text.lines() {
+            if let Some(v) = line.strip_prefix("cost_usd = ") {
+                imported += v.parse::<f64>().unwrap();
+            }
+        }
+    }
+    assert!((imported - own).abs() < 1e-6, "{imported} against {own}");
     let rows: Vec<&Value> = report["fit"]
         .as_array()
         .unwrap()
