@@ -276,7 +276,9 @@ struct HistoryArgs {
     #[arg(long, value_name = "LIST")]
     files_from: Option<PathBuf>,
 
-    /// Sum the edits per user ([import] user_id), project or model ([import] model) too.
+    /// Sum the edits per user ([import] user_id: one installation), account ([import]
+    /// account_uuid: one person on every machine), team ([import] team, from the
+    /// telemetry's resource), project or model ([import] model) too.
     #[arg(long, value_enum, value_name = "BY")]
     group_by: Option<GroupByArg>,
 
@@ -355,6 +357,11 @@ Formats:
   otel         Claude Code's OpenTelemetry events as an OpenTelemetry Collector's `file`
                exporter writes them (OTLP/JSON, one export a line; *.json, *.jsonl, and
                gzipped copies): many sessions and people in one file, one scenario each
+  mini-swe-agent  <instance>.traj.json: one run a file, every model reply's usage and
+               cost (OpenAI's convention: prompt_tokens includes cached tokens)
+  atif         ATIF trajectories (Harbor's Agent Trajectory Interchange Format, v1.0 to
+               v1.8: trajectory.json, *.trajectory.json, *.atif.json): a call per agent
+               step with metrics; embedded subagent trajectories are traces of their own
 
 Producing `otel` files: run Claude Code with
   CLAUDE_CODE_ENABLE_TELEMETRY=1  OTEL_LOGS_EXPORTER=otlp
@@ -418,6 +425,10 @@ enum ImportFormatArg {
     Codex,
     /// Claude Code's OpenTelemetry events, from an OpenTelemetry Collector's file exporter.
     Otel,
+    /// mini-swe-agent trajectories (`*.traj.json`).
+    MiniSweAgent,
+    /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
+    Atif,
 }
 
 #[derive(Args, Debug)]
@@ -506,6 +517,8 @@ struct LedgerArgs {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum GroupByArg {
     User,
+    Account,
+    Team,
     Project,
     Model,
 }
@@ -514,6 +527,8 @@ impl From<GroupByArg> for crate::history::GroupBy {
     fn from(g: GroupByArg) -> crate::history::GroupBy {
         match g {
             GroupByArg::User => crate::history::GroupBy::User,
+            GroupByArg::Account => crate::history::GroupBy::Account,
+            GroupByArg::Team => crate::history::GroupBy::Team,
             GroupByArg::Project => crate::history::GroupBy::Project,
             GroupByArg::Model => crate::history::GroupBy::Model,
         }
@@ -608,6 +623,8 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                     ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
                     ImportFormatArg::Codex => crate::import::Format::Codex,
                     ImportFormatArg::Otel => crate::import::Format::Otel,
+                    ImportFormatArg::MiniSweAgent => crate::import::Format::MiniSweAgent,
+                    ImportFormatArg::Atif => crate::import::Format::Atif,
                 },
                 paths: i.paths,
                 out: i.out,

@@ -999,8 +999,8 @@ fn refused_history_flags_say_error_and_exit_2_writing_nothing() {
             "error: command line: --shard: `2` is not a shard",
         ),
         (
-            &["--group-by", "team"],
-            "error: invalid value 'team' for '--group-by <BY>'",
+            &["--group-by", "planet"],
+            "error: invalid value 'planet' for '--group-by <BY>'",
         ),
         (
             &["--base-factors", "x"],

@@ -510,6 +510,9 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "compaction_post_tokens",
         "user_id",
         "organization_id",
+        "account_uuid",
+        "team",
+        "team_attribute",
     ];
     let call = [
         "id",

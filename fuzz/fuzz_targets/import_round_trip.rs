@@ -1,4 +1,4 @@
-//! What the three importer targets share: `data` written as one log file named
+//! What the importer targets share: `data` written as one log file named
 //! `simulate-fuzz-<name>-<pid>.<ext>`, imported with `format`, and every scenario the
 //! import would write loaded back; a scenario that does not load is a crash.
 

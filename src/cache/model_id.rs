@@ -18,6 +18,12 @@
 /// 4. a Bedrock id: without its region (`us.`, `eu.`, `jp.`, `apac.`, `au.`, `global.`,
 ///    `us-gov.`), then without `anthropic.`, then without its version (`-v1:0`, `-v1`);
 /// 5. without a date (`-20250929`, OpenAI's `-2025-08-07`): the undated alias.
+///
+/// An OpenRouter id (`google/gemini-3-pro-preview`: the model's vendor, `/`, the model, as
+/// OpenRouter names models, <https://openrouter.ai/docs/api-reference/overview>, read
+/// 2026-12-02) first tries LiteLLM's OpenRouter key (`openrouter/google/…`), then the model
+/// without its vendor; a Gemini model's name (`gemini-3-pro-preview`) also tries LiteLLM's
+/// Google AI Studio key (`gemini/gemini-3-pro-preview`) after its bare name.
 pub fn candidates(id: &str) -> Vec<String> {
     let id = id.trim().to_ascii_lowercase();
     let mut out: Vec<String> = Vec::new();
@@ -27,8 +33,17 @@ pub fn candidates(id: &str) -> Vec<String> {
         }
     };
     push(&id);
+    if let Some((vendor, model)) = id.split_once('/')
+        && OPENROUTER_VENDORS.contains(&vendor)
+        && !model.contains('/')
+    {
+        push(&format!("openrouter/{id}"));
+    }
     let mut rest = id.rsplit('/').next().unwrap_or(&id);
     push(rest);
+    if rest.starts_with("gemini-") {
+        push(&format!("gemini/{rest}"));
+    }
     if let Some((name, _version)) = rest.split_once('@') {
         push(&format!("vertex_ai/{rest}"));
         push(&format!("vertex_ai/{name}"));
@@ -53,11 +68,32 @@ pub fn candidates(id: &str) -> Vec<String> {
     out
 }
 
+/// The vendor namespaces of OpenRouter's model ids that are not also a route LiteLLM
+/// names (`openai/` is LiteLLM's OpenAI route, kept as it is).
+const OPENROUTER_VENDORS: &[&str] = &[
+    "google",
+    "anthropic",
+    "meta-llama",
+    "mistralai",
+    "deepseek",
+    "x-ai",
+    "qwen",
+    "moonshotai",
+    "z-ai",
+];
+
 /// The model a price-data key is an entry of, without route, platform, version or date:
 /// `us.anthropic.claude-opus-4-6-v1` and `vertex_ai/claude-opus-4-6@default` are both
 /// `claude-opus-4-6`. What overlay amendments are keyed by.
 pub fn base(key: &str) -> String {
-    candidates(key).pop().unwrap_or_default()
+    let all = candidates(key);
+    // The last form without a route (`gemini/…` is a route added after the bare name).
+    all.iter()
+        .rev()
+        .find(|c| !c.contains('/'))
+        .or(all.last())
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The undated alias of a key (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`,
@@ -165,6 +201,25 @@ mod tests {
     }
 
     #[test]
+    fn an_openrouter_id_tries_litellm_s_openrouter_key_then_the_model() {
+        assert_eq!(
+            candidates("google/gemini-3-pro-preview"),
+            [
+                "google/gemini-3-pro-preview",
+                "openrouter/google/gemini-3-pro-preview",
+                "gemini-3-pro-preview",
+                "gemini/gemini-3-pro-preview",
+            ]
+        );
+        assert_eq!(
+            candidates("gemini-3-pro-preview"),
+            ["gemini-3-pro-preview", "gemini/gemini-3-pro-preview"]
+        );
+        // LiteLLM's own routes are not vendors: as before.
+        assert_eq!(candidates("openai/gpt-5"), ["openai/gpt-5", "gpt-5"]);
+    }
+
+    #[test]
     fn keys_have_a_base_model_and_dated_keys_an_alias() {
         assert_eq!(base("us.anthropic.claude-opus-4-6-v1"), "claude-opus-4-6");
         assert_eq!(base("vertex_ai/claude-opus-4-6@default"), "claude-opus-4-6");
@@ -174,6 +229,8 @@ mod tests {
         );
         assert_eq!(base("us-gov.anthropic.claude-sonnet-5"), "claude-sonnet-5");
         assert_eq!(base("claude-mythos-preview"), "claude-mythos-preview");
+        assert_eq!(base("gemini/gemini-3-pro-preview"), "gemini-3-pro-preview");
+        assert_eq!(base("google/gemini-3-pro-preview"), "gemini-3-pro-preview");
         assert_eq!(
             undated("claude-sonnet-4-5-20250929"),
             Some("claude-sonnet-4-5")

@@ -1,8 +1,11 @@
-//! `--group-by user|project|model`: the same edits summed per group of sessions, so a lead
-//! sees for whom an edit matters.
+//! `--group-by user|account|team|project|model`: the same edits summed per group of
+//! sessions, so a lead sees for whom an edit matters.
 //!
 //! Every session carries its labels (in `shard.jsonl` too, so a merge can group shards run
-//! without `--group-by`): the user is `[import] user_id` (OpenTelemetry's `user.id`); the
+//! without `--group-by`): the user is `[import] user_id` (OpenTelemetry's `user.id`, one
+//! installation); the account `[import] account_uuid` (`user.account_uuid`: one person on
+//! every machine); the team `[import] team` (a team attribute of the telemetry's resource,
+//! `team_attribute` naming which); the
 //! project is Claude Code's project folder in `[import] file` (`…/projects/<folder>/…`, the
 //! working directory with `/` as `-`) and otherwise the `<project>` the importer put before
 //! `-<session>` in the scenario name (the last part of the working directory, lower-cased);
@@ -24,6 +27,8 @@ use std::collections::BTreeMap;
 #[serde(rename_all = "lowercase")]
 pub enum GroupBy {
     User,
+    Account,
+    Team,
     Project,
     Model,
 }
@@ -33,6 +38,8 @@ impl GroupBy {
     pub fn key(self) -> &'static str {
         match self {
             GroupBy::User => "user",
+            GroupBy::Account => "account",
+            GroupBy::Team => "team",
             GroupBy::Project => "project",
             GroupBy::Model => "model",
         }
@@ -42,6 +49,8 @@ impl GroupBy {
     pub fn plural(self) -> &'static str {
         match self {
             GroupBy::User => "users",
+            GroupBy::Account => "accounts",
+            GroupBy::Team => "teams",
             GroupBy::Project => "projects",
             GroupBy::Model => "models",
         }
@@ -51,6 +60,8 @@ impl GroupBy {
     pub fn unknown(self) -> &'static str {
         match self {
             GroupBy::User => "unknown user",
+            GroupBy::Account => "unknown account",
+            GroupBy::Team => "unknown team",
             GroupBy::Project => "unknown project",
             GroupBy::Model => "unknown model",
         }
@@ -60,6 +71,8 @@ impl GroupBy {
     pub fn of(self, labels: &Labels) -> &str {
         let label = match self {
             GroupBy::User => &labels.user,
+            GroupBy::Account => &labels.account,
+            GroupBy::Team => &labels.team,
             GroupBy::Project => &labels.project,
             GroupBy::Model => &labels.model,
         };
@@ -73,6 +86,11 @@ pub struct Labels {
     pub user: Option<String>,
     pub project: Option<String>,
     pub model: Option<String>,
+    /// Left out of `shard.jsonl` when absent, so shards of logs without them read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
 }
 
 impl Labels {
@@ -90,6 +108,8 @@ impl Labels {
                     .and_then(|id| name_project(&scenario.name, id))
             }),
             model: import.model.clone().filter(|m| !m.is_empty()),
+            account: import.account_uuid.clone().filter(|a| !a.is_empty()),
+            team: import.team.clone().filter(|t| !t.is_empty()),
         }
     }
 }
@@ -350,5 +370,7 @@ mod tests {
         assert_eq!(GroupBy::User.of(&labels), "ana");
         assert_eq!(GroupBy::Model.of(&labels), "unknown model");
         assert_eq!(GroupBy::Project.of(&labels), "unknown project");
+        assert_eq!(GroupBy::Account.of(&labels), "unknown account");
+        assert_eq!(GroupBy::Team.of(&labels), "unknown team");
     }
 }

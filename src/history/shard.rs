@@ -545,6 +545,7 @@ mod tests {
                     user,
                     project: None,
                     model: Some("m".into()),
+                    ..Labels::default()
                 },
             }
         }

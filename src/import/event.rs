@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use std::collections::BTreeMap;
 
 /// Measured usage of one API request, in the provider's own fields and convention.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
     /// `input_tokens` as the provider reports it (Anthropic: excludes cache reads and
     /// writes; OpenAI/Codex: includes cached tokens).
@@ -23,6 +23,9 @@ pub struct Usage {
     pub cache_read_input_tokens: u64,
     /// `output_tokens` (Codex: includes `reasoning_output_tokens`).
     pub output_tokens: u64,
+    /// What the request cost as the log measured it, US dollars (OpenRouter's
+    /// `usage.cost`, ATIF's `metrics.cost_usd`); None where the log has none.
+    pub cost_usd: Option<f64>,
 }
 
 impl Usage {
@@ -188,12 +191,19 @@ pub struct Compaction {
     pub post_tokens: Option<u64>,
 }
 
-/// Who ran a session, where the log says (OpenTelemetry's `user.id` and `organization.id`):
-/// labels a history can group sessions by.
+/// Who ran a session, where the log says (OpenTelemetry's `user.id`, `organization.id`,
+/// `user.account_uuid` and a team attribute of the resource): labels a history can group
+/// sessions by.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {
     pub user_id: Option<CompactString>,
     pub organization_id: Option<CompactString>,
+    /// The Claude account (`user.account_uuid`): one person on two machines is one
+    /// account, two `user.id`s.
+    pub account_uuid: Option<CompactString>,
+    /// A team attribute the telemetry's resource carries (`team.id`, `department`, …): its
+    /// key and value.
+    pub team: Option<(CompactString, CompactString)>,
 }
 
 /// A line that could not be read, with why.

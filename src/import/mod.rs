@@ -9,12 +9,16 @@
 //! The formats, their sources and their quirks: `src/import/README.md`.
 
 pub mod assemble;
+pub mod atif;
 pub mod claude_code;
 pub mod codex;
+pub mod document;
 pub mod event;
 pub mod files;
 pub mod json;
 pub mod label;
+pub mod lifetime;
+pub mod mini_swe_agent;
 pub mod otel;
 pub mod quality;
 pub mod sniff;
@@ -39,6 +43,10 @@ pub enum Format {
     Codex,
     /// Claude Code's OpenTelemetry events, as the Collector's file exporter writes them.
     Otel,
+    /// mini-swe-agent trajectories (`*.traj.json`).
+    MiniSweAgent,
+    /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
+    Atif,
 }
 
 impl Format {
@@ -48,6 +56,8 @@ impl Format {
             Format::ClaudeCode => &claude_code::ClaudeCode,
             Format::Codex => &codex::Codex,
             Format::Otel => &otel::Otel,
+            Format::MiniSweAgent => &mini_swe_agent::MiniSweAgent,
+            Format::Atif => &atif::Atif,
         }
     }
 }

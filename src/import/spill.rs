@@ -276,6 +276,13 @@ fn request(w: &mut W, r: &Request) {
     w.ou(u.cache_creation_1h_input_tokens);
     w.u(u.cache_read_input_tokens);
     w.u(u.output_tokens);
+    match u.cost_usd {
+        Some(c) => {
+            w.b(true);
+            w.0.extend_from_slice(&c.to_bits().to_le_bytes());
+        }
+        None => w.b(false),
+    }
     w.os(r.model.as_deref());
     w.u(r.tool_uses.len() as u64);
     for t in &r.tool_uses {
@@ -371,6 +378,12 @@ fn read_request(r: &mut R) -> io::Result<Request> {
         cache_creation_1h_input_tokens: r.ou()?,
         cache_read_input_tokens: r.u()?,
         output_tokens: r.u()?,
+        cost_usd: if r.b()? {
+            let bits: [u8; 8] = r.take(8)?.try_into().map_err(|_| invalid())?;
+            Some(f64::from_bits(u64::from_le_bytes(bits)))
+        } else {
+            None
+        },
     };
     let model = r.ocs()?;
     let n = r.usize()?;
@@ -553,6 +566,7 @@ mod tests {
                     cache_creation_1h_input_tokens: None,
                     cache_read_input_tokens: 1 << 40,
                     output_tokens: 9,
+                    cost_usd: Some(0.004596),
                 },
                 model: Some("claude-sonnet-4-5".into()),
                 tool_uses: vec![tool("toolu_1"), tool("toolu_2")],

@@ -48,6 +48,13 @@ pub struct Summary<'a> {
     pub model_warnings: Vec<ModelWarning>,
     /// `attachment` lines by type: how many, their text bytes, whether they join.
     pub attachments: &'a BTreeMap<String, Attachments>,
+    /// Cache writes with no lifetime logged (OpenTelemetry), priced both ways; absent when
+    /// every write's lifetime is logged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_lifetime: Option<super::lifetime::Lifetime>,
+    /// The same, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_lifetime_note: Option<String>,
     /// With `--fit`: each trace's fit, in trace order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit: Option<&'a [Quality]>,
@@ -79,6 +86,8 @@ pub struct TraceRow {
     pub reset: Option<Reset>,
     /// Every request's usage is 0 (input, cache and output): placeholders, not measures.
     pub zero_usage: bool,
+    /// Its cache writes with no lifetime logged, priced both ways.
+    pub lifetime: super::lifetime::Lifetime,
 }
 
 impl TraceRow {
@@ -109,6 +118,7 @@ impl TraceRow {
             other_models,
             reset: t.reset,
             zero_usage: !t.calls.is_empty() && t.calls.iter().all(|c| c.measured.size() == 0),
+            lifetime: super::lifetime::Lifetime::of(t),
         }
     }
 }
@@ -149,6 +159,12 @@ pub struct TraceSummary<'a> {
     /// OpenTelemetry's `organization.id`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub organization_id: Option<&'a str>,
+    /// OpenTelemetry's `user.account_uuid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account_uuid: Option<&'a str>,
+    /// A team attribute of the telemetry's resource, as `key=value`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
     pub requests: usize,
     pub duplicates_removed: u64,
     pub malformed_lines: usize,
@@ -179,6 +195,11 @@ pub fn print(
 ) -> io::Result<()> {
     let a = &loaded.assembled;
     let convention = reader.convention();
+    let mut lifetime = super::lifetime::Lifetime::default();
+    for t in rows {
+        lifetime.add(&t.lifetime);
+    }
+    let lifetime_note = lifetime.sentence();
     let summary = Summary {
         format: reader.format(),
         convention: convention.key(),
@@ -200,6 +221,8 @@ pub fn print(
                 agent_id: t.agent_id.as_deref(),
                 user_id: t.identity.user_id.as_deref(),
                 organization_id: t.identity.organization_id.as_deref(),
+                account_uuid: t.identity.account_uuid.as_deref(),
+                team: t.identity.team.as_ref().map(|(k, v)| format!("{k}={v}")),
                 requests: t.requests,
                 duplicates_removed: t.duplicates_removed,
                 malformed_lines: t.malformed.len(),
@@ -227,6 +250,8 @@ pub fn print(
         malformed: &a.malformed,
         model_warnings: warnings::of(&rows.iter().map(model_use).collect::<Vec<_>>()),
         attachments: &a.attachments,
+        cache_lifetime: lifetime_note.is_some().then_some(lifetime),
+        cache_lifetime_note: lifetime_note,
         fit,
     };
     match format {
@@ -276,6 +301,9 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         plural(files.len())
     )?;
     writeln!(out, "Token sums are {}.", s.usage_note)?;
+    if let Some(note) = &s.cache_lifetime_note {
+        writeln!(out, "{note}")?;
+    }
     if reader.bytes_unit().is_some() {
         writeln!(out, "Bytes (what joined the context) are {}.", s.bytes_unit)?;
     }

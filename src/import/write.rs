@@ -374,9 +374,16 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         let _ = writeln!(s, "reset_from_input_tokens = {}", r.from_input_tokens);
         let _ = writeln!(s, "reset_to_input_tokens = {}", r.to_input_tokens);
     }
+    let (team_attribute, team) = match &t.identity.team {
+        Some((k, v)) => (Some(k.clone()), Some(v.clone())),
+        None => (None, None),
+    };
     for (key, value) in [
         ("user_id", &t.identity.user_id),
         ("organization_id", &t.identity.organization_id),
+        ("account_uuid", &t.identity.account_uuid),
+        ("team", &team),
+        ("team_attribute", &team_attribute),
     ] {
         if let Some(v) = value {
             let _ = writeln!(s, "{key} = {}", string(&clean(v, MAX_ID, "unknown")));
@@ -463,6 +470,9 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         }
         let _ = writeln!(s, "cache_read_input_tokens = {}", m.cache_read_input_tokens);
         let _ = writeln!(s, "output_tokens = {}", m.output_tokens);
+        if let Some(cost) = m.cost_usd.filter(|c| c.is_finite() && *c >= 0.0) {
+            let _ = writeln!(s, "cost_usd = {cost}");
+        }
         if let Some(model) = &c.model {
             let _ = writeln!(s, "model = {}", string(&clean(model, MAX_ID, "unknown")));
         }
@@ -601,6 +611,7 @@ mod tests {
                 cache_creation_1h_input_tokens: None,
                 cache_read_input_tokens: 50,
                 output_tokens: 4,
+                cost_usd: None,
             },
             model: model.map(Into::into),
             timestamp: None,
@@ -645,6 +656,7 @@ mod tests {
                 identity: crate::import::event::Identity {
                     user_id: user.clone().map(Into::into),
                     organization_id: user.map(Into::into),
+                    ..Default::default()
                 },
                 project: None,
                 calls,

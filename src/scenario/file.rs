@@ -80,6 +80,9 @@ pub struct MeasuredFile {
     pub cache_creation_1h_input_tokens: Option<Spanned<f64>>,
     pub cache_read_input_tokens: Option<Spanned<f64>>,
     pub output_tokens: Option<Spanned<f64>>,
+    /// The request's cost as the log measured it, US dollars (the provider's or the
+    /// agent's own figure, e.g. OpenRouter's `usage.cost`).
+    pub cost_usd: Option<Spanned<f64>>,
     pub model: Option<Spanned<String>>,
     pub convention: Option<Spanned<String>>,
 }
@@ -108,6 +111,9 @@ pub struct ImportFile {
     pub reset_to_input_tokens: Option<u64>,
     pub user_id: Option<String>,
     pub organization_id: Option<String>,
+    pub account_uuid: Option<String>,
+    pub team: Option<String>,
+    pub team_attribute: Option<String>,
 }
 
 /// One `[[edit]]` table: a name and exactly one action.

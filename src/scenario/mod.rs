@@ -184,6 +184,11 @@ pub struct MeasuredUsage {
     /// Tokens read from the prompt cache.
     pub cache_read_input_tokens: Option<f64>,
     pub output_tokens: Option<f64>,
+    /// What the request cost as the log measured it, US dollars (`[call.measured]
+    /// cost_usd`: the provider's or the agent's own figure, e.g. OpenRouter's `usage.cost`),
+    /// so a report can set simulated dollars beside the run's own. None where the log has
+    /// no cost, never 0.
+    pub cost_usd: Option<f64>,
     /// The model id as the log names it.
     pub model: Option<Arc<str>>,
     pub convention: Convention,
@@ -636,6 +641,13 @@ pub struct ImportInfo {
     pub user_id: Option<String>,
     /// The organisation the session ran under (OpenTelemetry's `organization.id`).
     pub organization_id: Option<String>,
+    /// The Claude account that ran the session (OpenTelemetry's `user.account_uuid`): the
+    /// same person on every machine, where `user_id` is one installation.
+    pub account_uuid: Option<String>,
+    /// The team the telemetry's resource names, and the attribute it came from
+    /// (`team.id`, `team.name`, `team`, `department`, `cost_center`, the first there).
+    pub team: Option<String>,
+    pub team_attribute: Option<String>,
 }
 
 /// A checked scenario, ready for the engine.

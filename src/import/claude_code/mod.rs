@@ -498,6 +498,7 @@ fn usage(message: &Message<'_>) -> Option<Usage> {
             .map(|c| c.ephemeral_1h_input_tokens.unwrap_or(0))
             .filter(|&one_hour| one_hour <= creation),
         cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
+        cost_usd: None,
     })
 }
 

@@ -362,6 +362,7 @@ impl Reading {
                 cache_creation_1h_input_tokens: None,
                 cache_read_input_tokens: last.cached_input_tokens,
                 output_tokens: last.output_tokens,
+                cost_usd: None,
             },
             model: self.model.clone(),
             tool_uses: std::mem::take(&mut self.pending),

@@ -9,12 +9,13 @@
 //! `api_request`, the `tool_result`s after it joining it, a `compaction` ending its trace.
 //! The format, its sources and what the telemetry lacks: `src/import/README.md`.
 
+mod agents;
+mod join;
 mod parser;
 mod record;
+mod span;
 
-use super::event::{
-    Event, FileLog, Identity, Joined, Malformed, Request, Route, ToolUse, UserText,
-};
+use super::event::{Event, FileLog, Identity, Joined, Malformed, Request, Route, UserText};
 use super::files::{self, SourceFile};
 use super::{Convention, Reader};
 use crate::error::Error;
@@ -102,13 +103,14 @@ impl files::JsonLines for Parsed {
 
     fn line(&mut self, number: u64, bytes: &[u8]) -> Result<(), serde_json::Error> {
         let line: parser::Line = serde_json::from_slice(bytes)?;
+        if let Some(resources) = &line.resource_spans {
+            self.spans(number, resources);
+        }
         let Some(resources) = line.resource_logs else {
-            let kind = if line.resource_spans.is_some() {
-                (
-                    "resourceSpans (a traces export, not logs)".to_string(),
-                    true,
-                )
-            } else if line.resource_metrics.is_some() {
+            if line.resource_spans.is_some() {
+                return Ok(());
+            }
+            let kind = if line.resource_metrics.is_some() {
                 (
                     "resourceMetrics (a metrics export, not logs)".to_string(),
                     true,
@@ -117,7 +119,10 @@ impl files::JsonLines for Parsed {
                 // Another format's line: its type names the format (see `other_format`).
                 (t, false)
             } else {
-                ("(a line without resourceLogs)".to_string(), false)
+                (
+                    "(a line without resourceLogs or resourceSpans)".to_string(),
+                    false,
+                )
             };
             self.log.skip(&kind.0, kind.1);
             return Ok(());
@@ -147,6 +152,36 @@ impl files::JsonLines for Parsed {
             }
         }
         Ok(())
+    }
+}
+
+impl Parsed {
+    /// The spans of a traces export line, each read on its own.
+    fn spans(&mut self, number: u64, resources: &[parser::ResourceSpans<'_>]) {
+        let mut place = 0u32;
+        for resource in resources {
+            let resource_attributes = resource
+                .resource
+                .as_ref()
+                .map_or(&[][..], |r| r.attributes.as_slice());
+            for scope in &resource.scope_spans {
+                for raw in &scope.spans {
+                    place += 1;
+                    match serde_json::from_str::<parser::Span>(raw.get()) {
+                        Ok(s) => {
+                            match span::read(&s, resource_attributes, self.index, number, place) {
+                                Read::Record(rec) => self.records.push(*rec),
+                                Read::Skipped { kind, known } => self.log.skip(&kind, known),
+                            }
+                        }
+                        Err(e) => self.log.malformed(
+                            number,
+                            format!("span {place} of the line: unexpected shape: {e}"),
+                        ),
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -217,8 +252,8 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
         })
         .collect();
     for mut s in sessions {
-        s.records.sort_by_key(Record::order);
         let log = &mut logs[s.file];
+        join::join_and_order(&mut s.records, log);
         let route = log.routes.len();
         log.routes.push(Route {
             subagent: false,
@@ -229,6 +264,8 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
         let identity = Identity {
             user_id: s.records.iter().find_map(|r| r.user_id.clone()),
             organization_id: s.records.iter().find_map(|r| r.organization_id.clone()),
+            account_uuid: s.records.iter().find_map(|r| r.account_uuid.clone()),
+            team: s.records.iter().find_map(|r| r.team.clone()),
         };
         if !s.id.is_empty() && identity != Identity::default() {
             log.identities.insert(s.id.clone(), identity);
@@ -303,6 +340,8 @@ fn session_events(
     names: &[String],
 ) -> Vec<Event> {
     let mut c = Conversation::default();
+    // Subagents the trace spans name (`agent_id`): a route and a conversation each.
+    let mut agents: FxHashMap<CompactString, (usize, Conversation)> = FxHashMap::default();
     let mut events: Vec<Event> = Vec::with_capacity(records.len());
     // Problems before the session's first event wait for it, so they are the session's.
     let mut waiting: Vec<Event> = Vec::new();
@@ -312,6 +351,22 @@ fn session_events(
             Some(n) => format_compact!("{session}#{n}"),
             None => format_compact!("{session}@{}:{}.{}", r.file, r.line, r.place),
         };
+        if let Some(agent) = r.agent_id.clone() {
+            let (route, a) = agents.entry(agent.clone()).or_insert_with(|| {
+                log.routes.push(Route {
+                    subagent: true,
+                    agent_id: Some(agent.clone()),
+                    session_id: (!session.is_empty()).then(|| CompactString::from(session)),
+                    sidechain: None,
+                });
+                (log.routes.len() - 1, Conversation::default())
+            });
+            agents::subagent_event(*route, a, session, &r, &mut events, log);
+            if before == 0 && !events.is_empty() {
+                events.append(&mut waiting);
+            }
+            continue;
+        }
         match &r.body {
             Body::Request(q) => match &q.source {
                 Source::Main => {
@@ -380,24 +435,14 @@ fn session_events(
                 if c.tool_uses.insert(id.clone())
                     && let Some(Event::Request(q)) = c.latest.and_then(|i| events.get_mut(i))
                 {
-                    let name_bytes = t.name.len() as u64;
-                    q.tool_uses.push(ToolUse {
-                        id: id.clone(),
-                        name: t.name.clone(),
-                        label: t.label.clone(),
-                        // Without the logged input, no two uses are taken as the same.
-                        input_hash: t.input_hash.unwrap_or_else(|| {
-                            xxhash_rust::xxh3::xxh3_64(format!("otel\0{session}\0{id}").as_bytes())
-                        }),
-                        web: t.web,
-                        input_bytes: t.input_size.map_or(0, |n| n + name_bytes),
-                    });
+                    q.tool_uses.push(agents::tool_use(session, &id, t));
                 }
                 let (bytes, images) = if t.image {
                     (0, 1)
                 } else {
                     (t.size.or(t.error_bytes).unwrap_or(0), 0)
                 };
+                agents::unsized_span(&r, t, log);
                 events.push(Event::Joined(Joined {
                     route,
                     bytes,

@@ -9,7 +9,7 @@
 //! Claude Code sends most of its numbers as strings.
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, Visitor};
+use serde::de::{self, Deserializer, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -19,10 +19,10 @@ use std::fmt;
 pub struct Line<'a> {
     #[serde(rename = "resourceLogs", borrow, default)]
     pub resource_logs: Option<Vec<ResourceLogs<'a>>>,
-    #[serde(rename = "resourceSpans", default)]
-    pub resource_spans: Option<IgnoredAny>,
+    #[serde(rename = "resourceSpans", borrow, default)]
+    pub resource_spans: Option<Vec<ResourceSpans<'a>>>,
     #[serde(rename = "resourceMetrics", default)]
-    pub resource_metrics: Option<IgnoredAny>,
+    pub resource_metrics: Option<serde::de::IgnoredAny>,
     /// The `type` of a line of another format (a Claude Code or Codex transcript line).
     #[serde(rename = "type", default)]
     pub kind: crate::import::json::StrOrNot,
@@ -49,6 +49,51 @@ pub struct ScopeLogs<'a> {
     pub log_records: Vec<&'a RawValue>,
 }
 
+/// The spans of one resource (a traces export: `TracesData`).
+#[derive(Debug, Deserialize)]
+pub struct ResourceSpans<'a> {
+    #[serde(borrow, default)]
+    pub resource: Option<Resource<'a>>,
+    #[serde(rename = "scopeSpans", borrow, default)]
+    pub scope_spans: Vec<ScopeSpans<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ScopeSpans<'a> {
+    #[serde(borrow, default)]
+    pub spans: Vec<&'a RawValue>,
+}
+
+/// One span (OTLP `Span`): its ids, name, times, attributes and events.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Span<'a> {
+    /// Hex (OTLP/JSON writes ids as hex strings, not base64).
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
+    pub trace_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
+    pub span_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub start_time_unix_nano: Option<Int>,
+    #[serde(default)]
+    pub end_time_unix_nano: Option<Int>,
+    #[serde(borrow, default)]
+    pub attributes: Vec<KeyValue<'a>>,
+    #[serde(borrow, default)]
+    pub events: Vec<SpanEvent<'a>>,
+}
+
+/// An event recorded on a span (Claude Code's `tool.output`).
+#[derive(Debug, Default, Deserialize)]
+pub struct SpanEvent<'a> {
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub attributes: Vec<KeyValue<'a>>,
+}
+
 /// One log record: a Claude Code event.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,6 +110,9 @@ pub struct LogRecord<'a> {
     pub event_name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub attributes: Vec<KeyValue<'a>>,
+    /// The span the record was emitted in, where the SDK set one (hex).
+    #[serde(borrow, default, deserialize_with = "crate::import::json::borrowed")]
+    pub span_id: Option<Cow<'a, str>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -75,8 +123,8 @@ pub struct KeyValue<'a> {
     pub value: Option<AnyValue<'a>>,
 }
 
-/// An attribute value. Arrays, key-value lists and bytes are not read (no event attribute
-/// this reader uses is one).
+/// An attribute value. Arrays and key-value lists (a structured `gen_ai.tool.call.result`)
+/// are kept as raw JSON, to be measured; bytes are not read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AnyValue<'a> {
@@ -88,6 +136,10 @@ pub struct AnyValue<'a> {
     pub double_value: Option<Double>,
     #[serde(default)]
     pub bool_value: Option<bool>,
+    #[serde(borrow, default)]
+    pub array_value: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub kvlist_value: Option<&'a RawValue>,
 }
 
 impl AnyValue<'_> {
@@ -104,6 +156,18 @@ impl AnyValue<'_> {
         }
         self.bool_value
             .map(|b| Cow::Borrowed(if b { "true" } else { "false" }))
+    }
+
+    /// The length of the value's text in UTF-16 code units (the unit of Claude Code's own
+    /// sizes, so that a size from content and a logged size agree): a string's, or the
+    /// summed strings of a structured value; None for a number or nothing.
+    pub fn text_units(&self) -> Option<u64> {
+        if let Some(s) = &self.string_value {
+            return Some(s.encode_utf16().count() as u64);
+        }
+        let raw = self.array_value.or(self.kvlist_value)?;
+        let v: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
+        Some(utf16_strings(&v))
     }
 
     /// The value as a whole number ≥ 0, from an int, a whole double or a string of digits;
@@ -125,6 +189,20 @@ impl AnyValue<'_> {
             }
             None => Err(()),
         }
+    }
+}
+
+/// UTF-16 code units of every string value in an OTLP/JSON structured value.
+fn utf16_strings(v: &serde_json::Value) -> u64 {
+    match v {
+        serde_json::Value::String(s) => s.encode_utf16().count() as u64,
+        serde_json::Value::Array(items) => items.iter().map(utf16_strings).sum(),
+        serde_json::Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| k.as_str() != "key")
+            .map(|(_, v)| utf16_strings(v))
+            .sum(),
+        _ => 0,
     }
 }
 

@@ -28,7 +28,33 @@ pub struct Record {
     pub prompt_id: Option<CompactString>,
     pub user_id: Option<CompactString>,
     pub organization_id: Option<CompactString>,
+    /// `user.account_uuid`: the Claude account, the same on every machine of a person.
+    pub account_uuid: Option<CompactString>,
+    /// The first team attribute the record or its resource carries ([`TEAM_KEYS`]), with
+    /// its key.
+    pub team: Option<(CompactString, CompactString)>,
+    /// The subagent (or teammate) that made the request or ran the tool: Claude Code's
+    /// trace spans say (`agent_id`); its events do not.
+    pub agent_id: Option<CompactString>,
+    /// The span the record is (a span) or was emitted in (a log record), for joining the
+    /// two; and whether it came from a span.
+    pub span_id: Option<CompactString>,
+    pub from_span: bool,
     pub body: Body,
+}
+
+/// The resource attributes that name a team, in the order they are looked for: the
+/// examples of Claude Code's monitoring page ("Multi-team organization support":
+/// `OTEL_RESOURCE_ATTRIBUTES="department=engineering,team.id=platform,cost_center=eng-123"`)
+/// and the common spellings beside them.
+pub const TEAM_KEYS: &[&str] = &["team.id", "team.name", "team", "department", "cost_center"];
+
+/// The first of [`TEAM_KEYS`] `a` holds (its own, else its resource's), with its key.
+pub fn team(a: &Attributes<'_, '_>) -> Option<(CompactString, CompactString)> {
+    TEAM_KEYS.iter().find_map(|k| {
+        let v = a.get_or_resource(k)?.text().filter(|t| !t.is_empty())?;
+        Some((CompactString::from(*k), CompactString::from(v.as_ref())))
+    })
 }
 
 impl Record {
@@ -201,6 +227,15 @@ pub fn read(
         prompt_id: owned("prompt.id"),
         user_id: owned("user.id"),
         organization_id: owned("organization.id"),
+        account_uuid: owned("user.account_uuid"),
+        team: team(&a),
+        agent_id: None,
+        span_id: r
+            .span_id
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(CompactString::from),
+        from_span: false,
         body: match body {
             Ok(b) => b,
             Err(why) => Body::Unreadable(format!("claude_code.{name}: {why}")),
@@ -228,7 +263,7 @@ fn event_name(r: &LogRecord<'_>, a: &Attributes<'_, '_>) -> Option<String> {
         .map(strip)
 }
 
-fn nanos(t: Option<super::parser::Int>) -> Option<Timestamp> {
+pub fn nanos(t: Option<super::parser::Int>) -> Option<Timestamp> {
     let n = t?.0.filter(|&n| n > 0)?;
     Timestamp::from_nanosecond(i128::from(n)).ok()
 }
@@ -243,6 +278,12 @@ fn request(a: &Attributes<'_, '_>) -> Result<Body, String> {
         cache_creation_input_tokens: Some(a.count("cache_creation_tokens")?.unwrap_or(0)),
         cache_creation_1h_input_tokens: None,
         cache_read_input_tokens: a.count("cache_read_tokens")?.unwrap_or(0),
+        // Claude Code's own estimate ("Estimated cost in USD").
+        cost_usd: a
+            .get("cost_usd")
+            .and_then(|v| v.text())
+            .and_then(|t| t.trim().parse::<f64>().ok())
+            .filter(|c| c.is_finite() && *c >= 0.0),
     };
     let source = match a.text("query_source") {
         None => Source::Main,
@@ -260,7 +301,7 @@ fn request(a: &Attributes<'_, '_>) -> Result<Body, String> {
     })))
 }
 
-fn tool_result(a: &Attributes<'_, '_>) -> Result<Body, String> {
+pub fn tool_result(a: &Attributes<'_, '_>) -> Result<Body, String> {
     let given = a
         .text("tool_name")
         .map_or_else(|| "tool".to_string(), |t| t.into_owned());
@@ -307,12 +348,12 @@ fn tool_result(a: &Attributes<'_, '_>) -> Result<Body, String> {
 }
 
 /// The attribute `key` parsed as JSON text, when it is.
-fn json_text(a: &Attributes<'_, '_>, key: &str) -> Option<Value> {
+pub fn json_text(a: &Attributes<'_, '_>, key: &str) -> Option<Value> {
     serde_json::from_str(&a.text(key)?).ok()
 }
 
 /// What says what a tool did: the command, the file, the pattern, the skill.
-fn argument<'p>(
+pub fn argument<'p>(
     name: &str,
     param: impl Fn(&str) -> Option<&'p str>,
     input: Option<&Value>,

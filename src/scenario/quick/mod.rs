@@ -205,6 +205,7 @@ fn measured(m: RawMeasured, interned: &mut Interned) -> Option<MeasuredUsage> {
         m.cache_creation_1h_input_tokens,
         m.cache_read_input_tokens,
         m.output_tokens,
+        m.cost_usd,
     ];
     if !counts.iter().flatten().all(|&x| size_ok(x)) {
         return None;
@@ -233,6 +234,7 @@ fn measured(m: RawMeasured, interned: &mut Interned) -> Option<MeasuredUsage> {
         cache_creation_1h_input_tokens: m.cache_creation_1h_input_tokens,
         cache_read_input_tokens: m.cache_read_input_tokens,
         output_tokens: m.output_tokens,
+        cost_usd: m.cost_usd,
         model: m.model.as_deref().map(|s| interned.get(s)),
         convention,
     })

@@ -47,6 +47,7 @@ pub(super) struct RawMeasured<'a> {
     pub cache_creation_1h_input_tokens: Option<f64>,
     pub cache_read_input_tokens: Option<f64>,
     pub output_tokens: Option<f64>,
+    pub cost_usd: Option<f64>,
     pub model: Option<Cow<'a, str>>,
     pub convention: Option<Cow<'a, str>>,
 }
@@ -194,6 +195,7 @@ fn key_bit(key: &str, measured: bool) -> Option<u32> {
             "output_tokens" => 4,
             "model" => 5,
             "convention" => 6,
+            "cost_usd" => 7,
             _ => return None,
         }
     } else {
@@ -252,6 +254,7 @@ fn set_measured<'a>(m: &mut RawMeasured<'a>, key: &str, value: Value<'a>) -> Opt
         }
         ("cache_read_input_tokens", v) => m.cache_read_input_tokens = Some(number(v)?),
         ("output_tokens", v) => m.output_tokens = Some(number(v)?),
+        ("cost_usd", v) => m.cost_usd = Some(number(v)?),
         _ => return None,
     }
     Some(())

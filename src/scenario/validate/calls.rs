@@ -191,6 +191,7 @@ fn measured(
         )?,
         cache_read_input_tokens: count(&m.cache_read_input_tokens, "cache_read_input_tokens")?,
         output_tokens: count(&m.output_tokens, "output_tokens")?,
+        cost_usd: count(&m.cost_usd, "cost_usd")?,
         model: m
             .model
             .as_ref()

@@ -435,6 +435,9 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         reset_to_input_tokens: i.reset_to_input_tokens,
         user_id: i.user_id.clone(),
         organization_id: i.organization_id.clone(),
+        account_uuid: i.account_uuid.clone(),
+        team: i.team.clone(),
+        team_attribute: i.team_attribute.clone(),
     })
 }
 
