@@ -1,180 +1,12 @@
 //! `report.html` in a real browser: headless Chromium opens the page with a fragment that
 //! sets the sliders (`#B=12000&rho=3.8`), runs its inline script, and dumps the DOM; the
 //! edits table in it must be re-ranked as the closed forms say, and two edits must swap
-//! across their exact break-even.
-//!
-//! Nothing is installed here. The browser is `/usr/bin/chromium`, or `chromium`,
-//! `chromium-browser` or `google-chrome` on the PATH; without one the tests say so on
-//! stderr and check nothing, unless `SIMULATE_REQUIRE_BROWSER` is set (CI, `.ci/run`,
-//! installs Debian's `chromium` and sets it), where a missing browser fails.
+//! across their exact break-even. The browser and its skip rule: `support/browser.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-use support::simulate;
-
-/// The longest one page may take to load and dump.
-const BROWSER_TIMEOUT: Duration = Duration::from_secs(90);
-
-fn browser() -> Option<&'static Path> {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    FOUND.get_or_init(find_browser).as_deref()
-}
-
-fn find_browser() -> Option<PathBuf> {
-    let on_path = |name: &str| {
-        std::env::var_os("PATH").and_then(|p| {
-            std::env::split_paths(&p)
-                .map(|dir| dir.join(name))
-                .find(|candidate| candidate.is_file())
-        })
-    };
-    let found = Some(PathBuf::from("/usr/bin/chromium"))
-        .filter(|p| p.is_file())
-        .or_else(|| on_path("chromium"))
-        .or_else(|| on_path("chromium-browser"))
-        .or_else(|| on_path("google-chrome"));
-    if found.is_none() {
-        assert!(
-            std::env::var_os("SIMULATE_REQUIRE_BROWSER").is_none(),
-            "no Chromium (/usr/bin/chromium, or chromium, chromium-browser, google-chrome on the PATH): install it with `apt-get install -y chromium`"
-        );
-        // Written to the stderr handle, not with eprintln!, which the test harness
-        // captures: the reason for a skip must be seen.
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: no Chromium found, report.html's sliders not checked in a browser (apt-get install -y chromium)"
-        );
-    }
-    found
-}
-
-/// The DOM of `page` opened with `fragment`, after its script ran.
-fn dump(browser: &Path, page: &Path, fragment: &str) -> String {
-    let page = page.canonicalize().unwrap();
-    let url = format!("file://{}#{fragment}", page.display());
-    assert!(
-        !url.contains(' '),
-        "a temporary path with a space needs escaping: {url}"
-    );
-    let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--dump-dom")
-        .arg(&url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the browser");
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        stdout.read_to_string(&mut text).map(|_| text)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > BROWSER_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "{} did not dump {url} within {BROWSER_TIMEOUT:?}",
-                browser.display()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let dom = reader.join().unwrap().unwrap();
-    assert!(status.success(), "{} failed on {url}", browser.display());
-    assert!(dom.contains("</html>"), "no DOM dumped for {url}: {dom}");
-    dom
-}
-
-/// One row of the edits table as the page shows it.
-#[derive(Debug, Clone, PartialEq)]
-struct Row {
-    rank: String,
-    name: String,
-    saved: String,
-    pct: String,
-}
-
-/// The text of the first `<td class="…{class}…">` in `row`.
-fn cell(row: &str, class: &str) -> String {
-    let start = row
-        .find(&format!("{class}\">"))
-        .unwrap_or_else(|| panic!("no {class} cell in {row}"));
-    let text = &row[start + class.len() + 2..];
-    text[..text.find("</td>").unwrap()].to_string()
-}
-
-/// The edits table's rows, in the page's order.
-fn rows(dom: &str) -> Vec<Row> {
-    let table = &dom[dom.find("<table id=\"edits\"").expect("the edits table")..];
-    let body = &table[table.find("<tbody>").unwrap()..table.find("</tbody>").unwrap()];
-    body.split("<tr")
-        .skip(1)
-        .map(|row| Row {
-            rank: cell(row, "moves rank"),
-            name: cell(row, "\"name"),
-            saved: cell(row, "moves saved"),
-            pct: cell(row, "moves pct"),
-        })
-        .collect()
-}
-
-fn names(rows: &[Row]) -> Vec<&str> {
-    rows.iter().map(|r| r.name.as_str()).collect()
-}
-
-fn position(rows: &[Row], name: &str) -> usize {
-    rows.iter()
-        .position(|r| r.name == name)
-        .unwrap_or_else(|| panic!("{name} not in {rows:?}"))
-}
-
-/// The rows of a `sweep.csv`, each as its fields.
-fn sweep_csv(path: &Path) -> Vec<Vec<String>> {
-    csv::Reader::from_path(path)
-        .unwrap()
-        .records()
-        .map(|r| r.unwrap().iter().map(str::to_string).collect())
-        .collect()
-}
-
-/// Runs `args` writing into `out`, returns stdout (the JSON report with `--format json`).
-fn run(args: &[&str], out: &Path) -> String {
-    let output = simulate()
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
+use support::browser::{Row, browser, cell, dump, names, position, rows, run, sweep_csv};
 
 /// scenarios/coding.toml's ranking does not hold: below B ≈ 12–18k a quieter test runner
 /// beats skipping the changelog. Just below the exact break-even at ρ = 3.8 the page puts
@@ -331,7 +163,8 @@ fn a_history_page_re_ranks_over_the_factors() {
 
 /// scenarios/clearing.toml has a prompt cache whose min_tokens (1,024) is below every B of
 /// its range, so its cost columns move too: at grid points they are sweep.csv's, for every
-/// edit with a closed form; the clearing that moves with B stays at the nominal point.
+/// edit with a closed form, and for the clearing that moves with B, which is ranked at the
+/// sweep's own figures there (it used to stay greyed at the nominal point).
 #[test]
 fn the_cost_moves_where_its_closed_form_is_exact() {
     let Some(browser) = browser() else { return };
@@ -357,11 +190,17 @@ fn the_cost_moves_where_its_closed_form_is_exact() {
                 })
                 .unwrap();
             let (cost, pct): (f64, f64) = (line[11].parse().unwrap(), line[13].parse().unwrap());
-            if name == sampled {
-                assert!(row.contains("class=\"sampled\""), "{row}");
-                assert_eq!(cell(row, "moves rank"), "—");
-                continue;
-            }
+            assert_eq!(row.contains("class=\"gridded\""), name == sampled, "{row}");
+            assert_eq!(
+                cell(row, "moves rank"),
+                line[10],
+                "{name} at B = {b}, ρ = {rho}"
+            );
+            assert_eq!(
+                cell(row, "moves costrank"),
+                line[14],
+                "{name} at B = {b}, ρ = {rho}"
+            );
             live += 1;
             assert_eq!(
                 cell(row, "moves cost"),
@@ -374,6 +213,6 @@ fn the_cost_moves_where_its_closed_form_is_exact() {
                 "{name} at B = {b}, ρ = {rho}"
             );
         }
-        assert_eq!(live, 5);
+        assert_eq!(live, 6);
     }
 }

@@ -93,6 +93,8 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         progress: true,
     };
     let mut slice = output::charts::SliceCollector::new(&grid);
+    // The sweep's totals the page's sliders interpolate for runs without a closed form.
+    let mut samples = crate::report::LiveSamples::new(&grid, &nominal_point);
     let swept = match dir.as_mut() {
         Some(dir) => {
             let mut swept = None;
@@ -100,7 +102,8 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
                 let names = study.edited.iter().map(|s| s.name.clone()).collect();
                 let mut csv =
                     SweepCsv::new(w, scenario.cache.is_some(), study.baseline.run.len(), names)?;
-                let mut sinks: [&mut dyn sweep::PointSink; 2] = [&mut csv, &mut slice];
+                let mut sinks: [&mut dyn sweep::PointSink; 3] =
+                    [&mut csv, &mut slice, &mut samples];
                 swept = Some(sweep::run(
                     &study,
                     &grid,
@@ -121,9 +124,12 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         }
     };
     let slice = slice.cells.unwrap_or_default();
-    let sweep_report = swept
+    let mut sweep_report = swept
         .as_ref()
         .map(|s| SweepReport::new(&study, s, c.closed_form));
+    if let Some(s) = sweep_report.as_mut() {
+        s.closed_forms.samples = samples.finish();
+    }
     let mut report = Report::with_by_tool(&study, &nominal, sources, sweep_report, shares);
     report.warnings.extend(size_warnings(
         &study,

@@ -5,44 +5,59 @@ use super::HistoryReport;
 use super::report::AgreementReport;
 use crate::number::{decimal, grouped, percent, plural};
 use crate::output::html::{STYLE, escape, figures};
-use crate::output::html_live::{self, Axis, Form, Live, LiveEdit, TIE_TOLERANCE};
+use crate::output::html_live::{self, Axis, Form, Live, LiveEdit, LiveGrid, TIE_TOLERANCE};
 use std::io::{self, Write};
 
 /// Sessions listed on the page; `sessions.csv` has them all.
 const MAX_SESSION_ROWS: usize = super::report::LISTED_SESSIONS;
 
 /// The live data of a history's page: the factors on every session's B and ρ over the
-/// swept factors, each edit's summed closed form. None without edits.
+/// swept factors, each edit's summed closed form, and for an edit without one (some
+/// session replays it) its summed savings at the factor grid's points. None without edits.
 fn live(r: &HistoryReport) -> Option<Live> {
     let a = &r.across_assumptions;
     let baseline = a.closed_forms.first().copied().flatten()?;
     if r.edits.is_empty() {
         return None;
     }
+    let (xs, vs) = (&a.factors.base_tokens, &a.factors.bytes_per_token);
+    // Grid order is base factors outermost, the layout the page reads.
+    let complete = a.points.len() == xs.len() * vs.len();
     let mut edits: Vec<LiveEdit> = r
         .edits
         .iter()
-        .map(|e| LiveEdit {
-            name: e.name.clone(),
-            index: e.index,
-            form: a
-                .closed_forms
-                .get(e.index + 1)
-                .copied()
+        .map(|e| {
+            let form = a.closed_forms.get(e.index + 1).copied().flatten();
+            let sampled = form
+                .is_none()
+                .then(|| {
+                    a.points
+                        .iter()
+                        .map(|p| p.saved_tokens.get(e.index).copied())
+                        .collect::<Option<Vec<f64>>>()
+                })
                 .flatten()
-                .map(|f| Form::from(&f)),
-            cost: None,
-            output_dollars: None,
+                .filter(|_| complete);
+            LiveEdit {
+                nominal_saved: sampled.as_ref().map(|_| e.saved_tokens),
+                sampled,
+                ..LiveEdit::new(e.name.clone(), e.index, form.map(|f| Form::from(&f)))
+            }
         })
         .collect();
     edits.sort_by_key(|e| e.index);
+    let grid = edits.iter().any(|e| e.sampled.is_some()).then(|| LiveGrid {
+        x: xs.clone(),
+        v: vs.clone(),
+    });
     Some(Live {
         kind: "history",
-        x: Axis::over("B_factor", &a.factors.base_tokens, 1.0),
-        v: Axis::over("rho_factor", &a.factors.bytes_per_token, 1.0),
+        x: Axis::over("B_factor", xs, 1.0),
+        v: Axis::over("rho_factor", vs, 1.0),
         calls: r.baseline.calls as f64,
         baseline: Form::from(&baseline),
         edits,
+        grid,
         cost: None,
         tie_tolerance: TIE_TOLERANCE,
     })

@@ -224,34 +224,9 @@ fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Resu
     let cost = r.cost_order.is_some();
     let money = r.price.is_some();
     let cost_moves = live.and_then(|l| l.cost.as_ref());
-    let dollars_move = cost_moves.is_some_and(|c| c.dollars.is_some());
+    let dollars_move = cost_moves.is_some_and(|c| c.per_cost.is_some());
     if let Some(live) = live {
-        let because = r
-            .sweep
-            .as_ref()
-            .and_then(|s| s.closed_forms.cost_fixed_because.clone())
-            .unwrap_or_else(|| "a price they need is missing".into());
-        let nominal_only = match (cost, money, cost_moves.is_some(), dollars_move) {
-            (true, _, true, d) => format!(
-                "the cost columns move too{}: under the prompt cache every request and cached prefix is at least min_tokens long over the sliders' whole range, so cost is exactly affine in B and 1/ρ there as well (at the nominal cache read price and retry rate){}",
-                if money && d { ", dollars with them" } else { "" },
-                if money && !d {
-                    "; the dollar columns (greyed) stay at the nominal point: a price they need is missing"
-                } else {
-                    ""
-                }
-            ),
-            (true, m, false, _) => format!(
-                "the cost{} columns (greyed) stay at the nominal point: {because}",
-                if m { " and dollar" } else { "" }
-            ),
-            (false, true, _, true) => "the dollar columns move too: without a prompt cache every input token costs 1, so cost is the reread total × (1 + retry rate)".into(),
-            (false, true, _, false) => format!(
-                "the dollar columns (greyed) stay at the nominal point: {because}"
-            ),
-            (false, false, ..) => "calls after each edit do not depend on B or ρ".into(),
-        };
-        html_live::panel(out, live, &nominal_only)?;
+        html_live::panel(out, live, &nominal_only(r, live, cost, money))?;
     }
     write!(
         out,
@@ -334,6 +309,75 @@ fn edits_table(out: &mut dyn Write, r: &Report, live: Option<&Live>) -> io::Resu
         html_live::after_table(out, live)?;
     }
     what_if(out, r)
+}
+
+/// What the sliders do to the cost and dollar columns, and why: the end of the panel's
+/// last sentence.
+fn nominal_only(r: &Report, live: &Live, cost: bool, money: bool) -> String {
+    let Some(forms) = r.sweep.as_ref().map(|s| &s.closed_forms) else {
+        return String::new();
+    };
+    let moving = live.cost.as_ref();
+    let dollars = moving.is_some_and(|c| c.per_cost.is_some());
+    let off_grid = forms.samples.as_ref().is_some_and(|s| s.cost.is_none());
+    let because = match (&forms.cost_fixed_because, off_grid) {
+        (Some(why), true) => format!(
+            "{why}, and the sweep's grid holds the cost at other cache read prices or retry rates than the nominal ones"
+        ),
+        (Some(why), false) => why.clone(),
+        (None, true) => "a run's cost has no closed form, and the sweep's grid holds the cost at other cache read prices or retry rates than the nominal ones".into(),
+        (None, false) => "a price they need is missing".into(),
+    };
+    let exact = if forms.cached {
+        "under the prompt cache every request and cached prefix is at least min_tokens long over the sliders' whole range, so cost is exactly affine in B and 1/ρ there as well"
+    } else {
+        "without a prompt cache every input token costs 1, so cost is the reread total × (1 + retry rate) and the output"
+    };
+    let ranked = || {
+        live.edits
+            .iter()
+            .filter(|e| e.form.is_some() || e.sampled.is_some())
+    };
+    let how = |c: &html_live::LiveCost| {
+        let all = c.baseline.is_some() && ranked().all(|e| e.cost.is_some());
+        let none = c.baseline.is_none() && ranked().all(|e| e.cost.is_none());
+        match (all, none) {
+            (true, _) => format!("{exact} (at the nominal cache read price and retry rate)"),
+            (_, true) => format!(
+                "from the sweep's grid points at the nominal cache read price and retry rate, as no run's cost has a closed form here: {because}"
+            ),
+            _ => format!(
+                "exact where a run's cost has a closed form ({exact}), from the sweep's grid points where it has none"
+            ),
+        }
+    };
+    match (cost, money, moving) {
+        (true, _, Some(c)) => format!(
+            "the cost columns move too{}: {}{}",
+            if money && dollars {
+                ", dollars with them (each run's cost at the scenario's input price)"
+            } else {
+                ""
+            },
+            how(c),
+            if money && !dollars {
+                "; the dollar columns (greyed) stay at the nominal point: a price they need is missing"
+            } else {
+                ""
+            }
+        ),
+        (true, m, None) => format!(
+            "the cost{} columns (greyed) stay at the nominal point: {because}",
+            if m { " and dollar" } else { "" }
+        ),
+        (false, true, Some(c)) if dollars => {
+            format!("the dollar columns move too: {}", how(c))
+        }
+        (false, true, _) => {
+            format!("the dollar columns (greyed) stay at the nominal point: {because}")
+        }
+        (false, false, _) => "calls after each edit do not depend on B or ρ".into(),
+    }
 }
 
 /// What each what-if edit changes (docs/model.md §9).

@@ -42,9 +42,13 @@ pub(crate) const STYLE: &str = "
 .live ul { margin: 0.3em 0; padding-left: 1.4em; }
 @media (max-width: 720px) { .live .slider { grid-template-columns: 1fr; } .live .ends, .live .ruler { grid-column: 1; } }
 @media print { .live button, #live-link { display: none; } }
-table.moved tbody td:not(.moves):not(.name):not(.fixed), table.moved tr.sampled td { color: #999; }
+table.moved tbody td:not(.moves):not(.name):not(.fixed), table.moved tr.nominal-only td { color: #999; }
 body.moved p.at-nominal::before { content: 'At the nominal point: '; font-weight: 600; }
-table.moved tr.sampled td.name::after { content: ' (sampled only: at the nominal point)'; }
+table.moved tr.nominal-only td.name::after { content: ' (sampled only: at the nominal point)'; }
+table.moved tr.interpolated td.name::after, table.moved tr.nearest td.name::after, table.moved tr.gridded td.name::after { font-size: 0.85em; color: #8a3b00; }
+table.moved tr.interpolated td.name::after { content: ' ≈ interpolated between the sweep’s grid points'; }
+table.moved tr.nearest td.name::after { content: ' ≈ at the nearest grid point of the sweep'; }
+table.moved tr.gridded td.name::after { content: ' (sampled: the sweep’s own figures at this grid point)'; }
 ";
 
 /// `T = c·x + k + y/v`.
@@ -95,28 +99,72 @@ pub(crate) struct LiveEdit {
     pub name: String,
     /// Declaration order (ties rank in it, as `rank::rank` does).
     pub index: usize,
-    /// None: no closed form (sampled only); the row stays at the nominal point.
+    /// None: no closed form; the row is ranked from `sampled`, or without samples stays
+    /// at the nominal point.
     pub form: Option<Form>,
+    /// Without a closed form: its saving at each point of [`Live::grid`] (est. tokens,
+    /// `[x·nv + v]`), as the sweep computed it; the page interpolates between them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<Vec<f64>>,
+    /// Its saving at the nominal point, as the table says: where a sampled edit stands
+    /// there, whatever the grid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominal_saved: Option<f64>,
     /// Its cost's closed form, when the cost moves (see [`Live::cost`]).
     pub cost: Option<Form>,
-    /// USD of its output tokens, when the dollars move.
-    pub output_dollars: Option<f64>,
+    /// Without one: its cost saving at each grid point, input-token equivalents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_sampled: Option<Vec<f64>>,
+    /// Its cost saving at the nominal point, as the table says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominal_cost_saved: Option<f64>,
+    /// Whether it has dollars (the table's dollar cell is not "—").
+    pub priced: bool,
 }
 
-/// The cost columns' closed forms, where they are exact over the sliders' range.
+impl LiveEdit {
+    /// An edit with its closed forms only.
+    pub fn new(name: String, index: usize, form: Option<Form>) -> LiveEdit {
+        LiveEdit {
+            name,
+            index,
+            form,
+            sampled: None,
+            nominal_saved: None,
+            cost: None,
+            cost_sampled: None,
+            nominal_cost_saved: None,
+            priced: false,
+        }
+    }
+
+    /// Whether the row can move at all: a closed form or samples.
+    fn ranked(&self) -> bool {
+        self.form.is_some() || self.sampled.is_some()
+    }
+}
+
+/// The sweep's grid points on the sliders' plane: the x values and the v values,
+/// ascending; a sampled figure at `(x[i], v[j])` is at `i·v.len() + j`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct LiveGrid {
+    pub x: Vec<f64>,
+    pub v: Vec<f64>,
+}
+
+/// The cost columns, where every ranked edit's cost moves.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct LiveCost {
-    /// The baseline's cost, input-token equivalents.
-    pub baseline: Form,
-    /// Dollars = cost·per_cost + output dollars, with `[price]`.
-    pub dollars: Option<LiveDollars>,
-}
-
-/// See [`LiveCost::dollars`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct LiveDollars {
-    pub per_cost: f64,
-    pub baseline_output: f64,
+    /// The baseline's cost, input-token equivalents: its closed form, or its values at the
+    /// grid points.
+    pub baseline: Option<Form>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_sampled: Option<Vec<f64>>,
+    /// The baseline's cost at the nominal point, as the table says.
+    pub baseline_nominal: f64,
+    /// USD per input-token equivalent, where the dollar columns move: a run's dollars are
+    /// its cost (output included) at the scenario's input price.
+    pub per_cost: Option<f64>,
 }
 
 /// Everything the script needs.
@@ -132,6 +180,8 @@ pub(crate) struct Live {
     pub baseline: Form,
     /// In declaration order.
     pub edits: Vec<LiveEdit>,
+    /// The grid the sampled figures are at; None when nothing is sampled.
+    pub grid: Option<LiveGrid>,
     /// None: the cost columns stay at the nominal point.
     pub cost: Option<LiveCost>,
     pub tie_tolerance: f64,
@@ -181,49 +231,89 @@ impl Live {
 }
 
 /// The live data of one scenario's page: B and ρ over the swept range and the nominal
-/// point, each edit's closed form, and the cost's where it is exact. None without a
-/// sweep or without edits.
+/// point, each edit's closed form, and the cost's where it is exact; the runs without one
+/// at the sweep's grid points, where the command kept them. None without a sweep or
+/// without edits.
 pub(crate) fn of_report(r: &Report) -> Option<Live> {
     let forms = &r.sweep.as_ref()?.closed_forms;
     let baseline = forms.tokens.first().copied().flatten()?;
     if r.edits.is_empty() {
         return None;
     }
-    let form = |forms: &[Option<Affine>], run: usize| forms.get(run).copied().flatten();
-    // Only where the table has cost or dollar columns.
-    let costs = forms
-        .cost
-        .as_deref()
-        .filter(|_| r.cost_order.is_some() || r.price.is_some());
-    let cost = costs.and_then(|c| form(c, 0)).map(|baseline| LiveCost {
-        baseline: Form::from(&baseline),
-        dollars: forms
-            .dollars
-            .as_ref()
-            .filter(|_| r.price.is_some())
-            .map(|d| LiveDollars {
-                per_cost: d.per_cost,
-                baseline_output: d.output.first().copied().unwrap_or(0.0),
-            }),
-    });
+    let pick = |forms: &[Option<Affine>], run: usize| forms.get(run).copied().flatten();
+    let samples = forms.samples.as_ref();
+    // A run's saving at each grid point: the baseline's total less its own, as the sweep
+    // (and sweep.csv) computes it.
+    let saved = |totals: &[Vec<f64>], run: usize| -> Option<Vec<f64>> {
+        let (base, own) = (totals.first()?, totals.get(run)?);
+        Some(base.iter().zip(own).map(|(b, e)| b - e).collect())
+    };
+    let cost_forms = forms.cost.as_deref().unwrap_or_default();
+    let cost_samples = samples.and_then(|s| s.cost.as_deref());
     let mut edits: Vec<LiveEdit> = r
         .edits
         .iter()
-        .map(|e| LiveEdit {
-            name: e.name.clone(),
-            index: e.index,
-            form: form(&forms.tokens, e.index + 1).map(|a| Form::from(&a)),
-            cost: costs
-                .and_then(|c| form(c, e.index + 1))
-                .map(|a| Form::from(&a)),
-            output_dollars: forms
-                .dollars
-                .as_ref()
-                .filter(|_| costs.is_some())
-                .and_then(|d| d.output.get(e.index + 1).copied()),
+        .map(|e| {
+            let run = e.index + 1;
+            let form = pick(&forms.tokens, run);
+            let cost = pick(cost_forms, run);
+            let sampled = form
+                .is_none()
+                .then(|| samples.and_then(|s| saved(&s.tokens, run)))
+                .flatten();
+            let cost_sampled = cost
+                .is_none()
+                .then(|| cost_samples.and_then(|c| saved(c, run)))
+                .flatten();
+            LiveEdit {
+                nominal_saved: sampled.as_ref().map(|_| e.saved_tokens),
+                nominal_cost_saved: cost_sampled.as_ref().map(|_| e.cost_saved),
+                sampled,
+                cost: cost.map(|a| Form::from(&a)),
+                cost_sampled,
+                priced: e.dollars.is_some(),
+                ..LiveEdit::new(e.name.clone(), e.index, form.map(|a| Form::from(&a)))
+            }
         })
         .collect();
     edits.sort_by_key(|e| e.index);
+    // Only where the table has cost or dollar columns, and every edit the sliders rank
+    // has its cost as a closed form or at the grid points.
+    let base_cost = pick(cost_forms, 0);
+    let base_cost_sampled = base_cost
+        .is_none()
+        .then(|| cost_samples.and_then(|c| c.first().cloned()))
+        .flatten();
+    let costs_move = (r.cost_order.is_some() || r.price.is_some())
+        && (base_cost.is_some() || base_cost_sampled.is_some())
+        && edits
+            .iter()
+            .filter(|e| e.ranked())
+            .all(|e| e.cost.is_some() || e.cost_sampled.is_some());
+    let cost = costs_move.then(|| LiveCost {
+        baseline: base_cost.map(|a| Form::from(&a)),
+        baseline_sampled: base_cost_sampled,
+        baseline_nominal: r.baseline.cost,
+        per_cost: forms
+            .dollars_per_cost
+            .filter(|_| r.price.is_some() && r.baseline.dollars.is_some()),
+    });
+    if cost.is_none() {
+        for e in &mut edits {
+            (e.cost, e.cost_sampled, e.nominal_cost_saved) = (None, None, None);
+        }
+    }
+    let grid = samples
+        .filter(|_| {
+            edits
+                .iter()
+                .any(|e| e.sampled.is_some() || e.cost_sampled.is_some())
+                || cost.as_ref().is_some_and(|c| c.baseline_sampled.is_some())
+        })
+        .map(|s| LiveGrid {
+            x: s.base_tokens.clone(),
+            v: s.bytes_per_token.clone(),
+        });
     let axis = |key, (min, max): (f64, f64), nominal| Axis {
         key,
         min,
@@ -237,6 +327,7 @@ pub(crate) fn of_report(r: &Report) -> Option<Live> {
         calls: r.baseline.calls as f64,
         baseline: Form::from(&baseline),
         edits,
+        grid,
         cost,
         tie_tolerance: TIE_TOLERANCE,
     })
@@ -262,11 +353,16 @@ pub(crate) fn panel(out: &mut dyn Write, live: &Live, nominal_only: &str) -> io:
     )?;
     writeln!(
         out,
-        "<p class=\"note\">{} Drag a slider, or open this page with a fragment such as <code>#{}={}&amp;{}={}</code>: the address then links to that point. The orange marks are the exact break-evens of edits next to each other in the current order: on the first slider at the current {}, on the second at the current {}.</p>",
+        "<p class=\"note\">{}{} Drag a slider, or open this page with a fragment such as <code>#{}={}&amp;{}={}</code>: the address then links to that point. The orange marks are the exact break-evens of edits next to each other in the current order: on the first slider at the current {}, on the second at the current {}.</p>",
         if history {
             "Every session's reread total is affine in its own B and 1/ρ, so with every session's B and ρ multiplied by the same factors the summed totals are affine in the factor on B and in 1 over the factor on ρ: this page recomputes the summed savings, percentages and ranks from those coefficients, exactly, in the browser."
         } else {
             "A reread total is affine in B and 1/ρ, so this page recomputes every saving, percentage and rank from the closed-form coefficients of each run, exactly, in the browser."
+        },
+        if live.grid.is_some() {
+            " The runs without a closed form are ranked from the sweep's own figures instead (see below, marked ≈ between grid points)."
+        } else {
+            ""
         },
         live.x.key,
         if history {
@@ -281,9 +377,18 @@ pub(crate) fn panel(out: &mut dyn Write, live: &Live, nominal_only: &str) -> io:
     )?;
     for (id, label, min, max, nominal) in live.labels() {
         let axis = if id == "x" { &live.x } else { &live.v };
+        // The sweep's grid points, as the browser's tick marks on the slider.
+        let points = live
+            .grid
+            .as_ref()
+            .map(|g| if id == "x" { &g.x } else { &g.v });
+        let list = match points {
+            Some(_) => format!(" list=\"live-{id}-grid\""),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "<div class=\"slider\"><label for=\"live-{id}\">{}</label><input type=\"range\" id=\"live-{id}\" min=\"{}\" max=\"{}\" step=\"any\" value=\"{}\"><output id=\"live-{id}-value\" for=\"live-{id}\">{}</output>\n<div class=\"ends\"><span>{}</span><span>{}</span></div>\n<div class=\"ruler\" id=\"live-{id}-ruler\"></div></div>",
+            "<div class=\"slider\"><label for=\"live-{id}\">{}</label><input type=\"range\" id=\"live-{id}\" min=\"{}\" max=\"{}\" step=\"any\" value=\"{}\"{list}><output id=\"live-{id}-value\" for=\"live-{id}\">{}</output>\n<div class=\"ends\"><span>{}</span><span>{}</span></div>\n<div class=\"ruler\" id=\"live-{id}-ruler\"></div></div>",
             escape(&label),
             axis.min,
             axis.max,
@@ -292,29 +397,81 @@ pub(crate) fn panel(out: &mut dyn Write, live: &Live, nominal_only: &str) -> io:
             escape(&min),
             escape(&max)
         )?;
+        if let Some(points) = points {
+            write!(out, "<datalist id=\"live-{id}-grid\">")?;
+            for p in points {
+                write!(out, "<option value=\"{p}\"></option>")?;
+            }
+            writeln!(out, "</datalist>")?;
+        }
     }
     writeln!(
         out,
         "<p><button type=\"button\" id=\"live-reset\">Back to the nominal point</button> <a id=\"live-link\">Link to this point</a> <span id=\"live-clamped\" class=\"note\"></span></p>\n<p class=\"now\" id=\"live-now\"></p>"
     )?;
-    let sampled: Vec<&str> = live
-        .edits
-        .iter()
-        .filter(|e| e.form.is_none())
-        .map(|e| e.name.as_str())
-        .collect();
-    let sampled = if sampled.is_empty() {
+    let names = |keep: &dyn Fn(&LiveEdit) -> bool| -> Vec<&str> {
+        live.edits
+            .iter()
+            .filter(|e| keep(e))
+            .map(|e| e.name.as_str())
+            .collect()
+    };
+    let tokens_sampled = names(&|e| e.sampled.is_some());
+    let cost_sampled = names(&|e| e.form.is_some() && e.cost_sampled.is_some());
+    let base_cost_sampled = live
+        .cost
+        .as_ref()
+        .is_some_and(|c| c.baseline_sampled.is_some());
+    let mut interpolated = String::new();
+    if let Some(grid) = &live.grid {
+        let mut which = Vec::new();
+        if !tokens_sampled.is_empty() {
+            which.push(format!(
+                "{} ({})",
+                tokens_sampled.join(", "),
+                if history {
+                    "in some session a clearing or compaction moves with B or ρ, or a base edit removes more than the base somewhere in the sweep"
+                } else {
+                    "a clearing or compaction that moves with B or ρ"
+                }
+            ));
+        }
+        if !cost_sampled.is_empty() || base_cost_sampled {
+            which.push(format!(
+                "the cost of {}",
+                if base_cost_sampled {
+                    "every run".to_string()
+                } else {
+                    cost_sampled.join(", ")
+                }
+            ));
+        }
+        interpolated = format!(
+            " No closed form for {}: these stay in the ranking at the sweep's own figures, exact at its {} grid points ({} × {}, the ticks on the sliders) and interpolated linearly in {} between them, marked ≈; outside the grid, the nearest grid point's.",
+            which.join("; "),
+            grid.x.len() * grid.v.len(),
+            grid.x.len(),
+            grid.v.len(),
+            if history {
+                "the factor on B and in 1 over the factor on ρ"
+            } else {
+                "B and 1/ρ"
+            },
+        );
+    }
+    let fixed = names(&|e| !e.ranked());
+    let fixed = if fixed.is_empty() {
         String::new()
     } else {
         format!(
-            " Sampled only, and not moved: {} (no closed form: {}); {} at the nominal point, greyed, below the others.",
-            sampled.join(", "),
+            " Sampled only, and not moved: {} (no closed form: {}; no samples of the sweep here); {} at the nominal point, greyed, below the others.",
+            fixed.join(", "),
             if history {
-                "in some session a clearing moves with B or ρ, or a base edit removes more than the base somewhere in the sweep"
+                "in some session a clearing or compaction moves with B or ρ, or a base edit removes more than the base somewhere in the sweep"
             } else {
-                "a clearing that moves with B or ρ"
+                "a clearing or compaction that moves with B or ρ"
             },
-            if sampled.len() == 1 {
+            if fixed.len() == 1 {
                 "it stays"
             } else {
                 "they stay"
@@ -323,9 +480,10 @@ pub(crate) fn panel(out: &mut dyn Write, live: &Live, nominal_only: &str) -> io:
     };
     writeln!(
         out,
-        "<p class=\"note\">Off the nominal point the table's rank, saved est. tokens, saved and equiv. calls are at the sliders' point; {}.{}</p>\n</section>",
+        "<p class=\"note\" id=\"live-method\">Off the nominal point the table's rank, saved est. tokens, saved and equiv. calls are at the sliders' point; {}.{}{}</p>\n</section>",
         escape(nominal_only),
-        escape(&sampled)
+        escape(&interpolated),
+        escape(&fixed)
     )
 }
 
@@ -370,13 +528,8 @@ mod tests {
                 k: 0.0,
                 y: 1.0,
             },
-            edits: vec![LiveEdit {
-                name: "</script><b>".into(),
-                index: 0,
-                form: None,
-                cost: None,
-                output_dollars: None,
-            }],
+            edits: vec![LiveEdit::new("</script><b>".into(), 0, None)],
+            grid: None,
             cost: None,
             tie_tolerance: 1e-9,
         }
@@ -413,6 +566,44 @@ mod tests {
             !page.contains("href="),
             "the panel links nowhere until the script runs"
         );
+    }
+
+    /// An edit without a closed form but with the sweep's figures is ranked, not greyed: the
+    /// panel names it with why, and the sliders mark the grid points it is exact at.
+    #[test]
+    fn a_sampled_edit_is_named_and_the_grid_is_marked_on_the_sliders() {
+        let mut live = live();
+        live.edits[0].sampled = Some(vec![1.0, 2.0, 3.0, 4.0]);
+        live.edits[0].nominal_saved = Some(2.5);
+        live.grid = Some(LiveGrid {
+            x: vec![8_000.0, 48_000.0],
+            v: vec![3.0, 4.6],
+        });
+        let mut page = Vec::new();
+        panel(&mut page, &live, "no cost columns").unwrap();
+        let page = String::from_utf8(page).unwrap();
+        assert!(
+            page.contains("value=\"24000\" list=\"live-x-grid\">"),
+            "{page}"
+        );
+        assert!(page.contains(
+            "<datalist id=\"live-x-grid\"><option value=\"8000\"></option><option value=\"48000\"></option></datalist>"
+        ));
+        assert!(page.contains(
+            "<datalist id=\"live-v-grid\"><option value=\"3\"></option><option value=\"4.6\"></option></datalist>"
+        ));
+        assert!(page.contains(
+            "No closed form for &lt;/script&gt;&lt;b&gt; (a clearing or compaction that moves with B or ρ): these stay in the ranking at the sweep&#39;s own figures, exact at its 4 grid points (2 × 2, the ticks on the sliders)"
+        ), "{page}");
+        assert!(!page.contains("Sampled only, and not moved"));
+        let mut data = Vec::new();
+        script(&mut data, &live).unwrap();
+        let data = String::from_utf8(data).unwrap();
+        assert!(
+            data.contains("\"sampled\":[1.0,2.0,3.0,4.0],\"nominal_saved\":2.5"),
+            "{data}"
+        );
+        assert!(data.contains("\"grid\":{\"x\":[8000.0,48000.0],\"v\":[3.0,4.6]}"));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 /* simulate's report.html: sliders for B and ρ that re-rank the edits from the closed
    forms in #live-data (src/output/html_live.rs writes both). A run's reread total at
    slider values (x, v) is T = c·x + k + y/v: for one scenario x is B and v is ρ; for a
-   history they are the factors on every session's own B and ρ. Nothing is fetched. */
+   history they are the factors on every session's own B and ρ. A run without a closed
+   form is ranked from the sweep's own figures at its grid points (d.grid), interpolated
+   linearly in x and 1/v between them, and marked. Nothing is fetched. */
 (function () {
   'use strict';
   var source = document.getElementById('live-data');
@@ -15,9 +17,19 @@
   var sliders = { x: byId('live-x'), v: byId('live-v') };
 
   // Numbers as src/output/number.rs writes them.
+  // Rust rounds a tie (…x.5 exactly) to even; toFixed rounds it up.
+  function fixed(x, decimals) {
+    if (x < 0) return '-' + fixed(-x, decimals);
+    var scale = Math.pow(10, decimals), scaled = x * scale;
+    if (scaled % 1 === 0.5 && scaled / scale === x) {
+      var n = Math.floor(scaled);
+      return ((n % 2 === 0 ? n : n + 1) / scale).toFixed(decimals);
+    }
+    return x.toFixed(decimals);
+  }
   function grouped(x, decimals) {
     if (!isFinite(x)) return '—';
-    var text = Math.abs(x).toFixed(decimals);
+    var text = fixed(Math.abs(x), decimals);
     var parts = text.split('.');
     var whole = parts[0];
     var out = x < 0 && /[1-9]/.test(text) ? '-' : '';
@@ -32,7 +44,7 @@
     if (Math.abs(x) >= 1000) return grouped(x, Math.abs(x % 1) < 0.05 ? 0 : 1);
     if (x === 0) return '0';
     var digits = Math.min(12, Math.max(0, 3 - Math.floor(Math.log10(Math.abs(x)))));
-    var text = x.toFixed(digits);
+    var text = fixed(x, digits);
     if (text.indexOf('.') >= 0) text = text.replace(/0+$/, '').replace(/\.$/, '');
     return text === '-0' ? '0' : text;
   }
@@ -63,43 +75,79 @@
   function total(f) { return f.c * at.x + f.k + f.y / at.v; }
   function tied(a, b, base) { return Math.abs(a - b) <= d.tie_tolerance * Math.abs(base); }
 
-  // The edits with a closed form at the current point, ranked as src/rank.rs ranks: by
-  // saving, savings within the tolerance of each other tied, ties in declaration order.
+  // Where the current point lies on the sweep's grid: for each axis the grid points on
+  // either side and the weight of the upper one (linear in x, and in 1/v, where a run's
+  // total is affine); `exact` at a grid point, `outside` beyond the grid (the nearest
+  // grid point's figures).
+  function bracket(values, value, inverse) {
+    var n = values.length;
+    for (var k = 0; k < n; k++) if (near(value, values[k])) return { i: k, j: k, t: 0, exact: true };
+    if (value < values[0]) return { i: 0, j: 0, t: 0, outside: true };
+    if (value > values[n - 1]) return { i: n - 1, j: n - 1, t: 0, outside: true };
+    var j = 1;
+    while (values[j] < value) j++;
+    var f = inverse ? function (x) { return 1 / x; } : function (x) { return x; };
+    return { i: j - 1, j: j, t: (f(value) - f(values[j - 1])) / (f(values[j]) - f(values[j - 1])) };
+  }
+  function locate() {
+    if (!d.grid) return null;
+    var x = bracket(d.grid.x, at.x, false), v = bracket(d.grid.v, at.v, true);
+    return { x: x, v: v, exact: !!(x.exact && v.exact), outside: !!(x.outside || v.outside) };
+  }
+  // A sampled figure at the current point: the grid value there, else the bilinear
+  // interpolation of the four around it.
+  function sample(values, where) {
+    var nv = d.grid.v.length;
+    function row(i) {
+      var a = values[i * nv + where.v.i];
+      return where.v.t === 0 ? a : a * (1 - where.v.t) + values[i * nv + where.v.j] * where.v.t;
+    }
+    var low = row(where.x.i);
+    return where.x.t === 0 ? low : low * (1 - where.x.t) + row(where.x.j) * where.x.t;
+  }
+
+  // The edits with a closed form or samples at the current point, ranked as src/rank.rs
+  // ranks: by saving, savings within the tolerance of each other tied, ties in declaration
+  // order. At the nominal point a sampled edit stands where the table says.
   function evaluate() {
     var base = total(d.baseline);
+    var where = locate();
+    var nominalPoint = atNominal();
     var live = [];
     d.edits.forEach(function (e) {
-      if (!e.form) return;
-      var saved = base - total(e.form);
+      var saved, sampled = false;
+      if (e.form) saved = base - total(e.form);
+      else if (e.sampled && where) {
+        saved = nominalPoint ? e.nominal_saved : sample(e.sampled, where);
+        sampled = true;
+      } else return;
       if (tied(saved, 0, base)) saved = 0;
-      live.push({ e: e, saved: saved, pct: 100 * saved / base, equiv: saved / (base / d.calls) });
+      live.push({ e: e, saved: saved, pct: 100 * saved / base, equiv: saved / (base / d.calls), sampled: sampled });
     });
-    live.sort(function (a, b) { return b.saved - a.saved || a.e.index - b.e.index; });
-    var start = 0;
-    while (start < live.length) {
-      var end = start + 1;
-      while (end < live.length && tied(live[end - 1].saved, live[end].saved, base)) end++;
-      var run = live.slice(start, end).sort(function (a, b) { return a.e.index - b.e.index; });
-      for (var j = 0; j < run.length; j++) { run[j].rank = start + 1; live[start + j] = run[j]; }
-      start = end;
-    }
-    var cost = null;
+    rankBy(live, 'saved', 'rank', base);
+    live.sort(function (a, b) { return a.rank - b.rank || a.e.index - b.e.index; });
+    var cost = null, dollarsBase = null;
     if (d.cost) {
-      cost = total(d.cost.baseline);
-      var byCost = live.filter(function (o) { return o.e.cost; });
+      var c = d.cost;
+      var baseSampled = !c.baseline;
+      cost = c.baseline ? total(c.baseline) : (nominalPoint ? c.baseline_nominal : (where ? sample(c.baseline_sampled, where) : NaN));
+      if (c.per_cost !== null && c.per_cost !== undefined) dollarsBase = cost * c.per_cost;
+      var byCost = live.filter(function (o) { return o.e.cost || (o.e.cost_sampled && where); });
       byCost.forEach(function (o) {
-        o.cost = total(o.e.cost);
-        o.costSaved = cost - o.cost;
+        if (o.e.cost) o.costSaved = cost - total(o.e.cost);
+        else o.costSaved = nominalPoint ? o.e.nominal_cost_saved : sample(o.e.cost_sampled, where);
+        o.costSampled = baseSampled || !o.e.cost;
         if (tied(o.costSaved, 0, cost)) o.costSaved = 0;
+        o.cost = cost - o.costSaved;
         o.costPct = 100 * o.costSaved / cost;
-        if (d.cost.dollars) {
-          o.dollars = o.cost * d.cost.dollars.per_cost + o.e.output_dollars;
-          o.dollarsSaved = cost * d.cost.dollars.per_cost + d.cost.dollars.baseline_output - o.dollars;
+        if (dollarsBase !== null && o.e.priced) {
+          o.dollars = o.cost * c.per_cost;
+          o.dollarsSaved = dollarsBase - o.dollars;
         }
       });
       rankBy(byCost, 'costSaved', 'costRank', cost);
     }
-    return { base: base, live: live, cost: cost };
+    return { base: base, live: live, cost: cost, dollars: dollarsBase, where: where, nominal: nominalPoint };
   }
 
   // Ranks `items` by `key`, larger first, into `rank`, as src/rank.rs does; keeps their order.
@@ -117,40 +165,53 @@
   function cell(tr, name) { return tr.querySelector('td.' + name); }
   function set(tr, name, text) { var c = cell(tr, name); if (c) c.textContent = text; }
 
+  var marks = ['interpolated', 'nearest', 'gridded', 'nominal-only'];
+  function unmark(tr) { marks.forEach(function (m) { tr.classList.remove(m); }); }
+
   function restore() {
     nominal.forEach(function (n) {
-      n.tr.classList.remove('sampled');
+      unmark(n.tr);
       Array.prototype.forEach.call(n.tr.cells, function (c, i) { c.innerHTML = n.cells[i]; });
       body.appendChild(n.tr);
     });
   }
 
+  // A sampled figure off the grid is an estimate: it says so.
+  function approx(text, yes) { return yes ? '\u2248 ' + text : text; }
+
   function moveTable(r) {
+    var between = r.where && !r.where.exact;
+    var mark = !r.where ? null : r.where.exact ? 'gridded' : r.where.outside ? 'nearest' : 'interpolated';
     r.live.forEach(function (o) {
       var tr = rows[o.e.index];
       if (!tr) return;
+      unmark(tr);
+      var tokensApprox = o.sampled && between;
+      var costApprox = o.costSampled && between;
+      if ((o.sampled || o.costSampled) && mark) tr.classList.add(mark);
       set(tr, 'rank', String(o.rank));
-      set(tr, 'saved', grouped(o.saved, 0));
-      set(tr, 'pct', percent(o.pct));
-      set(tr, 'equiv', grouped(o.equiv, 2));
+      set(tr, 'saved', approx(grouped(o.saved, 0), tokensApprox));
+      set(tr, 'pct', approx(percent(o.pct), tokensApprox));
+      set(tr, 'equiv', approx(grouped(o.equiv, 2), tokensApprox));
       if (o.cost !== undefined) {
-        set(tr, 'cost', grouped(o.cost, 0));
-        set(tr, 'costpct', percent(o.costPct));
+        set(tr, 'cost', approx(grouped(o.cost, 0), costApprox));
+        set(tr, 'costpct', approx(percent(o.costPct), costApprox));
         set(tr, 'costrank', String(o.costRank));
       }
       if (o.dollars !== undefined) {
-        set(tr, 'dollars', dollars(o.dollars));
-        set(tr, 'dsaved', dollars(o.dollarsSaved));
+        set(tr, 'dollars', approx(dollars(o.dollars), costApprox));
+        set(tr, 'dsaved', approx(dollars(o.dollarsSaved), costApprox));
       }
       body.appendChild(tr);
     });
+    var ranked = {};
+    r.live.forEach(function (o) { ranked[o.e.index] = true; });
     nominal.forEach(function (n) {
-      var e = d.edits.filter(function (e) { return String(e.index) === n.tr.getAttribute('data-edit'); })[0];
-      if (e && !e.form) {
-        n.tr.classList.add('sampled');
-        set(n.tr, 'rank', '\u2014');
-        body.appendChild(n.tr);
-      }
+      if (ranked[n.tr.getAttribute('data-edit')]) return;
+      unmark(n.tr);
+      n.tr.classList.add('nominal-only');
+      set(n.tr, 'rank', '\u2014');
+      body.appendChild(n.tr);
     });
   }
 
@@ -207,25 +268,51 @@
 
   function describe(r) {
     var now = byId('live-now');
-    var where = (atNominal() ? 'At the nominal point, ' : 'At ') + showX(at.x) + ' and ' + showV(at.v);
+    var where = (r.nominal ? 'At the nominal point, ' : 'At ') + showX(at.x) + ' and ' + showV(at.v);
     var unit = history ? 'est. tokens, summed over the sessions' : 'est. tokens';
     var text = where + ': baseline reread total ' + grouped(r.base, 0) + ' ' + unit + '.';
+    var sampled = r.live.some(function (o) { return o.sampled || o.costSampled; });
+    // Whether a sampled figure here is an estimate: off the nominal point and the grid.
+    function estimated(yes) { return !!(yes && !r.nominal && r.where && !r.where.exact); }
     if (r.live.length) {
       var first = r.live.filter(function (o) { return o.rank === 1; });
       var best = first[0];
-      var who = first.length > 1
-        ? first.map(function (o) { return o.e.name; }).join(' and ') + ' tie for the largest saving'
-        : best.e.name + ' saves the most';
-      text += ' ' + who + (d.edits.length > r.live.length ? ' of the edits with a closed form' : '') + ': ' +
-        grouped(best.saved, 0) + ' est. tokens, ' + percent(best.pct) + ' of the ' +
-        (history ? 'summed ' : '') + 'reread total (' + grouped(best.equiv, 2) + ' average calls). Order: ' +
-        orderLine(r.live) + '.';
-      var cheapest = r.live.filter(function (o) { return o.costRank === 1; });
-      if (d.cost && d.kind === 'scenario' && cheapest.length && table.querySelector('td.costrank')) {
-        text += cheapest[0] === best
-          ? ' It also saves the most cost (' + percent(best.costPct) + ').'
-          : ' By cost, ' + cheapest[0].e.name + ' saves the most (' + percent(cheapest[0].costPct) + ').';
+      var some = r.live.length < d.edits.length ? ' of the edits ranked here' : '';
+      if (best.saved > 0) {
+        var who = first.length > 1
+          ? first.map(function (o) { return o.e.name; }).join(' and ') + ' tie for the largest saving' + some
+          : best.e.name + ' saves the most' + some;
+        text += ' ' + who + ': ' + approx(grouped(best.saved, 0), estimated(best.sampled)) + ' est. tokens, ' +
+          percent(best.pct) + ' of the ' + (history ? 'summed ' : '') + 'reread total (' + grouped(best.equiv, 2) +
+          ' average calls).';
+      } else {
+        // A tie of zeros is no answer: nothing here is worth doing for the rereads.
+        text += ' No edit' + some + ' saves anything here' + (best.saved < 0 ? ': every one adds rereads' : '') + '.';
       }
+      text += ' Order: ' + orderLine(r.live) + '.';
+      var cheapest = r.live.filter(function (o) { return o.costRank === 1; });
+      if (r.cost !== null && d.kind === 'scenario' && cheapest.length && table.querySelector('td.costrank')) {
+        var top = cheapest[0];
+        var money = top.dollarsSaved !== undefined
+          ? ', ' + approx(dollars(top.dollarsSaved), estimated(top.costSampled)) + ' of ' + approx(dollars(r.dollars), estimated(!d.cost.baseline))
+          : '';
+        if (!(top.costSaved > 0)) text += ' No edit saves cost here.';
+        else {
+          var how = approx(percent(top.costPct), estimated(top.costSampled)) + money;
+          text += top === best && best.saved > 0
+            ? ' It also saves the most cost (' + how + ').'
+            : ' By cost, ' + top.e.name + ' saves the most (' + how + ').';
+        }
+      }
+    } else {
+      text += ' No edit can be ranked here.';
+    }
+    if (sampled && !r.nominal) {
+      text += r.where.exact
+        ? ' This is a grid point of the sweep: the edits without a closed form are at its own figures.'
+        : r.where.outside
+          ? ' Outside the sweep\u2019s grid: the edits without a closed form (\u2248) are at the nearest grid point\u2019s figures.'
+          : ' Between grid points of the sweep: the edits without a closed form (\u2248) are interpolated from the four around this point.';
     }
     now.textContent = text;
 
@@ -239,6 +326,13 @@
     var everyX = history ? 'factor on B' : 'B';
     for (var j = 0; j + 1 < r.live.length; j++) {
       var a = r.live[j].e, b = r.live[j + 1].e;
+      if (!a.form || !b.form) {
+        var item0 = document.createElement('li');
+        item0.textContent = a.name + ' and ' + b.name + ': no exact break-even, ' +
+          (a.form ? b : a).name + ' has no closed form (sampled at the sweep\u2019s grid points).';
+        list.appendChild(item0);
+        continue;
+      }
       var x = breakEvenX(a, b, r.base);
       var v = breakEvenV(a, b);
       var item = document.createElement('li');

@@ -14,8 +14,9 @@
 use crate::evaluate::{Study, Subject};
 use crate::ledger::{Affine, Assumptions};
 use crate::number::grouped;
-use crate::sweep::{Point, SweepOutcome};
+use crate::sweep::{Grid, Point, PointSink, SweepOutcome, Totals};
 use crate::timeline::{CallFigures, Quantity, RunSums};
+use std::io;
 
 /// Closed forms by run: the baseline first, then each edit in the scenario's order; None
 /// for a run whose clearings move with B or ρ (sampled only).
@@ -35,19 +36,34 @@ pub struct ClosedForms {
     pub cost: Option<Forms>,
     /// Why the cost has no closed form over the range, when it has none.
     pub cost_fixed_because: Option<String>,
-    /// Dollars of each run as `cost·per_cost + output[run]`, with `[price]`, when the cost
-    /// moves and every run has a price.
-    pub dollars: Option<DollarForms>,
+    /// Whether the scenario has a prompt cache.
+    pub cached: bool,
+    /// USD per input-token equivalent: the scenario's input price ÷ 1e6, where known. A
+    /// run's dollars are its cost (output included, docs/model.md §4) times this, where
+    /// the run has dollars at all.
+    pub dollars_per_cost: Option<f64>,
+    /// The sweep's totals on the sliders' plane, for the runs without a closed form; set
+    /// by the command that writes the page (see [`LiveSamples`]).
+    pub samples: Option<Samples>,
 }
 
-/// `dollars = cost·per_cost + output`.
+/// Every run's totals at the sweep's grid points of the sliders' plane.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DollarForms {
-    /// USD per input-token equivalent.
-    pub per_cost: f64,
-    /// USD of each run's output tokens (same order as the forms).
-    pub output: Vec<f64>,
+pub struct Samples {
+    /// The grid's values of B, ascending (at most [`MAX_SAMPLED_AXIS`], evenly thinned).
+    pub base_tokens: Vec<f64>,
+    /// The grid's values of ρ, ascending, likewise.
+    pub bytes_per_token: Vec<f64>,
+    /// Reread totals by run (the baseline first), est. tokens: `tokens[run][b·nρ + r]`.
+    pub tokens: Vec<Vec<f64>>,
+    /// Costs by run, input-token equivalents, laid out alike; None where the grid does
+    /// not hold the nominal cache read price and retry rate (the cost would be another's).
+    pub cost: Option<Vec<Vec<f64>>>,
 }
+
+/// Most values of B (and of ρ) kept in [`Samples`]: a page embeds at most this squared
+/// per sampled run.
+pub const MAX_SAMPLED_AXIS: usize = 21;
 
 /// `lo..hi` over `values` and `nominal`.
 pub fn range(values: &[f64], nominal: f64) -> (f64, f64) {
@@ -73,15 +89,11 @@ impl ClosedForms {
             bytes_per_token: r,
         });
         let retry = nominal.retry_rate;
-        // A cache or model edit prices its run with terms of its own, which these forms
-        // (one set of prices for every run) do not hold.
-        let own_pricing = study.subjects().any(|s| s.whatif.pricing.is_some());
         let pricing = &study.pricing;
+        // A cache or model edit prices its run with terms of its own, which these forms
+        // (one set of prices for every run) do not hold: that run is sampled only.
+        let own = |s: &Subject| s.whatif.pricing.is_some();
         let (cost, because) = match study.cache_prices(nominal) {
-            _ if own_pricing => (
-                None,
-                Some("a cache or model edit prices its run with terms of its own".to_string()),
-            ),
             _ if !pricing.is_uniform() => (
                 None,
                 Some("the session's calls are priced at several models".to_string()),
@@ -97,7 +109,8 @@ impl ClosedForms {
                         .map(|(t, subject)| {
                             let output: f64 = subject.run.iter().map(|s| s.output_tokens).sum();
                             let output = Affine::tokens(pricing.main().output_cost(output));
-                            t.map(|t| t.scale(1.0 + retry) + output)
+                            t.filter(|_| !own(subject))
+                                .map(|t| t.scale(1.0 + retry) + output)
                         })
                         .collect(),
                 ),
@@ -105,36 +118,135 @@ impl ClosedForms {
             ),
             Some(prices) => match study
                 .subjects()
-                .map(|s| cost_form(study, s, nominal, prices, &corners))
+                .map(|s| match own(s) {
+                    true => Ok(None),
+                    false => cost_form(study, s, nominal, prices, &corners),
+                })
                 .collect::<Result<Forms, String>>()
             {
                 Ok(forms) => (Some(forms), None),
                 Err(why) => (None, Some(why)),
             },
         };
-        // Cost counts the output already (docs/model.md §4): dollars are the cost at the
-        // scenario's input price, where every price the runs need is known.
-        let dollars = cost.as_ref().and_then(|_| {
-            let output = study
-                .subjects()
-                .flat_map(|s| s.run.iter())
-                .any(|s| s.output_tokens > 0.0);
-            pricing.dollars(1.0, output && !pricing.output_priced())?;
-            let input = pricing.input_price?;
-            Some(DollarForms {
-                per_cost: input / 1e6,
-                output: vec![0.0; study.subjects().count()],
-            })
-        });
         ClosedForms {
             base_tokens,
             bytes_per_token,
             tokens: sweep.affine.clone(),
             cost,
             cost_fixed_because: because,
-            dollars,
+            cached: study.scenario.cache.is_some(),
+            dollars_per_cost: pricing.input_price.map(|input| input / 1e6),
+            samples: None,
         }
     }
+}
+
+/// Collects [`Samples`] as the sweep goes: the grid points of the (B, ρ) plane at the
+/// nominal cache read price and retry rate (any other's for the reread totals alone, which
+/// depend on neither), with B and ρ thinned evenly to [`MAX_SAMPLED_AXIS`] values each.
+pub struct LiveSamples {
+    grid: Grid,
+    /// Grid indices of the kept B and ρ values, by ascending value.
+    base_tokens: Vec<usize>,
+    bytes_per_token: Vec<usize>,
+    /// The (cache read, retry rate) indices of the kept plane, and whether they are the
+    /// nominal point's.
+    plane: (usize, usize),
+    nominal_plane: bool,
+    /// Each kept point's totals, by run.
+    cells: Vec<Option<Vec<Totals>>>,
+}
+
+impl LiveSamples {
+    /// A collector for `grid` around `nominal`.
+    pub fn new(grid: &Grid, nominal: &Point) -> LiveSamples {
+        let read = grid
+            .cache_read
+            .iter()
+            .position(|&c| c == nominal.cache_read);
+        let retry = grid
+            .retry_rate
+            .iter()
+            .position(|&t| t == nominal.retry_rate);
+        let base_tokens = kept(&grid.base_tokens, nominal.base_tokens);
+        let bytes_per_token = kept(&grid.bytes_per_token, nominal.bytes_per_token);
+        LiveSamples {
+            cells: vec![None; base_tokens.len() * bytes_per_token.len()],
+            grid: grid.clone(),
+            base_tokens,
+            bytes_per_token,
+            plane: (read.unwrap_or(0), retry.unwrap_or(0)),
+            nominal_plane: read.is_some() && retry.is_some(),
+        }
+    }
+
+    /// The samples, once every kept point was seen; None otherwise (a sweep cut short).
+    pub fn finish(self) -> Option<Samples> {
+        let runs = self.cells.first()?.as_ref()?.len();
+        let mut tokens = vec![Vec::with_capacity(self.cells.len()); runs];
+        let mut cost = vec![Vec::with_capacity(self.cells.len()); runs];
+        for cell in &self.cells {
+            let cell = cell.as_ref().filter(|c| c.len() == runs)?;
+            for (run, t) in cell.iter().enumerate() {
+                tokens[run].push(t.tokens);
+                cost[run].push(t.cost);
+            }
+        }
+        let values = |axis: &[f64], kept: &[usize]| kept.iter().map(|&i| axis[i]).collect();
+        Some(Samples {
+            base_tokens: values(&self.grid.base_tokens, &self.base_tokens),
+            bytes_per_token: values(&self.grid.bytes_per_token, &self.bytes_per_token),
+            tokens,
+            cost: self.nominal_plane.then_some(cost),
+        })
+    }
+}
+
+impl PointSink for LiveSamples {
+    fn point(
+        &mut self,
+        index: Option<usize>,
+        _point: &Point,
+        _nominal: bool,
+        totals: &[Totals],
+    ) -> io::Result<()> {
+        let Some(index) = index else { return Ok(()) };
+        let [b, r, c, t] = self.grid.coordinates(index);
+        if (c, t) != self.plane {
+            return Ok(());
+        }
+        let (Some(b), Some(r)) = (
+            self.base_tokens.iter().position(|&k| k == b),
+            self.bytes_per_token.iter().position(|&k| k == r),
+        ) else {
+            return Ok(());
+        };
+        if let Some(cell) = self.cells.get_mut(b * self.bytes_per_token.len() + r) {
+            *cell = Some(totals.to_vec());
+        }
+        Ok(())
+    }
+}
+
+/// Indices of `axis` by ascending value, at most [`MAX_SAMPLED_AXIS`] evenly spaced ones,
+/// always with the lowest, the highest and `nominal`'s (where it is on the axis).
+fn kept(axis: &[f64], nominal: f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..axis.len()).collect();
+    order.sort_by(|&a, &b| axis[a].total_cmp(&axis[b]));
+    order.dedup_by(|a, b| axis[*a] == axis[*b]);
+    let n = order.len();
+    if n <= MAX_SAMPLED_AXIS {
+        return order;
+    }
+    let mut picked: Vec<usize> = (0..MAX_SAMPLED_AXIS)
+        .map(|k| k * (n - 1) / (MAX_SAMPLED_AXIS - 1))
+        .collect();
+    if let Some(k) = order.iter().position(|&i| axis[i] == nominal) {
+        picked.push(k);
+        picked.sort_unstable();
+        picked.dedup();
+    }
+    picked.into_iter().map(|k| order[k]).collect()
 }
 
 /// The cost's closed form of `subject` under a prompt cache with `(read, write)` prices
@@ -200,7 +312,7 @@ mod tests {
     use super::*;
     use crate::evaluate::outcome;
     use crate::scenario::load_str;
-    use crate::sweep::{Grid, SweepOptions, SweepOverrides};
+    use crate::sweep::{SweepOptions, SweepOverrides};
     use std::path::Path;
 
     /// A cached run of 40 calls with pauses, a trim, a drop, a clearing on segments and one
@@ -286,13 +398,12 @@ mod tests {
     /// Below min_tokens a request is billed as plain input: where the range reaches there,
     /// the cost has no closed form over it, and the reason names the run.
     #[test]
-    fn a_range_reaching_below_min_tokens_keeps_the_cost_at_the_nominal_point() {
+    fn a_range_reaching_below_min_tokens_has_no_cost_form() {
         let s = scenario(&format!(
             "base_tokens = 6000\n{CACHE}[sweep]\nbase_tokens = [500, 6000]\nbytes_per_token = [3.0]\n"
         ));
         let (_, forms, _) = forms(&s);
         assert_eq!(forms.cost, None);
-        assert_eq!(forms.dollars, None);
         assert_eq!(
             forms.cost_fixed_because.as_deref(),
             Some(
@@ -305,7 +416,7 @@ mod tests {
     /// A warm cache reads a share of the base at the first call; where that share is
     /// shorter than min_tokens nothing is read, which the closed form would miss.
     #[test]
-    fn a_warm_share_shorter_than_min_tokens_keeps_the_cost_at_the_nominal_point() {
+    fn a_warm_share_shorter_than_min_tokens_has_no_cost_form() {
         let warm = CACHE.replace(
             "min_tokens = 1024\n",
             "min_tokens = 1024\nwarm_share = 0.1\n",
@@ -331,8 +442,115 @@ mod tests {
         for (c, t) in cost.iter().zip(&forms.tokens) {
             assert_eq!(c.map(|c| c.calls), t.map(|t| t.calls * 1.25));
         }
-        let dollars = forms.dollars.unwrap();
-        assert_eq!(dollars.per_cost, 3.0 / 1e6);
-        assert_eq!(dollars.output.len(), 5);
+        assert_eq!(forms.dollars_per_cost, Some(3.0 / 1e6));
+    }
+
+    /// The samples are the sweep's own totals on the (B, ρ) plane at the nominal cache read
+    /// price and retry rate, laid out `[b·nρ + r]`, every run's, the baseline first.
+    #[test]
+    fn the_samples_are_the_sweeps_totals_on_the_nominal_plane() {
+        let s = scenario(&format!(
+            "base_tokens = 6000\nretry_rate = 0.1\n{CACHE}[sweep]\nbase_tokens = [2000, 6000, 12000]\nbytes_per_token = [2.0, 3.0, 4.5]\nretry_rate = [0.0, 0.1]\ncache_read = [0.1, 0.2]\n"
+        ));
+        let study = Study::new(&s).unwrap();
+        let nominal = study.nominal(Assumptions {
+            base_tokens: 6000.0,
+            bytes_per_token: 3.0,
+        });
+        let grid = Grid::new(&s, &nominal, &SweepOverrides::default()).unwrap();
+        let mut samples = LiveSamples::new(&grid, &nominal);
+        let options = SweepOptions {
+            closed_form: true,
+            progress: false,
+        };
+        let mut sinks: [&mut dyn PointSink; 1] = [&mut samples];
+        crate::sweep::run(&study, &grid, &nominal, options, &mut sinks).unwrap();
+        let samples = samples.finish().expect("every point seen");
+        assert_eq!(samples.base_tokens, [2000.0, 6000.0, 12000.0]);
+        assert_eq!(samples.bytes_per_token, [2.0, 3.0, 4.5]);
+        let cost = samples
+            .cost
+            .as_ref()
+            .expect("the grid holds the nominal plane");
+        assert_eq!(samples.tokens.len(), 5);
+        for (b, &base_tokens) in samples.base_tokens.iter().enumerate() {
+            for (r, &bytes_per_token) in samples.bytes_per_token.iter().enumerate() {
+                let point = Point {
+                    base_tokens,
+                    bytes_per_token,
+                    ..nominal
+                };
+                for (run, subject) in study.subjects().enumerate() {
+                    let replayed = outcome(&study, subject, &point);
+                    let k = b * 3 + r;
+                    let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+                    assert!(near(samples.tokens[run][k], replayed.total_tokens));
+                    assert!(
+                        near(cost[run][k], replayed.cost),
+                        "{} at B {base_tokens}, ρ {bytes_per_token}",
+                        subject.name
+                    );
+                }
+            }
+        }
+    }
+
+    /// A grid without the nominal retry rate holds other costs: the reread totals are
+    /// sampled (they depend on neither), the cost is not.
+    #[test]
+    fn a_grid_off_the_nominal_retry_rate_samples_no_cost() {
+        let s = scenario(&format!(
+            "base_tokens = 6000\nretry_rate = 0.1\n{CACHE}[sweep]\nretry_rate = [0.0, 0.2]\n"
+        ));
+        let study = Study::new(&s).unwrap();
+        let nominal = study.nominal(Assumptions {
+            base_tokens: 6000.0,
+            bytes_per_token: 3.0,
+        });
+        let grid = Grid::new(&s, &nominal, &SweepOverrides::default()).unwrap();
+        let mut samples = LiveSamples::new(&grid, &nominal);
+        let mut sinks: [&mut dyn PointSink; 1] = [&mut samples];
+        let options = SweepOptions {
+            closed_form: true,
+            progress: false,
+        };
+        crate::sweep::run(&study, &grid, &nominal, options, &mut sinks).unwrap();
+        let samples = samples.finish().unwrap();
+        assert_eq!(samples.cost, None);
+        assert_eq!(samples.tokens[0].len(), 9);
+    }
+
+    /// A long axis is thinned evenly to MAX_SAMPLED_AXIS values, keeping both ends and
+    /// the nominal value.
+    #[test]
+    fn a_long_axis_keeps_its_ends_and_the_nominal_value() {
+        let axis: Vec<f64> = (0..100).map(f64::from).collect();
+        let kept = kept(&axis, 37.0);
+        assert_eq!(kept.len(), MAX_SAMPLED_AXIS + 1);
+        assert_eq!((kept[0], kept[kept.len() - 1]), (0, 99));
+        assert!(kept.contains(&37));
+        assert!(kept.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(super::kept(&[3.0, 1.0, 2.0], 2.0), [1, 2, 0]);
+    }
+
+    /// A cache edit prices its run with terms of its own: that run's cost has no closed
+    /// form (the page samples it), every other run keeps its own.
+    #[test]
+    fn a_cache_edit_alone_loses_its_cost_form() {
+        let mut s = scenario(&format!(
+            "base_tokens = 6000\n{CACHE}[sweep]\nbase_tokens = [2000, 6000, 12000]\nbytes_per_token = [2.0, 3.0, 4.5]\n"
+        ));
+        let mut text =
+            String::from("[[edit]]\nname = \"trim\"\ntrim = { call = \"c3\", by_percent = 50 }\n");
+        text.push_str("[[edit]]\nname = \"1-hour cache\"\ncache = { ttl_s = 3600, write = 2.0 }\n");
+        s = s.with_edits(
+            crate::scenario::load_edits_str(&text, Path::new("e.toml")).unwrap(),
+            "e.toml",
+        );
+        let (_, forms, _) = forms(&s);
+        let cost = forms.cost.expect("the other runs keep theirs");
+        assert!(cost[0].is_some() && cost[1].is_some());
+        assert_eq!(cost[2], None);
+        assert!(forms.tokens[2].is_some(), "its reread total is affine");
     }
 }

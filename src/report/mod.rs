@@ -14,7 +14,7 @@ mod whatif;
 
 pub use by_tool::{ToolShare, by_tool};
 pub use context_editing::ContextManagement;
-pub use live::{ClosedForms, DollarForms, Forms};
+pub use live::{ClosedForms, Forms, LiveSamples, MAX_SAMPLED_AXIS, Samples};
 pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
 pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
 pub use whatif::{BEHAVIOUR, CacheTermsReport, WhatIfReport, named};

@@ -1,6 +1,8 @@
 //! What the output tests share: the binary, a folder's names and bytes, a CSV's rows.
 #![allow(clippy::unwrap_used, dead_code)]
 
+pub mod browser;
+
 use assert_cmd::Command;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
