@@ -182,7 +182,6 @@ pub fn replay_with_joins(
     let mut joins = joins.iter().peekable();
     let n = run.len();
     let rho = at.bytes_per_token;
-    let placeholder = policy.placeholder_bytes / rho;
     let mut out = Clearings {
         cleared_before: vec![NEVER; n],
         events: Vec::new(),
@@ -195,7 +194,6 @@ pub fn replay_with_joins(
     // clearing's freed tokens and bytes are differences, not rescans.
     let mut standing: Vec<u32> = Vec::new();
     let mut origins: Vec<u32> = Vec::new();
-    let mut sum_tokens: Vec<f64> = vec![0.0];
     let mut sum_measured: Vec<f64> = vec![0.0];
     let mut sum_bytes: Vec<f64> = vec![0.0];
     let mut head = 0usize; // standing[..head] are cleared
@@ -247,7 +245,12 @@ pub fn replay_with_joins(
                 let keep_from = keep_from(policy, i, &standing, &segment_starts);
                 let end = head + standing[head..].partition_point(|&j| (j as u64) < keep_from);
                 let count = end - head;
-                let freed = sum_tokens[end] - sum_tokens[head] - count as f64 * placeholder;
+                let freed = freed_tokens(
+                    sum_measured[end] - sum_measured[head],
+                    sum_bytes[end] - sum_bytes[head],
+                    count as f64 * policy.placeholder_bytes,
+                    rho,
+                );
                 // Nothing to clear is no clearing; too little to clear is refused. Either
                 // way the trigger stays armed.
                 if count > 0 && freed >= policy.clear_at_least_tokens {
@@ -284,8 +287,7 @@ pub fn replay_with_joins(
         if clearable[i] {
             standing.push(i as u32);
             origins.push(slot.origin);
-            let last = sum_tokens.len() - 1;
-            sum_tokens.push(sum_tokens[last] + slot.tokens + slot.bytes / rho);
+            let last = sum_measured.len() - 1;
             sum_measured.push(sum_measured[last] + slot.tokens);
             sum_bytes.push(sum_bytes[last] + slot.bytes);
             segment_has_result = true;
@@ -297,6 +299,15 @@ pub fn replay_with_joins(
         previous_segment = Some(segment);
     }
     out
+}
+
+/// The tokens a clearing frees: the cleared results' `measured` tokens and `bytes` less
+/// their `placeholders`' bytes, at `rho`. The measured tokens and the bytes are summed apart
+/// (whole numbers, exact) and the bytes less the placeholders divided once, so a result the
+/// size of its placeholder frees exactly 0 at every ρ, never a rounding's worth less: whether
+/// a clearing frees `clear_at_least_tokens` does not turn on the order of additions.
+pub fn freed_tokens(measured: f64, bytes: f64, placeholders: f64, rho: f64) -> f64 {
+    measured + (bytes - placeholders) / rho
 }
 
 /// The first call index whose result a clearing before call `i` keeps: the least of each

@@ -211,7 +211,21 @@ impl Subject {
             || self
                 .clear
                 .as_ref()
-                .is_some_and(ClearPolicy::depends_on_assumptions)
+                .is_some_and(|p| p.depends_on_assumptions() || self.placeholders_outweigh(p))
+    }
+
+    /// Whether a clearing under `p` may free less than nothing at some ρ: a clearing frees
+    /// its results' measured tokens plus (their bytes less the placeholders') ÷ ρ, which
+    /// changes sign with ρ only where some clearable result has measured tokens and some
+    /// has fewer bytes than its placeholder (docs/model.md §5).
+    fn placeholders_outweigh(&self, p: &ClearPolicy) -> bool {
+        let clearable = || {
+            self.run
+                .iter()
+                .zip(&self.clearable)
+                .filter_map(|(s, &c)| c.then_some(s))
+        };
+        clearable().any(|s| s.tokens > 0.0) && clearable().any(|s| s.bytes < p.placeholder_bytes)
     }
 }
 

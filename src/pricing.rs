@@ -203,15 +203,13 @@ impl Pricing {
         if s.cache.is_none() && s.price.is_none() {
             return pricing;
         }
-        let Some(reference) = reference else {
-            return pricing;
-        };
         pricing.assign_logged(&s.calls, reference);
         pricing
     }
 
-    /// Each call whose log names a model other than `reference` at that model's terms.
-    fn assign_logged(&mut self, calls: &Calls, reference: &'static ModelTerms) {
+    /// Each call whose log names a model other than `reference` (the scenario's own, where
+    /// known) at that model's terms.
+    fn assign_logged(&mut self, calls: &Calls, reference: Option<&'static ModelTerms>) {
         let mut index: FxHashMap<&str, u8> = FxHashMap::default();
         let mut unknown: Vec<(String, usize)> = Vec::new();
         let mut counts: Vec<usize> = vec![0];
@@ -240,13 +238,13 @@ impl Pricing {
                 per_call.push(k);
             }
         }
+        let own = reference.map_or("the scenario's own terms", |r| r.name.as_str());
         for (id, n) in unknown {
             self.remarks.push(format!(
-                "{} of model \"{}\", which the {} does not know: priced as {}",
+                "{} of model \"{}\", which the {} does not know: priced as {own}",
                 plural(n, "call", "calls"),
                 crate::printable::printable(&id),
                 models::described(),
-                reference.name
             ));
         }
         if let Some(per_call) = per_call {
@@ -262,9 +260,8 @@ impl Pricing {
                 })
                 .collect();
             self.per_call = Some(format!(
-                "{} at {}, {}",
+                "{} at {own}, {}",
                 plural(counts[0], "call", "calls"),
-                reference.name,
                 others.join(", ")
             ));
             self.assignment = Assignment::PerCall(per_call.into());
@@ -277,7 +274,7 @@ impl Pricing {
     fn model_of(
         &mut self,
         id: &str,
-        reference: &'static ModelTerms,
+        reference: Option<&'static ModelTerms>,
         unknown: &mut Vec<(String, usize)>,
         counts: &mut Vec<usize>,
     ) -> u8 {
@@ -288,7 +285,7 @@ impl Pricing {
             }
             return 0;
         };
-        if m.name == reference.name {
+        if reference.is_some_and(|r| r.name == m.name) {
             return 0;
         }
         if let Some(k) = self

@@ -313,7 +313,6 @@ fn model_4_each_call_at_its_own_model() {
 /// ratio are that model's, not the trace's first"); the binary prices every call at the
 /// scenario's terms when neither [price] nor [cache] names a model (cost 13,080).
 #[test]
-#[ignore = "the binary ignores [call.measured] model when [price] and [cache] are both given by hand (reported)"]
 fn model_4_each_call_at_its_own_model_with_prices_given_by_hand() {
     let toml = TWO_MODELS.replace(
         "model = \"claude-sonnet-4-5\"\n\n[[call]]",

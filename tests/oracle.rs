@@ -267,7 +267,6 @@ fn the_binary_agrees_with_the_oracle_on_calls_at_two_models() {
 /// clears it at ρ = 1 or 4 but not at 3.3 or 1.7, where its freed tokens, a difference of
 /// two sums, come out a hair below 0.
 #[test]
-#[ignore = "until §3's freed tokens are summed result by result (reported)"]
 fn a_result_the_size_of_its_placeholder_is_cleared_at_every_bytes_per_token() {
     fixed("placeholder_sized");
 }
@@ -278,7 +277,6 @@ fn a_result_the_size_of_its_placeholder_is_cleared_at_every_bytes_per_token() {
 /// T = 3,284); its sweep.csv point at ρ = 0.5 applies the nominal point's clearing
 /// (T = 3,322, −38 saved).
 #[test]
-#[ignore = "until the sweep replays clearings that free fewer than 0 tokens at some ρ (reported)"]
 fn the_sweep_agrees_with_a_run_where_a_clearing_would_free_fewer_than_nothing() {
     fixed("negative_freed");
 }

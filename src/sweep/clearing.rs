@@ -152,9 +152,6 @@ impl Plan {
 /// Buffers one `ρ` fills and the next one reuses: the running sums that depend on `ρ`.
 #[derive(Debug, Default)]
 pub struct Buffers {
-    /// Over the clearable results: est. tokens (measured + bytes ÷ ρ), as the replay sums
-    /// them.
-    sum_tokens: Vec<f64>,
     /// For each clearable result, the ledger's sum of the full sizes of the calls before
     /// it (the cached prefix up to a clearing that starts there).
     full_before: Vec<f64>,
@@ -226,14 +223,7 @@ pub fn sums(
             sums: zero,
         })
         .collect();
-    let Buffers {
-        sum_tokens,
-        full_before,
-        tile,
-    } = buffers;
-    sum_tokens.clear();
-    sum_tokens.reserve(plan.clearable.len() + 1);
-    sum_tokens.push(0.0);
+    let Buffers { full_before, tile } = buffers;
     full_before.clear();
     full_before.reserve(plan.clearable.len());
     let mut full = 0.0;
@@ -253,7 +243,8 @@ pub fn sums(
             tile.replay_size.push(slot.tokens + bytes_tokens + own);
             let size = (slot.tokens + own) + bytes_tokens;
             tile.size.push(size);
-            let avail = sum_tokens.len() - 1;
+            // Clearable results before this call.
+            let avail = full_before.len();
             let i = start + tile.size.len() - 1;
             tile.keep_end.push(plan.keep_end[i]);
             if plan.thresholds.above_tool_bytes.is_some() {
@@ -263,7 +254,6 @@ pub fn sums(
                 tile.completed.push(plan.completed[i]);
             }
             if plan.flags[i] & CLEARABLE != 0 {
-                sum_tokens.push(sum_tokens[avail] + slot.tokens + bytes_tokens);
                 full_before.push(full);
             }
             full += size;
@@ -274,10 +264,8 @@ pub fn sums(
         let at = Shared {
             plan,
             tile,
-            sum_tokens,
             full_before,
             rho,
-            placeholder: plan.placeholder_bytes / rho,
         };
         // Points in fours, so the processor overlaps their independent chains of work.
         let mut fours = lanes.chunks_exact_mut(4);
@@ -296,12 +284,9 @@ pub fn sums(
 struct Shared<'a> {
     plan: &'a Plan,
     tile: &'a Tile,
-    /// Running sums over the clearable results up to the tile's end (see [`Buffers`]).
-    sum_tokens: &'a [f64],
+    /// See [`Buffers`].
     full_before: &'a [f64],
     rho: f64,
-    /// The placeholder's size in est. tokens, as the replay computes it.
-    placeholder: f64,
 }
 
 /// [`walk_tile`] for 4 points or 1, with or without the cache.
@@ -339,10 +324,8 @@ fn walk_tile<const CACHE: bool, const N: usize>(
     let Shared {
         plan,
         tile,
-        sum_tokens,
         full_before,
         rho,
-        placeholder,
     } = *at;
     let t = plan.thresholds;
     let flags = &plan.flags[tile.start..tile.start + tile.size.len()];
@@ -371,7 +354,12 @@ fn walk_tile<const CACHE: bool, const N: usize>(
                 let head = l.head;
                 let end = (keep_end as usize).max(head);
                 let count = end - head;
-                let freed = sum_tokens[end] - sum_tokens[head] - count as f64 * placeholder;
+                let freed = clear::freed_tokens(
+                    plan.sum_measured[end] - plan.sum_measured[head],
+                    plan.sum_bytes[end] - plan.sum_bytes[head],
+                    plan.placeholder_bytes * count as f64,
+                    rho,
+                );
                 // As in the replay: nothing to clear, or too little, is no clearing.
                 if count > 0 && freed >= plan.clear_at_least_tokens {
                     l.replay_context -= freed;
