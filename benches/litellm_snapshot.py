@@ -7,8 +7,9 @@ Bedrock and Bedrock converse Anthropic models with their region prefixes, Vertex
 Anthropic models, OpenAI's GPT-5 and later families, codex and o-series models) and, of
 each, only the fields the cost model reads. The output is sorted and indented, so the same
 version gives the same bytes, whichever platform's wheel pip picks (the header records
-the version and the sha256 of the file read, not of the wheel). Refresh (README, "Cache
-presets and prices"):
+the version and the sha256 of the file read, not of the wheel). Gemini models through
+Google AI Studio (`gemini/…`) and Vertex AI (`vertex_ai/gemini-…`) are kept too. Refresh
+(README, "Cache presets and prices"):
 
     pip download litellm==VERSION --no-deps -d /tmp/litellm
     python3 benches/litellm_snapshot.py /tmp/litellm/litellm-VERSION-*.whl > src/cache/litellm.json
@@ -30,6 +31,9 @@ KEEP = [
     ("bedrock_converse", re.compile(r"^([a-z-]+\.)?anthropic\.claude-")),
     ("vertex_ai-anthropic_models", re.compile(r"^vertex_ai/claude-")),
     ("openai", re.compile(r"^(gpt-([5-9]|[1-9][0-9])|o[1-9]|codex)")),
+    # Gemini through Google AI Studio and Vertex AI (mini-swe-agent's SWE-bench runs).
+    ("gemini", re.compile(r"^gemini/gemini-")),
+    ("vertex_ai", re.compile(r"^vertex_ai/gemini-")),
 ]
 MODES = {"chat", "responses"}
 
@@ -56,7 +60,9 @@ def kept(key, entry):
     provider = entry.get("litellm_provider")
     return (
         entry.get("mode") in MODES
-        and "input_cost_per_token" in entry
+        # A price of 0 (a free experimental model) prices nothing.
+        and (entry.get("input_cost_per_token") or 0) > 0
+        and (entry.get("output_cost_per_token") or 0) > 0
         and any(provider == p and pattern.match(key) for p, pattern in KEEP)
     )
 

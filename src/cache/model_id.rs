@@ -43,6 +43,7 @@ pub fn candidates(id: &str) -> Vec<String> {
     push(rest);
     if rest.starts_with("gemini-") {
         push(&format!("gemini/{rest}"));
+        push(&format!("vertex_ai/{rest}"));
     }
     if let Some((name, _version)) = rest.split_once('@') {
         push(&format!("vertex_ai/{rest}"));
@@ -209,11 +210,21 @@ mod tests {
                 "openrouter/google/gemini-3-pro-preview",
                 "gemini-3-pro-preview",
                 "gemini/gemini-3-pro-preview",
+                "vertex_ai/gemini-3-pro-preview",
             ]
         );
         assert_eq!(
             candidates("gemini-3-pro-preview"),
-            ["gemini-3-pro-preview", "gemini/gemini-3-pro-preview"]
+            [
+                "gemini-3-pro-preview",
+                "gemini/gemini-3-pro-preview",
+                "vertex_ai/gemini-3-pro-preview"
+            ]
+        );
+        // The price data has Gemini 3 Pro through Vertex AI (the same list price).
+        assert_eq!(
+            crate::cache::models::find("google/gemini-3-pro-preview").map(|m| m.name.as_str()),
+            Some("vertex_ai/gemini-3-pro-preview")
         );
         // LiteLLM's own routes are not vendors: as before.
         assert_eq!(candidates("openai/gpt-5"), ["openai/gpt-5", "gpt-5"]);

@@ -26,6 +26,10 @@ pub struct ProviderTerms {
     /// A cache write costs the input price on models before this family (`gpt-5.6`; see
     /// [`gpt_family`]), where an entry has no write price.
     pub no_write_fee_before: Option<String>,
+    /// A cache write costs the input price on every model (an implicit cache, as Gemini's),
+    /// where an entry has no write price.
+    #[serde(default)]
+    pub no_write_fee: bool,
     pub source: String,
 }
 
@@ -89,6 +93,9 @@ impl ProviderTerms {
     /// Whether a write to the cache costs the input price on the model `key` (where its
     /// entry has no write price).
     pub fn no_write_fee(&self, key: &str) -> bool {
+        if self.no_write_fee {
+            return true;
+        }
         let Some(before) = self.no_write_fee_before.as_deref().and_then(gpt_family) else {
             return false;
         };
@@ -112,6 +119,7 @@ mod tests {
             ttl_s: None,
             min_tokens: None,
             no_write_fee_before: Some("gpt-5.6".into()),
+            no_write_fee: false,
             source: String::new(),
         };
         assert!(p.no_write_fee("gpt-5.5") && p.no_write_fee("o3"));
