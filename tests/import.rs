@@ -1490,3 +1490,35 @@ fn codex_rollouts_are_found_by_content_and_the_older_format_is_named() {
         ).and(predicate::str::contains("it logs no token counts, so it holds no request to import")));
     assert!(!out.exists());
 }
+
+/// A session too short to fit B and ρ (2 requests) still has its warm start written: the
+/// first request read 12,000 of its 15,000 tokens from a cache other sessions kept warm,
+/// so `import --fit` writes `[cache] warm_share = 0.8` of the import's B (15,000), and the
+/// simulation reads those 12,000 instead of writing them (before: a cold start, the
+/// simulated cost several times the measured on such subagents).
+#[test]
+fn a_trace_too_short_to_fit_keeps_its_warm_start() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args([
+            "import",
+            "claude-code",
+            "tests/fixtures/import/short-warm",
+            "--fit",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let s = scenario(out.path(), "shop-e5e5e5e5");
+    assert_eq!(s["base_tokens"].as_integer(), Some(15_000));
+    let cache = s["cache"].as_table().unwrap();
+    assert_eq!(cache["warm_share"].as_float(), Some(0.8));
+    assert!(
+        cache["warm_share_source"]
+            .as_str()
+            .unwrap()
+            .starts_with("measured at import: the first request read 12,000 tokens from a cache already warm, of B = 15,000"),
+        "{cache:?}"
+    );
+}

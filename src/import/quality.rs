@@ -53,7 +53,11 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
     let calls = s.calls.len();
     let f = match fit::fit(&s) {
         Ok(f) => f,
-        Err(e) => return not_fitted(name, calls, e.to_string()),
+        Err(e) => {
+            let mut q = not_fitted(name, calls, e.to_string());
+            warm_of_short(&s, text, &path, &mut q);
+            return q;
+        }
     };
     let (status, reason) = match (&f.refused, &f.poor) {
         (Some(why), _) => ("refused", Some(why.clone())),
@@ -95,6 +99,50 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
         cache_written,
         median_residual_pct: Some(f.median_residual_pct),
         cost_difference_pct,
+    }
+}
+
+/// A trace too short to fit B and ρ still shows what its first request read from a cache
+/// other sessions kept warm: written as `[cache] warm_share` of the import's B (the first
+/// request's measured input), since the cost rests on it (a subagent's few requests that
+/// read most of their input from the cache cost several times less than a cold start).
+fn warm_of_short(s: &scenario::Scenario, text: &mut String, path: &Path, q: &mut Quality) {
+    if s.cache.is_none() || s.base_tokens <= 0.0 {
+        return;
+    }
+    let Some(read) = s
+        .calls
+        .iter()
+        .find_map(|c| c.usage()?.cache_read_input_tokens)
+        .filter(|&r| r > 0.0)
+    else {
+        return;
+    };
+    let share = (read / s.base_tokens).min(1.0);
+    let source = format!(
+        "measured at import: the first request read {} tokens from a cache already warm, of B = {} (the trace is too short to fit B and ρ)",
+        crate::number::grouped(read, 0),
+        crate::number::grouped(s.base_tokens, 0)
+    );
+    let fitted = scenario::Fitted {
+        base_and_rho: None,
+        source: source.clone(),
+        terms: Vec::new(),
+        miss_share: None,
+        warm_share: Some((share, source)),
+        ttl_s: None,
+    };
+    if let Ok((written, changes)) =
+        scenario::write_fitted(text, &path.display().to_string(), &fitted)
+        && changes.any()
+        && scenario::load_str(&written, path).is_ok()
+    {
+        *text = written;
+        q.warm_share = Some(share);
+        q.cache_written = changes.cache_keys;
+        q.cost_difference_pct = scenario::load_str(text, path)
+            .ok()
+            .and_then(|s| cost_difference_pct(&s));
     }
 }
 
