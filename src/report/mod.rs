@@ -451,11 +451,10 @@ fn simulation_differs(m: &MeasuredReport) -> Option<String> {
     let d = m.cost_difference_pct?;
     (d.abs() > COST_DIFF_WARN_PCT).then(|| {
         format!(
-            "The simulated cost is {} {} than measured ({} of {}): every saving below is of a simulation that does not reproduce this session; `simulate fit` fits B, ρ and the cache terms to the measured usage.",
+            "The simulated cost is {} {} than measured ({}): every saving below is of a simulation that does not reproduce this session; `simulate fit` fits B, ρ and the cache terms to the measured usage.",
             percent(d.abs()),
             if d > 0.0 { "higher" } else { "lower" },
-            m.denominator,
-            "the calls"
+            m.denominator
         )
     })
 }
