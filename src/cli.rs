@@ -288,6 +288,11 @@ struct HistoryArgs {
     #[arg(long, value_name = "PCT")]
     max_cost_diff: Option<f64>,
 
+    /// List every pair of edits that flips in the table, not the few that matter most
+    /// (flips.csv and report.html have every one either way).
+    #[arg(long)]
+    verbose: bool,
+
     /// Root directory for results; files go to OUT/<name>/. `--out -` writes no files.
     #[arg(long, value_name = "DIR", default_value = "out")]
     out: PathBuf,
@@ -785,6 +790,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::command::history::HistoryConf
         charts: !h.no_charts,
         group_by: h.group_by.map(Into::into),
         max_cost_diff: h.max_cost_diff.map(max_cost_diff).transpose()?,
+        verbose: h.verbose,
     })
 }
 

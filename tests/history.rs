@@ -1210,3 +1210,50 @@ fn a_history_where_no_edit_saves_names_no_winner() {
         "{text}"
     );
 }
+
+/// Issue 27 §5: the table names at most three flips of each kind, says how many more and
+/// where they are; flips.csv holds every one, and `--verbose` prints every one.
+#[test]
+fn the_table_shows_the_few_flips_that_matter_and_the_rest_go_to_flips_csv() {
+    let out = tempfile::tempdir().unwrap();
+    let short = history(
+        Path::new("scenarios/history"),
+        "scenarios/history/edits.toml",
+        out.path(),
+        "2",
+        &[],
+    );
+    let flips = std::fs::read_to_string(out.path().join("h/flips.csv")).unwrap();
+    let rows: Vec<&str> = flips.lines().skip(1).collect();
+    assert_eq!(
+        flips.lines().next().unwrap(),
+        "across,edit,saves_more,count,of,first_where"
+    );
+    let across_sessions = rows.iter().filter(|r| r.starts_with("sessions,")).count();
+    let across_points = rows.iter().filter(|r| r.starts_with("points,")).count();
+    assert_eq!((across_sessions, across_points), (6, 1), "{flips}");
+    let shown = |text: &str| {
+        text.lines()
+            .filter(|l| l.contains(" saves more than ") && l.contains(" of 12 sessions"))
+            .count()
+    };
+    assert_eq!(shown(&short), 3, "{short}");
+    assert!(
+        short.contains(
+            "  and 3 pairs more that flip: every one in flips.csv and report.html, or with --verbose"
+        ),
+        "{short}"
+    );
+    let out2 = tempfile::tempdir().unwrap();
+    let verbose = history(
+        Path::new("scenarios/history"),
+        "scenarios/history/edits.toml",
+        out2.path(),
+        "2",
+        &["--verbose"],
+    );
+    assert_eq!(shown(&verbose), 6, "{verbose}");
+    assert!(!verbose.contains("pairs more that flip"), "{verbose}");
+    // Three more flips, and no line saying where they are.
+    assert_eq!(verbose.lines().count(), short.lines().count() + 2);
+}

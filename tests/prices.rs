@@ -183,12 +183,18 @@ fn a_run_says_why_its_cost_is_flat_and_prices_a_regional_profile_at_its_own_pric
     let jp = run(&o.join("shop-b2b2b2b2.toml"));
     assert!(
         line(&jp, "cost  ").starts_with(
-            "cost             prompt cache: read 0.1×, write 2×, TTL 3,600 s, min 4,096 tokens (shorter requests are billed as plain input); preset jp.anthropic.claude-haiku-4-5-20251001-v1:0-1h (LiteLLM 1.110.2 price data, entry \"jp.anthropic.claude-haiku-4-5-20251001-v1:0\""
+            "cost             prompt cache: read 0.1×, write 2×, TTL 3,600 s, min 4,096 tokens (shorter requests are billed as plain input); preset jp.anthropic.claude-haiku-4-5-20251001-v1:0-1h; output tokens at 5 input tokens each"
         ),
         "{jp}"
     );
     assert!(
-        line(&jp, "price  ").starts_with("price            $1.1/M input tokens, $5.5/M output tokens (jp.anthropic.claude-haiku-4-5-20251001-v1:0 list price: LiteLLM 1.110.2 price data"),
+        line(&jp, "price  ") == "price            $1.1/M input tokens, $5.5/M output tokens",
         "{jp}"
     );
+    // The source is said once, in its own line.
+    assert!(
+        line(&jp, "sources  ").starts_with("sources          prices: jp.anthropic.claude-haiku-4-5-20251001-v1:0 list price: LiteLLM 1.110.2 price data"),
+        "{jp}"
+    );
+    assert_eq!(jp.matches("LiteLLM 1.110.2 price data").count(), 1, "{jp}");
 }

@@ -43,6 +43,8 @@ pub struct HistoryConfig {
     /// `--max-cost-diff PCT`: leave out of the sums the sessions whose simulated cost is
     /// more than PCT percent off the measured.
     pub max_cost_diff: Option<f64>,
+    /// `--verbose`: the table lists every flip, not the few that matter.
+    pub verbose: bool,
 }
 
 /// Where a history's sessions come from.
@@ -437,6 +439,7 @@ fn finish(
     let files = match dir {
         Some(mut dir) => {
             dir.write("summary.csv", |w| history::csv::write_summary(w, &report))?;
+            dir.write("flips.csv", |w| history::csv::write_flips(w, &report))?;
             dir.write("sweep.csv", |w| history::csv::write_sweep(w, &report))?;
             if let Some(groups) = &report.groups {
                 dir.write("groups.csv", |w| history::csv::write_groups(w, groups))?;
@@ -466,7 +469,7 @@ fn print(
         Format::Json => history::json::write(out, report, &mut || {
             Ok(records.next_record()?.map(|r| r.session.figures))
         }),
-        Format::Table => history::table::write(out, report, files).map_err(Error::Print),
+        Format::Table => history::table::write(out, report, files, c.verbose).map_err(Error::Print),
     }
 }
 

@@ -3,7 +3,9 @@
 //! - `summary.csv`: one row per edit, the aggregate and the spread over sessions;
 //! - `sweep.csv`: one row per factor point and edit, the summed savings there;
 //! - `whatif.csv` (only with a what-if edit): one row per session and what-if edit;
-//! - `groups.csv` (only with `--group-by`): one row per group and edit.
+//! - `groups.csv` (only with `--group-by`): one row per group and edit;
+//! - `flips.csv`: every pair of edits whose aggregate order some sessions or factor points
+//!   reverse, with how many and the first named.
 
 use super::groups::GroupsReport;
 use super::{HistoryReport, SessionFigures};
@@ -176,6 +178,54 @@ struct SummaryRow<'a> {
     baseline_total_tokens: f64,
     baseline_calls: usize,
     baseline_cost: f64,
+}
+
+/// A row of `flips.csv`.
+#[derive(Serialize)]
+struct FlipRow<'a> {
+    /// `sessions` or `points` (of the factor sweep).
+    across: &'static str,
+    /// Saves more in the aggregate.
+    edit: &'a str,
+    /// Saves more where it flips.
+    saves_more: &'a str,
+    /// Where it flips, and of how many.
+    count: usize,
+    of: usize,
+    /// The first five sessions by name (sessions.csv has every session's savings), or
+    /// every point, joined by `; `.
+    first_where: String,
+}
+
+/// Writes `flips.csv`: every pair that flips across sessions, then across the factor
+/// sweep's points, in the report's order.
+pub fn write_flips(out: &mut dyn Write, report: &HistoryReport) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let kinds = [
+        ("sessions", &report.across_sessions),
+        ("points", &report.across_assumptions.agreement),
+    ];
+    for (across, a) in kinds {
+        for f in &a.flips {
+            w.serialize(FlipRow {
+                across,
+                edit: &f.a,
+                saves_more: &f.b,
+                count: f.count,
+                of: a.of,
+                first_where: f.where_.join("; "),
+            })
+            .map_err(csv_error)?;
+        }
+    }
+    // A header even without a row, so the file says what it would hold.
+    if report.across_sessions.flips.is_empty()
+        && report.across_assumptions.agreement.flips.is_empty()
+    {
+        w.write_record(["across", "edit", "saves_more", "count", "of", "first_where"])
+            .map_err(csv_error)?;
+    }
+    w.flush()
 }
 
 /// Writes `summary.csv`: one row per edit, ranked by aggregate saving.

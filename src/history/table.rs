@@ -13,8 +13,20 @@ use unicode_width::UnicodeWidthStr;
 /// Widest edit name shown in the table, in columns.
 const NAME_COLUMNS: usize = 36;
 
-/// Writes the table, then the paths of the files written.
-pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::Result<()> {
+/// Flips shown per kind (across sessions, across assumptions) unless `--verbose`: those
+/// that touch the edits ranked first, the most frequent first; `flips.csv` and the report
+/// have every one.
+pub const FLIPS_SHOWN: usize = 3;
+
+/// Writes the table, then the paths of the files written; `verbose` lists every flip.
+pub fn write(
+    out: &mut dyn Write,
+    r: &HistoryReport,
+    files: &[PathBuf],
+    verbose: bool,
+) -> io::Result<()> {
+    let shown = (!verbose).then_some(FLIPS_SHOWN);
+    let ranked: Vec<&str> = r.edits.iter().map(|e| e.name.as_str()).collect();
     header(out, r)?;
     measured(out, r)?;
     writeln!(out, "\n{}", r.answer)?;
@@ -28,7 +40,8 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
     } else {
         r.unchanged.counted_words()
     };
-    across(out, "Across sessions", ("in", sessions), &r.across_sessions)?;
+    writeln!(out, "\nAcross sessions:")?;
+    agreement_lines(out, ("in", sessions), &r.across_sessions, shown, &ranked)?;
     let a = &r.across_assumptions;
     writeln!(
         out,
@@ -36,7 +49,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, files: &[PathBuf]) -> io::R
         a.grid,
         plural(a.factors.len(), "point", "points"),
     )?;
-    agreement_lines(out, ("at", "points"), &a.agreement)?;
+    agreement_lines(out, ("at", "points"), &a.agreement, shown, &ranked)?;
     let nothing: Vec<&super::EditAggregate> = r
         .edits
         .iter()
@@ -435,20 +448,15 @@ fn group_table(
 }
 
 /// `items` is how to say where: `("in", "sessions")` or `("at", "points")`.
-fn across(
-    out: &mut dyn Write,
-    title: &str,
-    items: (&str, &str),
-    a: &AgreementReport,
-) -> io::Result<()> {
-    writeln!(out, "\n{title}:")?;
-    agreement_lines(out, items, a)
-}
-
+/// Whether the order holds, then the flips: at most `shown` (None: every one), those that
+/// matter first: a pair's better rank in the aggregate (`ranked`, best first), then how
+/// often it flips.
 fn agreement_lines(
     out: &mut dyn Write,
     (preposition, items): (&str, &str),
     a: &AgreementReport,
+    shown: Option<usize>,
+    ranked: &[&str],
 ) -> io::Result<()> {
     if a.of == 0 {
         // Every item ties at 0 (no edit changes a reread total there; a cost may
@@ -467,7 +475,13 @@ fn agreement_lines(
         grouped(a.matching_winner as f64, 0),
         grouped(a.of as f64, 0)
     )?;
-    for f in &a.flips {
+    let rank = |name: &str| ranked.iter().position(|n| *n == name).unwrap_or(usize::MAX);
+    let mut flips: Vec<&super::report::FlipReport> = a.flips.iter().collect();
+    if shown.is_some() {
+        flips.sort_by_key(|f| (rank(&f.a).min(rank(&f.b)), std::cmp::Reverse(f.count)));
+    }
+    let limit = shown.unwrap_or(usize::MAX);
+    for f in flips.iter().take(limit) {
         let more = if f.count > f.where_.len() {
             format!(
                 ", and {} more",
@@ -484,6 +498,13 @@ fn agreement_lines(
             grouped(f.count as f64, 0),
             grouped(a.of as f64, 0),
             f.where_.join("; ")
+        )?;
+    }
+    if flips.len() > limit {
+        writeln!(
+            out,
+            "  and {} more that flip: every one in flips.csv and report.html, or with --verbose",
+            plural(flips.len() - limit, "pair", "pairs")
         )?;
     }
     Ok(())

@@ -94,10 +94,32 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         );
         writeln!(
             out,
-            "  price            ${}/M input tokens, {output} ({})",
+            "  price            ${}/M input tokens, {output}",
             decimal(p.input),
-            printable(&p.source)
         )?;
+    }
+    // Every source once: the prices', then the cache terms' where they say more.
+    let price_source = r.price.as_ref().map(|p| printable(&p.source).into_owned());
+    let cache_source = r
+        .cache_source
+        .as_deref()
+        .map(|c| printable(c).into_owned())
+        .map(|c| match &price_source {
+            // Where both come from the price data they share most parts: only the cache
+            // terms' own (a TTL's source) are new.
+            Some(p) => c
+                .split("; ")
+                .filter(|part| !p.contains(part))
+                .collect::<Vec<_>>()
+                .join("; "),
+            None => c,
+        })
+        .filter(|c| !c.is_empty());
+    match (&price_source, &cache_source) {
+        (Some(p), Some(c)) => writeln!(out, "  sources          prices: {p}; cache terms: {c}")?,
+        (Some(p), None) => writeln!(out, "  sources          prices: {p}")?,
+        (None, Some(c)) => writeln!(out, "  sources          cache terms: {c}")?,
+        (None, None) => {}
     }
     writeln!(out)?;
     writeln!(

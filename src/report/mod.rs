@@ -155,6 +155,9 @@ pub struct Report {
     pub measured_calls: usize,
     /// How cost is counted, e.g. `flat: every input token costs 1`.
     pub cost_model: String,
+    /// Where the cache terms came from, where a preset gave them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_source: Option<String>,
     /// USD prices and their source, with `[price]`.
     pub price: Option<crate::scenario::Price>,
     pub baseline: BaselineReport,
@@ -210,8 +213,8 @@ fn cost_model(study: &Study) -> String {
             grouped(c.ttl_s, 0),
             grouped(c.min_tokens, 0),
             c.preset
-                .as_ref()
-                .map_or_else(String::new, |p| format!("; preset {p}")),
+                .as_deref()
+                .map_or_else(String::new, |p| format!("; preset {}", preset_name(p))),
             input
         ),
         None => {
@@ -233,6 +236,21 @@ fn cost_model(study: &Study) -> String {
             }
         }
     }
+}
+
+/// A preset as `[cache]` names it: `claude-sonnet-4-5` of `claude-sonnet-4-5 (its source)`.
+fn preset_name(preset: &str) -> &str {
+    preset.split(" (").next().unwrap_or(preset)
+}
+
+/// Where the cache terms came from, where a preset gave them: the preset's source, shown
+/// once beside the prices' (docs/model.md §4).
+fn cache_source(study: &Study) -> Option<String> {
+    let preset = study.scenario.cache.as_ref()?.preset.as_deref()?;
+    let name = preset_name(preset);
+    let source = preset.strip_prefix(name)?.trim();
+    let source = source.strip_prefix('(').unwrap_or(source);
+    Some(source.strip_suffix(')').unwrap_or(source).to_string())
 }
 
 /// The calls at other models than the scenario's own, priced at theirs (docs/model.md §4).
@@ -424,6 +442,7 @@ impl Report {
             sources,
             measured_calls: s.measured_calls(),
             cost_model: cost_model(study),
+            cache_source: cache_source(study),
             price: s.price.clone(),
             baseline,
             edits,
