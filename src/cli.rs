@@ -59,14 +59,17 @@ Examples:
       1-hour cache), evaluated, ranked by cost, written as an edits file to rerun.
   simulate ledger scenarios/trace.tsv --base 30000 --bpt 3.3
       The call-by-call ledger of a trace (lines of number<TAB>label<TAB>bytes).
-  simulate telemetry runs.jsonl --unit cl100k_base
-      Mean token counts of a telemetry log, each over the rows that carry it.
 
 Exit codes: 0 ok; 1 a failure while running (e.g. a write that broke); 2 bad usage or
 bad input (the message names the file, line and key to fix); 130/143 interrupted
 (Ctrl-C/SIGTERM; nothing half-written is left).
 
-The scenario format, every output column and the model: README.md and docs/model.md.";
+Apart from agent logs: `simulate telemetry FILE.jsonl --unit NAME` summarises a memory
+system's own telemetry log (mean token counts, each over the rows that carry it); it reads
+no agent session and is not listed above.
+
+Every command's options: docs/usage.md; the scenario format: docs/scenario.md; every
+output column: docs/outputs.md; the model: docs/model.md.";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -106,7 +109,11 @@ enum Sub {
     #[command(long_about = IMPORT_ABOUT)]
     Import(ImportArgs),
     /// Mean token counts of a memory system's telemetry log, each over the rows that carry it.
+    ///
+    /// Hidden from the list of commands, which are all about agent logs and scenarios; the
+    /// top-level help names it apart.
     #[command(
+        hide = true,
         long_about = "Mean token counts of a memory system's telemetry log, each over the rows that carry it.\n\nThe log has one JSON object a line, with an optional `telemetry` object holding compact_total, real_total and reader_calls[].prompt_tokens. Each count keeps its own denominator: a row without it is left out of its mean, never read as 0. The counts are in the unit the log was counted in; say which with --unit, and it is printed beside every figure."
     )]
     Telemetry(TelemetryArgs),

@@ -1,4 +1,4 @@
-//! The house (README "Development"): imports flow one way, input → scenario → study →
+//! The house (docs/development.md): imports flow one way, input → scenario → study →
 //! evaluation → report → outputs, with the subcommands on top.
 //!
 //! Read from the source itself: every file under `src/` is a module; a `crate::…` or

@@ -1117,3 +1117,33 @@ fn a_kind_almost_web_search_or_tool_is_warned() {
         "{text}"
     );
 }
+
+/// Issue 27 §6: the commands listed are the agent-log and scenario ones; `telemetry` (a
+/// memory system's own log) is named apart, and still runs.
+#[test]
+fn help_lists_the_agent_log_commands_and_names_telemetry_apart() {
+    let out = simulate().arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let commands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(!commands.contains(&"telemetry"), "{commands:?}");
+    assert!(commands.contains(&"import") && commands.contains(&"suggest"));
+    assert!(help.contains("Apart from agent logs: `simulate telemetry FILE.jsonl --unit NAME`"));
+    simulate()
+        .args([
+            "telemetry",
+            "tests/fixtures/telemetry/demo.jsonl",
+            "--unit",
+            "x",
+        ])
+        .assert()
+        .success();
+}

@@ -122,7 +122,7 @@ fn import_names_every_model_it_cannot_price_and_what_is_missing() {
     assert_eq!(
         lines[0],
         format!(
-            "warning: model \"claude-fable-9\" is not in {DATA}: no prices and no prompt-cache terms, so no [cache] or [price] was written and the cost of shop-a1a1a1a1 is flat (every input token costs 1), with no dollars; give [cache] and [price] in the scenario, or give the model's prices in a file named by the SIMULATE_PRICES environment variable (README, Prices of your own)"
+            "warning: model \"claude-fable-9\" is not in {DATA}: no prices and no prompt-cache terms, so no [cache] or [price] was written and the cost of shop-a1a1a1a1 is flat (every input token costs 1), with no dollars; give [cache] and [price] in the scenario, or give the model's prices in a file named by the SIMULATE_PRICES environment variable (docs/overview.md, Prices of your own)"
         )
     );
 

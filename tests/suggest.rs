@@ -517,7 +517,7 @@ fn render(svg: &Path) {
     std::fs::remove_file(&png).unwrap();
 }
 
-/// The example shown in the README: `simulate suggest scenarios/history --out docs/examples`.
+/// The example shown in docs/suggest.md: `simulate suggest scenarios/history --out docs/examples`.
 #[test]
 fn the_checked_in_example_is_what_the_code_draws_now() {
     let out = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! LiteLLM (MIT) keeps `model_prices_and_context_window.json`, the price list most usage
 //! trackers embed, and ships a copy in its wheel on PyPI. `benches/litellm_snapshot.py`
 //! keeps the entries of the models `simulate import` meets and the fields read here, and
-//! records the version and the file's sha256 in the header; the README says how to refresh
+//! records the version and the file's sha256 in the header; docs/overview.md says how to refresh
 //! it. Prices are USD per token, as LiteLLM writes them.
 
 use serde::Deserialize;

@@ -124,7 +124,7 @@ fn message(w: &ModelWarning) -> String {
                 "the log names no model for {of}: no [cache] or [price] was written, so its cost is flat (every input token costs 1) and has no dollars; give [cache] and [price] in the scenario"
             ),
             None => format!(
-                "{name} is not in the {data}: no prices and no prompt-cache terms, so no [cache] or [price] was written and the cost of {of} is flat (every input token costs 1), with no dollars; give [cache] and [price] in the scenario, or give the model's prices in a file named by the SIMULATE_PRICES environment variable (README, Prices of your own)"
+                "{name} is not in the {data}: no prices and no prompt-cache terms, so no [cache] or [price] was written and the cost of {of} is flat (every input token costs 1), with no dollars; give [cache] and [price] in the scenario, or give the model's prices in a file named by the SIMULATE_PRICES environment variable (docs/overview.md, Prices of your own)"
             ),
             Some(entry) => {
                 let missing = models::in_words(&w.missing);
@@ -139,7 +139,7 @@ fn message(w: &ModelWarning) -> String {
                         "{is}, though most cache writes of {of} were 1-hour ones: the 5-minute preset \"{p}\" was written instead; give [cache] write and ttl_s for the 1-hour cache"
                     ),
                     None => format!(
-                        "{is}: no [cache] was written, so the cost of {of} is flat (every input token costs 1); give [cache] in the scenario, or give them in a file named by the SIMULATE_PRICES environment variable (README, Prices of your own)"
+                        "{is}: no [cache] was written, so the cost of {of} is flat (every input token costs 1); give [cache] in the scenario, or give them in a file named by the SIMULATE_PRICES environment variable (docs/overview.md, Prices of your own)"
                     ),
                 }
             }
@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(w[0].some_calls_of, ["s5"]);
         assert_eq!(
             w[0].message,
-            "model \"claude-fable-9\" is not in the price data (LiteLLM 1.110.2 and its overlay in src/cache/): no prices and no prompt-cache terms, so no [cache] or [price] was written and the cost of s1, s2, s3 and 1 more is flat (every input token costs 1), with no dollars; give [cache] and [price] in the scenario, or give the model's prices in a file named by the SIMULATE_PRICES environment variable (README, Prices of your own); model \"claude-fable-9\", which made some calls of s5, is not in the price data (LiteLLM 1.110.2 and its overlay in src/cache/): their measured dollars are not computed"
+            "model \"claude-fable-9\" is not in the price data (LiteLLM 1.110.2 and its overlay in src/cache/): no prices and no prompt-cache terms, so no [cache] or [price] was written and the cost of s1, s2, s3 and 1 more is flat (every input token costs 1), with no dollars; give [cache] and [price] in the scenario, or give the model's prices in a file named by the SIMULATE_PRICES environment variable (docs/overview.md, Prices of your own); model \"claude-fable-9\", which made some calls of s5, is not in the price data (LiteLLM 1.110.2 and its overlay in src/cache/): their measured dollars are not computed"
         );
     }
 
@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(w[0].priced_as.as_deref(), Some("vertex_ai/claude-3-haiku"));
         assert_eq!(
             w[0].message,
-            "model \"claude-3-haiku@20240307\" is \"vertex_ai/claude-3-haiku\" in the price data (LiteLLM 1.110.2 and its overlay in src/cache/), which has no cache read price, cache write price and minimum cacheable tokens: no [cache] was written, so the cost of v is flat (every input token costs 1); give [cache] in the scenario, or give them in a file named by the SIMULATE_PRICES environment variable (README, Prices of your own)"
+            "model \"claude-3-haiku@20240307\" is \"vertex_ai/claude-3-haiku\" in the price data (LiteLLM 1.110.2 and its overlay in src/cache/), which has no cache read price, cache write price and minimum cacheable tokens: no [cache] was written, so the cost of v is flat (every input token costs 1); give [cache] in the scenario, or give them in a file named by the SIMULATE_PRICES environment variable (docs/overview.md, Prices of your own)"
         );
         // Only the 1-hour write price missing: the 5-minute preset stands in, and says so.
         let apac = "apac.anthropic.claude-haiku-4-5-20251001-v1:0";
