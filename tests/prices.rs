@@ -197,4 +197,9 @@ fn a_run_says_why_its_cost_is_flat_and_prices_a_regional_profile_at_its_own_pric
         "{jp}"
     );
     assert_eq!(jp.matches("LiteLLM 1.110.2 price data").count(), 1, "{jp}");
+    // The 1-hour preset says where its own write price and lifetime come from.
+    assert!(
+        line(&jp, "sources  ").contains("the 1-hour cache: write price from the price data's 1-hour cache write entry (cache_creation_input_token_cost_above_1hr), lifetime 3,600 s"),
+        "{jp}"
+    );
 }

@@ -53,7 +53,13 @@ fn presets() -> &'static Presets {
                         write: c.write,
                         ttl_s: c.ttl_s,
                         min_tokens: c.min_tokens,
-                        source: m.cache_source.clone(),
+                        // The price data's source speaks of the 5-minute cache: the 1-hour
+                        // one says where its own write price and lifetime come from.
+                        source: if one_hour {
+                            format!("{}; {ONE_HOUR_SOURCE}", m.cache_source)
+                        } else {
+                            m.cache_source.clone()
+                        },
                     });
                 }
             }
@@ -61,6 +67,9 @@ fn presets() -> &'static Presets {
         Presets { all, generic }
     })
 }
+
+/// Where a `-1h` preset's write price and lifetime come from.
+const ONE_HOUR_SOURCE: &str = "the 1-hour cache: write price from the price data's 1-hour cache write entry (cache_creation_input_token_cost_above_1hr), lifetime 3,600 s (Anthropic prompt caching, 1-hour cache duration, platform.claude.com/docs/en/build-with-claude/prompt-caching; read 2026-12-02)";
 
 /// Every preset: the generic ones in file order, then per model (5-minute, 1-hour). The
 /// files are checked by unit tests, so an empty list here would mean a broken build, not
