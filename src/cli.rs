@@ -762,20 +762,12 @@ fn history_config(h: HistoryArgs) -> Result<crate::command::history::HistoryConf
     let bpt = factors("--bpt-factors", &h.bpt_factors)?;
     let factors = crate::history::Factors::new(base, bpt)
         .map_err(|m| err("--base-factors, --bpt-factors", m))?;
-    if let Some(name) = &h.name {
-        let valid = name.len() <= 100
-            && name.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-        if !valid {
-            return Err(err(
-                "--name",
-                format!(
-                    "`{name}` is not a valid name: use lowercase letters, digits, `_` and `-`, starting with a letter or digit (e.g. `team-history`)"
-                ),
-            ));
-        }
+    if let Some(why) = h
+        .name
+        .as_deref()
+        .and_then(crate::history::files::name_refusal)
+    {
+        return Err(err("--name", why));
     }
     let shard = h.shard.as_deref().map(shard).transpose()?;
     use crate::command::history::HistorySource;

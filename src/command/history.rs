@@ -14,11 +14,13 @@
 //! which is why a merge of any split equals one run over all the sessions, byte for byte.
 
 use crate::error::{Error, Located};
-use crate::history::shard::{EditId, Header, NamedSelector, Shards};
+use crate::history::shard::{self, EditId, Header, Listing, NamedSelector, Shards};
 use crate::history::stream::{self, Records};
 use crate::history::{self, Factors, GroupBy, HistoryReport, default_name, files};
+use crate::number::plural;
 use crate::output::Format;
 use crate::output::OutputDir;
+use crate::printable::printable;
 use crate::scenario;
 use std::fs;
 use std::io::Write;
@@ -61,7 +63,8 @@ pub enum HistorySource {
         /// `--files-from LIST`: only the files LIST names (one a line, relative to `dir`,
         /// as `sessions.csv`'s `file` column; `-` reads the list from stdin).
         files_from: Option<PathBuf>,
-        /// `--shard K/N`: only the K-th of N even parts of the files, in path order.
+        /// `--shard K/N`: only the files of the K-th of N parts, by each file's key
+        /// ([`shard::key`]).
         shard: Option<Shard>,
     },
     /// The folders (or `shard.jsonl` files) earlier runs wrote.
@@ -84,11 +87,10 @@ impl Shard {
         (index >= 1 && index <= of).then_some(Shard { index, of })
     }
 
-    /// The files of this part among `files` in path order: the K-th of N runs of
-    /// consecutive files, whose lengths differ by at most one.
-    pub fn select(self, files: usize) -> std::ops::Range<usize> {
-        let at = |k: usize| k * files / self.of;
-        at(self.index - 1)..at(self.index)
+    /// Whether the file at `relative` (its path relative to the directory) is in this
+    /// part: its key ([`shard::key`]) is K − 1 modulo N.
+    pub fn holds(self, relative: &Path) -> bool {
+        shard::key(relative) % self.of as u64 == (self.index - 1) as u64
     }
 }
 
@@ -133,11 +135,14 @@ impl Part<'_> {
     }
 
     /// The files of `paths` (found under `dir`) this part reads: those the list names,
-    /// then the shard's run of them.
+    /// then the shard's of them; with a shard, the listing it was taken of.
     ///
-    /// Errors: an unreadable list, a listed file that is not a session file under `dir`,
-    /// a shard without files.
-    fn select(&self, dir: &Path, mut paths: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+    /// Errors: an unreadable list, a listed file that is not a session file under `dir`.
+    fn select(
+        &self,
+        dir: &Path,
+        mut paths: Vec<PathBuf>,
+    ) -> Result<(Vec<PathBuf>, Option<Listing>), Error> {
         if let Some(list) = self.files_from {
             let text = if list.as_os_str() == "-" {
                 std::io::read_to_string(std::io::stdin())
@@ -168,21 +173,16 @@ impl Part<'_> {
                 .into());
             }
         }
-        if let Some(shard) = self.shard {
-            let all = paths.len();
-            paths = paths.drain(shard.select(all)).collect();
-            if paths.is_empty() && all > 0 {
-                return Err(Located::new(
-                    "--shard",
-                    format!(
-                        "shard {}/{} has no files: there are {all}; use fewer shards",
-                        shard.index, shard.of
-                    ),
-                )
-                .into());
-            }
-        }
-        Ok(paths)
+        let Some(shard) = self.shard else {
+            return Ok((paths, None));
+        };
+        let relative = |p: &PathBuf| -> PathBuf { p.strip_prefix(dir).unwrap_or(p).to_path_buf() };
+        let listing = {
+            let all: Vec<PathBuf> = paths.iter().map(relative).collect();
+            Listing::of(&all.iter().map(PathBuf::as_path).collect::<Vec<_>>())
+        };
+        paths.retain(|p| shard.holds(&relative(p)));
+        Ok((paths, Some(listing)))
     }
 }
 
@@ -198,8 +198,12 @@ fn sessions(
     let edits = scenario::load_edits(edits_path)?;
     let edits_file = edits_path.display().to_string();
     let (paths, mut skipped) = files::find(dir, edits_path)?;
-    let paths = part.select(dir, paths)?;
-    if paths.is_empty() {
+    let (paths, listing) = part.select(dir, paths)?;
+    // A part of a split may hold no session (more parts than files, or no file's key
+    // falls to it, or its files are not sessions): a shard of no session, merged as such.
+    // A directory without a file to split is still an error.
+    let may_be_empty = listing.as_ref().is_some_and(|l| l.files > 0);
+    if paths.is_empty() && !may_be_empty {
         return Err(no_sessions(dir, &skipped));
     }
     let name = match &c.name {
@@ -229,7 +233,7 @@ fn sessions(
         drop(paths);
         skipped.extend(std::mem::take(&mut streamed.skipped));
         skipped.sort_by(|a, b| a.file.cmp(&b.file));
-        if streamed.spill.is_empty() {
+        if streamed.spill.is_empty() && !may_be_empty {
             return Err(no_sessions(dir, &skipped));
         }
         let mut header = Header::new(
@@ -242,11 +246,22 @@ fn sessions(
             streamed.spill.len(),
             skipped,
         );
+        header.listing = listing;
         header.names = std::mem::take(&mut streamed.names);
         header.selectors = NamedSelector::of(&edits);
+        if header.sessions == 0 {
+            let files = match output {
+                Some(mut dir) => {
+                    dir.write(shard::FILE, |w| header.write(w))?;
+                    dir.commit()?
+                }
+                None => Vec::new(),
+            };
+            return Ok(Done::Empty(Box::new(header), files));
+        }
         let spill = &streamed.spill;
         let (report, files) = finish(c, &header, &mut spill.records()?, output, Vec::new())?;
-        Ok((report, files, streamed))
+        Ok(Done::Summed(Box::new(report), files, streamed))
     })();
     if c.out_root.is_none() {
         // A spill a killed run left where this one put its own (the results' folder
@@ -254,15 +269,67 @@ fn sessions(
         crate::output::set::staging::remove_stale(&std::env::temp_dir(), &name);
     }
     match result {
-        Ok((report, files, streamed)) => {
+        Ok(Done::Summed(report, files, streamed)) => {
             let mut records = streamed.spill.records()?;
             print(c, out, &report, &files, &mut records)
         }
+        Ok(Done::Empty(header, files)) => print_empty(c, out, &header, &files),
         Err(e) => {
             created.remove();
             Err(e)
         }
     }
+}
+
+/// What a run over a directory made.
+enum Done {
+    /// The sums of its sessions, the files written and the records' spill.
+    Summed(Box<HistoryReport>, Vec<PathBuf>, stream::Streamed),
+    /// A part of a split that holds no session: its header, and the files written (its
+    /// `shard.jsonl`, the header alone).
+    Empty(Box<Header>, Vec<PathBuf>),
+}
+
+/// A part of a split without sessions: says so, and what it wrote for the merge; the JSON
+/// is its shard header.
+fn print_empty(
+    c: &HistoryConfig,
+    out: &mut dyn Write,
+    header: &Header,
+    files: &[PathBuf],
+) -> Result<(), Error> {
+    let listed = header.listing.as_ref().map_or(0, |l| l.files);
+    let written = match c.format {
+        Format::Json => serde_json::to_writer_pretty(&mut *out, header)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out)),
+        Format::Table => (|| {
+            writeln!(
+                out,
+                "{}: shard {} of {} holds no session: none of the {} under it is this part's (each file's part is fixed by its path; docs/scale.md); a merge takes it as a shard of no session",
+                header.name,
+                printable(header.shard.as_deref().unwrap_or("")),
+                printable(&header.directory),
+                plural(listed, "session file", "session files")
+            )?;
+            for s in &header.skipped {
+                writeln!(
+                    out,
+                    "  skipped {}: {}",
+                    printable(&s.file),
+                    printable(&s.reason)
+                )?;
+            }
+            if !files.is_empty() {
+                writeln!(out, "\nWritten:")?;
+                for f in files {
+                    writeln!(out, "  {}", crate::printable::path(f))?;
+                }
+            }
+            Ok(())
+        })(),
+    };
+    written.map_err(Error::Print)
 }
 
 /// A history merged from the shards `given`.
@@ -301,6 +368,7 @@ fn merged_header(c: &HistoryConfig, shards: &Shards) -> Result<Header, Error> {
         return Err(Located::new("--merge", "no shards given").into());
     };
     complete_split(&headers)?;
+    same_listing(&headers, &shards.given())?;
     let once = |field: fn(&Header) -> &str| {
         let mut seen: Vec<&str> = Vec::new();
         for h in &headers {
@@ -390,6 +458,56 @@ fn complete_split(headers: &[&Header]) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// Parts of a split must have been cut from one listing: where the directory changed
+/// between their jobs, a session added in between may be in no part's files and one
+/// removed may be in two, so the merge would silently miss sessions or count one twice.
+/// Every header that says what its part saw (`--shard K/N`) must say the same.
+fn same_listing(headers: &[&Header], given: &[&Path]) -> Result<(), Error> {
+    let mut seen = headers
+        .iter()
+        .zip(given)
+        .filter_map(|(h, g)| h.listing.as_ref().map(|l| (h, *g, l)));
+    let Some((first, first_given, listing)) = seen.next() else {
+        return Ok(());
+    };
+    let Some((other, other_given, different)) = seen.find(|(_, _, l)| *l != listing) else {
+        return Ok(());
+    };
+    let part = |h: &Header, g: &Path| {
+        format!(
+            "shard {} ({})",
+            h.shard.as_deref().unwrap_or("?"),
+            g.display()
+        )
+    };
+    let counts = if listing.files == different.files {
+        format!(
+            "both saw {} under {}, but not the same ones ({} against {})",
+            plural(listing.files, "session file", "session files"),
+            first.directory,
+            listing.digest,
+            different.digest
+        )
+    } else {
+        format!(
+            "the first saw {} under {}, the second {} under {}",
+            plural(listing.files, "session file", "session files"),
+            first.directory,
+            plural(different.files, "session file", "session files"),
+            other.directory
+        )
+    };
+    Err(Located::new(
+        "--merge",
+        format!(
+            "{} and {} were cut from different listings: {counts}. The directory changed between their jobs, so sessions could be missing from the merge or counted twice; run every shard of the split again over one listing (or give each job its files with --files-from from one list)",
+            part(first, first_given),
+            part(other, other_given)
+        ),
+    )
+    .into())
 }
 
 /// Prepares `out_root/name/` (noting what it creates) when files are written.
@@ -538,19 +656,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shards_split_the_files_into_runs_that_cover_each_once() {
-        for files in [0, 1, 2, 7, 17, 1000] {
-            for of in 1..=9 {
-                let mut next = 0;
-                for index in 1..=of {
-                    let part = Shard { index, of }.select(files);
-                    assert_eq!(part.start, next, "{index}/{of} of {files}");
-                    let len = part.len();
-                    assert!(len == files / of || len == files / of + 1);
-                    next = part.end;
-                }
-                assert_eq!(next, files);
+    fn every_file_is_in_one_part_by_its_own_path() {
+        let paths: Vec<PathBuf> = (0..1000)
+            .map(|i| PathBuf::from(format!("project-{}/session-{i:04}.toml", i % 7)))
+            .collect();
+        for of in 1..=9 {
+            let mut sizes = vec![0usize; of];
+            for p in &paths {
+                let parts: Vec<usize> = (1..=of)
+                    .filter(|&index| Shard { index, of }.holds(p))
+                    .collect();
+                assert_eq!(parts.len(), 1, "{} in {parts:?} of {of}", p.display());
+                sizes[parts[0] - 1] += 1;
             }
+            // Even enough: each part within a third of its share.
+            let share = 1000 / of;
+            assert!(
+                sizes
+                    .iter()
+                    .all(|&n| n * 3 >= share * 2 && n * 3 <= share * 4),
+                "{sizes:?}"
+            );
         }
     }
 }

@@ -280,6 +280,23 @@ fn not_a_scenario(text: &str) -> Option<String> {
     })
 }
 
+/// Why `name` cannot name a results folder (`--name`, or a shard header's `name`, which
+/// decides where a merge writes), if it cannot: at most 100 characters of lowercase ASCII
+/// letters, digits, `_` and `-`, starting with a letter or digit. So a name is one folder
+/// right under `--out`: never `..`, a `/`, an absolute path or a hidden folder.
+pub fn name_refusal(name: &str) -> Option<String> {
+    let valid = name.len() <= 100
+        && name.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    (!valid).then(|| {
+        format!(
+            "`{name}` is not a valid name: use lowercase letters, digits, `_` and `-`, starting with a letter or digit (e.g. `team-history`)"
+        )
+    })
+}
+
 /// The results' directory name from the history's directory: its last component,
 /// lowercased, with anything outside `[a-z0-9_-]` turned into `-`; `history` if nothing
 /// is left.

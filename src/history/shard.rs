@@ -33,8 +33,54 @@ pub const FILE: &str = "shard.jsonl";
 /// The header's `format`.
 pub const FORMAT: &str = "simulate history shard";
 
-/// Bumped whenever a record or the header changes meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever a record or the header changes meaning. 2: `--shard K/N` parts are cut
+/// by each file's key ([`key`]), not by position, and their header says what they saw
+/// ([`Listing`]).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// A file's shard key: XXH3 (64 bits, seed 0) of its path relative to the history's
+/// directory, as the file system spells it (bytes, `/` between folders). `--shard K/N`
+/// reads the files whose key is K − 1 modulo N, so a file's part depends on its own path
+/// alone: files added or removed between the jobs of a split move no other file to
+/// another part. XXH3 is a fixed algorithm (its specification, not a Rust version,
+/// defines it), so the same path goes to the same part on every machine and release.
+pub fn key(relative: &Path) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(relative.as_os_str().as_encoded_bytes())
+}
+
+/// What a `--shard K/N` part saw of its directory: how many session files there were to
+/// split, and a digest of their paths. Parts that saw different listings (the directory
+/// changed between their jobs) would merge into a history that misses sessions or counts
+/// one twice, so a merge refuses them, naming the counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listing {
+    /// `*.toml` files found under the directory (after `--files-from`), this part's and
+    /// every other part's: what the split was taken of.
+    pub files: usize,
+    /// `xxh3-128:` and 32 hex digits: XXH3-128 of the files' relative paths (as [`key`]
+    /// reads them) in byte order, each followed by a NUL byte (which no path holds).
+    pub digest: String,
+}
+
+impl Listing {
+    /// The listing of the files at `relative` (paths relative to the directory, any order).
+    pub fn of(relative: &[&Path]) -> Listing {
+        let mut sorted: Vec<&[u8]> = relative
+            .iter()
+            .map(|p| p.as_os_str().as_encoded_bytes())
+            .collect();
+        sorted.sort_unstable();
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for path in &sorted {
+            hasher.update(path);
+            hasher.update(b"\0");
+        }
+        Listing {
+            files: sorted.len(),
+            digest: format!("xxh3-128:{:032x}", hasher.digest128()),
+        }
+    }
+}
 
 /// One edit as a shard knows it: its name, and a digest of its definition as simulate
 /// read it (comments, key order and layout of the edits file do not change it).
@@ -74,6 +120,9 @@ pub struct Header {
     pub factors: Factors,
     /// `K/N` for `--shard K/N`; None for every file of the directory, or a merge.
     pub shard: Option<String>,
+    /// With `--shard K/N`: the listing the part was taken of; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing: Option<Listing>,
     /// Records that follow.
     pub sessions: usize,
     /// `.toml` files that were not sessions.
@@ -138,6 +187,7 @@ impl Header {
             edits,
             factors: factors.clone(),
             shard,
+            listing: None,
             sessions,
             skipped,
             names: Names::default(),
@@ -297,6 +347,19 @@ impl ShardFile {
                 header.format
             )));
         }
+        if header.format_version != FORMAT_VERSION {
+            return Err(not_a_shard(format!(
+                "it is in shard format {} (simulate {}), this simulate reads format {FORMAT_VERSION}: run the shard again with this simulate",
+                header.format_version, header.simulate
+            )));
+        }
+        // The name decides where a merge writes (`--out/<name>/`): a shard's content must
+        // never put it anywhere else, so it is held to `--name`'s rule.
+        if let Some(why) = super::files::name_refusal(&header.name) {
+            return Err(not_a_shard(format!(
+                "its header's name is not one simulate writes: {why}"
+            )));
+        }
         Ok(ShardFile {
             given: given.to_path_buf(),
             path,
@@ -396,6 +459,11 @@ impl Shards {
     /// Every shard's header, in the order given.
     pub fn headers(&self) -> Vec<&Header> {
         self.files.iter().map(|f| &f.header).collect()
+    }
+
+    /// Every shard as given (a folder or its `shard.jsonl`), in the order given.
+    pub fn given(&self) -> Vec<&Path> {
+        self.files.iter().map(|f| f.given.as_path()).collect()
     }
 
     /// The sessions in all.
@@ -570,6 +638,25 @@ mod tests {
             prop_assert_eq!(bits(&back.session), bits(&s));
             prop_assert_eq!(Record::of(back.session).unwrap().line, record.line);
         }
+    }
+
+    #[test]
+    fn the_shard_key_and_the_listing_digest_are_fixed() {
+        const KEY_OF_A_B: u64 = 0xcdfe2e20675cd900;
+        // XXH3's own test vector (the empty input, seed 0), then a path: a change of
+        // algorithm or of what is hashed would move files between the parts of a split.
+        assert_eq!(key(Path::new("")), 0x2d06800538d394c2);
+        assert_eq!(key(Path::new("a/b.toml")), KEY_OF_A_B);
+        let a = Listing::of(&[Path::new("b.toml"), Path::new("a/b.toml")]);
+        let b = Listing::of(&[Path::new("a/b.toml"), Path::new("b.toml")]);
+        assert_eq!(a, b);
+        assert_eq!(a.files, 2);
+        assert!(a.digest.starts_with("xxh3-128:") && a.digest.len() == 9 + 32);
+        // The NUL between paths: `ab` + `c` is not `a` + `bc`.
+        assert_ne!(
+            Listing::of(&[Path::new("ab"), Path::new("c")]).digest,
+            Listing::of(&[Path::new("a"), Path::new("bc")]).digest
+        );
     }
 
     #[test]

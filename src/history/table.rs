@@ -5,6 +5,7 @@ use super::HistoryReport;
 use super::report::AgreementReport;
 use crate::number::{grouped, percent, plural};
 use crate::output::table::pad;
+use crate::printable::printable;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ pub fn write(
     let ranked: Vec<&str> = r.edits.iter().map(|e| e.name.as_str()).collect();
     header(out, r)?;
     measured(out, r)?;
-    writeln!(out, "\n{}", r.answer)?;
+    writeln!(out, "\n{}", printable(&r.answer))?;
     edits(out, r)?;
     if let Some(groups) = &r.groups {
         group_table(out, r, groups)?;
@@ -64,8 +65,8 @@ pub fn write(
             writeln!(
                 out,
                 "  {}: {} in {} of {} sessions",
-                e.name,
-                e.rules_selecting_nothing.join(", "),
+                printable(&e.name),
+                printable(&e.rules_selecting_nothing.join(", ")),
                 grouped(e.sessions_selected_nothing as f64, 0),
                 grouped(r.baseline.sessions as f64, 0)
             )?;
@@ -75,7 +76,9 @@ pub fn write(
     if !what_if.is_empty() {
         writeln!(out, "\nWhat the what-if edits change:")?;
         for (name, lines) in what_if {
+            let name = printable(&name);
             for (k, line) in lines.iter().enumerate() {
+                let line = printable(line);
                 if k == 0 {
                     writeln!(out, "  {name}: {line}")?;
                 } else {
@@ -91,21 +94,21 @@ pub fn write(
             "\nBase edits larger than a session's base (not an error: the edit removes what there is):"
         )?;
         for line in clamped {
-            writeln!(out, "  {line}")?;
+            writeln!(out, "  {}", printable(&line))?;
         }
     }
     for w in &r.warnings {
         writeln!(
             out,
             "Warning: {} ({})",
-            w.warning,
+            printable(&w.warning),
             plural(w.sessions, "session", "sessions")
         )?;
     }
     if !files.is_empty() {
         writeln!(out, "\nWritten:")?;
         for f in files {
-            writeln!(out, "  {}", f.display())?;
+            writeln!(out, "  {}", crate::printable::path(f))?;
         }
     }
     Ok(())
@@ -125,22 +128,22 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     writeln!(
         out,
         "{}: {} from {}, each with the edits of {}",
-        r.name,
+        printable(&r.name),
         plural(b.sessions, "session", "sessions"),
-        r.directory,
-        r.edits_file
+        printable(&r.directory),
+        printable(&r.edits_file)
     )?;
     if !r.merged_from.is_empty() {
         writeln!(
             out,
             "  merged from {}: {}",
             plural(r.merged_from.len(), "shard", "shards"),
-            r.merged_from.join(", ")
+            printable(&r.merged_from.join(", "))
         )?;
     }
     for s in &r.skipped {
         let file = crate::printable::printable(&s.file);
-        writeln!(out, "  skipped {file}: {}", s.reason)?;
+        writeln!(out, "  skipped {file}: {}", printable(&s.reason))?;
     }
     writeln!(
         out,
@@ -185,7 +188,7 @@ fn measured(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         }
     }
     for line in &r.simulation_differs {
-        writeln!(out, "  Note: {line}")?;
+        writeln!(out, "  Note: {}", printable(line))?;
     }
     Ok(())
 }
@@ -197,7 +200,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let columns = r
         .edits
         .iter()
-        .map(|e| e.row_name().width())
+        .map(|e| printable(&e.row_name()).width())
         .max()
         .unwrap_or(4)
         .clamp(4, NAME_COLUMNS);
@@ -232,7 +235,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             out,
             "  {:>4}  {}  {:>18}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
             e.rank,
-            pad(&e.row_name(), columns),
+            pad(&printable(&e.row_name()), columns),
             if cost_only {
                 "cost only".to_string()
             } else {
@@ -279,7 +282,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             writeln!(
                 out,
                 "  {}: removes more than the base of {} of {n} sessions, which then save their whole base (up to 100 %): its median, p90 and first in lean on them (listed below)",
-                e.name,
+                printable(&e.name),
                 grouped(clamped as f64, 0)
             )?;
         }
@@ -317,7 +320,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
                 out,
                 "  {:>4}  {}  {:>18}  {:>7}  {:>10}{dollars}",
                 e.cost_rank,
-                pad(&e.row_name(), columns),
+                pad(&printable(&e.row_name()), columns),
                 grouped(e.cost_saved, 0),
                 percent(e.cost_saved_pct),
                 e.rank
@@ -360,7 +363,7 @@ fn dollars_table(out: &mut dyn Write, r: &HistoryReport, columns: usize) -> io::
             out,
             "  {:>4}  {}  {:>10}  {:>7}  {:>10}",
             e.cost_rank,
-            pad(&e.row_name(), columns),
+            pad(&printable(&e.row_name()), columns),
             crate::number::dollars(saved),
             percent(if total > 0.0 {
                 100.0 * saved / total
@@ -404,7 +407,7 @@ fn group_table(
     )?;
     let columns = shown
         .iter()
-        .map(|x| x.group.width())
+        .map(|x| printable(&x.group).width())
         .max()
         .unwrap_or(4)
         .clamp(what.width(), GROUP_COLUMNS);
@@ -423,7 +426,7 @@ fn group_table(
     for x in shown {
         let mut row = format!(
             "  {}  {:>8}  {:>10}  {:>18}",
-            pad(&x.group, columns),
+            pad(&printable(&x.group), columns),
             grouped(x.sessions as f64, 0),
             grouped(x.calls as f64, 0),
             grouped(x.baseline_total_tokens, 0)
@@ -431,13 +434,17 @@ fn group_table(
         for &i in &order {
             row.push_str(&format!("  {:>7}", percent(x.edits[i].saved_pct)));
         }
-        writeln!(out, "{row}  {}", super::report::group_winner(r, x))?;
+        writeln!(
+            out,
+            "{row}  {}",
+            printable(&super::report::group_winner(r, x))
+        )?;
     }
     let legend: Vec<String> = r
         .edits
         .iter()
         .enumerate()
-        .map(|(k, e)| format!("#{} {}", k + 1, e.name))
+        .map(|(k, e)| format!("#{} {}", k + 1, printable(&e.name)))
         .collect();
     writeln!(
         out,
@@ -493,11 +500,11 @@ fn agreement_lines(
         writeln!(
             out,
             "  {} saves more than {} {preposition} {} of {} {items}: {}{more}",
-            f.b,
-            f.a,
+            printable(&f.b),
+            printable(&f.a),
             grouped(f.count as f64, 0),
             grouped(a.of as f64, 0),
-            f.where_.join("; ")
+            printable(&f.where_.join("; "))
         )?;
     }
     if flips.len() > limit {

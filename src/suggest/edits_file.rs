@@ -8,6 +8,7 @@
 use super::report::{SuggestReport, Suggested, rank_range};
 use super::rules::{Family, Proposal, toml_string};
 use crate::number::{grouped, percent, plural};
+use crate::printable::printable;
 use crate::scenario::Edit;
 
 /// Comment lines are wrapped to this many characters.
@@ -44,8 +45,11 @@ fn heading(f: Family) -> &'static str {
     }
 }
 
-/// `text` as `# ` comment lines of at most [`COMMENT_COLUMNS`] characters.
+/// `text` as `# ` comment lines of at most [`COMMENT_COLUMNS`] characters, its control
+/// characters escaped ([`printable`]): TOML refuses them in a comment, and the text
+/// quotes paths and names from the sessions (a directory named with ESC or a line break).
 fn comment(text: &str) -> String {
+    let text = printable(text);
     let mut out = String::new();
     let mut line = String::from("#");
     for word in text.split_whitespace() {
@@ -69,7 +73,7 @@ pub fn text(proposal: &Proposal, header: &Header, report: Option<&SuggestReport>
         header.path,
         plural(header.sessions, "session", "sessions")
     ));
-    out.push_str(&format!("#\n#   {}\n#\n", header.rerun));
+    out.push_str(&format!("#\n#   {}\n#\n", printable(header.rerun)));
     out.push_str(&comment(
         "Each edit says what in the data suggested it and, evaluated, what it saves: cost in input-token equivalents under each session's prompt cache and reread tokens, summed over the sessions; the context it removes (est. tokens the agent no longer sees, counted once: docs/model.md §9); in how many sessions and at how many points of the assumption sweep it saves cost.",
     ));

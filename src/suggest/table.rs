@@ -5,6 +5,7 @@ use super::SuggestReport;
 use super::rules::Family;
 use crate::number::{dollars, grouped, percent, plural};
 use crate::output::table::pad;
+use crate::printable::printable;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use unicode_width::UnicodeWidthStr;
@@ -18,6 +19,8 @@ const PROSE_COLUMNS: usize = 100;
 /// `text` wrapped at spaces to [`PROSE_COLUMNS`], the first line after `first`, the others
 /// after `rest`.
 fn prose(out: &mut dyn Write, first: &str, rest: &str, text: &str) -> io::Result<()> {
+    // Prose quotes paths and names from the sessions: escaped before it is wrapped.
+    let text = printable(text);
     let mut line = first.to_string();
     // After a label the first word needs a space; after an indent it does not.
     let mut empty = first.trim().is_empty();
@@ -47,14 +50,19 @@ pub fn write(
     writeln!(
         out,
         "{}: {} found in the data of {} ({}, {}), each evaluated on every session",
-        r.name,
+        printable(&r.name),
         plural(r.candidates.len(), "candidate edit", "candidate edits"),
-        r.path,
+        printable(&r.path),
         plural(b.sessions, "session", "sessions"),
         plural(b.calls, "call", "calls")
     )?;
     for s in &r.skipped {
-        writeln!(out, "  skipped {}: {}", s.file, s.reason)?;
+        writeln!(
+            out,
+            "  skipped {}: {}",
+            printable(&s.file),
+            printable(&s.reason)
+        )?;
     }
     writeln!(
         out,
@@ -238,19 +246,19 @@ pub fn write(
             }
         }
     }
-    writeln!(out, "\nRerun (the same figures): {}", r.rerun)?;
+    writeln!(out, "\nRerun (the same figures): {}", printable(&r.rerun))?;
     for w in &r.warnings {
         writeln!(
             out,
             "Warning: {} ({})",
-            w.warning,
+            printable(&w.warning),
             plural(w.sessions, "session", "sessions")
         )?;
     }
     if !files.is_empty() {
         writeln!(out, "\nWritten:")?;
         for f in files {
-            writeln!(out, "  {}", f.display())?;
+            writeln!(out, "  {}", crate::printable::path(f))?;
         }
     }
     Ok(())

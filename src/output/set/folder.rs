@@ -6,8 +6,10 @@
 //! - an input of the run (the scenario or its trace kept inside the output folder), found
 //!   by device and inode, so another path to the same file is caught too;
 //! - a file simulate did not write. What simulate wrote is listed in the folder's manifest
-//!   ([`MANIFEST`]); a folder from before manifests is recognised by simulate's own file
-//!   names.
+//!   ([`MANIFEST`]), each file with a digest of its bytes: a file changed since (a
+//!   `suggested.toml` the user edited, as its header invites) is the user's now, and is
+//!   refused like any other. A folder from before manifests is recognised by simulate's
+//!   own file names, and one from before digests by the names its manifest lists.
 
 use crate::error::{Error, Located};
 use std::fs;
@@ -15,8 +17,12 @@ use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// The list of files simulate wrote in a results folder, one name a line.
+/// The list of files simulate wrote in a results folder: one a line, its name, a tab and
+/// its digest ([`digest`]); comment lines start with `#`.
 pub const MANIFEST: &str = ".simulate-manifest";
+
+/// Bytes read at a time to digest a file.
+const CHUNK_BYTES: usize = 1 << 16;
 
 /// What simulate wrote before it kept a manifest.
 const KNOWN: [&str; 10] = [
@@ -40,13 +46,38 @@ pub fn identity(path: &Path) -> Option<Identity> {
     fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-/// The manifest's text for `names`.
-pub fn manifest(names: &[String]) -> String {
+/// A digest of the bytes of the file at `path` (not following a symbolic link):
+/// `xxh3-128:` and 32 hex digits, XXH3-128 of its content; None for anything but a
+/// regular file, or one that cannot be read.
+pub fn digest(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut file = fs::File::open(path).ok()?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buffer = vec![0u8; CHUNK_BYTES];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(format!("xxh3-128:{:032x}", hasher.digest128()))
+}
+
+/// The manifest's text for `files`: each name with its digest.
+pub fn manifest(files: &[(String, String)]) -> String {
     let mut text = String::from(
-        "# Files simulate wrote here. Each run replaces this whole folder with its own files.\n",
+        "# Files simulate wrote here, each with a digest of its bytes. Each run replaces this whole\n# folder with its own files, unless one was changed since: that file is yours, and kept.\n",
     );
-    for name in names {
+    for (name, digest) in files {
         text.push_str(name);
+        text.push('\t');
+        text.push_str(digest);
         text.push('\n');
     }
     text
@@ -64,6 +95,7 @@ pub fn check_replaceable(target: &Path, inputs: &[(PathBuf, Identity)]) -> Resul
     };
     let ours = written_before(target);
     let mut foreign = Vec::new();
+    let mut changed = Vec::new();
     for entry in fs::read_dir(target).map_err(unlistable)? {
         let entry = entry.map_err(unlistable)?;
         let meta = entry.metadata().map_err(unlistable)?;
@@ -82,37 +114,89 @@ pub fn check_replaceable(target: &Path, inputs: &[(PathBuf, Identity)]) -> Resul
             .into());
         }
         let name = entry.file_name().to_string_lossy().into_owned();
-        let is_ours = match &ours {
-            Some(names) => names.contains(&name) || name == MANIFEST,
-            None => KNOWN.contains(&name.as_str()) || old_temporary(&name),
-        };
-        if !is_ours || meta.is_dir() {
+        if meta.is_dir() {
             foreign.push(name);
+            continue;
+        }
+        let listed = match &ours {
+            Some(files) => match files.iter().find(|(n, _)| *n == name) {
+                Some((_, Some(written))) => Listed::With(written),
+                Some((_, None)) => Listed::Named,
+                None if name == MANIFEST => Listed::Named,
+                None => Listed::Not,
+            },
+            None if KNOWN.contains(&name.as_str()) || old_temporary(&name) => Listed::Named,
+            None => Listed::Not,
+        };
+        match listed {
+            Listed::Not => foreign.push(name),
+            Listed::With(written) if digest(&path).as_deref() != Some(written.as_str()) => {
+                changed.push(name);
+            }
+            _ => {}
         }
     }
-    if foreign.is_empty() {
+    if foreign.is_empty() && changed.is_empty() {
         return Ok(());
     }
     foreign.sort();
+    changed.sort();
+    let mut what = Vec::new();
+    if !foreign.is_empty() {
+        what.push(format!(
+            "{} simulate did not write ({})",
+            if foreign.len() == 1 {
+                "a file"
+            } else {
+                "files"
+            },
+            foreign.join(", ")
+        ));
+    }
+    if !changed.is_empty() {
+        what.push(format!(
+            "{} changed since simulate wrote {} ({}: edited?)",
+            if changed.len() == 1 {
+                "a file"
+            } else {
+                "files"
+            },
+            if changed.len() == 1 { "it" } else { "them" },
+            changed.join(", ")
+        ));
+    }
+    let many = foreign.len() + changed.len() > 1;
     Err(Located::new(
         target.display().to_string(),
         format!(
-            "holds {} simulate did not write ({}); each run replaces this folder with its own files, so move {} elsewhere or choose another --out",
-            if foreign.len() == 1 { "a file" } else { "files" },
-            foreign.join(", "),
-            if foreign.len() == 1 { "it" } else { "them" },
+            "holds {}; each run replaces this folder with its own files, so nothing was written: move {} elsewhere or choose another --out",
+            what.join(" and "),
+            if many { "them" } else { "it" },
         ),
     )
     .into())
 }
 
-/// The names the folder's manifest lists, or `None` without a manifest.
-fn written_before(target: &Path) -> Option<Vec<String>> {
+/// What the manifest says of a file in the folder.
+enum Listed<'a> {
+    /// Listed with the digest of what simulate wrote.
+    With(&'a String),
+    /// Listed by name alone (a manifest from before digests), or simulate's by its name.
+    Named,
+    Not,
+}
+
+/// The files the folder's manifest lists, each with its digest where the manifest has
+/// one; `None` without a manifest.
+fn written_before(target: &Path) -> Option<Vec<(String, Option<String>)>> {
     let text = fs::read_to_string(target.join(MANIFEST)).ok()?;
     Some(
         text.lines()
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_string)
+            .map(|l| match l.split_once('\t') {
+                Some((name, digest)) => (name.to_string(), Some(digest.to_string())),
+                None => (l.to_string(), None),
+            })
             .collect(),
     )
 }
@@ -137,12 +221,46 @@ mod tests {
         }
         check_replaceable(dir.path(), &[]).unwrap();
         // With a manifest, only what it lists.
-        fs::write(dir.path().join(MANIFEST), manifest(&["summary.csv".into()])).unwrap();
+        let summary = dir.path().join("summary.csv");
+        let written = [("summary.csv".to_string(), digest(&summary).unwrap())];
+        fs::write(dir.path().join(MANIFEST), manifest(&written)).unwrap();
         let e = check_replaceable(dir.path(), &[]).unwrap_err().to_string();
         assert!(
             e.contains("holds files simulate did not write (.ledger.csv.tmp-42, cost.svg)"),
             "{e}"
         );
+        fs::remove_file(dir.path().join("cost.svg")).unwrap();
+        fs::remove_file(dir.path().join(".ledger.csv.tmp-42")).unwrap();
+        check_replaceable(dir.path(), &[]).unwrap();
+        // A manifest from before digests: its names alone.
+        fs::write(dir.path().join(MANIFEST), "# old\nsummary.csv\n").unwrap();
+        fs::write(&summary, "edited").unwrap();
+        check_replaceable(dir.path(), &[]).unwrap();
+    }
+
+    #[test]
+    fn a_file_changed_since_simulate_wrote_it_is_the_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut written = Vec::new();
+        for name in ["suggested.toml", "suggest.csv"] {
+            let path = dir.path().join(name);
+            fs::write(&path, "[[edit]]\n").unwrap();
+            written.push((name.to_string(), digest(&path).unwrap()));
+        }
+        fs::write(dir.path().join(MANIFEST), manifest(&written)).unwrap();
+        check_replaceable(dir.path(), &[]).unwrap();
+        // The same size, other bytes: the digest tells.
+        fs::write(dir.path().join("suggested.toml"), "[[edit]]#\n").unwrap();
+        let e = check_replaceable(dir.path(), &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("holds a file changed since simulate wrote it (suggested.toml: edited?)")
+                && e.contains("nothing was written: move it elsewhere"),
+            "{e}"
+        );
+        // A link where simulate wrote a file is not what it wrote either.
+        fs::remove_file(dir.path().join("suggested.toml")).unwrap();
+        std::os::unix::fs::symlink("suggest.csv", dir.path().join("suggested.toml")).unwrap();
+        assert!(check_replaceable(dir.path(), &[]).is_err());
     }
 
     #[test]

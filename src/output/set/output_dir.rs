@@ -142,7 +142,20 @@ impl OutputDir {
     /// an input (checked again: it may have changed during the run); [`Error::Write`] when
     /// the manifest or the swap fails. On any error the target is left as it was.
     pub fn commit(self) -> Result<Vec<PathBuf>, Error> {
-        let manifest = folder::manifest(&self.written);
+        // What was written, by content: a file changed after this commit is the user's.
+        let written: Vec<(String, String)> = self
+            .written
+            .iter()
+            .map(|name| {
+                let digest =
+                    folder::digest(&self.files.join(name)).ok_or_else(|| Error::Write {
+                        path: self.target.join(name),
+                        source: io::Error::other("the staged file cannot be read back"),
+                    })?;
+                Ok((name.clone(), digest))
+            })
+            .collect::<Result<_, Error>>()?;
+        let manifest = folder::manifest(&written);
         fs::write(self.files.join(folder::MANIFEST), manifest).map_err(|source| Error::Write {
             path: self.target.join(folder::MANIFEST),
             source,
