@@ -238,12 +238,14 @@ Files in OUT/<name>/: summary.csv (per edit), sessions.csv (per session and edit
 sweep.csv (per factor point and edit), groups.csv (with --group-by), sessions.svg,
 aggregate.svg, report.html, and shard.jsonl (every session's record, for --merge).
 
-Shards: run the same command on parts of the sessions (--shard K/N takes the K-th of N
-parts of DIR's files, --files-from LIST the files a list names), on any batch runner, then
+Shards: run the same command on parts of the sessions (--shard K/N takes the files of the
+K-th of N parts, each file's part fixed by its path; --files-from LIST the files a list
+names), on any batch runner, then
 `simulate history --merge A/ B/ …` recomputes every figure of the whole from the shards'
 shard.jsonl: the same files, byte for byte, as one run over all the sessions (one run
 over DIR when the shards are --shard parts of DIR). Shards of other edits, factors or
-versions, or sharing a session, are refused.
+versions, sharing a session, or --shard parts cut from different listings of DIR (it
+changed between the jobs) are refused.
 
 Examples:
   simulate history scenarios/history --edits scenarios/history/edits.toml
@@ -272,8 +274,11 @@ struct HistoryArgs {
     )]
     merge: Vec<PathBuf>,
 
-    /// Read only the K-th of N parts of DIR's files (in path order, as even as can be),
-    /// for a batch runner's job K; merge the N results with --merge.
+    /// Read only the K-th of N parts of DIR's files, for a batch runner's job K; merge
+    /// the N results with --merge. A file's part is fixed by its path (a hash of it
+    /// relative to DIR), so files added between jobs move no other; each part records
+    /// the listing it saw, and a merge refuses parts that saw different ones. A part may
+    /// hold no session (N above the files): it writes a shard of no session.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
 

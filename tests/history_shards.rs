@@ -575,3 +575,283 @@ fn a_selector_no_session_matches_is_warned_the_same_after_a_merge() {
     assert_eq!(line(&merged), line(&table));
     same_folders(&root.join("merged/team"), &root.join("whole/team"));
 }
+
+/// Issue 26 §1: a shard's header decides no path. A header name of `./../../victim` (which
+/// would put the merge two levels above `--out`) or `UPPERCASE` (which `--name` refuses) is
+/// refused, exit 2, naming the shard file, and nothing is written anywhere.
+#[test]
+fn a_shard_header_name_never_decides_where_a_merge_writes() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    let a = {
+        let args = [
+            "sessions",
+            "--edits",
+            "edits.toml",
+            "--name",
+            "team",
+            "--out",
+            "a",
+        ];
+        run(root, &args);
+        root.join("a/team/shard.jsonl")
+    };
+    let text = fs::read_to_string(&a).unwrap();
+    let deep = root.join("x/y");
+    fs::create_dir_all(&deep).unwrap();
+    for name in [
+        "./../../victim",
+        "UPPERCASE",
+        "../team",
+        "",
+        ".hidden",
+        "a/b",
+    ] {
+        let crafted = root.join("crafted.jsonl");
+        let header = text.replacen(
+            "\"name\":\"team\"",
+            &format!("\"name\":{}", serde_json::to_string(name).unwrap()),
+            1,
+        );
+        assert_ne!(header, text);
+        fs::write(&crafted, header).unwrap();
+        let before = support::names(root);
+        let e = history(
+            &deep,
+            &["--merge", "../../crafted.jsonl", "--out", "out"],
+            2,
+        )
+        .1;
+        assert!(
+            e.starts_with("error: ../../crafted.jsonl: not a history shard: its header's name is not one simulate writes")
+                && e.contains("is not a valid name"),
+            "{name}: {e}"
+        );
+        // Even with --name, a header no run could write is not a shard.
+        let e = history(
+            &deep,
+            &[
+                "--merge",
+                "../../crafted.jsonl",
+                "--name",
+                "ok",
+                "--out",
+                "out",
+            ],
+            2,
+        )
+        .1;
+        assert!(e.contains("crafted.jsonl: not a history shard"), "{e}");
+        assert_eq!(support::names(root), before);
+        assert_eq!(support::names(&deep), Vec::<String>::new());
+        assert!(!root.join("victim").exists() && !root.join("x/victim").exists());
+    }
+}
+
+/// Issue 26 §2: each file's part is fixed by its own path, and each part records the
+/// listing it was cut from. In 16 rounds of random adds and removes between the jobs of a
+/// split, a merge either equals the directory (every session, each once) or is refused,
+/// naming the parts that saw different listings: a session is never silently missed.
+#[test]
+fn shards_of_a_changing_directory_merge_whole_or_are_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let pool = team(root);
+    fs::rename(root.join("sessions"), root.join("pool")).unwrap();
+    // A fixed generator (64-bit LCG): the rounds are the same on every run.
+    let mut state: u64 = 0x2026_1202;
+    let mut next = |n: usize| -> usize {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) % n as u64) as usize
+    };
+    let (mut merged, mut refused_rounds) = (0, 0);
+    for round in 0..16 {
+        let dir = root.join(format!("round-{round}"));
+        let sessions = dir.join("sessions");
+        let mut present: Vec<bool> = (0..pool.len()).map(|_| next(3) > 0).collect();
+        let place = |i: usize, on: bool| {
+            let to = sessions.join(&pool[i]);
+            if on {
+                fs::create_dir_all(to.parent().unwrap()).unwrap();
+                fs::copy(root.join("pool").join(&pool[i]), &to).unwrap();
+            } else {
+                let _ = fs::remove_file(&to);
+            }
+        };
+        for (i, on) in present.iter().enumerate() {
+            place(i, *on);
+        }
+        fs::copy(root.join("edits.toml"), dir.join("edits.toml")).unwrap();
+        let n = 2 + next(3);
+        let mut changed = false;
+        let mut shards = Vec::new();
+        for k in 1..=n {
+            if k > 1 && next(2) == 0 {
+                // A nightly import between two jobs: files added, one removed.
+                for _ in 0..1 + next(2) {
+                    let i = next(pool.len());
+                    changed |= !present[i];
+                    present[i] = true;
+                    place(i, true);
+                }
+                if next(2) == 0 {
+                    let i = next(pool.len());
+                    changed |= present[i];
+                    present[i] = false;
+                    place(i, false);
+                }
+            }
+            let out = format!("shard-{k}");
+            run(
+                &dir,
+                &[
+                    "sessions",
+                    "--edits",
+                    "edits.toml",
+                    "--name",
+                    "team",
+                    "--shard",
+                    &format!("{k}/{n}"),
+                    "--out",
+                    &out,
+                    "--no-charts",
+                ],
+            );
+            shards.push(format!("{out}/team"));
+        }
+        let mut args = vec!["--merge"];
+        args.extend(shards.iter().map(String::as_str));
+        args.extend(["--out", "merged", "--no-charts"]);
+        let output = simulate()
+            .current_dir(&dir)
+            .arg("history")
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0) => {
+                merged += 1;
+                assert!(
+                    !changed,
+                    "round {round}: merged though the directory changed"
+                );
+                let files: Vec<String> = rows(&dir.join("merged/team/sessions.csv"))
+                    .iter()
+                    .map(|r| r["file"].clone())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                let mut expected: Vec<String> = pool
+                    .iter()
+                    .zip(&present)
+                    .filter(|(_, on)| **on)
+                    .map(|(f, _)| f.clone())
+                    .collect();
+                expected.sort();
+                assert_eq!(files, expected, "round {round}");
+            }
+            Some(2) => {
+                refused_rounds += 1;
+                assert!(
+                    changed,
+                    "round {round}: refused though nothing changed: {stderr}"
+                );
+                assert!(
+                    stderr.contains("were cut from different listings")
+                        && stderr.contains("shard 1/"),
+                    "round {round}: {stderr}"
+                );
+                assert!(!dir.join("merged").exists());
+            }
+            code => panic!("round {round}: exit {code:?}: {stderr}"),
+        }
+    }
+    // Both outcomes were exercised.
+    assert!(
+        merged > 0 && refused_rounds > 0,
+        "{merged} merged, {refused_rounds} refused"
+    );
+}
+
+/// Issue 26 §2: more parts than files gives parts of no session; they write a shard of no
+/// session, and the merge of the split is the whole, byte for byte.
+#[test]
+fn parts_of_no_session_merge_into_the_whole() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    let whole = whole(root);
+    let n = 24;
+    let mut shards = Vec::new();
+    let mut empty = 0;
+    for k in 1..=n {
+        let out = format!("parts/{k}");
+        let table = run(
+            root,
+            &[&WHOLE[..], &[&out, "--shard", &format!("{k}/{n}")]].concat(),
+        );
+        if table.contains("holds no session") {
+            empty += 1;
+            assert!(
+                table.starts_with(&format!(
+                    "team: shard {k}/{n} of sessions holds no session: none of the 17 session files under it is this part's"
+                )),
+                "{table}"
+            );
+            assert_eq!(
+                support::names(&root.join(&out).join("team")),
+                [".simulate-manifest", "shard.jsonl"]
+            );
+        }
+        shards.push(format!("{out}/team"));
+    }
+    assert!(empty >= n - 17, "{empty} empty parts of {n}");
+    merge(root, &shards);
+    same_folders(&root.join("merged/team"), &whole);
+    // The listing each part saw is in its header.
+    let header = fs::read_to_string(root.join("parts/1/team/shard.jsonl")).unwrap();
+    assert!(
+        header.contains("\"listing\":{\"files\":17,\"digest\":\"xxh3-128:"),
+        "{header}"
+    );
+}
+
+/// Issue 26 §7: session and edit names in a shard's records reach the table escaped, never
+/// as the control characters a crafted shard puts there.
+#[test]
+fn names_from_shard_records_are_shown_escaped() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    run(root, &[&WHOLE[..], &["whole"]].concat());
+    let text = fs::read_to_string(root.join("whole/team/shard.jsonl")).unwrap();
+    let suffix = "\u{1b}]0;owned\u{7}\r\u{1b}[2J";
+    let mut lines = text.lines();
+    let mut crafted: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    crafted["directory"] = format!("sessions{suffix}").into();
+    let mut out = serde_json::to_string(&crafted).unwrap() + "\n";
+    for line in lines {
+        let mut record: serde_json::Value = serde_json::from_str(line).unwrap();
+        let name = record["figures"]["name"].as_str().unwrap().to_string();
+        record["figures"]["name"] = format!("{name}{suffix}").into();
+        out.push_str(&serde_json::to_string(&record).unwrap());
+        out.push('\n');
+    }
+    fs::write(root.join("crafted.jsonl"), out).unwrap();
+    let table = run(
+        root,
+        &["--merge", "crafted.jsonl", "--out", "m", "--verbose"],
+    );
+    assert!(
+        !table.chars().any(|c| c.is_control() && c != '\n'),
+        "{table:?}"
+    );
+    assert!(
+        table.contains("\\u{1b}]0;owned\\u{7}\\r\\u{1b}[2J"),
+        "{table}"
+    );
+}

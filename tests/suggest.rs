@@ -357,7 +357,8 @@ fn the_same_results_with_one_thread_or_two() {
     let fb = support::contents(&b.path().join("history-suggest"));
     assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     for (name, bytes) in &fa {
-        if name != "suggested.toml" {
+        // suggested.toml's rerun command names its folder, and the manifest its digest.
+        if name != "suggested.toml" && name != ".simulate-manifest" {
             assert_eq!(bytes, &fb[name], "{name}");
         }
     }
@@ -537,7 +538,17 @@ fn the_checked_in_example_is_what_the_code_draws_now() {
             // Its rerun command names the folder it was written to.
             now = now.replace(&out.path().display().to_string(), "docs/examples");
         }
-        let then = std::fs::read_to_string(checked_in.join(&name)).unwrap();
+        let mut then = std::fs::read_to_string(checked_in.join(&name)).unwrap();
+        if name == ".simulate-manifest" {
+            // ... and so does its digest there.
+            let without = |t: &str| -> String {
+                t.lines()
+                    .filter(|l| !l.starts_with("suggested.toml\t"))
+                    .map(|l| format!("{l}\n"))
+                    .collect()
+            };
+            (now, then) = (without(&now), without(&then));
+        }
         assert!(
             now == then,
             "docs/examples/history-suggest/{name} differs; {regenerate}"
@@ -579,5 +590,84 @@ fn nothing_to_suggest_is_said_so() {
     assert!(
         flat.contains("Over 1 session, none of the 3 candidate edits found in the data saves cost: the best, context editing at 30,000, keep 1, saves nothing (0.0 % of the summed cost, 0.0 % of the summed reread tokens). There is no change to suggest."),
         "{text}"
+    );
+}
+
+/// Issue 26 §6: `suggested.toml` invites editing; a rerun into the same `--out` keeps the
+/// edited file (refusing, naming it, nothing written), as for any file simulate did not
+/// write. An untouched folder is replaced as before.
+#[test]
+fn a_rerun_never_replaces_a_suggested_toml_the_user_edited() {
+    let out = tempfile::tempdir().unwrap();
+    suggest(SMALL, out.path(), &[]);
+    // Run again untouched: replaced, as every run replaces its own folder.
+    suggest(SMALL, out.path(), &[]);
+    let folder = out.path().join("small-suggest");
+    let file = folder.join("suggested.toml");
+    let mut edited = std::fs::read_to_string(&file).unwrap();
+    // The same length, one letter changed: only the bytes tell.
+    assert!(edited.starts_with("# Edits suggested"));
+    edited = edited.replacen("# Edits suggested", "# Edits Suggested", 1);
+    std::fs::write(&file, &edited).unwrap();
+    let before = support::contents(&folder);
+    let output = simulate()
+        .args(["suggest", SMALL, "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "small-suggest: holds a file changed since simulate wrote it (suggested.toml: edited?)"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(support::contents(&folder), before);
+    assert_eq!(support::names(out.path()), ["small-suggest"]);
+}
+
+/// Issue 26 §7: a directory named with ESC, DEL, CR and LF: `suggested.toml` quotes its
+/// name escaped (TOML refuses control characters in a comment), so the run succeeds and the
+/// file reruns; the table shows the name escaped too.
+#[test]
+fn a_directory_named_with_control_characters_is_quoted_escaped() {
+    let root = tempfile::tempdir().unwrap();
+    let name = "small\u{1b}[31m\u{7f}\r\nx";
+    let dir = root.path().join(name);
+    std::fs::create_dir(&dir).unwrap();
+    for entry in std::fs::read_dir(SMALL).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    let out = root.path().join("out");
+    let table = suggest(dir.to_str().unwrap(), &out, &[]);
+    let escaped = "small\\u{1b}[31m\\u{7f}\\r\\nx";
+    assert!(table.contains(escaped), "{table}");
+    assert!(
+        !table.chars().any(|c| c.is_control() && c != '\n'),
+        "{table:?}"
+    );
+    let written = out.join("small-31m-x-suggest/suggested.toml");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.contains(escaped), "{text}");
+    let rerun = simulate()
+        .arg("history")
+        .arg(&dir)
+        .arg("--edits")
+        .arg(&written)
+        .arg("--no-write")
+        .output()
+        .unwrap();
+    assert!(
+        rerun.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rerun.stderr)
+    );
+    let history = String::from_utf8(rerun.stdout).unwrap();
+    assert!(history.contains(escaped), "{history}");
+    assert!(
+        !history.chars().any(|c| c.is_control() && c != '\n'),
+        "{history:?}"
     );
 }

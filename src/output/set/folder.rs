@@ -72,7 +72,7 @@ pub fn digest(path: &Path) -> Option<String> {
 /// The manifest's text for `files`: each name with its digest.
 pub fn manifest(files: &[(String, String)]) -> String {
     let mut text = String::from(
-        "# Files simulate wrote here, each with a digest of its bytes. Each run replaces this whole\n# folder with its own files, unless one was changed since: that file is yours, and kept.\n",
+        "# Files simulate wrote here, each with a digest of its bytes. Each run replaces this whole\n# folder with its own files; a file changed since is yours, and a run refuses to replace it.\n",
     );
     for (name, digest) in files {
         text.push_str(name);
