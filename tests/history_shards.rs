@@ -798,7 +798,7 @@ fn parts_of_no_session_merge_into_the_whole() {
             empty += 1;
             assert!(
                 table.starts_with(&format!(
-                    "team: shard {k}/{n} of sessions holds no session: none of the 17 session files under it is this part's"
+                    "team: shard {k}/{n} of sessions holds no session of the 17 *.toml files under it"
                 )),
                 "{table}"
             );
@@ -820,38 +820,70 @@ fn parts_of_no_session_merge_into_the_whole() {
     );
 }
 
-/// Issue 26 §7: session and edit names in a shard's records reach the table escaped, never
-/// as the control characters a crafted shard puts there.
+/// Issue 26 §7: what a shard's header quotes of paths (its directory, a file skipped)
+/// reaches the table escaped; a name or label with a control character, which no scenario
+/// or edits file simulate reads can hold, marks a crafted shard: refused, naming its line.
 #[test]
-fn names_from_shard_records_are_shown_escaped() {
+fn paths_from_shards_are_shown_escaped_and_crafted_names_refused() {
     let root = tempfile::tempdir().unwrap();
     let root = root.path();
     team(root);
     run(root, &[&WHOLE[..], &["whole"]].concat());
     let text = fs::read_to_string(root.join("whole/team/shard.jsonl")).unwrap();
-    let suffix = "\u{1b}]0;owned\u{7}\r\u{1b}[2J";
+    let suffix = "\u{1b}]0;owned\u{7}\r\u{1b}[2J\n";
+    let shown = "\\u{1b}]0;owned\\u{7}\\r\\u{1b}[2J\\n";
     let mut lines = text.lines();
-    let mut crafted: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    crafted["directory"] = format!("sessions{suffix}").into();
-    let mut out = serde_json::to_string(&crafted).unwrap() + "\n";
-    for line in lines {
-        let mut record: serde_json::Value = serde_json::from_str(line).unwrap();
-        let name = record["figures"]["name"].as_str().unwrap().to_string();
-        record["figures"]["name"] = format!("{name}{suffix}").into();
-        out.push_str(&serde_json::to_string(&record).unwrap());
-        out.push('\n');
-    }
-    fs::write(root.join("crafted.jsonl"), out).unwrap();
-    let table = run(
-        root,
-        &["--merge", "crafted.jsonl", "--out", "m", "--verbose"],
-    );
+    let mut header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    let records: Vec<serde_json::Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    let write = |file: &str, header: &serde_json::Value, records: &[serde_json::Value]| {
+        let mut out = serde_json::to_string(header).unwrap() + "\n";
+        for r in records {
+            out.push_str(&serde_json::to_string(r).unwrap());
+            out.push('\n');
+        }
+        fs::write(root.join(file), out).unwrap();
+    };
+    header["directory"] = format!("sessions{suffix}").into();
+    header["skipped"] =
+        serde_json::json!([{"file": format!("x{suffix}.toml"), "reason": format!("why{suffix}")}]);
+    write("paths.jsonl", &header, &records);
+    let table = run(root, &["--merge", "paths.jsonl", "--out", "m", "--verbose"]);
     assert!(
         !table.chars().any(|c| c.is_control() && c != '\n'),
         "{table:?}"
     );
     assert!(
-        table.contains("\\u{1b}]0;owned\\u{7}\\r\\u{1b}[2J"),
+        table.contains(&format!(
+            "team: 17 sessions from sessions{shown}, each with"
+        )) && table.contains(&format!("  skipped x{shown}.toml: why{shown}")),
         "{table}"
     );
+    // A session's name, a label: refused, nothing written.
+    for (field, line) in [("name", 3), ("user", 5)] {
+        let mut crafted = records.clone();
+        let record = &mut crafted[line - 2];
+        let slot = if field == "name" {
+            &mut record["figures"]["name"]
+        } else {
+            &mut record["labels"]["user"]
+        };
+        *slot = format!("{}{suffix}", slot.as_str().unwrap_or("u")).into();
+        write("crafted.jsonl", &header, &crafted);
+        let e = refused(root, &["--merge", "crafted.jsonl", "--out", "n"]);
+        assert!(
+            e.starts_with(&format!(
+                "error: crafted.jsonl:{line}: not a session record of a history shard: session `"
+            )) && e.contains("control character")
+                && !e.chars().any(|c| c.is_control() && c != '\n'),
+            "{e:?}"
+        );
+        assert!(!root.join("n").exists());
+    }
+    // An edit's name in the header.
+    let mut crafted = header.clone();
+    crafted["edits"][0]["name"] = format!("cap{suffix}").into();
+    write("crafted.jsonl", &crafted, &records);
+    let e = refused(root, &["--merge", "crafted.jsonl", "--out", "n"]);
+    assert!(e.contains("its header's edit name \"cap\\u{1b}"), "{e}");
+    assert!(!root.join("n").exists());
 }

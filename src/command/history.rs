@@ -306,11 +306,11 @@ fn print_empty(
         Format::Table => (|| {
             writeln!(
                 out,
-                "{}: shard {} of {} holds no session: none of the {} under it is this part's (each file's part is fixed by its path; docs/scale.md); a merge takes it as a shard of no session",
+                "{}: shard {} of {} holds no session of the {} under it (each file's part is fixed by its path; docs/scale.md); a merge takes it as a shard of no session",
                 header.name,
                 printable(header.shard.as_deref().unwrap_or("")),
                 printable(&header.directory),
-                plural(listed, "session file", "session files")
+                plural(listed, "*.toml file", "*.toml files"),
             )?;
             for s in &header.skipped {
                 writeln!(
@@ -465,6 +465,21 @@ fn complete_split(headers: &[&Header]) -> Result<(), Error> {
 /// removed may be in two, so the merge would silently miss sessions or count one twice.
 /// Every header that says what its part saw (`--shard K/N`) must say the same.
 fn same_listing(headers: &[&Header], given: &[&Path]) -> Result<(), Error> {
+    // Every part simulate writes with `--shard K/N` says what it saw.
+    if let Some((h, g)) = headers
+        .iter()
+        .zip(given)
+        .find(|(h, _)| h.listing.is_none() && h.shard.as_deref().and_then(Shard::parse).is_some())
+    {
+        return Err(Located::new(
+            g.display().to_string(),
+            format!(
+                "not a history shard: its header says shard {} but not the listing it was cut from, which every --shard part simulate writes records",
+                h.shard.as_deref().unwrap_or("")
+            ),
+        )
+        .into());
+    }
     let mut seen = headers
         .iter()
         .zip(given)

@@ -360,6 +360,14 @@ impl ShardFile {
                 "its header's name is not one simulate writes: {why}"
             )));
         }
+        // Edit names reach the charts, the page and the terminal: held to the loader's
+        // rule for names (no control character), which every shard simulate wrote keeps.
+        if let Some(e) = header.edits.iter().find(|e| !plain(&e.name)) {
+            return Err(not_a_shard(format!(
+                "its header's edit name \"{}\" holds a control character, which no edits file simulate reads can",
+                crate::printable::printable(&e.name)
+            )));
+        }
         Ok(ShardFile {
             given: given.to_path_buf(),
             path,
@@ -397,7 +405,26 @@ impl ShardFile {
         self.line += 1;
         self.records += 1;
         let (path, at) = (&self.path, self.line);
-        Record::parse(line, || format!("{}:{at}", path.display())).map(Some)
+        let record = Record::parse(line, || format!("{}:{at}", path.display()))?;
+        // A session's name and labels reach the charts, the page and the terminal: held
+        // to the loader's rule (no control character), as in every record simulate writes.
+        let l = &record.session.labels;
+        let texts = [&l.user, &l.project, &l.model, &l.account, &l.team];
+        if !plain(record.name())
+            || texts
+                .iter()
+                .any(|t| t.as_deref().is_some_and(|t| !plain(t)))
+        {
+            return Err(Located::new(
+                format!("{}:{at}", path.display()),
+                format!(
+                    "not a session record of a history shard: session `{}` has a name or label with a control character, which no scenario simulate reads can",
+                    crate::printable::printable(record.name())
+                ),
+            )
+            .into());
+        }
+        Ok(Some(record))
     }
 }
 
@@ -521,6 +548,11 @@ impl Shards {
         self.last = Some((name, i));
         Ok(record)
     }
+}
+
+/// Whether `text` holds no control character (the loader's rule for names and labels).
+fn plain(text: &str) -> bool {
+    !text.chars().any(char::is_control)
 }
 
 /// Whether two paths name the same file (the same device and inode).
