@@ -185,6 +185,9 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     if let Some(cache) = &f.cache {
         cache_lines(out, cache)?;
     }
+    if let Some(b) = &f.breaks {
+        crate::output::breaks::table(out, b)?;
+    }
     if let Some(c) = &f.compaction {
         let pre = c.pre_tokens.map_or_else(String::new, |p| {
             format!(" at {} tokens", grouped(p as f64, 0))

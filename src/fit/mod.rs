@@ -8,6 +8,7 @@
 //! each term θ_t: the assumptions every figure rests on, replaced by measurements. The
 //! share of the prefix the provider's cache failed to read ([`cache`]) is fitted beside.
 
+pub mod breaks;
 pub mod cache;
 mod ols;
 pub mod written;
@@ -166,6 +167,9 @@ pub struct Fit {
     pub cache: Option<cache::CacheFit>,
     /// For a trace that starts after a compaction: the summary's size it implies.
     pub compaction: Option<CompactionFit>,
+    /// Every cache break, classified and priced, under the fitted lifetime and B (the
+    /// scenario's where refused); None where no request reports cache reads.
+    pub breaks: Option<breaks::Breaks>,
 }
 
 /// What a trace that starts after a compaction says of it (docs/model.md §9): its first
@@ -357,6 +361,39 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             "R² = {r_squared:.3} is below {MIN_R_SQUARED}: the bytes that join the context explain little of how the measured input grows"
         )
     });
+    let cache_fit = cache::fit(scenario).map(|mut c| {
+        // A share of the B the scenario will hold: the fitted one where it is written,
+        // else its own (the cache terms are written even when B and ρ are refused).
+        let base = if refused.is_empty() {
+            intercept
+        } else {
+            scenario.base_tokens
+        };
+        if let Some(warm) = &c.warm
+            && base > 0.0
+        {
+            c.warm_share = (warm.tokens / base).min(1.0);
+            c.warm_share_of_base_tokens = base;
+        }
+        c
+    });
+    let breaks = breaks::breaks(
+        scenario,
+        cache_fit.as_ref().map_or_else(
+            || {
+                scenario
+                    .cache
+                    .as_ref()
+                    .map_or(cache::DEFAULT_TTL_S, |c| c.ttl_s)
+            },
+            |c| c.ttl_s,
+        ),
+        if refused.is_empty() {
+            intercept
+        } else {
+            scenario.base_tokens
+        },
+    );
     Ok(Fit {
         base_tokens: intercept,
         base_tokens_standard_error: s.standard_errors[0],
@@ -384,22 +421,8 @@ pub fn fit(scenario: &Scenario) -> Result<Fit, FitError> {
             conventions.join(", ")
         ),
         compaction: compaction_fit(scenario, &points, bytes_per_token),
-        cache: cache::fit(scenario).map(|mut c| {
-            // A share of the B the scenario will hold: the fitted one where it is written,
-            // else its own (the cache terms are written even when B and ρ are refused).
-            let base = if refused.is_empty() {
-                intercept
-            } else {
-                scenario.base_tokens
-            };
-            if let Some(warm) = &c.warm
-                && base > 0.0
-            {
-                c.warm_share = (warm.tokens / base).min(1.0);
-                c.warm_share_of_base_tokens = base;
-            }
-            c
-        }),
+        cache: cache_fit,
+        breaks,
     })
 }
 

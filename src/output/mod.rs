@@ -4,6 +4,7 @@
 //! Every set of files is written through [`set`]: staged, locked, committed whole or not
 //! at all, cleaned after a crash.
 
+pub mod breaks;
 pub mod charts;
 pub mod csv;
 pub mod html;

@@ -85,6 +85,7 @@ pub struct MeasuredFile {
     pub cost_usd: Option<Spanned<f64>>,
     pub model: Option<Spanned<String>>,
     pub convention: Option<Spanned<String>>,
+    pub cache_event: Option<Spanned<String>>,
 }
 
 /// `[import]`: where an imported scenario came from.

@@ -192,7 +192,16 @@ pub struct MeasuredUsage {
     /// The model id as the log names it.
     pub model: Option<Arc<str>>,
     pub convention: Convention,
+    /// `[call.measured] cache_event`: what the log records just before this request that
+    /// changes the prompt cache's prefix (`tools`: the tool list or base changed;
+    /// `resume`: a new file or process of the session; `edit`: an in-place clearing;
+    /// `compaction`), for the cache forensics (docs/model.md §4, "Breaks"). None where the
+    /// log records nothing.
+    pub cache_event: Option<Arc<str>>,
 }
+
+/// The values `[call.measured] cache_event` takes.
+pub const CACHE_EVENTS: [&str; 4] = ["tools", "resume", "edit", "compaction"];
 
 impl MeasuredUsage {
     /// The request's total input in tokens: what the model read (docs/model.md §6.2, measured

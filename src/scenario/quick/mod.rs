@@ -237,6 +237,7 @@ fn measured(m: RawMeasured, interned: &mut Interned) -> Option<MeasuredUsage> {
         cost_usd: m.cost_usd,
         model: m.model.as_deref().map(|s| interned.get(s)),
         convention,
+        cache_event: None,
     })
 }
 

@@ -201,6 +201,23 @@ fn measured(
             })
             .transpose()?,
         convention,
+        cache_event: match &m.cache_event {
+            None => None,
+            Some(e) if crate::scenario::CACHE_EVENTS.contains(&e.get_ref().as_str()) => {
+                Some(Arc::from(e.get_ref().as_str()))
+            }
+            Some(e) => {
+                return Err(ck.err(
+                    Some(e.span()),
+                    &format!("{place}.cache_event"),
+                    format!(
+                        "unknown cache event {:?}: use one of {}",
+                        e.get_ref(),
+                        crate::scenario::CACHE_EVENTS.join(", ")
+                    ),
+                ));
+            }
+        },
     };
     if let (Some(all), Some(one_hour)) = (
         usage.cache_creation_input_tokens,

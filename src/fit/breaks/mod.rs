@@ -1,0 +1,305 @@
+//! Cache forensics (../shared/MODEL.md §12, docs/model.md §4 "Breaks"): every request whose
+//! measured cache read falls below what a perfect prefix cache would read, why, and what it
+//! cost against the cache having held.
+//!
+//! A perfect prefix cache never forgets and never misses: a request reads the previous
+//! request's input as far as it repeats it (`min(previous, this)` tokens), and the first
+//! request of a trace reads the base `B` that every request of every session shares. A
+//! request that reads less by more than [`BREAK_MIN_TOKENS`] is a break; the tokens it read
+//! short were written again (or, where the provider has no write fee, billed as plain
+//! input). Each break is classified from the log, the first that fits of:
+//! `ttl`, `compaction`, `model`, `edit`, `tools`, `resume`, `cold`, `unexplained`, and
+//! priced at its own model: `written × (write − read)` in that model's input tokens, and in
+//! dollars where the model's input price is known.
+
+use crate::pricing::Pricing;
+use crate::scenario::Scenario;
+use serde::Serialize;
+
+/// A shortfall at most this many tokens is not a break: the provider's cache works in
+/// blocks (OpenAI's 128 tokens; Anthropic's breakpoint leaves the last message's few
+/// uncached tokens), and such tails are counted apart, as [`Breaks::small_tokens`].
+pub const BREAK_MIN_TOKENS: f64 = 1024.0;
+
+/// The 1-hour lifetime Anthropic honours for a write logged as
+/// `cache_creation.ephemeral_1h_input_tokens` (docs.anthropic.com/en/docs/build-with-claude/prompt-caching,
+/// read 2026-12-02).
+pub const ONE_HOUR_S: f64 = 3600.0;
+
+/// Why a cache broke, from the log (first match wins, in this order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakClass {
+    /// The pause since the previous request exceeds the lifetime the provider honours for
+    /// the trace's writes (the fitted one, or an hour where the log shows 1-hour writes).
+    Ttl,
+    /// The first request after a compaction (the trace starts at a compaction boundary).
+    Compaction,
+    /// Another model than the previous request's: each model has its own cache.
+    Model,
+    /// The measured input fell with no compaction: an in-place clearing (a client's
+    /// microcompact, the API's context editing), or a trace the importer started where the
+    /// context fell.
+    Edit,
+    /// The log records that the tool list or the base changed before the request
+    /// (`[call.measured] cache_event = "tools"`: Claude Code's `deferred_tools_delta`).
+    Tools,
+    /// The request came from a new file or process of the same session
+    /// (`cache_event = "resume"`).
+    Resume,
+    /// The first request of a session or a subagent: only what other sessions keep warm
+    /// could be read.
+    Cold,
+    /// None of the above: within the lifetime, same model, the input did not fall.
+    Unexplained,
+}
+
+impl BreakClass {
+    /// Every class, in the order of the classification.
+    pub const ALL: [BreakClass; 8] = [
+        BreakClass::Ttl,
+        BreakClass::Compaction,
+        BreakClass::Model,
+        BreakClass::Edit,
+        BreakClass::Tools,
+        BreakClass::Resume,
+        BreakClass::Cold,
+        BreakClass::Unexplained,
+    ];
+
+    /// The class's name, as in the JSON, `breaks.csv` and `cache = { avoid = [...] }`.
+    pub fn key(self) -> &'static str {
+        match self {
+            BreakClass::Ttl => "ttl",
+            BreakClass::Compaction => "compaction",
+            BreakClass::Model => "model",
+            BreakClass::Edit => "edit",
+            BreakClass::Tools => "tools",
+            BreakClass::Resume => "resume",
+            BreakClass::Cold => "cold",
+            BreakClass::Unexplained => "unexplained",
+        }
+    }
+
+    /// The class named `key`, if any.
+    pub fn from_key(key: &str) -> Option<BreakClass> {
+        BreakClass::ALL.into_iter().find(|c| c.key() == key)
+    }
+}
+
+/// One break.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Break {
+    /// 1-based position in the trace.
+    pub call: usize,
+    pub id: String,
+    pub label: String,
+    pub class: BreakClass,
+    /// The pause before the request, seconds (0 for a trace's first request).
+    pub gap_s: f64,
+    /// The model the request was at, as the log names it.
+    pub model: Option<String>,
+    /// Tokens a perfect prefix cache would have read.
+    pub perfect_read_tokens: f64,
+    /// Tokens the provider read, measured.
+    pub read_tokens: f64,
+    /// `perfect − read`: tokens written again (or billed as plain input) instead of read.
+    pub written_tokens: f64,
+    /// `written × (write − read)` at the request's model, in that model's input tokens.
+    pub cost_input_tokens: f64,
+    /// The same in US dollars, at the model's input price; None where it is unknown.
+    pub usd: Option<f64>,
+}
+
+/// The breaks of one class, summed.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Default)]
+pub struct ClassSum {
+    pub count: usize,
+    pub written_tokens: f64,
+    pub cost_input_tokens: f64,
+    /// Dollars of the breaks whose model's price is known.
+    pub usd: f64,
+    /// Of `count`, breaks without a dollar price.
+    pub unpriced: usize,
+}
+
+impl ClassSum {
+    /// Adds `b`.
+    pub fn add(&mut self, b: &Break) {
+        self.count += 1;
+        self.written_tokens += b.written_tokens;
+        self.cost_input_tokens += b.cost_input_tokens;
+        match b.usd {
+            Some(d) => self.usd += d,
+            None => self.unpriced += 1,
+        }
+    }
+
+    /// `self` and `other` together.
+    pub fn merge(&mut self, other: &ClassSum) {
+        self.count += other.count;
+        self.written_tokens += other.written_tokens;
+        self.cost_input_tokens += other.cost_input_tokens;
+        self.usd += other.usd;
+        self.unpriced += other.unpriced;
+    }
+}
+
+/// Every break of a trace, and their sums by class.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Breaks {
+    /// Requests compared (every measured request that reports cache reads).
+    pub requests: usize,
+    /// The lifetime a pause is compared with, seconds (the fitted one).
+    pub ttl_s: f64,
+    /// The base a trace's first request would read from a perfect cache, tokens.
+    pub base_tokens: f64,
+    /// Every break, in call order.
+    pub breaks: Vec<Break>,
+    /// Sums by class, in [`BreakClass::ALL`]'s order, every class present.
+    pub by_class: Vec<(BreakClass, ClassSum)>,
+    /// Shortfalls of at most [`BREAK_MIN_TOKENS`] (not breaks): how many, and their tokens.
+    pub small: usize,
+    pub small_tokens: f64,
+}
+
+impl Breaks {
+    /// The sum of every class.
+    pub fn total(&self) -> ClassSum {
+        let mut t = ClassSum::default();
+        for (_, s) in &self.by_class {
+            t.merge(s);
+        }
+        t
+    }
+
+    /// The `n` breaks of largest written tokens, largest first.
+    pub fn largest(&self, n: usize) -> Vec<&Break> {
+        let mut v: Vec<&Break> = self.breaks.iter().collect();
+        v.sort_by(|a, b| b.written_tokens.total_cmp(&a.written_tokens));
+        v.truncate(n);
+        v
+    }
+}
+
+/// A log's own mark on a request (`[call.measured] cache_event`).
+fn event(s: &Scenario, i: usize) -> Option<&str> {
+    s.calls.at(i).usage()?.cache_event.as_deref()
+}
+
+/// The breaks of `s` under its own values: its `[cache]` lifetime (fitted where written;
+/// [`super::cache::DEFAULT_TTL_S`] without a cache) and its B.
+pub fn of(s: &Scenario) -> Option<Breaks> {
+    let ttl_s = s
+        .cache
+        .as_ref()
+        .map_or(super::cache::DEFAULT_TTL_S, |c| c.ttl_s);
+    breaks(s, ttl_s, s.base_tokens)
+}
+
+/// Classifies and prices every break of `s`, comparing pauses with `ttl_s` (the fitted
+/// lifetime) and a first request with `base_tokens` (the fitted B). None when no request
+/// reports cache reads.
+pub fn breaks(s: &Scenario, ttl_s: f64, base_tokens: f64) -> Option<Breaks> {
+    let pricing = Pricing::of(s);
+    let trace = s.import.as_ref().map(|i| i.trace.as_str());
+    let mut out = Breaks {
+        requests: 0,
+        ttl_s,
+        base_tokens,
+        breaks: Vec::new(),
+        by_class: BreakClass::ALL
+            .into_iter()
+            .map(|c| (c, ClassSum::default()))
+            .collect(),
+        small: 0,
+        small_tokens: 0.0,
+    };
+    let mut before: Option<(f64, Option<&str>)> = None;
+    let mut one_hour = false;
+    let mut any_read = false;
+    for (i, call) in s.calls.iter().enumerate() {
+        let Some(u) = call.usage() else { continue };
+        let Some(total) = u.total_input() else {
+            continue;
+        };
+        let model = u.model.as_deref();
+        let Some(read) = u.cache_read_input_tokens else {
+            before = Some((total, model));
+            continue;
+        };
+        any_read |= read > 0.0;
+        out.requests += 1;
+        let perfect = match before {
+            None => base_tokens.min(total),
+            Some((prev, _)) => prev.min(total),
+        }
+        .max(0.0);
+        let short = perfect - read;
+        let lifetime = if one_hour {
+            ttl_s.max(ONE_HOUR_S)
+        } else {
+            ttl_s
+        };
+        one_hour |= u.cache_creation_1h_input_tokens.is_some_and(|t| t > 0.0);
+        if short > BREAK_MIN_TOKENS {
+            let class = match before {
+                None => match trace {
+                    Some("after-compaction") => BreakClass::Compaction,
+                    Some("after-reset") => BreakClass::Edit,
+                    _ => match event(s, i) {
+                        Some("resume") => BreakClass::Resume,
+                        Some("tools") => BreakClass::Tools,
+                        _ => BreakClass::Cold,
+                    },
+                },
+                Some((prev, prev_model)) => {
+                    if call.gap_s > lifetime {
+                        BreakClass::Ttl
+                    } else if event(s, i) == Some("compaction") {
+                        BreakClass::Compaction
+                    } else if model.is_some() && prev_model.is_some() && model != prev_model {
+                        BreakClass::Model
+                    } else if total < prev - BREAK_MIN_TOKENS || event(s, i) == Some("edit") {
+                        BreakClass::Edit
+                    } else if event(s, i) == Some("tools") {
+                        BreakClass::Tools
+                    } else if event(s, i) == Some("resume") {
+                        BreakClass::Resume
+                    } else {
+                        BreakClass::Unexplained
+                    }
+                }
+            };
+            let m = pricing.model_of_call(i as u32);
+            let (read_price, write_price) =
+                m.cache.as_ref().map_or((1.0, 1.0), |c| (c.read, c.write));
+            let cost = short * (write_price - read_price);
+            let b = Break {
+                call: i + 1,
+                id: call.id.to_string(),
+                label: call.label.to_string(),
+                class,
+                gap_s: if before.is_some() { call.gap_s } else { 0.0 },
+                model: model.map(str::to_string),
+                perfect_read_tokens: perfect,
+                read_tokens: read,
+                written_tokens: short,
+                cost_input_tokens: cost,
+                usd: m.price.as_ref().map(|p| cost * p.input / 1e6),
+            };
+            if let Some((_, sum)) = out.by_class.iter_mut().find(|(c, _)| *c == class) {
+                sum.add(&b);
+            }
+            out.breaks.push(b);
+        } else if short > 0.0 {
+            out.small += 1;
+            out.small_tokens += short;
+        }
+        before = Some((total, model));
+    }
+    any_read.then_some(out)
+}
+
+#[cfg(test)]
+mod tests;

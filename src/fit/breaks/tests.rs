@@ -1,0 +1,150 @@
+//! A synthetic trace with a known break of every class: exact classes and prices.
+
+use super::*;
+use crate::scenario::load_str;
+use std::fmt::Write;
+use std::path::Path;
+
+/// `(gap_s, total input, cache read, model, cache_event)` per request; B = 10,000, a
+/// 300 s cache at read 0.1 and write 1.25, Sonnet's $3 input price.
+fn trace(head: &str, requests: &[(f64, f64, f64, &str, &str)]) -> Scenario {
+    let mut text = format!(
+        "name = \"b\"\nbase_tokens = 10000\nbytes_per_token = 1\n{head}[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n[price]\ninput = 3\noutput = 15\nsource = \"test\"\nmodel = \"claude-sonnet-4-5\"\n"
+    );
+    for (i, (gap, total, read, model, event)) in requests.iter().enumerate() {
+        let event = if event.is_empty() {
+            String::new()
+        } else {
+            format!("cache_event = \"{event}\"\n")
+        };
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{}\"\nbytes = 100\ngap_s = {gap}\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = {}\ncache_read_input_tokens = {read}\nmodel = \"{model}\"\nconvention = \"anthropic\"\n{event}",
+            i + 1,
+            total - read
+        );
+        // `# 1h` in the head: every write is logged as a 1-hour write.
+        if head.contains("# 1h") {
+            let _ = writeln!(text, "cache_creation_1h_input_tokens = {}", total - read);
+        }
+    }
+    load_str(&text, Path::new("b.toml")).unwrap()
+}
+
+const S: &str = "claude-sonnet-4-5";
+const H: &str = "claude-haiku-4-5";
+
+#[test]
+fn every_class_is_found_and_priced_exactly() {
+    let s = trace(
+        "",
+        &[
+            (0.0, 10_000.0, 4_000.0, S, ""),        // 1: cold, 6,000 short of B
+            (10.0, 12_000.0, 10_000.0, S, ""),      // 2: a hit
+            (400.0, 14_000.0, 4_000.0, S, ""),      // 3: ttl, 8,000 short of 12,000
+            (10.0, 16_000.0, 0.0, H, ""),           // 4: model, 14,000
+            (10.0, 18_000.0, 0.0, S, ""),           // 5: model, 16,000
+            (10.0, 20_000.0, 18_000.0, S, ""),      // 6: a hit
+            (10.0, 15_000.0, 9_000.0, S, ""),       // 7: edit (input fell), 6,000 of 15,000
+            (10.0, 17_000.0, 5_000.0, S, "tools"),  // 8: tools, 10,000
+            (10.0, 19_000.0, 9_000.0, S, "resume"), // 9: resume, 8,000
+            (10.0, 21_000.0, 14_000.0, S, ""),      // 10: unexplained, 5,000
+            (10.0, 22_000.0, 20_500.0, S, ""),      // 11: 500 short: not a break
+        ],
+    );
+    let b = breaks(&s, 300.0, 10_000.0).unwrap();
+    let got: Vec<(usize, &str, f64)> = b
+        .breaks
+        .iter()
+        .map(|b| (b.call, b.class.key(), b.written_tokens))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, "cold", 6_000.0),
+            (3, "ttl", 8_000.0),
+            (4, "model", 14_000.0),
+            (5, "model", 16_000.0),
+            (7, "edit", 6_000.0),
+            (8, "tools", 10_000.0),
+            (9, "resume", 8_000.0),
+            (10, "unexplained", 5_000.0),
+        ]
+    );
+    assert_eq!((b.small, b.small_tokens), (1, 500.0));
+    assert_eq!(b.requests, 11);
+    // Priced at write − read = 1.15 of the model's input price: Sonnet's $3 (the
+    // scenario's [price]), Haiku 4.5's $1 with its own 0.1 and 1.25 (its list price).
+    let usd: Vec<f64> = b.breaks.iter().map(|b| b.usd.unwrap()).collect();
+    let want = [
+        6_000.0 * 1.15 * 3.0,
+        8_000.0 * 1.15 * 3.0,
+        14_000.0 * 1.15 * 1.0,
+        16_000.0 * 1.15 * 3.0,
+        6_000.0 * 1.15 * 3.0,
+        10_000.0 * 1.15 * 3.0,
+        8_000.0 * 1.15 * 3.0,
+        5_000.0 * 1.15 * 3.0,
+    ];
+    for (g, w) in usd.iter().zip(want) {
+        assert!((g - w / 1e6).abs() < 1e-12, "{usd:?}");
+    }
+    let sum = |c: BreakClass| b.by_class.iter().find(|(k, _)| *k == c).unwrap().1;
+    assert_eq!(sum(BreakClass::Model).count, 2);
+    assert_eq!(sum(BreakClass::Model).written_tokens, 30_000.0);
+    assert!((sum(BreakClass::Model).usd - (14_000.0 * 1.15 + 16_000.0 * 3.45) / 1e6).abs() < 1e-12);
+    assert_eq!(sum(BreakClass::Compaction).count, 0);
+    assert_eq!(b.total().written_tokens, 73_000.0);
+    assert_eq!(b.largest(2)[0].call, 5);
+    assert_eq!(b.largest(2)[1].call, 4);
+}
+
+#[test]
+fn a_trace_after_a_compaction_or_a_reset_starts_with_that_break() {
+    let requests = [
+        (0.0, 12_000.0, 3_000.0, S, ""),
+        (10.0, 14_000.0, 12_000.0, S, ""),
+        (10.0, 16_000.0, 2_000.0, S, "compaction"),
+    ];
+    let head =
+        "[import]\nformat = \"claude-code\"\nfile = \"x.jsonl\"\ntrace = \"after-compaction\"\n";
+    let b = breaks(&trace(head, &requests), 300.0, 10_000.0).unwrap();
+    let got: Vec<(&str, f64)> = b
+        .breaks
+        .iter()
+        .map(|b| (b.class.key(), b.written_tokens))
+        .collect();
+    assert_eq!(got, vec![("compaction", 7_000.0), ("compaction", 12_000.0)]);
+    let head = head.replace("after-compaction", "after-reset");
+    let b = breaks(&trace(&head, &requests[..1]), 300.0, 10_000.0).unwrap();
+    assert_eq!(b.breaks[0].class, BreakClass::Edit);
+}
+
+#[test]
+fn a_trace_with_one_hour_writes_is_not_expired_by_a_longer_pause() {
+    // 1-hour writes logged: a 1,000 s pause is within what the provider honours.
+    let requests = [
+        (0.0, 10_000.0, 10_000.0, S, ""),
+        (10.0, 12_000.0, 10_000.0, S, ""),
+        (1_000.0, 14_000.0, 4_000.0, S, ""),
+        (4_000.0, 16_000.0, 4_000.0, S, ""),
+    ];
+    let b = breaks(&trace("", &requests), 300.0, 10_000.0).unwrap();
+    assert_eq!(b.breaks[0].class, BreakClass::Ttl);
+    let b = breaks(&trace("# 1h\n", &requests), 300.0, 10_000.0).unwrap();
+    let got: Vec<(usize, BreakClass)> = b.breaks.iter().map(|b| (b.call, b.class)).collect();
+    assert_eq!(
+        got,
+        vec![(3, BreakClass::Unexplained), (4, BreakClass::Ttl)]
+    );
+}
+
+#[test]
+fn an_unknown_cache_event_is_an_error_naming_the_values() {
+    let text = "name = \"b\"\nbase_tokens = 1\nbytes_per_token = 1\n[[call]]\nlabel = \"a\"\nbytes = 1\n[call.measured]\ninput_tokens = 1\nconvention = \"anthropic\"\ncache_event = \"mcp\"\n";
+    let e = load_str(text, Path::new("b.toml")).unwrap_err().to_string();
+    assert!(
+        e.contains("unknown cache event \"mcp\": use one of tools, resume, edit, compaction"),
+        "{e}"
+    );
+}
