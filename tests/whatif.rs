@@ -550,3 +550,78 @@ fn the_shipped_example_says_what_each_what_if_changes_in_every_output() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&json.stdout).contains("what_if"));
 }
+
+/// docs/model.md §9's worked example of `cache = { avoid = [...] }`.
+const AVOID: &str = r#"
+name = "avoid"
+base_tokens = 1000
+bytes_per_token = 1.0
+[cache]
+read = 0.1
+write = 1.25
+ttl_s = 300
+min_tokens = 0
+miss_share = 0.5
+[[call]]
+id = "a"
+bytes = 1000
+[[call]]
+id = "b"
+bytes = 1000
+[[call]]
+id = "c"
+bytes = 1000
+gap_s = 400
+[[call]]
+id = "d"
+bytes = 1000
+[[edit]]
+name = "no ttl breaks"
+cache = { avoid = ["ttl"] }
+[[edit]]
+name = "no ttl, cold or in-lifetime breaks"
+cache = { avoid = ["ttl", "cold", "unexplained"] }
+"#;
+
+#[test]
+fn avoiding_break_classes_prices_the_run_as_if_they_had_not_happened() {
+    let s = scenario(AVOID);
+    // Contexts 1,000, 2,000, 3,000, 4,000. μ = 0.5 prices a token the cache would read at
+    // 0.5·0.1 + 0.5·1.25 = 0.675. Baseline: call a writes 1,000 (1,250); b reads 1,000 and
+    // writes 1,000 (675 + 1,250); the 400 s pause expires the prefix, c writes 3,000
+    // (3,750); d reads 3,000 and writes 1,000 (2,025 + 1,250): 10,200.
+    let e = nominal(&s);
+    close(e.baseline.cost, 1_250.0 + 1_925.0 + 3_750.0 + 3_275.0);
+    // avoid ttl: c reads 2,000 and writes 1,000 (1,350 + 1,250): 9,050.
+    close(
+        e.edits[0].outcome.cost,
+        1_250.0 + 1_925.0 + 2_600.0 + 3_275.0,
+    );
+    // avoid ttl, cold and unexplained: μ = 0 and the first request reads all of B: a
+    // reads 1,000 (100), b 100 + 1,250, c 200 + 1,250, d 300 + 1,250: 4,450.
+    close(e.edits[1].outcome.cost, 100.0 + 1_350.0 + 1_450.0 + 1_550.0);
+    // The reread total is untouched: avoid changes the cache, never the calls.
+    close(e.edits[1].outcome.total_tokens, e.baseline.total_tokens);
+}
+
+#[test]
+fn avoid_names_break_classes_only_and_not_model() {
+    for (avoid, says) in [
+        ("[\"model\"]", "move the calls with a `model` edit instead"),
+        (
+            "[\"late\"]",
+            "use one of ttl, compaction, edit, tools, resume, cold, unexplained",
+        ),
+        ("[\"ttl\", \"ttl\"]", "\"ttl\" is named twice"),
+        ("[]", "avoid names no class"),
+    ] {
+        let text = AVOID.replace(
+            "cache = { avoid = [\"ttl\"] }",
+            &format!("cache = {{ avoid = {avoid} }}"),
+        );
+        let e = load_str(&text, Path::new("test.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says), "{avoid}: {e}");
+    }
+}

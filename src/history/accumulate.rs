@@ -134,6 +134,7 @@ impl Accumulator {
         if let Some(d) = m.cost_difference_pct.filter(|d| d.abs() > OFF_PCT) {
             t.off.add(&s.name, d);
         }
+        crate::fit::breaks::merge_by_class(&mut t.breaks, &crate::fit::breaks::by_class(&m.breaks));
     }
 
     /// Sessions added so far (summed).
@@ -252,6 +253,7 @@ impl Accumulator {
                     unchanged,
                     reread_tied,
                     edits: &edits,
+                    breaks: s.measured.as_ref().map_or(&[], |m| &m.breaks[..]),
                 },
             );
         }

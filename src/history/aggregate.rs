@@ -276,6 +276,9 @@ pub struct MeasuredTotals {
     /// Sessions whose simulated cost is more than [`OFF_PCT`] off the measured (in the
     /// sums unless `--max-cost-diff` leaves them out).
     pub off: OffSessions,
+    /// Cache breaks summed by class over the sessions (docs/model.md §4, "Breaks"):
+    /// count, tokens written, input-token equivalents of each request's model, dollars.
+    pub breaks: Vec<(crate::fit::breaks::BreakClass, crate::fit::breaks::ClassSum)>,
 }
 
 impl Aggregate {

@@ -177,6 +177,8 @@ pub struct GroupReport {
     pub calls: usize,
     pub baseline_total_tokens: f64,
     pub baseline_cost: f64,
+    /// Cache breaks of its sessions, summed by class (docs/model.md §4, "Breaks").
+    pub breaks: Vec<(crate::fit::breaks::BreakClass, crate::fit::breaks::ClassSum)>,
     /// By edit index.
     pub edits: Vec<GroupEdit>,
     /// Edit indices, best first (ties in edit order).
@@ -199,6 +201,7 @@ struct GroupSums {
     calls: usize,
     baseline_total: f64,
     baseline_cost: f64,
+    breaks: Vec<(crate::fit::breaks::BreakClass, crate::fit::breaks::ClassSum)>,
     edits: Vec<EditSums>,
 }
 
@@ -222,6 +225,8 @@ pub(crate) struct GroupSession<'a> {
     pub reread_tied: bool,
     /// By edit index: saved tokens, cost saved, percent saved, rank.
     pub edits: &'a [(f64, f64, f64, usize)],
+    /// Its cache breaks.
+    pub breaks: &'a [crate::fit::breaks::Break],
 }
 
 /// Sums every group as the sessions come, in session order.
@@ -262,6 +267,7 @@ impl Groups {
         g.calls += s.calls;
         g.baseline_total += s.baseline_total;
         g.baseline_cost += s.baseline_cost;
+        crate::fit::breaks::merge_by_class(&mut g.breaks, &crate::fit::breaks::by_class(s.breaks));
         for (sums, &(saved, cost_saved, pct, rank)) in g.edits.iter_mut().zip(s.edits) {
             sums.saved += saved;
             sums.cost_saved += cost_saved;
@@ -309,6 +315,7 @@ impl Groups {
                     calls: g.calls,
                     baseline_total_tokens: g.baseline_total,
                     baseline_cost: g.baseline_cost,
+                    breaks: g.breaks,
                     edits,
                     order: ranking.order,
                 }

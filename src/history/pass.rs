@@ -35,6 +35,8 @@ struct Sinks<'a> {
     shard: BufWriter<File>,
     sessions: SessionRows<BufWriter<File>>,
     whatif: Option<csv::Writer<BufWriter<File>>>,
+    /// `breaks.csv`, from the first session with a cache break.
+    breaks: Option<crate::output::breaks::BreaksCsv<BufWriter<File>>>,
 }
 
 impl Sinks<'_> {
@@ -56,6 +58,18 @@ impl Sinks<'_> {
                 whatif_rows(w, s, names).map_err(failed(target, "whatif.csv"))?;
             }
         }
+        if let Some(m) = s.measured.as_ref().filter(|m| !m.breaks.is_empty()) {
+            if self.breaks.is_none() {
+                self.breaks = Some(
+                    crate::output::breaks::BreaksCsv::new(self.dir.create("breaks.csv")?)
+                        .map_err(failed(target, "breaks.csv"))?,
+                );
+            }
+            if let Some(w) = &mut self.breaks {
+                w.add(&s.name, &m.breaks)
+                    .map_err(failed(target, "breaks.csv"))?;
+            }
+        }
         Ok(())
     }
 
@@ -68,6 +82,9 @@ impl Sinks<'_> {
             .map_err(failed(target, "sessions.csv"))?;
         if let Some(mut w) = self.whatif {
             w.flush().map_err(failed(target, "whatif.csv"))?;
+        }
+        if let Some(w) = self.breaks {
+            w.finish().map_err(failed(target, "breaks.csv"))?;
         }
         Ok(())
     }
@@ -114,6 +131,7 @@ pub fn pass(
                 shard,
                 sessions,
                 whatif: None,
+                breaks: None,
             })
         }
         None => None,

@@ -112,6 +112,10 @@ pub struct SessionMeasured {
     /// R² of the fit of B and ρ to the measured contexts (`simulate fit`); None where
     /// there is too little to fit.
     pub r_squared: Option<f64>,
+    /// Every cache break, classified and priced under the session's own lifetime and B
+    /// (docs/model.md §4, "Breaks"); empty where no request reports cache reads.
+    #[serde(default)]
+    pub breaks: Vec<crate::fit::breaks::Break>,
 }
 
 impl SessionFigures {
@@ -232,6 +236,7 @@ pub fn evaluate_session(
         ),
         cost_difference_pct: m.cost_difference_pct,
         r_squared: crate::fit::fit(scenario).ok().map(|f| f.r_squared),
+        breaks: crate::fit::breaks::of(scenario).map_or_else(Vec::new, |b| b.breaks),
     });
 
     // The sweep's closed forms, reusing the nominal replay's clearings: for a run whose

@@ -630,6 +630,7 @@ mod tests {
                         simulated_dollars: None,
                         cost_difference_pct: Some(numbers[5]),
                         r_squared: Some(numbers[4]),
+                        breaks: Vec::new(),
                     }),
                 },
                 sweep_totals: sweep,

@@ -164,6 +164,17 @@ fn header(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
 /// Measured beside simulated over the sessions with measured usage, and where the
 /// simulation is not the sessions: said before the answer.
 fn measured(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    if let Some(m) = r
+        .measured
+        .as_ref()
+        .filter(|m| m.breaks.iter().any(|(_, s)| s.count > 0))
+    {
+        writeln!(
+            out,
+            "  cache breaks over the sessions (requests that read less than a perfect prefix cache; written × (write − read) at each request's model):"
+        )?;
+        crate::output::breaks::by_class(out, &m.breaks, "    ")?;
+    }
     if let Some(m) = &r.measured {
         let input = crate::number::signed_percent(
             100.0 * (m.simulated_input_tokens - m.measured_input_tokens) / m.measured_input_tokens,

@@ -40,6 +40,9 @@ pub struct Quality {
     /// Simulated against measured cost in percent, with the values the scenario holds
     /// (fitted where written); None without a measured cost.
     pub cost_difference_pct: Option<f64>,
+    /// Every cache break, classified and priced under the values the scenario holds
+    /// (fitted where written; docs/model.md §4, "Breaks").
+    pub breaks: Vec<fit::breaks::Break>,
 }
 
 /// Fits `text`, the scenario to be written as `out/<file_name>`, and replaces it with the
@@ -56,6 +59,11 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
         Err(e) => {
             let mut q = not_fitted(name, calls, e.to_string());
             warm_of_short(&s, text, &path, &mut q);
+            q.breaks = scenario::load_str(text, &path)
+                .ok()
+                .as_ref()
+                .and_then(fit::breaks::of)
+                .map_or_else(Vec::new, |b| b.breaks);
             return q;
         }
     };
@@ -81,9 +89,12 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
         *text = fitted;
         cache_written = changes.cache_keys;
     }
-    let cost_difference_pct = scenario::load_str(text, &path)
-        .ok()
-        .and_then(|s| cost_difference_pct(&s));
+    let written = scenario::load_str(text, &path).ok();
+    let cost_difference_pct = written.as_ref().and_then(cost_difference_pct);
+    let breaks = written
+        .as_ref()
+        .and_then(fit::breaks::of)
+        .map_or_else(Vec::new, |b| b.breaks);
     Quality {
         name,
         calls,
@@ -99,6 +110,7 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
         cache_written,
         median_residual_pct: Some(f.median_residual_pct),
         cost_difference_pct,
+        breaks,
     }
 }
 
@@ -162,5 +174,6 @@ fn not_fitted(name: String, calls: usize, reason: String) -> Quality {
         cache_written: Vec::new(),
         median_residual_pct: None,
         cost_difference_pct: None,
+        breaks: Vec::new(),
     }
 }

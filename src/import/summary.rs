@@ -642,7 +642,37 @@ fn fit_table(out: &mut dyn Write, fit: &[Quality], width: usize) -> io::Result<(
         fit.len(),
         outcome.join(", "),
         costs.len()
-    )
+    )?;
+    breaks_lines(out, fit)
+}
+
+/// The cache breaks of every trace by class, and the largest five with their trace
+/// (breaks.csv has every one).
+fn breaks_lines(out: &mut dyn Write, fit: &[Quality]) -> io::Result<()> {
+    let all: Vec<(&str, &crate::fit::breaks::Break)> = fit
+        .iter()
+        .flat_map(|q| q.breaks.iter().map(move |b| (q.name.as_str(), b)))
+        .collect();
+    if all.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nCache breaks (requests that read more than {} tokens less than a perfect prefix cache would; priced at written × (write − read) of each request's model; breaks.csv has every one):",
+        grouped(crate::fit::breaks::BREAK_MIN_TOKENS, 0)
+    )?;
+    crate::output::breaks::by_class(
+        out,
+        &crate::fit::breaks::by_class(all.iter().map(|(_, b)| *b)),
+        "  ",
+    )?;
+    let mut largest = all.clone();
+    largest.sort_by(|a, b| b.1.written_tokens.total_cmp(&a.1.written_tokens));
+    writeln!(out, "  largest:")?;
+    for (name, b) in largest.iter().take(crate::output::breaks::LARGEST) {
+        writeln!(out, "    {name}: {}", crate::output::breaks::one(b))?;
+    }
+    Ok(())
 }
 
 fn plural(n: usize) -> &'static str {

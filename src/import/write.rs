@@ -183,6 +183,16 @@ pub fn commit(
     if let Some(e) = failed {
         return Err(e);
     }
+    if fit {
+        // Every cache break of every trace, beside the scenarios they were found in.
+        dir.write("breaks.csv", |w| {
+            let mut csv = crate::output::breaks::BreaksCsv::new(w)?;
+            for q in &quality {
+                csv.add(&q.name, &q.breaks)?;
+            }
+            csv.finish()
+        })?;
+    }
     dir.commit()?;
     Ok((
         Written {

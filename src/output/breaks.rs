@@ -128,48 +128,61 @@ struct Row<'a> {
     usd: Option<f64>,
 }
 
-/// `breaks.csv`: every break of every `(session, breaks)`, in order.
-pub fn csv<'a>(
-    out: &mut dyn Write,
-    sessions: impl IntoIterator<Item = (&'a str, &'a [Break])>,
-) -> io::Result<()> {
-    // The header even with no break: a file of no rows still says what it would hold.
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(out);
-    w.write_record([
-        "session",
-        "call",
-        "id",
-        "label",
-        "class",
-        "gap_s",
-        "model",
-        "perfect_read_tokens",
-        "read_tokens",
-        "written_tokens",
-        "cost_input_tokens",
-        "usd",
-    ])
-    .map_err(super::csv::csv_error)?;
-    for (session, breaks) in sessions {
-        for b in breaks {
-            w.serialize(Row {
-                session,
-                call: b.call,
-                id: &b.id,
-                label: &b.label,
-                class: b.class.key(),
-                gap_s: b.gap_s,
-                model: b.model.as_deref(),
-                perfect_read_tokens: b.perfect_read_tokens,
-                read_tokens: b.read_tokens,
-                written_tokens: b.written_tokens,
-                cost_input_tokens: b.cost_input_tokens,
-                usd: b.usd,
-            })
-            .map_err(super::csv::csv_error)?;
-        }
+/// `breaks.csv` written session by session: every break, one row each, unrounded.
+pub struct BreaksCsv<W: Write> {
+    w: csv::Writer<W>,
+}
+
+impl<W: Write> BreaksCsv<W> {
+    /// The file with its header (written even with no break: an empty file still says
+    /// what it would hold).
+    pub fn new(out: W) -> io::Result<Self> {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(out);
+        w.write_record([
+            "session",
+            "call",
+            "id",
+            "label",
+            "class",
+            "gap_s",
+            "model",
+            "perfect_read_tokens",
+            "read_tokens",
+            "written_tokens",
+            "cost_input_tokens",
+            "usd",
+        ])
+        .map_err(super::csv::csv_error)?;
+        Ok(BreaksCsv { w })
     }
-    w.flush()
+
+    /// Every break of `session`.
+    pub fn add(&mut self, session: &str, breaks: &[Break]) -> io::Result<()> {
+        for b in breaks {
+            self.w
+                .serialize(Row {
+                    session,
+                    call: b.call,
+                    id: &b.id,
+                    label: &b.label,
+                    class: b.class.key(),
+                    gap_s: b.gap_s,
+                    model: b.model.as_deref(),
+                    perfect_read_tokens: b.perfect_read_tokens,
+                    read_tokens: b.read_tokens,
+                    written_tokens: b.written_tokens,
+                    cost_input_tokens: b.cost_input_tokens,
+                    usd: b.usd,
+                })
+                .map_err(super::csv::csv_error)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the file.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.w.flush()
+    }
 }

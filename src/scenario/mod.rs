@@ -31,7 +31,9 @@ pub use quick::load_quick;
 pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
 pub use unmatched::Names;
 pub use validate::{API_CLEAR, MAX_NUMBER, MAX_RANGE_STEPS, checked_axis, range};
-pub use whatif::{BasePart, CacheChange, ModelChange, PartChange, PartEdit, TraceKind};
+pub use whatif::{
+    AVOIDABLE, BasePart, CacheChange, ModelChange, NEVER_EXPIRES_S, PartChange, PartEdit, TraceKind,
+};
 
 /// One logical model request of the baseline run.
 #[derive(Debug, Clone, PartialEq)]

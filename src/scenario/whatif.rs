@@ -62,7 +62,29 @@ pub struct CacheChange {
     /// 24 hours at the same prices, only where the calls' model offers it
     /// ([`super::provider`]).
     pub retention: Option<&'static str>,
+    /// `avoid = ["ttl", …]`: the run priced as if the cache breaks of these classes had not
+    /// happened (docs/model.md §9): an upper bound on what any schedule can save.
+    pub avoid: Vec<&'static str>,
 }
+
+/// The break classes `cache = { avoid = [...] }` takes, and what avoiding each changes in
+/// the simulated cache: `ttl` (the prefix never expires), `cold` and `compaction` (a
+/// trace's first request reads all of B), `edit`, `tools`, `resume`, `unexplained` (the
+/// misses within the lifetime, priced together by μ: μ = 0). `model` is not one: each
+/// model's cache is its own, which is what the calls' models are (a `model` edit moves
+/// them).
+pub const AVOIDABLE: [&str; 7] = [
+    "ttl",
+    "compaction",
+    "edit",
+    "tools",
+    "resume",
+    "cold",
+    "unexplained",
+];
+
+/// A lifetime no pause reaches, seconds (about 31 years): `avoid = ["ttl"]`.
+pub const NEVER_EXPIRES_S: f64 = 1e9;
 
 /// `model = { to, tokens_factor, select }`: the calls priced as another model of the price
 /// data (every call, or those `select` selects), its tokenizer giving `tokens_factor` times

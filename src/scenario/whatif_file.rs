@@ -17,6 +17,8 @@ pub struct CacheEditFile {
     pub traces: Option<Spanned<Vec<Spanned<String>>>>,
     /// `"24h"`: OpenAI's extended prompt-cache retention.
     pub retention: Option<Spanned<String>>,
+    /// Break classes priced as if they had not happened (docs/model.md §9, `avoid`).
+    pub avoid: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `model = { to, tokens_factor, select }` in an edit.

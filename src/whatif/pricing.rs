@@ -61,6 +61,12 @@ pub(super) fn cache(
             if ttl >= ONE_HOUR_S { "-1h" } else { "" }
         ));
     }
+    // Which class a trace's first request's break is (as `crate::fit::breaks` says).
+    let first = match scope.import.map(|i| i.trace.as_str()) {
+        Some("after-compaction") => "compaction",
+        Some("after-reset") => "edit",
+        _ => "cold",
+    };
     let mut refused = None;
     pricing.map_caches(|c| {
         let mut next = c.clone();
@@ -68,6 +74,20 @@ pub(super) fn cache(
         next.write = change.write.unwrap_or(next.write);
         next.ttl_s = change.ttl_s.unwrap_or(next.ttl_s);
         next.min_tokens = change.min_tokens.unwrap_or(next.min_tokens);
+        for class in &change.avoid {
+            match *class {
+                "ttl" => next.ttl_s = crate::scenario::NEVER_EXPIRES_S,
+                "cold" | "compaction" if *class != first => {}
+                "cold" | "compaction" => {
+                    next.warm_share = 1.0;
+                    next.warm_share_source = Some(format!("avoid = [\"{class}\"]"));
+                }
+                _ => {
+                    next.miss_share = 0.0;
+                    next.miss_share_source = Some(format!("avoid = [\"{class}\"]"));
+                }
+            }
+        }
         // The preset names the terms only when it gave them all.
         next.preset.clone_from(&change.preset);
         if next.write < next.read {

@@ -14,7 +14,7 @@
 
 use crate::pricing::Pricing;
 use crate::scenario::Scenario;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A shortfall at most this many tokens is not a break: the provider's cache works in
 /// blocks (OpenAI's 128 tokens; Anthropic's breakpoint leaves the last message's few
@@ -27,7 +27,7 @@ pub const BREAK_MIN_TOKENS: f64 = 1024.0;
 pub const ONE_HOUR_S: f64 = 3600.0;
 
 /// Why a cache broke, from the log (first match wins, in this order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BreakClass {
     /// The pause since the previous request exceeds the lifetime the provider honours for
@@ -88,7 +88,7 @@ impl BreakClass {
 }
 
 /// One break.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Break {
     /// 1-based position in the trace.
     pub call: usize,
@@ -112,7 +112,7 @@ pub struct Break {
 }
 
 /// The breaks of one class, summed.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
 pub struct ClassSum {
     pub count: usize,
     pub written_tokens: f64,
@@ -142,6 +142,33 @@ impl ClassSum {
         self.cost_input_tokens += other.cost_input_tokens;
         self.usd += other.usd;
         self.unpriced += other.unpriced;
+    }
+}
+
+/// Sums by class of `breaks`, every class present, in [`BreakClass::ALL`]'s order.
+pub fn by_class<'a>(breaks: impl IntoIterator<Item = &'a Break>) -> Vec<(BreakClass, ClassSum)> {
+    let mut sums: Vec<(BreakClass, ClassSum)> = BreakClass::ALL
+        .into_iter()
+        .map(|c| (c, ClassSum::default()))
+        .collect();
+    for b in breaks {
+        if let Some((_, s)) = sums.iter_mut().find(|(c, _)| *c == b.class) {
+            s.add(b);
+        }
+    }
+    sums
+}
+
+/// Adds the sums `other` into `into` (both by class; `into` filled with every class when
+/// empty).
+pub fn merge_by_class(into: &mut Vec<(BreakClass, ClassSum)>, other: &[(BreakClass, ClassSum)]) {
+    if into.is_empty() {
+        *into = by_class([]);
+    }
+    for (c, s) in other {
+        if let Some((_, t)) = into.iter_mut().find(|(k, _)| k == c) {
+            t.merge(s);
+        }
     }
 }
 

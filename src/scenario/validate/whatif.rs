@@ -84,10 +84,12 @@ pub(super) fn cache_edit(
             .map(|t| traces(ck, t, place))
             .transpose()?,
         retention: None,
+        avoid: avoid(ck, c, place)?,
     };
     if [change.read, change.write, change.ttl_s, change.min_tokens]
         .iter()
         .all(Option::is_none)
+        && change.avoid.is_empty()
     {
         return Err(ck.err(
             span,
@@ -170,7 +172,47 @@ fn retention(
             .map(|t| traces(ck, t, place))
             .transpose()?,
         retention: Some(OPENAI_RETENTION),
+        avoid: avoid(ck, c, place)?,
     }))
+}
+
+/// `avoid = ["ttl", …]`: each a class of [`crate::scenario::AVOIDABLE`], named once.
+fn avoid(ck: &Checker, c: &CacheEditFile, place: &str) -> Result<Vec<&'static str>, Located> {
+    let Some(list) = &c.avoid else {
+        return Ok(Vec::new());
+    };
+    let at = format!("{place}.avoid");
+    let mut out: Vec<&'static str> = Vec::new();
+    for v in list.get_ref() {
+        let word = v.get_ref().as_str();
+        let Some(class) = crate::scenario::AVOIDABLE.iter().find(|k| **k == word) else {
+            let why = if word == "model" {
+                "a model switch's cold cache is the calls' models' own (each model has its own cache): move the calls with a `model` edit instead".to_string()
+            } else {
+                format!("use one of {}", crate::scenario::AVOIDABLE.join(", "))
+            };
+            return Err(ck.err(
+                Some(v.span()),
+                &at,
+                format!("\"{}\" is not a break class to avoid: {why}", shown(word)),
+            ));
+        };
+        if out.contains(class) {
+            return Err(ck.err(Some(v.span()), &at, format!("\"{word}\" is named twice")));
+        }
+        out.push(class);
+    }
+    if out.is_empty() {
+        return Err(ck.err(
+            Some(list.span()),
+            &at,
+            format!(
+                "avoid names no class: give some of {}",
+                crate::scenario::AVOIDABLE.join(", ")
+            ),
+        ));
+    }
+    Ok(out)
 }
 
 /// `traces = ["main", "subagent"]`: known kinds, each once.
