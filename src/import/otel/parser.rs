@@ -28,6 +28,52 @@ pub struct Line<'a> {
     pub kind: crate::import::json::StrOrNot,
 }
 
+/// One line read in one pass, every record and span typed as it is met: what a line is
+/// when nothing in it is of an unexpected shape (nearly always). Where this does not
+/// parse, the line is read as a [`Line`], each record on its own, so that one odd record
+/// costs that record; so a line read either way gives the same records.
+#[derive(Debug, Deserialize)]
+pub struct TypedLine<'a> {
+    #[serde(rename = "resourceLogs", borrow, default)]
+    pub resource_logs: Option<Vec<TypedLogs<'a>>>,
+    #[serde(rename = "resourceSpans", borrow, default)]
+    pub resource_spans: Option<Vec<TypedSpans<'a>>>,
+    #[serde(rename = "resourceMetrics", default)]
+    pub resource_metrics: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "type", default)]
+    pub kind: crate::import::json::StrOrNot,
+}
+
+/// [`ResourceLogs`] with its records typed.
+#[derive(Debug, Deserialize)]
+pub struct TypedLogs<'a> {
+    #[serde(borrow, default)]
+    pub resource: Option<Resource<'a>>,
+    #[serde(rename = "scopeLogs", borrow, default)]
+    pub scope_logs: Vec<TypedScopeLogs<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TypedScopeLogs<'a> {
+    #[serde(rename = "logRecords", borrow, default)]
+    pub log_records: Vec<LogRecord<'a>>,
+}
+
+/// [`ResourceSpans`] with its spans typed.
+#[derive(Debug, Deserialize)]
+pub struct TypedSpans<'a> {
+    #[serde(borrow, default)]
+    pub resource: Option<Resource<'a>>,
+    #[serde(rename = "scopeSpans", borrow, default)]
+    pub scope_spans: Vec<TypedScopeSpans<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TypedScopeSpans<'a> {
+    #[serde(borrow, default)]
+    pub spans: Vec<Span<'a>>,
+}
+
 /// The records of one resource (one Claude Code process, as the SDK describes it).
 #[derive(Debug, Deserialize)]
 pub struct ResourceLogs<'a> {
