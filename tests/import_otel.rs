@@ -598,6 +598,103 @@ fn a_file_without_requests_is_refused_naming_it() {
         ));
 }
 
+/// One record of a session, as the Collector writes it: `session.id`, `event.name`,
+/// `event.sequence` and the attributes given, all as strings.
+fn record(seq: u64, name: &str, attributes: &[(&str, &str)]) -> Value {
+    let mut a = vec![
+        json!({"key": "session.id", "value": {"stringValue": "s1"}}),
+        json!({"key": "event.name", "value": {"stringValue": name}}),
+        json!({"key": "event.sequence", "value": {"intValue": seq.to_string()}}),
+    ];
+    a.extend(
+        attributes
+            .iter()
+            .map(|(k, v)| json!({"key": k, "value": {"stringValue": v}})),
+    );
+    json!({"attributes": a})
+}
+
+#[test]
+fn an_out_of_range_count_costs_its_record_not_the_file() {
+    // Issue 26 §5: one count above 1e15 (the most a scenario holds) made the whole file's
+    // import exit 2, nothing written, naming a line of a scenario it never wrote.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let file = dir.path().join("team.json");
+    let records = vec![
+        record(
+            1,
+            "api_request",
+            &[
+                ("input_tokens", "10"),
+                ("output_tokens", "5"),
+                ("request_id", "r1"),
+            ],
+        ),
+        record(
+            2,
+            "tool_result",
+            &[
+                ("tool_name", "Bash"),
+                ("tool_use_id", "t1"),
+                ("tool_result_size_bytes", "2000000000000000"),
+            ],
+        ),
+        record(
+            3,
+            "api_request",
+            &[
+                ("input_tokens", "1e16"),
+                ("output_tokens", "5"),
+                ("request_id", "r2"),
+            ],
+        ),
+        record(
+            4,
+            "tool_result",
+            &[
+                ("tool_name", "Bash"),
+                ("tool_use_id", "t2"),
+                ("tool_result_size_bytes", "700"),
+            ],
+        ),
+        record(
+            5,
+            "api_request",
+            &[
+                ("input_tokens", "20"),
+                ("output_tokens", "5"),
+                ("request_id", "r3"),
+            ],
+        ),
+    ];
+    let line = json!({"resourceLogs": [{"scopeLogs": [{"logRecords": records}]}]});
+    fs::write(&file, format!("{line}\n")).unwrap();
+    let report = import_json(&[file.to_str().unwrap()], &out.path().join("o"));
+    let reasons: Vec<&str> = report["malformed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "log record 2 of the line: claude_code.tool_result: `tool_result_size_bytes` is 2000000000000000, above 1e15, the most a scenario holds (no real count is this large)",
+            "log record 3 of the line: claude_code.api_request: `input_tokens` is 10000000000000000, above 1e15, the most a scenario holds (no real count is this large)",
+        ]
+    );
+    let s = scenario(&out.path().join("o"), "session-s1");
+    assert_eq!(strings(column(&s, "id")), ["r1", "r3"]);
+    let measured: Vec<i64> = calls(&s)
+        .iter()
+        .map(|c| c["measured"]["input_tokens"].as_integer().unwrap())
+        .collect();
+    assert_eq!(measured, [10, 20]);
+    // The result of the record kept joins after r1; the unreadable one adds nothing.
+    assert_eq!(integers(column(&s, "bytes")), [700, 0]);
+}
+
 #[test]
 fn the_help_says_how_such_files_are_made() {
     simulate()

@@ -103,27 +103,13 @@ pub fn read_json_lines(file: &SourceFile, sink: &mut impl JsonLines) -> Result<(
     // Through the one gate every input goes through: a named pipe or a device is refused
     // before a byte is read (it would block, or never end).
     let (opened, _) = crate::input::open(&file.path, crate::input::Kind::Log)?;
-    let broken = lines_of_file(opened, MAX_LINE_BYTES, |line| {
-        sink.log().lines = line.number;
-        if line.too_long {
-            sink.log().malformed(
-                line.number,
-                format!("line longer than {} MiB, skipped", MAX_LINE_BYTES >> 20),
-            );
-            return;
-        }
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        if let Err(e) = sink.line(line.number, line.bytes) {
-            sink.log()
-                .malformed(line.number, super::parse_failure(&e, line.unterminated));
-        }
-    })
-    .map_err(|source| Error::Unreadable {
-        path: file.path.clone(),
-        source,
-    })?;
+    let broken =
+        lines_of_file(opened, MAX_LINE_BYTES, |line| take_line(sink, line)).map_err(|source| {
+            Error::Unreadable {
+                path: file.path.clone(),
+                source,
+            }
+        })?;
     if let Some(e) = broken {
         let after = sink.log().lines;
         sink.log().malformed(
@@ -136,6 +122,34 @@ pub fn read_json_lines(file: &SourceFile, sink: &mut impl JsonLines) -> Result<(
     Ok(())
 }
 
+/// Reads the lines of `part` (plain text: a part of an uncompressed file that starts at a
+/// line's start) into `sink` as [`read_json_lines`] does, numbered from 1.
+pub fn read_json_part(part: &mut impl Read, sink: &mut impl JsonLines) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(1 << 20, part);
+    lines_of(&mut reader, MAX_LINE_BYTES, &mut |line| {
+        take_line(sink, line)
+    })
+}
+
+/// One line for `sink`: too long, blank, or parsed (a parse error makes it malformed).
+fn take_line(sink: &mut impl JsonLines, line: Line<'_>) {
+    sink.log().lines = line.number;
+    if line.too_long {
+        sink.log().malformed(
+            line.number,
+            format!("line longer than {} MiB, skipped", MAX_LINE_BYTES >> 20),
+        );
+        return;
+    }
+    if line.bytes.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    if let Err(e) = sink.line(line.number, line.bytes) {
+        sink.log()
+            .malformed(line.number, super::parse_failure(&e, line.unterminated));
+    }
+}
+
 /// Calls `each` on every line of `path` in order, holding at most one line in memory;
 /// gzip is decompressed as it is read. `Ok(Some(e))`: a gzip stream broke with `e` after
 /// the lines given.
@@ -144,7 +158,7 @@ pub fn for_each_line(path: &Path, each: impl FnMut(Line<'_>)) -> io::Result<Opti
 }
 
 /// The two bytes every gzip member starts with (RFC 1952).
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// [`for_each_line`] with lines longer than `cap` bytes reported as too long.
 fn for_each_line_capped(

@@ -10,6 +10,7 @@
 //! The format, its sources and what the telemetry lacks: `src/import/README.md`.
 
 mod agents;
+mod halves;
 mod join;
 mod parser;
 mod record;
@@ -92,7 +93,13 @@ impl Reader for Otel {
 struct Parsed {
     /// The file's log, without events yet: lines, skipped records, line-level problems.
     log: FileLog,
-    records: Vec<Record>,
+    /// The records by session, sessions in the order of their first record, each
+    /// session's records in the order read. Gathered as they are read, so that no list of
+    /// the whole file's records is held beside the sessions' (which would double the
+    /// import's peak memory).
+    sessions: Vec<(CompactString, Vec<Record>)>,
+    /// Where each session is in `sessions`.
+    by_id: FxHashMap<CompactString, usize>,
     index: usize,
 }
 
@@ -102,29 +109,22 @@ impl files::JsonLines for Parsed {
     }
 
     fn line(&mut self, number: u64, bytes: &[u8]) -> Result<(), serde_json::Error> {
+        // One pass where the whole line is of the expected shape; else each record is
+        // parsed on its own, so an odd one costs only itself (`parser::TypedLine`).
+        if let Ok(line) = serde_json::from_slice::<parser::TypedLine>(bytes) {
+            self.typed(number, line);
+            return Ok(());
+        }
         let line: parser::Line = serde_json::from_slice(bytes)?;
         if let Some(resources) = &line.resource_spans {
             self.spans(number, resources);
         }
         let Some(resources) = line.resource_logs else {
-            if line.resource_spans.is_some() {
-                return Ok(());
-            }
-            let kind = if line.resource_metrics.is_some() {
-                (
-                    "resourceMetrics (a metrics export, not logs)".to_string(),
-                    true,
-                )
-            } else if let Some(t) = line.kind.0 {
-                // Another format's line: its type names the format (see `other_format`).
-                (t, false)
-            } else {
-                (
-                    "(a line without resourceLogs or resourceSpans)".to_string(),
-                    false,
-                )
-            };
-            self.log.skip(&kind.0, kind.1);
+            self.not_logs(
+                line.resource_spans.is_some(),
+                line.resource_metrics.is_some(),
+                line.kind.0,
+            );
             return Ok(());
         };
         let mut place = 0u32;
@@ -137,12 +137,7 @@ impl files::JsonLines for Parsed {
                 for raw in &scope.log_records {
                     place += 1;
                     match serde_json::from_str::<parser::LogRecord>(raw.get()) {
-                        Ok(r) => {
-                            match record::read(&r, resource_attributes, self.index, number, place) {
-                                Read::Record(rec) => self.records.push(*rec),
-                                Read::Skipped { kind, known } => self.log.skip(&kind, known),
-                            }
-                        }
+                        Ok(r) => self.record(&r, resource_attributes, number, place),
                         Err(e) => self.log.malformed(
                             number,
                             format!("log record {place} of the line: unexpected shape: {e}"),
@@ -156,6 +151,118 @@ impl files::JsonLines for Parsed {
 }
 
 impl Parsed {
+    /// A line parsed whole: its spans, then its records, as [`files::JsonLines::line`]
+    /// takes them one by one.
+    fn typed(&mut self, number: u64, line: parser::TypedLine<'_>) {
+        if let Some(resources) = &line.resource_spans {
+            let mut place = 0u32;
+            for resource in resources {
+                let resource_attributes = resource
+                    .resource
+                    .as_ref()
+                    .map_or(&[][..], |r| r.attributes.as_slice());
+                for scope in &resource.scope_spans {
+                    for s in &scope.spans {
+                        place += 1;
+                        self.span(s, resource_attributes, number, place);
+                    }
+                }
+            }
+        }
+        let Some(resources) = &line.resource_logs else {
+            self.not_logs(
+                line.resource_spans.is_some(),
+                line.resource_metrics.is_some(),
+                line.kind.0,
+            );
+            return;
+        };
+        let mut place = 0u32;
+        for resource in resources {
+            let resource_attributes = resource
+                .resource
+                .as_ref()
+                .map_or(&[][..], |r| r.attributes.as_slice());
+            for scope in &resource.scope_logs {
+                for r in &scope.log_records {
+                    place += 1;
+                    self.record(r, resource_attributes, number, place);
+                }
+            }
+        }
+    }
+
+    fn new(log: FileLog, index: usize) -> Parsed {
+        Parsed {
+            log,
+            sessions: Vec::new(),
+            by_id: FxHashMap::default(),
+            index,
+        }
+    }
+
+    /// Adds `r` to its session's records.
+    fn push(&mut self, r: Record) {
+        let s = match self.by_id.get(&r.session) {
+            Some(&s) => s,
+            None => {
+                self.sessions.push((r.session.clone(), Vec::new()));
+                self.by_id
+                    .insert(r.session.clone(), self.sessions.len() - 1);
+                self.sessions.len() - 1
+            }
+        };
+        self.sessions[s].1.push(r);
+    }
+
+    /// A line without `resourceLogs`: spans alone (read already), or skipped by its kind.
+    fn not_logs(&mut self, spans: bool, metrics: bool, kind: Option<String>) {
+        if spans {
+            return;
+        }
+        let kind = if metrics {
+            (
+                "resourceMetrics (a metrics export, not logs)".to_string(),
+                true,
+            )
+        } else if let Some(t) = kind {
+            // Another format's line: its type names the format (see `other_format`).
+            (t, false)
+        } else {
+            (
+                "(a line without resourceLogs or resourceSpans)".to_string(),
+                false,
+            )
+        };
+        self.log.skip(&kind.0, kind.1);
+    }
+
+    fn record(
+        &mut self,
+        r: &parser::LogRecord<'_>,
+        resource: &[parser::KeyValue<'_>],
+        number: u64,
+        place: u32,
+    ) {
+        match record::read(r, resource, self.index, number, place) {
+            Read::Record(rec) => self.push(*rec),
+            Read::Skipped { kind, known } => self.log.skip(&kind, known),
+        }
+    }
+
+    fn span(
+        &mut self,
+        s: &parser::Span<'_>,
+        resource: &[parser::KeyValue<'_>],
+        number: u64,
+        place: u32,
+    ) {
+        match span::read(s, resource, self.index, number, place) {
+            Read::Record(rec) => self.push(*rec),
+            Read::Skipped { kind, known } => self.log.skip(&kind, known),
+        }
+    }
+
     /// The spans of a traces export line, each read on its own.
     fn spans(&mut self, number: u64, resources: &[parser::ResourceSpans<'_>]) {
         let mut place = 0u32;
@@ -168,12 +275,7 @@ impl Parsed {
                 for raw in &scope.spans {
                     place += 1;
                     match serde_json::from_str::<parser::Span>(raw.get()) {
-                        Ok(s) => {
-                            match span::read(&s, resource_attributes, self.index, number, place) {
-                                Read::Record(rec) => self.records.push(*rec),
-                                Read::Skipped { kind, known } => self.log.skip(&kind, known),
-                            }
-                        }
+                        Ok(s) => self.span(&s, resource_attributes, number, place),
                         Err(e) => self.log.malformed(
                             number,
                             format!("span {place} of the line: unexpected shape: {e}"),
@@ -185,12 +287,13 @@ impl Parsed {
     }
 }
 
+/// File `index` read: in two halves at once where that is provably the one pass
+/// (`halves`), else in one pass.
 fn parse(index: usize, file: &SourceFile) -> Result<Parsed, Error> {
-    let mut p = Parsed {
-        log: FileLog::new(file.display()),
-        records: Vec::new(),
-        index,
-    };
+    if let Some(p) = halves::read(index, file) {
+        return Ok(p);
+    }
+    let mut p = Parsed::new(FileLog::new(file.display()), index);
     files::read_json_lines(file, &mut p)?;
     Ok(p)
 }
@@ -215,17 +318,29 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
     let mut first_session: Vec<Option<usize>> = Vec::with_capacity(parsed.len());
     for p in parsed {
         let mut first = None;
-        for r in p.records {
-            let s = *by_id.entry(r.session.clone()).or_insert_with(|| {
-                sessions.push(Session {
-                    id: r.session.clone(),
-                    file: p.index,
-                    records: Vec::new(),
-                });
-                sessions.len() - 1
-            });
+        // A file's sessions in the order of their first record, so the sessions are in
+        // the order of their first record across the files, each one's records in the
+        // order read.
+        for (id, records) in p.sessions {
+            let s = match by_id.get(&id) {
+                Some(&s) => s,
+                None => {
+                    sessions.push(Session {
+                        id: id.clone(),
+                        file: p.index,
+                        records: Vec::new(),
+                    });
+                    by_id.insert(id, sessions.len() - 1);
+                    sessions.len() - 1
+                }
+            };
             first.get_or_insert(s);
-            sessions[s].records.push(r);
+            let gathered = &mut sessions[s].records;
+            if gathered.is_empty() {
+                *gathered = records;
+            } else {
+                gathered.extend(records);
+            }
         }
         first_session.push(first);
         logs.push(p.log);

@@ -28,6 +28,52 @@ pub struct Line<'a> {
     pub kind: crate::import::json::StrOrNot,
 }
 
+/// One line read in one pass, every record and span typed as it is met: what a line is
+/// when nothing in it is of an unexpected shape (nearly always). Where this does not
+/// parse, the line is read as a [`Line`], each record on its own, so that one odd record
+/// costs that record; so a line read either way gives the same records.
+#[derive(Debug, Deserialize)]
+pub struct TypedLine<'a> {
+    #[serde(rename = "resourceLogs", borrow, default)]
+    pub resource_logs: Option<Vec<TypedLogs<'a>>>,
+    #[serde(rename = "resourceSpans", borrow, default)]
+    pub resource_spans: Option<Vec<TypedSpans<'a>>>,
+    #[serde(rename = "resourceMetrics", default)]
+    pub resource_metrics: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "type", default)]
+    pub kind: crate::import::json::StrOrNot,
+}
+
+/// [`ResourceLogs`] with its records typed.
+#[derive(Debug, Deserialize)]
+pub struct TypedLogs<'a> {
+    #[serde(borrow, default)]
+    pub resource: Option<Resource<'a>>,
+    #[serde(rename = "scopeLogs", borrow, default)]
+    pub scope_logs: Vec<TypedScopeLogs<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TypedScopeLogs<'a> {
+    #[serde(rename = "logRecords", borrow, default)]
+    pub log_records: Vec<LogRecord<'a>>,
+}
+
+/// [`ResourceSpans`] with its spans typed.
+#[derive(Debug, Deserialize)]
+pub struct TypedSpans<'a> {
+    #[serde(borrow, default)]
+    pub resource: Option<Resource<'a>>,
+    #[serde(rename = "scopeSpans", borrow, default)]
+    pub scope_spans: Vec<TypedScopeSpans<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TypedScopeSpans<'a> {
+    #[serde(borrow, default)]
+    pub spans: Vec<Span<'a>>,
+}
+
 /// The records of one resource (one Claude Code process, as the SDK describes it).
 #[derive(Debug, Deserialize)]
 pub struct ResourceLogs<'a> {
@@ -302,9 +348,23 @@ impl<'r, 'a> Attributes<'r, 'a> {
         self.get(key)?.text().filter(|t| !t.is_empty())
     }
 
-    /// The value of `key` as a count: `Ok(None)` when absent, `Err` with why when it is
-    /// there but not a whole number ≥ 0.
+    /// The value of `key` as a count of tokens or bytes: `Ok(None)` when absent, `Err`
+    /// with why when it is there but not a whole number ≥ 0, or above
+    /// [`MAX_NUMBER`](crate::scenario::MAX_NUMBER) (1e15), the most a scenario holds: no
+    /// request or result is that large, and one such record must cost that record (listed
+    /// as malformed), not every session the file holds.
     pub fn count(&self, key: &str) -> Result<Option<u64>, String> {
+        match self.whole(key)? {
+            Some(n) if n as f64 > crate::scenario::MAX_NUMBER => Err(format!(
+                "`{key}` is {n}, above 1e15, the most a scenario holds (no real count is this large)"
+            )),
+            n => Ok(n),
+        }
+    }
+
+    /// The value of `key` as a whole number ≥ 0 of any size (an order, not a count):
+    /// `Ok(None)` when absent, `Err` with why when it is there but not one.
+    pub fn whole(&self, key: &str) -> Result<Option<u64>, String> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => v.count().map(Some).map_err(|()| {
@@ -336,7 +396,9 @@ mod tests {
                 {"key":"e","value":{"doubleValue":2.5}},
                 {"key":"f","value":{"stringValue":"x"}},
                 {"key":"g","value":{"arrayValue":{"values":[]}}},
-                {"key":"h","value":{"boolValue":true}}]}"#,
+                {"key":"h","value":{"boolValue":true}},
+                {"key":"big","value":{"stringValue":"1e16"}},
+                {"key":"edge","value":{"intValue":"1000000000000000"}}]}"#,
         )
         .unwrap();
         assert_eq!(r.time_unix_nano, Some(Int(Some(1_760_000_000_000_000_000))));
@@ -351,6 +413,9 @@ mod tests {
         assert!(a.count("e").is_err());
         assert!(a.count("f").is_err());
         assert_eq!(a.count("missing"), Ok(None));
+        assert!(a.count("big").unwrap_err().contains("above 1e15"));
+        assert_eq!(a.whole("big"), Ok(Some(10_000_000_000_000_000)));
+        assert_eq!(a.count("edge"), Ok(Some(1_000_000_000_000_000)));
         assert_eq!(a.text("g"), None);
         assert_eq!(a.text("h").as_deref(), Some("true"));
         assert_eq!(a.text("f").as_deref(), Some("x"));

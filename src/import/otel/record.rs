@@ -222,7 +222,7 @@ pub fn read(
         line,
         place,
         // An unreadable sequence orders like a missing one, by time.
-        sequence: a.count("event.sequence").ok().flatten(),
+        sequence: a.whole("event.sequence").ok().flatten(),
         time,
         prompt_id: owned("prompt.id"),
         user_id: owned("user.id"),
