@@ -536,4 +536,38 @@ mod tests {
             chart.subtitle
         );
     }
+
+    #[test]
+    fn the_cost_bars_say_what_they_save_in_the_unit() {
+        use crate::chart::history::tests::with_cost;
+        let input = with_cost();
+        let chart = prepare_cost(&input, input.cost.as_ref().unwrap()).unwrap();
+        let labels: Vec<&str> = chart.bars.iter().map(|b| b.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "20.0% · $1.60",
+                "15.0% · $1.20",
+                "10.0% · $0.80",
+                "-1.0% · -$0.08"
+            ]
+        );
+        assert!(
+            chart
+                .subtitle
+                .starts_with("Bar: share of the 5 sessions' summed baseline cost, $8.00 simulated"),
+            "{}",
+            chart.subtitle
+        );
+        let svg = draw(&chart).unwrap();
+        assert!(svg.contains("% of baseline dollars saved (left of 0: the edit costs more)"));
+        // Without prices: input-token equivalents, said.
+        let mut input = with_cost();
+        if let Some(cost) = input.cost.as_mut() {
+            cost.unit = CostUnit::InputTokenEquivalents;
+            cost.rows[0].saved = 11_500.0;
+        }
+        let chart = prepare_cost(&input, input.cost.as_ref().unwrap()).unwrap();
+        assert_eq!(chart.bars[0].label, "20.0% · 11,500 input-token eq.");
+    }
 }

@@ -139,8 +139,8 @@ pub fn prepare_cost(
     Ok(chart)
 }
 
-/// `dollars (simulated, at each session's list prices: SOURCE)` or `input-token
-/// equivalents`.
+/// The cost's unit as the subtitle says it, with where dollars come from or why the unit
+/// is not dollars.
 fn unit_phrase(unit: &CostUnit) -> String {
     match unit {
         CostUnit::Dollars => {
@@ -454,5 +454,36 @@ mod tests {
         let densest = chart.rows[0].bins.iter().map(|b| b.2).fold(0.0, f64::max);
         assert_eq!(densest, 1.0);
         assert!(draw(&chart).is_ok());
+    }
+
+    #[test]
+    fn the_cost_version_is_ranked_by_cost_and_has_the_cost_only_edit() {
+        use crate::chart::history::tests::with_cost;
+        let input = with_cost();
+        let chart = prepare_cost(&input, input.cost.as_ref().unwrap()).unwrap();
+        assert_eq!(chart.file, COST_FILE);
+        let order: Vec<_> = chart.rows.iter().map(|r| r.edit).collect();
+        assert_eq!(order, vec![3, 1, 0, 2]);
+        assert_eq!(chart.rows[0].name, "cache for an hour");
+        assert!(
+            chart.subtitle.contains("\nCost in dollars (simulated: each call at its model's list price, output included), under each session's prompt cache."),
+            "{}",
+            chart.subtitle
+        );
+        // The token chart leaves it out and says where it is.
+        let tokens = prepare(&input).unwrap();
+        assert!(tokens.rows.iter().all(|r| r.edit != 3));
+        assert!(
+            tokens.subtitle.ends_with(
+                "\nLeft out: \u{201c}cache for an hour\u{201d} changes the cost alone, not the reread total (drawn in sessions-cost.svg)."
+            ),
+            "{}",
+            tokens.subtitle
+        );
+        assert!(
+            draw(&chart)
+                .unwrap()
+                .contains("% of the session's own baseline dollars saved (left of 0: costs more)")
+        );
     }
 }
