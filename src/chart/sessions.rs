@@ -483,7 +483,7 @@ mod tests {
         assert!(
             draw(&chart)
                 .unwrap()
-                .contains("% of the session's own baseline dollars saved (left of 0: costs more)")
+                .contains("own baseline dollars saved (left of 0: costs more)")
         );
     }
 }
