@@ -663,6 +663,8 @@ fn the_charts_render_with_few_sessions_and_with_many() {
                 sessions_first: 1000,
             },
         ],
+        cost_only_edits: Vec::new(),
+        cost: None,
     };
     for (name, svg) in draw_all(&input).unwrap() {
         assert!(svg.len() < 200_000, "{name} is {} bytes", svg.len());

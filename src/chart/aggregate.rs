@@ -2,13 +2,18 @@
 //! its share of the summed baseline reread total, and across it a whisker from the 10th to
 //! the 90th percentile of the per-session shares with the median marked. A bar far from
 //! its whisker says a few long sessions carry the sum.
+//!
+//! `aggregate-cost.svg` (when the sessions have a prompt cache): the same on cost, ranked
+//! by cost, each bar labelled with the amount it saves in the cost ranking's unit
+//! (dollars where every session is priced, else input-token equivalents); it has the
+//! edits that change the cost alone, which `aggregate.svg` leaves out and names.
 
 use plotters::prelude::{
     ChartBuilder, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::history_input::{HistoryChartInput, row_names};
+use super::history_input::{CostUnit, HistoryChartInput, HistoryCostInput, row_names};
 use super::layout::{Entry, Key};
 use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, drawing, layout};
@@ -16,6 +21,8 @@ use crate::number::grouped;
 
 /// File name of this chart.
 pub const FILE: &str = "aggregate.svg";
+/// File name of its cost version.
+pub const COST_FILE: &str = "aggregate-cost.svg";
 
 /// Height of one bar's row, in px.
 const ROW_PX: i32 = 52;
@@ -37,6 +44,10 @@ const TICK_PX: i32 = 38;
 /// The chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AggregateChart {
+    /// `aggregate.svg` or `aggregate-cost.svg`.
+    pub file: &'static str,
+    /// The cost chart's unit; None for the reread-token chart.
+    pub cost_unit: Option<CostUnit>,
     pub title: String,
     pub subtitle: String,
     /// Ranked order, drawn top to bottom.
@@ -68,8 +79,13 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
     let changed = input
         .sessions
         .saturating_sub(input.sessions_unchanged + input.sessions_cost_only);
+    let edits: Vec<usize> = input.rows.iter().map(|r| r.edit).collect();
     let mut bars = Vec::with_capacity(input.rows.len());
-    for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
+    for (r, name) in input
+        .rows
+        .iter()
+        .zip(row_names(input, &edits, NAME_CHARS, FILE)?)
+    {
         bars.push(Bar {
             edit: r.edit,
             name,
@@ -86,6 +102,92 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
             ),
         });
     }
+    Ok(chart(
+        FILE,
+        None,
+        format!("{}: what each edit saves over all sessions", input.name),
+        format!(
+            "Bar: share of the {} sessions' summed reread total. Whisker: p10 to p90 of \
+             the per-session shares, rule: median.{}{}",
+            grouped(input.sessions as f64, 0),
+            unchanged_note(input),
+            super::history_input::cost_only_note(input, COST_FILE)
+        ),
+        bars,
+    ))
+}
+
+/// Bars and axis of `aggregate-cost.svg`: each edit's share of the summed baseline cost,
+/// labelled with the amount in `cost`'s unit, ranked by cost.
+pub fn prepare_cost(
+    input: &HistoryChartInput,
+    cost: &HistoryCostInput,
+) -> Result<AggregateChart, ChartError> {
+    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
+    let edits: Vec<usize> = cost.rows.iter().map(|r| r.edit).collect();
+    let mut bars = Vec::with_capacity(cost.rows.len());
+    for (r, name) in cost
+        .rows
+        .iter()
+        .zip(row_names(input, &edits, NAME_CHARS, COST_FILE)?)
+    {
+        bars.push(Bar {
+            edit: r.edit,
+            name,
+            total_pct: finite(r.total_pct),
+            p10: finite(r.p10),
+            median: finite(r.median),
+            p90: finite(r.p90),
+            label: format!(
+                "{}% · {}",
+                style::fixed(finite(r.total_pct), 1),
+                cost.unit.amount(r.saved)
+            ),
+        });
+    }
+    let baseline = match &cost.unit {
+        CostUnit::Dollars => format!(
+            "{} simulated (each call at its model's list price)",
+            cost.unit.amount(cost.baseline)
+        ),
+        CostUnit::InputTokenEquivalents => format!(
+            "{} (not every session is priced)",
+            cost.unit.amount(cost.baseline)
+        ),
+    };
+    Ok(chart(
+        COST_FILE,
+        Some(cost.unit.clone()),
+        format!(
+            "{}: what each edit saves on cost over all sessions",
+            input.name
+        ),
+        format!(
+            "Bar: share of the {} sessions' summed baseline cost, {baseline}, under each \
+             session's prompt cache{}.\nWhisker: p10 to p90 of the per-session shares of cost, rule: median.{}",
+            grouped(input.sessions as f64, 0),
+            super::history_input::uncached_note(input, cost),
+            match input.sessions_unchanged {
+                0 => String::new(),
+                u => format!(
+                    "\nNo edit changes the cost of {} of {} sessions.",
+                    grouped(u as f64, 0),
+                    grouped(input.sessions as f64, 0)
+                ),
+            }
+        ),
+        bars,
+    ))
+}
+
+/// The chart of `bars` (in their order), its axis over zero, every bar and whisker.
+fn chart(
+    file: &'static str,
+    cost_unit: Option<CostUnit>,
+    title: String,
+    subtitle: String,
+    bars: Vec<Bar>,
+) -> AggregateChart {
     let names_width_px = layout::bar_names_px(bars.iter().map(|b| &b.name));
     let values = bars
         .iter()
@@ -93,18 +195,15 @@ pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> 
         .chain([0.0]);
     let (lo, hi) = style::finite_range(values).unwrap_or((0.0, 0.0));
     let x_range = axis(lo, hi);
-    Ok(AggregateChart {
-        title: format!("{}: what each edit saves over all sessions", input.name),
-        subtitle: format!(
-            "Bar: share of the {} sessions' summed reread total. Whisker: p10 to p90 of \
-             the per-session shares, rule: median.{}",
-            grouped(input.sessions as f64, 0),
-            unchanged_note(input)
-        ),
+    AggregateChart {
+        file,
+        cost_unit,
+        title,
+        subtitle,
         bars,
         x_range,
         names_width_px,
-    })
+    }
 }
 
 /// The percent axis over `lo..hi` (zero among them): out to the next multiple of a round
@@ -179,32 +278,64 @@ fn unchanged_note(input: &HistoryChartInput) -> String {
 }
 
 /// The key, in the words and glyphs `sessions.svg` uses for the same things.
-fn legend() -> Vec<Entry> {
+fn legend(chart: &AggregateChart) -> Vec<Entry> {
+    let Some(unit) = &chart.cost_unit else {
+        return vec![
+            Entry::new(Key::Heading, "All sessions"),
+            Entry::new(Key::Swatch(style::BASELINE, 0.85), "bar: aggregate saving").with_note(
+                "share of the summed reread total of all sessions: long ones weigh more (the square in sessions.svg)",
+            ),
+            Entry::new(Key::Indent, "N calls").with_note(
+                "the aggregate saving in average baseline calls (saved tokens ÷ the summed total per call)",
+            ),
+            Entry::new(Key::Heading, "Per session"),
+            Entry::new(Key::Whisker, "p10 to p90")
+                .with_note("the middle 80 % of sessions (nearest-rank percentiles)"),
+            Entry::new(Key::Rule(INK, 3), "median session")
+                .with_note("half the sessions save more"),
+            Entry::new(Key::Indent, "first in").with_note(
+                "the sessions where the edit saves the most, of those whose reread total some edit changes",
+            ),
+        ];
+    };
+    let amount = match unit {
+        CostUnit::Dollars => "$ saved",
+        CostUnit::InputTokenEquivalents => "input-token eq.",
+    };
     vec![
         Entry::new(Key::Heading, "All sessions"),
         Entry::new(Key::Swatch(style::BASELINE, 0.85), "bar: aggregate saving").with_note(
-            "share of the summed reread total of all sessions: long ones weigh more (the square in sessions.svg)",
+            format!(
+                "share of the summed baseline {}: costly sessions weigh more (the square in sessions-cost.svg)",
+                cost_words(unit)
+            ),
         ),
-        Entry::new(Key::Indent, "N calls").with_note(
-            "the aggregate saving in average baseline calls (saved tokens ÷ the summed total per call)",
-        ),
+        Entry::new(Key::Indent, amount).with_note(format!(
+            "the cost saved, summed over the sessions, in {}",
+            unit.words()
+        )),
         Entry::new(Key::Heading, "Per session"),
         Entry::new(Key::Whisker, "p10 to p90")
-            .with_note("the middle 80 % of sessions (nearest-rank percentiles)"),
+            .with_note("the middle 80 % of sessions' own shares of cost (nearest-rank percentiles)"),
         Entry::new(Key::Rule(INK, 3), "median session").with_note("half the sessions save more"),
-        Entry::new(Key::Indent, "first in").with_note(
-            "the sessions where the edit saves the most, of those whose reread total some edit changes",
-        ),
     ]
+}
+
+/// The summed cost in a few words: `dollars`, or `cost (input-token eq.)`.
+pub(crate) fn cost_words(unit: &CostUnit) -> &'static str {
+    match unit {
+        CostUnit::Dollars => "dollars",
+        CostUnit::InputTokenEquivalents => "cost (input-token eq.)",
+    }
 }
 
 /// Renders the chart as SVG text.
 pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
-    let err = drawing(FILE);
+    let err = drawing(chart.file);
     let n = chart.bars.len().max(1);
     let bars_px = ROW_PX * n as i32;
     let band = layout::title_band_px(&chart.title, &chart.subtitle);
-    let legend = legend();
+    let legend = legend(chart);
     let height = (band + 16 + bars_px + BELOW_BARS_PX + MARGIN_PX)
         .max(band + 16 + layout::legend_height(&legend) + MARGIN_PX);
     let mut svg = String::new();
@@ -212,7 +343,7 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
         let words = (chart.title.as_str(), chart.subtitle.as_str());
-        let area = layout::framed(&root, words, &legend, bars_px + BELOW_BARS_PX, FILE)?;
+        let area = layout::framed(&root, words, &legend, bars_px + BELOW_BARS_PX, chart.file)?;
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let column_px = area.dim_in_pixel().0 as i32 - 2 * PLOT_MARGIN_PX - chart.names_width_px;
@@ -235,7 +366,14 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
             .y_label_formatter(&nothing)
             .x_labels(ticks)
             .x_label_formatter(&percent)
-            .x_desc("% of baseline reread total saved (left of 0: the edit adds rereads)")
+            .x_desc(match &chart.cost_unit {
+                None => "% of baseline reread total saved (left of 0: the edit adds rereads)"
+                    .to_string(),
+                Some(unit) => format!(
+                    "% of baseline {} saved (left of 0: the edit costs more)",
+                    cost_words(unit)
+                ),
+            })
             .draw()
             .map_err(&err)?;
 
@@ -251,7 +389,7 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
             let (x0, y0) = plot.backend_coord(&(0.0, middle + half));
             let (x1, y1) = plot.backend_coord(&(bar.total_pct, middle - half));
             let rect = (x0.min(x1), y0, x0.max(x1), y1);
-            layout::draw_mark(&root, rect, style::edit_mark(bar.edit), FILE)?;
+            layout::draw_mark(&root, rect, style::edit_mark(bar.edit), chart.file)?;
             // The whisker on a thin white halo, so it reads on any bar colour; a wider
             // halo looked like a gap splitting the bar in two.
             for (c, w) in [(BACKGROUND, 4), (INK, 2)] {
@@ -293,7 +431,7 @@ pub fn draw(chart: &AggregateChart) -> Result<String, ChartError> {
                 (left, y),
                 std::slice::from_ref(&bar.name),
                 bar.edit,
-                FILE,
+                chart.file,
             )?;
         }
         plot.draw_series([PathElement::new(
@@ -397,5 +535,39 @@ mod tests {
             "{}",
             chart.subtitle
         );
+    }
+
+    #[test]
+    fn the_cost_bars_say_what_they_save_in_the_unit() {
+        use crate::chart::history::tests::with_cost;
+        let input = with_cost();
+        let chart = prepare_cost(&input, input.cost.as_ref().unwrap()).unwrap();
+        let labels: Vec<&str> = chart.bars.iter().map(|b| b.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "20.0% · $1.60",
+                "15.0% · $1.20",
+                "10.0% · $0.80",
+                "-1.0% · -$0.08"
+            ]
+        );
+        assert!(
+            chart
+                .subtitle
+                .starts_with("Bar: share of the 5 sessions' summed baseline cost, $8.00 simulated"),
+            "{}",
+            chart.subtitle
+        );
+        let svg = draw(&chart).unwrap();
+        assert!(svg.contains("% of baseline dollars saved (left of 0: the edit costs more)"));
+        // Without prices: input-token equivalents, said.
+        let mut input = with_cost();
+        if let Some(cost) = input.cost.as_mut() {
+            cost.unit = CostUnit::InputTokenEquivalents;
+            cost.rows[0].saved = 11_500.0;
+        }
+        let chart = prepare_cost(&input, input.cost.as_ref().unwrap()).unwrap();
+        assert_eq!(chart.bars[0].label, "20.0% · 11,500 input-token eq.");
     }
 }

@@ -1,5 +1,6 @@
 //! The charts of a history (many sessions): what each edit saves per session
-//! (`sessions.svg`) and in total with its spread (`aggregate.svg`).
+//! (`sessions.svg`) and in total with its spread (`aggregate.svg`), and, when the sessions
+//! have a prompt cache, the same on cost (`sessions-cost.svg`, `aggregate-cost.svg`).
 //!
 //! The engine fills a [`HistoryChartInput`]; [`draw_all`] returns each chart's file name and
 //! SVG text, the same bytes for the same input.
@@ -8,20 +9,31 @@ use super::{ChartError, aggregate, sessions};
 
 // The data is its own module, so the two charts, which this module draws, can read it
 // without importing back from here.
-pub use super::history_input::{EditSpread, HistoryChartInput};
+pub use super::history_input::{
+    CostSpread, CostUnit, EditSpread, HistoryChartInput, HistoryCostInput,
+};
 
-/// Each chart's file name and SVG: `sessions.svg`, then `aggregate.svg`. None when there
-/// is no edit to show.
+/// Each chart's file name and SVG: `sessions.svg` and `aggregate.svg` (left out when no
+/// edit changes a reread total), then `sessions-cost.svg` and `aggregate-cost.svg` (left
+/// out without [`HistoryChartInput::cost`] or an edit in it). Empty when there is no edit
+/// to show.
 pub fn draw_all(input: &HistoryChartInput) -> Result<Vec<(&'static str, String)>, ChartError> {
-    if input.rows.is_empty() {
-        return Ok(Vec::new());
+    let mut charts = Vec::with_capacity(4);
+    if !input.rows.is_empty() {
+        let strips = sessions::prepare(input)?;
+        let bars = aggregate::prepare(input)?;
+        charts.push((sessions::FILE, sessions::draw(&strips)?));
+        charts.push((aggregate::FILE, aggregate::draw(&bars)?));
     }
-    let strips = sessions::prepare(input)?;
-    let bars = aggregate::prepare(input)?;
-    Ok(vec![
-        (sessions::FILE, sessions::draw(&strips)?),
-        (aggregate::FILE, aggregate::draw(&bars)?),
-    ])
+    if let Some(cost) = &input.cost
+        && !cost.rows.is_empty()
+    {
+        let strips = sessions::prepare_cost(input, cost)?;
+        let bars = aggregate::prepare_cost(input, cost)?;
+        charts.push((sessions::COST_FILE, sessions::draw(&strips)?));
+        charts.push((aggregate::COST_FILE, aggregate::draw(&bars)?));
+    }
+    Ok(charts)
 }
 
 #[cfg(test)]
@@ -55,7 +67,38 @@ pub(crate) mod tests {
                 row(0, 15.0, &[0.0, 3.0, 14.0, 18.0, 40.0]),
                 row(2, 6.0, &[-2.0, 4.0, 6.0, 8.0, 12.0]),
             ],
+            cost_only_edits: Vec::new(),
+            cost: None,
         }
+    }
+
+    /// [`input`] with a prompt cache: a fourth edit (a longer cache lifetime) changes the
+    /// cost alone, so it is on cost only; dollars over every session.
+    pub(crate) fn with_cost() -> HistoryChartInput {
+        let row = |edit, saved, total_pct, pcts: &[f64]| CostSpread {
+            edit,
+            saved,
+            total_pct,
+            p10: pcts[0],
+            median: pcts[2],
+            p90: pcts[4],
+            session_pcts: pcts.to_vec(),
+        };
+        let mut input = input();
+        input.edits.push("cache for an hour".into());
+        input.cost_only_edits = vec![3];
+        input.cost = Some(HistoryCostInput {
+            unit: CostUnit::Dollars,
+            cached_sessions: 5,
+            baseline: 8.0,
+            rows: vec![
+                row(3, 1.6, 20.0, &[0.0, 10.0, 20.0, 25.0, 40.0]),
+                row(1, 1.2, 15.0, &[4.0, 10.0, 15.0, 22.0, 30.0]),
+                row(0, 0.8, 10.0, &[0.0, 2.0, 9.0, 12.0, 26.0]),
+                row(2, -0.08, -1.0, &[-3.0, -2.0, -1.0, 0.0, 1.0]),
+            ],
+        });
+        input
     }
 
     #[test]
@@ -65,6 +108,20 @@ pub(crate) mod tests {
         assert_eq!(a, b);
         let files: Vec<_> = a.iter().map(|(f, _)| *f).collect();
         assert_eq!(files, vec!["sessions.svg", "aggregate.svg"]);
+        let files: Vec<_> = draw_all(&with_cost())
+            .unwrap()
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        assert_eq!(
+            files,
+            vec![
+                "sessions.svg",
+                "aggregate.svg",
+                "sessions-cost.svg",
+                "aggregate-cost.svg"
+            ]
+        );
         assert!(
             draw_all(&HistoryChartInput {
                 rows: vec![],

@@ -8,13 +8,15 @@ use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
 };
 
-use super::history_input::{HistoryChartInput, row_names};
+use super::history_input::{CostUnit, HistoryChartInput, HistoryCostInput, row_names};
 use super::layout::{self, Entry, Key};
 use super::style::{self, BACKGROUND, DOT_PX, INK, MARGIN_PX, MUTED, WIDTH_PX};
 use super::{ChartError, drawing};
 
 /// File name of this chart.
 pub const FILE: &str = "sessions.svg";
+/// File name of its cost version.
+pub const COST_FILE: &str = "sessions-cost.svg";
 
 /// Height of one edit's row, in px.
 const ROW_PX: i32 = 64;
@@ -37,6 +39,10 @@ const SPREAD: f64 = 0.618_033_988_749_895;
 /// The chart, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionsChart {
+    /// `sessions.svg` or `sessions-cost.svg`.
+    pub file: &'static str,
+    /// The cost chart's unit; None for the reread-token chart.
+    pub cost_unit: Option<CostUnit>,
     pub title: String,
     pub subtitle: String,
     /// Ranked order, drawn top to bottom.
@@ -64,19 +70,109 @@ pub struct Row {
     pub total: f64,
 }
 
+/// One row's figures, whichever the measure.
+struct Spread<'a> {
+    edit: usize,
+    session_pcts: &'a [f64],
+    p10: f64,
+    median: f64,
+    p90: f64,
+    total_pct: f64,
+}
+
 /// Series and axis of `sessions.svg`.
 pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
-    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
-    let all = input
+    let spreads = input
         .rows
+        .iter()
+        .map(|r| Spread {
+            edit: r.edit,
+            session_pcts: &r.session_pcts,
+            p10: r.p10,
+            median: r.median,
+            p90: r.p90,
+            total_pct: r.total_pct,
+        })
+        .collect();
+    let mut chart = chart(input, spreads, FILE)?;
+    chart.title = format!("{}: what each edit saves, session by session", input.name);
+    chart.subtitle = format!(
+        "{}{}{}",
+        chart.subtitle,
+        unchanged_note(input),
+        super::history_input::cost_only_note(input, COST_FILE)
+    );
+    Ok(chart)
+}
+
+/// Series and axis of `sessions-cost.svg`: each session's percentage of its own baseline
+/// cost saved, in `cost`'s unit, ranked by cost.
+pub fn prepare_cost(
+    input: &HistoryChartInput,
+    cost: &HistoryCostInput,
+) -> Result<SessionsChart, ChartError> {
+    let spreads = cost
+        .rows
+        .iter()
+        .map(|r| Spread {
+            edit: r.edit,
+            session_pcts: &r.session_pcts,
+            p10: r.p10,
+            median: r.median,
+            p90: r.p90,
+            total_pct: r.total_pct,
+        })
+        .collect();
+    let mut chart = chart(input, spreads, COST_FILE)?;
+    chart.title = format!(
+        "{}: what each edit saves on cost, session by session",
+        input.name
+    );
+    chart.subtitle = format!(
+        "{}\nCost in {}, under each session's prompt cache{}.{}",
+        chart.subtitle,
+        unit_phrase(&cost.unit),
+        super::history_input::uncached_note(input, cost),
+        cost_unchanged_note(input)
+    );
+    chart.cost_unit = Some(cost.unit.clone());
+    Ok(chart)
+}
+
+/// The cost's unit as the subtitle says it, with where dollars come from or why the unit
+/// is not dollars.
+fn unit_phrase(unit: &CostUnit) -> String {
+    match unit {
+        CostUnit::Dollars => {
+            "dollars (simulated: each call at its model's list price, output included)".to_string()
+        }
+        CostUnit::InputTokenEquivalents => {
+            "input-token equivalents (not every session is priced)".to_string()
+        }
+    }
+}
+
+/// The rows of `spreads` (in their order), with the axis over every session, the
+/// aggregate and zero; the title is the caller's, the subtitle says what a dot is.
+fn chart(
+    input: &HistoryChartInput,
+    spreads: Vec<Spread>,
+    file: &'static str,
+) -> Result<SessionsChart, ChartError> {
+    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
+    let all = spreads
         .iter()
         .flat_map(|r| r.session_pcts.iter().copied().chain([r.total_pct]))
         .chain([0.0]);
     let (lo, hi) = style::finite_range(all).unwrap_or((0.0, 1.0));
     let x_range = style::padded(lo, hi, 0.04);
     let binned = input.sessions > MAX_DOTS;
-    let mut rows = Vec::with_capacity(input.rows.len());
-    for (r, name) in input.rows.iter().zip(row_names(input, NAME_CHARS, FILE)?) {
+    let mut rows = Vec::with_capacity(spreads.len());
+    let edits: Vec<usize> = spreads.iter().map(|r| r.edit).collect();
+    for (r, name) in spreads
+        .iter()
+        .zip(row_names(input, &edits, NAME_CHARS, file)?)
+    {
         let pcts: Vec<f64> = r
             .session_pcts
             .iter()
@@ -116,11 +212,12 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
         "each dot is a session"
     };
     Ok(SessionsChart {
-        title: format!("{}: what each edit saves, session by session", input.name),
+        file,
+        cost_unit: None,
+        title: String::new(),
         subtitle: format!(
-            "{} sessions, each at its own B and ρ; {what}.{}",
+            "{} sessions, each at its own B and ρ; {what}.",
             crate::number::grouped(input.sessions as f64, 0),
-            unchanged_note(input)
         ),
         rows,
         x_range,
@@ -129,8 +226,18 @@ pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
     })
 }
 
-/// Bins of `values` across `range`, as `(from, to, share of the densest bin)`; empty bins
-/// left out.
+/// On the cost chart, a line of its own saying which sessions no edit changes at all
+/// (they sit at 0 % in every row), or nothing: a session an edit reprices is changed.
+fn cost_unchanged_note(input: &HistoryChartInput) -> String {
+    match input.sessions_unchanged {
+        0 => String::new(),
+        u => format!(
+            "\nNo edit changes the cost of {} of them: they sit at 0 % in every row.",
+            crate::number::grouped(u as f64, 0)
+        ),
+    }
+}
+
 /// A line of its own saying which sessions sit at 0 % in every row (no edit changes their
 /// reread total), or nothing.
 fn unchanged_note(input: &HistoryChartInput) -> String {
@@ -154,6 +261,8 @@ fn unchanged_note(input: &HistoryChartInput) -> String {
     }
 }
 
+/// Bins of `values` across `range`, as `(from, to, share of the densest bin)`; empty bins
+/// left out.
 fn density(values: &[f64], (lo, hi): (f64, f64)) -> Vec<(f64, f64, f64)> {
     let width = (hi - lo) / BINS as f64;
     let mut counts = vec![0usize; BINS];
@@ -174,14 +283,28 @@ fn density(values: &[f64], (lo, hi): (f64, f64)) -> Vec<(f64, f64, f64)> {
 }
 
 fn legend(chart: &SessionsChart) -> Vec<Entry> {
+    let (dot, total, aggregate) = match &chart.cost_unit {
+        None => (
+            "a dot in the edit's colour, at what it saves in that session".to_string(),
+            "share of the summed reread total of all sessions: long ones weigh more".to_string(),
+            super::aggregate::FILE,
+        ),
+        Some(unit) => (
+            "a dot in the edit's colour, at the share of that session's cost it saves".to_string(),
+            format!(
+                "share of the summed baseline {}: costly sessions weigh more",
+                super::aggregate::cost_words(unit)
+            ),
+            super::aggregate::COST_FILE,
+        ),
+    };
     let one = if chart.binned {
         Entry::new(
             Key::Swatch(style::BASELINE, DOT_OPACITY),
             "sessions (density)",
         )
     } else {
-        Entry::new(Key::Spot(style::BASELINE), "one session")
-            .with_note("a dot in the edit's colour, at what it saves in that session")
+        Entry::new(Key::Spot(style::BASELINE), "one session").with_note(dot)
     };
     vec![
         Entry::new(Key::Heading, "Per session"),
@@ -190,18 +313,19 @@ fn legend(chart: &SessionsChart) -> Vec<Entry> {
             Key::Swatch(style::BASELINE, BAND_OPACITY * 2.0),
             "p10 to p90",
         )
-        .with_note("the middle 80 % of sessions (nearest-rank percentiles; the whisker in aggregate.svg)"),
+        .with_note(format!(
+            "the middle 80 % of sessions (nearest-rank percentiles; the whisker in {aggregate})"
+        )),
         Entry::new(Key::Rule(INK, 3), "median session").with_note("half the sessions save more"),
         Entry::new(Key::Heading, "All sessions"),
-        Entry::new(Key::Outline, "aggregate saving").with_note(
-            "share of the summed reread total of all sessions: long ones weigh more (the bar in aggregate.svg)",
-        ),
+        Entry::new(Key::Outline, "aggregate saving")
+            .with_note(format!("{total} (the bar in {aggregate})")),
     ]
 }
 
 /// Renders the chart as SVG text.
 pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
-    let err = drawing(FILE);
+    let err = drawing(chart.file);
     let n = chart.rows.len().max(1);
     let legend = legend(chart);
     let rows_px = ROW_PX * n as i32;
@@ -213,7 +337,7 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height as u32)).into_drawing_area();
         root.fill(&BACKGROUND).map_err(&err)?;
         let words = (chart.title.as_str(), chart.subtitle.as_str());
-        let area = layout::framed(&root, words, &legend, rows_px + BELOW_ROWS_PX, FILE)?;
+        let area = layout::framed(&root, words, &legend, rows_px + BELOW_ROWS_PX, chart.file)?;
         let (x_lo, x_hi) = chart.x_range;
         let rows = n as f64;
         let mut plot = ChartBuilder::on(&area)
@@ -231,7 +355,16 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
             .y_label_formatter(&nothing)
             .x_labels(7)
             .x_label_formatter(&percent)
-            .x_desc("% of the session's own baseline reread total saved (left of 0: adds rereads)")
+            .x_desc(match &chart.cost_unit {
+                None => {
+                    "% of the session's own baseline reread total saved (left of 0: adds rereads)"
+                        .to_string()
+                }
+                Some(unit) => format!(
+                    "% of the session's own baseline {} saved (left of 0: costs more)",
+                    super::aggregate::cost_words(unit)
+                ),
+            })
             .draw()
             .map_err(&err)?;
         plot.draw_series([PathElement::new(
@@ -286,7 +419,7 @@ pub fn draw(chart: &SessionsChart) -> Result<String, ChartError> {
                 (left, y),
                 std::slice::from_ref(&row.name),
                 row.edit,
-                FILE,
+                chart.file,
             )?;
         }
         root.present().map_err(&err)?;
@@ -321,5 +454,36 @@ mod tests {
         let densest = chart.rows[0].bins.iter().map(|b| b.2).fold(0.0, f64::max);
         assert_eq!(densest, 1.0);
         assert!(draw(&chart).is_ok());
+    }
+
+    #[test]
+    fn the_cost_version_is_ranked_by_cost_and_has_the_cost_only_edit() {
+        use crate::chart::history::tests::with_cost;
+        let input = with_cost();
+        let chart = prepare_cost(&input, input.cost.as_ref().unwrap()).unwrap();
+        assert_eq!(chart.file, COST_FILE);
+        let order: Vec<_> = chart.rows.iter().map(|r| r.edit).collect();
+        assert_eq!(order, vec![3, 1, 0, 2]);
+        assert_eq!(chart.rows[0].name, "cache for an hour");
+        assert!(
+            chart.subtitle.contains("\nCost in dollars (simulated: each call at its model's list price, output included), under each session's prompt cache."),
+            "{}",
+            chart.subtitle
+        );
+        // The token chart leaves it out and says where it is.
+        let tokens = prepare(&input).unwrap();
+        assert!(tokens.rows.iter().all(|r| r.edit != 3));
+        assert!(
+            tokens.subtitle.ends_with(
+                "\nLeft out: \u{201c}cache for an hour\u{201d} changes the cost alone, not the reread total (drawn in sessions-cost.svg)."
+            ),
+            "{}",
+            tokens.subtitle
+        );
+        assert!(
+            draw(&chart)
+                .unwrap()
+                .contains("own baseline dollars saved (left of 0: costs more)")
+        );
     }
 }

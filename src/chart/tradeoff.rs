@@ -3,6 +3,10 @@
 //! against context removed, one dot per edit, with the Pareto front marked: the edits that
 //! no other edit of the family, nor doing nothing, beats on both. The reader picks a point
 //! on the front by how much context they can spare, instead of trusting one number.
+//!
+//! Cost saved is in dollars where every session is priced (the suggestion then ranks by
+//! them, docs/model.md §4), else a percentage of the summed baseline cost in input-token
+//! equivalents; the axis says which.
 
 use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
@@ -36,8 +40,19 @@ pub struct TradeoffInput {
     /// The family, for people (`cap size`).
     pub family: String,
     pub sessions: usize,
+    /// What [`TradeoffPoint::saved`] is in.
+    pub saved_unit: SavedUnit,
     /// One curve per value of the other parameter (a tool, a keep count), in order.
     pub series: Vec<TradeoffSeries>,
+}
+
+/// The unit of the cost saved (the y axis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SavedUnit {
+    /// Percent of the summed baseline cost, in input-token equivalents.
+    PercentOfCost,
+    /// US dollars, simulated (each call at its model's list price), summed over sessions.
+    Dollars,
 }
 
 /// The edits of one curve, in the order of their parameter.
@@ -54,8 +69,8 @@ pub struct TradeoffPoint {
     pub label: String,
     /// Context removed, est. tokens, summed over the sessions.
     pub removed: f64,
-    /// Cost saved, percent of the summed baseline cost.
-    pub saved_pct: f64,
+    /// Cost saved, summed over the sessions, in the input's [`SavedUnit`].
+    pub saved: f64,
     pub on_front: bool,
 }
 
@@ -67,6 +82,7 @@ pub struct TradeoffChart {
     pub subtitle: String,
     pub x_desc: String,
     pub y_desc: String,
+    pub saved_unit: SavedUnit,
     pub x_range: (f64, f64),
     pub y_range: (f64, f64),
     pub series: Vec<TradeoffSeries>,
@@ -88,7 +104,7 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
     }
     if all
         .iter()
-        .any(|p| !p.removed.is_finite() || !p.saved_pct.is_finite())
+        .any(|p| !p.removed.is_finite() || !p.saved.is_finite())
     {
         return Err(ChartError::Data {
             chart: input.file,
@@ -98,7 +114,7 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
     let mut front: Vec<(f64, f64)> = all
         .iter()
         .filter(|p| p.on_front)
-        .map(|p| (p.removed, p.saved_pct))
+        .map(|p| (p.removed, p.saved))
         .collect();
     front.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let on_front = front.len();
@@ -106,7 +122,7 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
     let (x_lo, x_hi) =
         style::finite_range(all.iter().map(|p| p.removed).chain([0.0])).unwrap_or((0.0, 1.0));
     let (y_lo, y_hi) =
-        style::finite_range(all.iter().map(|p| p.saved_pct).chain([0.0])).unwrap_or((0.0, 1.0));
+        style::finite_range(all.iter().map(|p| p.saved).chain([0.0])).unwrap_or((0.0, 1.0));
     // Room on the right for the labels of the edits furthest out.
     let (x_lo, x_hi) = style::padded(x_lo, x_hi + 0.18 * (x_hi - x_lo), 0.04);
     let y_range = style::padded(y_lo, y_hi, 0.08);
@@ -124,7 +140,15 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
             all.len()
         ),
         x_desc: "context removed, est. tokens (summed over sessions, each counted once)".into(),
-        y_desc: "cost saved, % of the summed baseline cost".into(),
+        y_desc: match input.saved_unit {
+            SavedUnit::PercentOfCost => {
+                "cost saved, % of the summed baseline cost (input-token equivalents)".into()
+            }
+            SavedUnit::Dollars => {
+                "cost saved, US dollars (simulated at list prices), summed over sessions".into()
+            }
+        },
+        saved_unit: input.saved_unit,
         x_range: (x_lo.min(0.0), x_hi),
         y_range,
         series: input
@@ -283,7 +307,20 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
             .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
             .map_err(&err)?;
         let decimals = style::decimals_for_step((y_hi - y_lo) / 8.0);
-        let pct = |y: &f64| format!("{}%", style::fixed(*y, decimals));
+        let dollars = chart.saved_unit == SavedUnit::Dollars;
+        // Money to the cent at least.
+        let cents = decimals.max(2);
+        let pct = |y: &f64| {
+            if dollars {
+                // The sign before the symbol, as money is written: -$0.50.
+                let text = style::fixed(y.abs(), cents);
+                let zero = style::fixed(0.0, cents);
+                let sign = if *y < 0.0 && text != zero { "-" } else { "" };
+                format!("{sign}${text}")
+            } else {
+                format!("{}%", style::fixed(*y, decimals))
+            }
+        };
         let tokens = |x: &f64| style::short(*x);
         style::house_mesh(&mut plot.configure_mesh())
             .x_labels(8)
@@ -308,7 +345,7 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
         .map_err(&err)?;
         for (i, s) in chart.series.iter().enumerate() {
             let colour = style::edit_colour(i);
-            let path: Vec<(f64, f64)> = s.points.iter().map(|p| (p.removed, p.saved_pct)).collect();
+            let path: Vec<(f64, f64)> = s.points.iter().map(|p| (p.removed, p.saved)).collect();
             plot.draw_series([PathElement::new(path.clone(), colour.stroke_width(2))])
                 .map_err(&err)?;
             plot.draw_series(path.iter().map(|&xy| Circle::new(xy, 5, colour.filled())))
@@ -323,7 +360,7 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
         let mut labelled = Vec::new();
         for s in &chart.series {
             for p in &s.points {
-                let (x, y) = plot.backend_coord(&(p.removed, p.saved_pct));
+                let (x, y) = plot.backend_coord(&(p.removed, p.saved));
                 if p.on_front {
                     root.draw(&Circle::new((x, y), 9, INK.stroke_width(2)))
                         .map_err(&err)?;
@@ -392,10 +429,10 @@ mod tests {
     use super::*;
 
     fn input() -> TradeoffInput {
-        let p = |label: &str, removed, saved_pct, on_front| TradeoffPoint {
+        let p = |label: &str, removed, saved, on_front| TradeoffPoint {
             label: label.into(),
             removed,
-            saved_pct,
+            saved,
             on_front,
         };
         TradeoffInput {
@@ -403,6 +440,7 @@ mod tests {
             name: "history".into(),
             family: "cap size".into(),
             sessions: 12,
+            saved_unit: SavedUnit::PercentOfCost,
             series: vec![
                 TradeoffSeries {
                     label: "Bash".into(),
@@ -452,7 +490,7 @@ mod tests {
                     .map(|k| TradeoffPoint {
                         label: format!("at {}k, keep {}", 40 + 5 * k, 2 * s + 1),
                         removed: 60_000.0 + 1_500.0 * f64::from(k) + 700.0 * f64::from(s),
-                        saved_pct: 4.0 + 0.3 * f64::from(k) + 0.1 * f64::from(s),
+                        saved: 4.0 + 0.3 * f64::from(k) + 0.1 * f64::from(s),
                         on_front: s == 0 || k == 5,
                     })
                     .collect(),
@@ -463,6 +501,7 @@ mod tests {
             name: "history".into(),
             family: "context editing".into(),
             sessions: 12,
+            saved_unit: SavedUnit::PercentOfCost,
             series,
         }
     }
@@ -548,7 +587,7 @@ mod tests {
         empty.series.clear();
         assert!(matches!(prepare(&empty), Err(ChartError::Data { .. })));
         let mut bad = input();
-        bad.series[0].points[0].saved_pct = f64::NAN;
+        bad.series[0].points[0].saved = f64::NAN;
         assert!(matches!(prepare(&bad), Err(ChartError::Data { .. })));
     }
 }

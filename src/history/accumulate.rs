@@ -36,6 +36,13 @@ struct EditSums {
     rules: Vec<String>,
     /// Per-session percentages saved, session order.
     percents: Vec<f64>,
+    /// Per-session percentages of the session's own baseline cost saved, input-token
+    /// equivalents, session order: what `sessions-cost.svg` draws without prices.
+    cost_percents: Vec<f64>,
+    /// The same of its baseline dollars, while every session so far is priced (then the
+    /// cost ranking is in dollars and the chart draws these); None from the first session
+    /// without prices on, so an unpriced history keeps one list, not two.
+    dollar_percents: Option<Vec<f64>>,
     what_if: Option<WhatIfAggregate>,
 }
 
@@ -79,7 +86,13 @@ impl Accumulator {
             baseline_total: 0.0,
             baseline_cost: 0.0,
             cached: 0,
-            edits: vec![EditSums::default(); names.len()],
+            edits: vec![
+                EditSums {
+                    dollar_percents: Some(Vec::new()),
+                    ..EditSums::default()
+                };
+                names.len()
+            ],
             savings: Vec::new(),
             session_names: SessionNames::default(),
             unchanged: Vec::new(),
@@ -229,6 +242,16 @@ impl Accumulator {
                 }
             }
             sums.percents.push(e.saved_pct);
+            sums.cost_percents.push(e.cost_saved_pct);
+            let dollar_pct = s
+                .baseline_dollars
+                .zip(e.dollars_saved)
+                .map(|(baseline, saved)| 100.0 * saved / baseline);
+            match (dollar_pct, &mut sums.dollar_percents) {
+                (Some(pct), Some(list)) => list.push(pct),
+                (None, list) => *list = None,
+                (Some(_), None) => {}
+            }
         }
         for k in 0..self.edits.len() {
             self.savings
@@ -268,6 +291,8 @@ impl Accumulator {
         }
         let average_call = self.baseline_total / self.calls as f64;
         let mut session_pcts = Vec::with_capacity(self.edits.len());
+        let mut cost_percents = Vec::with_capacity(self.edits.len());
+        let mut dollar_percents = Vec::with_capacity(self.edits.len());
         let mut edits = Vec::with_capacity(self.edits.len());
         for (i, (name, e)) in self.names.iter().zip(self.edits).enumerate() {
             edits.push(EditAggregate {
@@ -294,6 +319,8 @@ impl Accumulator {
                 what_if: e.what_if,
             });
             session_pcts.push(e.percents);
+            cost_percents.push(e.cost_percents);
+            dollar_percents.push(e.dollar_percents);
         }
         let savings: Vec<f64> = edits.iter().map(|e| e.saved_tokens).collect();
         let ranking = rank::rank(&savings, self.baseline_total);
@@ -342,6 +369,15 @@ impl Accumulator {
             bytes_per_token_sources: self.bpt_sources,
             warnings: self.warnings,
             session_pcts,
+            // In the cost ranking's unit: dollars where it ranks by them.
+            session_cost_pcts: if by_dollars {
+                dollar_percents
+                    .into_iter()
+                    .map(Option::unwrap_or_default)
+                    .collect()
+            } else {
+                cost_percents
+            },
             baseline_dollars: self.baseline_dollars,
             priced_sessions: self.priced,
             ranked_by_dollars: by_dollars,

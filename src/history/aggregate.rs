@@ -108,6 +108,16 @@ pub struct WhatIfAggregate {
 }
 
 impl EditAggregate {
+    /// Whether the edit changes the cost alone (a cache or model edit that only
+    /// reprices): it saves no reread token in any session, so a reread-token figure of it
+    /// would read as a 0.0 % saving where it saves money. Such rows say "cost only", and
+    /// the token charts leave the edit out (the cost charts have it).
+    pub fn cost_only(&self) -> bool {
+        self.what_if.is_some()
+            && self.saved_tokens == 0.0
+            && (self.cost_saved != 0.0 || self.dollars_saved.is_some_and(|d| d != 0.0))
+    }
+
     /// The edit's name as a row shows it: a model edit says what it is priced as.
     pub fn row_name(&self) -> String {
         match self.what_if.as_ref().and_then(|w| w.priced_as.as_ref()) {
@@ -221,6 +231,11 @@ pub struct Aggregate {
     /// `sessions.svg` draws.
     #[serde(skip)]
     pub session_pcts: Vec<Vec<f64>>,
+    /// Per edit (by index), every session's percentage of its own baseline cost saved, in
+    /// session order, in the cost ranking's unit (dollars where `ranked_by_dollars`, else
+    /// input-token equivalents): what `sessions-cost.svg` draws.
+    #[serde(skip)]
+    pub session_cost_pcts: Vec<Vec<f64>>,
     /// Σ of the simulated baseline dollars over the sessions priced; None when none is.
     pub baseline_dollars: Option<f64>,
     /// Sessions whose dollars are known: the denominator of `baseline_dollars`.

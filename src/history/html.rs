@@ -172,23 +172,46 @@ fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Res
     }
     writeln!(
         out,
-        "<div class=\"scroll\"><table id=\"edits\">\n<thead><tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved</th><th>cost rank</th>{}</tr></thead>\n<tbody>",
-        if priced > 0 { "<th>$ saved</th>" } else { "" }
+        "<div class=\"scroll\"><table id=\"edits\">\n<thead><tr><th>rank</th><th class=\"name\">edit</th><th>saved est. tokens</th><th>saved</th><th>equiv. calls</th><th>median session</th><th>p10</th><th>p90</th><th>first in</th><th>saves in</th><th>adds in</th><th>selects nothing in</th><th>cost saved, % of input-token eq.</th><th>cost rank{}</th>{}</tr></thead>\n<tbody>",
+        if r.baseline.ranked_by_dollars {
+            " (by $)"
+        } else {
+            ""
+        },
+        if priced > 0 {
+            "<th>$ saved, USD</th>"
+        } else {
+            ""
+        }
     )?;
     for e in &r.edits {
         let d = &e.per_session_pct;
+        // A cache or model edit that changes cost alone saves no reread token anywhere:
+        // its row says so rather than 0.0 %, as the table does.
+        let cost_only = e.cost_only();
+        let shown = |text: String| if cost_only { "—".to_string() } else { text };
+        // Nor do the live sliders write a reread-token figure into it.
+        let (saved_class, pct_class, equiv_class) = if cost_only {
+            ("", "", "")
+        } else {
+            (" saved", " pct", " equiv")
+        };
         writeln!(
             out,
-            "<tr data-edit=\"{}\"><td class=\"moves rank\">{}</td><td class=\"name\">{}</td><td class=\"moves saved\">{}</td><td class=\"moves pct\">{}</td><td class=\"moves equiv\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {changed}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
+            "<tr data-edit=\"{}\"><td class=\"moves rank\">{}</td><td class=\"name\">{}</td><td class=\"moves{saved_class}\">{}</td><td class=\"moves{pct_class}\">{}</td><td class=\"moves{equiv_class}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {changed}</td><td>{} of {n}</td><td>{} of {n}</td><td>{} of {n}</td><td>{}</td><td>{}</td>{}</tr>",
             e.index,
             e.rank,
             escape(&e.row_name()),
-            grouped(e.saved_tokens, 0),
-            percent(e.saved_pct),
-            grouped(e.equivalent_calls, 2),
-            percent(d.median),
-            percent(d.p10),
-            percent(d.p90),
+            if cost_only {
+                "cost only".to_string()
+            } else {
+                grouped(e.saved_tokens, 0)
+            },
+            shown(percent(e.saved_pct)),
+            shown(grouped(e.equivalent_calls, 2)),
+            shown(percent(d.median)),
+            shown(percent(d.p10)),
+            shown(percent(d.p90)),
             count(e.sessions_first),
             count(e.sessions_saving),
             count(e.sessions_adding),
@@ -204,15 +227,20 @@ fn edits(out: &mut dyn Write, r: &HistoryReport, live: Option<&Live>) -> io::Res
     }
     writeln!(
         out,
-        "</tbody></table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit){}; selects nothing in: sessions where a rule of the edit matched no call, or stood for another provider's mechanism than the session ran on (that rule changes nothing there; not an error); cost saved: input-token equivalents under each session's cache model, of the summed baseline cost; cost rank: the edit's place when ranked by cost saved{}.</p>",
+        "</tbody></table></div>\n<p class=\"note\">saved: of the summed baseline reread totals; equiv. calls: the saving in average baseline calls over all sessions; median, p10, p90: of each session's own percentage, nearest-rank; first in: sessions where the edit ranks first (a tie counts for each tied edit){}; selects nothing in: sessions where a rule of the edit matched no call, or stood for another provider's mechanism than the session ran on (that rule changes nothing there; not an error); cost saved: the cost saved in input-token equivalents (each session under its own prompt cache), as a percentage of the summed baseline cost in the same unit; cost rank: the edit's place when ranked by cost saved{}{}.</p>",
         if r.unchanged.left_out() > 0 {
             format!(", of the {changed} {}", r.unchanged.counted_words())
         } else {
             String::new()
         },
+        if r.baseline.ranked_by_dollars {
+            " in dollars, every session being priced"
+        } else {
+            ""
+        },
         if priced > 0 {
             format!(
-                "; $ saved: at each session's list price ([price]), summed over the {} priced",
+                "; $ saved: US dollars, simulated, each call at its model's list price ([price] or the price data), summed over the {} priced",
                 crate::number::plural(priced, "session", "sessions")
             )
         } else {

@@ -196,6 +196,10 @@ pub struct HistoryReport {
     /// Per edit (by index), every session's percentage saved, in session order.
     #[serde(skip)]
     pub session_pcts: Vec<Vec<f64>>,
+    /// Per edit (by index), every session's percentage of its own baseline cost saved, in
+    /// the cost ranking's unit (see `Aggregate::session_cost_pcts`).
+    #[serde(skip)]
+    pub session_cost_pcts: Vec<Vec<f64>>,
     /// The shards a merge read, as given (only the table says so: the files are those of
     /// one run over all the sessions).
     #[serde(skip)]
@@ -363,6 +367,7 @@ impl HistoryReport {
             groups: None,
             sessions,
             session_pcts: aggregate.session_pcts,
+            session_cost_pcts: aggregate.session_cost_pcts,
             merged_from: Vec::new(),
             measured: aggregate.measured,
             excluded: aggregate.excluded,

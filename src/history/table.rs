@@ -234,7 +234,7 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         let d = &e.per_session_pct;
         // A cache or model edit that changes cost alone saves no reread token anywhere:
         // its row says so rather than 0.0 %.
-        let cost_only = e.what_if.is_some() && e.saved_tokens == 0.0 && e.cost_saved != 0.0;
+        let cost_only = e.cost_only();
         let shown = |x: f64| {
             if cost_only {
                 "—".to_string()

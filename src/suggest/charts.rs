@@ -1,16 +1,22 @@
 //! The trade-off charts of a suggestion: one per parametric family with candidates
-//! (`chart::tradeoff`), each point an edit's summed cost saved against the context it
-//! removes, its Pareto front marked.
+//! (`chart::tradeoff`), each point an edit's summed cost saved (in dollars where every
+//! session is priced, as the suggestion ranks) against the context it removes, its Pareto
+//! front marked.
 
 use super::SuggestReport;
 use crate::chart::ChartError;
-use crate::chart::tradeoff::{self, TradeoffInput, TradeoffPoint, TradeoffSeries};
+use crate::chart::tradeoff::{self, SavedUnit, TradeoffInput, TradeoffPoint, TradeoffSeries};
 
 /// Each family's chart input, in family order. The candidates keep the order the rules
 /// gave them (by parameter), grouped into series by their `series`.
 pub fn inputs(report: &SuggestReport) -> Vec<TradeoffInput> {
     let mut in_file_order: Vec<_> = report.candidates.iter().collect();
     in_file_order.sort_by_key(|s| s.index);
+    let saved_unit = if report.baseline.ranked_by_dollars {
+        SavedUnit::Dollars
+    } else {
+        SavedUnit::PercentOfCost
+    };
     let mut out = Vec::new();
     for f in &report.families {
         let mut series: Vec<TradeoffSeries> = Vec::new();
@@ -19,7 +25,11 @@ pub fn inputs(report: &SuggestReport) -> Vec<TradeoffInput> {
             let point = TradeoffPoint {
                 label: s.point_label.clone(),
                 removed: s.context_removed_tokens,
-                saved_pct: s.cost_saved_pct,
+                saved: match saved_unit {
+                    // Every candidate is priced where the suggestion ranks by dollars.
+                    SavedUnit::Dollars => s.dollars_saved.unwrap_or(f64::NAN),
+                    SavedUnit::PercentOfCost => s.cost_saved_pct,
+                },
                 on_front: s.on_front == Some(true),
             };
             match series.iter_mut().find(|x| x.label == label) {
@@ -38,6 +48,7 @@ pub fn inputs(report: &SuggestReport) -> Vec<TradeoffInput> {
             name: report.name.clone(),
             family: f.label.to_string(),
             sessions: report.baseline.sessions,
+            saved_unit,
             series,
         });
     }

@@ -85,6 +85,15 @@ pub struct Suggested {
     pub point_label: String,
 }
 
+impl Suggested {
+    /// Whether the candidate changes the cost alone (a longer cache lifetime): it saves
+    /// no reread token, so its rows say "cost only" rather than a 0.0 % saving.
+    pub fn cost_only(&self) -> bool {
+        self.saved_tokens == 0.0
+            && (self.cost_saved != 0.0 || self.dollars_saved.is_some_and(|d| d != 0.0))
+    }
+}
+
 /// A parametric family's trade-off.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FamilyFront {
@@ -286,7 +295,14 @@ impl SuggestReport {
 /// lists the families.
 fn fronts(candidates: &mut [Suggested], h: &HistoryReport) -> Vec<FamilyFront> {
     let tol_removed = rank::TIE_TOLERANCE * h.baseline.total_tokens.abs();
-    let tol_saved = rank::TIE_TOLERANCE * h.baseline.cost.abs();
+    // The front is in the ranking's unit: dollars where every session is priced.
+    let by_dollars = h.baseline.ranked_by_dollars;
+    let tol_saved = rank::TIE_TOLERANCE
+        * if by_dollars {
+            h.baseline.dollars.unwrap_or(0.0).abs()
+        } else {
+            h.baseline.cost.abs()
+        };
     let mut families = Vec::new();
     for family in Family::ALL {
         let Some(chart) = family.chart_file() else {
@@ -302,7 +318,11 @@ fn fronts(candidates: &mut [Suggested], h: &HistoryReport) -> Vec<FamilyFront> {
             .iter()
             .map(|&i| Tradeoff {
                 removed: candidates[i].context_removed_tokens,
-                saved: candidates[i].cost_saved,
+                saved: if by_dollars {
+                    candidates[i].dollars_saved.unwrap_or(f64::NAN)
+                } else {
+                    candidates[i].cost_saved
+                },
             })
             .collect();
         let on = pareto::front(&points, tol_removed, tol_saved);

@@ -172,8 +172,17 @@ pub fn write(
             s.family_label,
             grouped(s.cost_saved, 0),
             percent(s.cost_saved_pct),
-            grouped(s.saved_tokens, 0),
-            percent(s.saved_pct),
+            // A cache candidate saves no reread token: "cost only", never 0.0 %.
+            if s.cost_only() {
+                "cost only".to_string()
+            } else {
+                grouped(s.saved_tokens, 0)
+            },
+            if s.cost_only() {
+                "—".to_string()
+            } else {
+                percent(s.saved_pct)
+            },
             grouped(s.context_removed_tokens, 0),
             format!(
                 "{} of {}",
@@ -236,11 +245,19 @@ pub fn write(
                 .iter()
                 .filter_map(|name| r.candidates.iter().find(|s| &s.name == name))
             {
+                // In the ranking's unit: dollars where every session is priced.
+                let saves = match (r.baseline.ranked_by_dollars, s.dollars_saved, b.dollars) {
+                    (true, Some(d), Some(total)) if total > 0.0 => format!(
+                        "{} ({} of the summed dollars)",
+                        dollars(d),
+                        percent(100.0 * d / total)
+                    ),
+                    _ => format!("{} of the cost", percent(s.cost_saved_pct)),
+                };
                 writeln!(
                     out,
-                    "    {}: saves {} of the cost, removes {} est. tokens",
+                    "    {}: saves {saves}, removes {} est. tokens",
                     s.name,
-                    percent(s.cost_saved_pct),
                     grouped(s.context_removed_tokens, 0)
                 )?;
             }

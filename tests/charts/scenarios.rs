@@ -396,6 +396,8 @@ fn history_charts_keep_where_long_names_differ() {
         sessions_cost_only: 0,
         edits: names,
         rows,
+        cost_only_edits: Vec::new(),
+        cost: None,
     };
     for (name, svg) in draw_all(&input).expect("drawn") {
         let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
@@ -616,6 +618,8 @@ fn the_history_charts_mark_one_thing_with_one_glyph_and_say_so() {
                 sessions_first: 2,
             },
         ],
+        cost_only_edits: Vec::new(),
+        cost: None,
     };
     let charts = draw_all(&input).expect("drawn");
     for name in ["sessions.svg", "aggregate.svg"] {
