@@ -12,6 +12,7 @@ pub mod assemble;
 pub mod atif;
 pub mod claude_code;
 pub mod codex;
+pub mod context;
 pub mod document;
 pub mod event;
 pub mod files;
