@@ -21,6 +21,7 @@ pub mod label;
 pub mod lifetime;
 pub mod mini_swe_agent;
 pub mod otel;
+pub mod parts;
 pub mod quality;
 pub mod sniff;
 pub mod spill;

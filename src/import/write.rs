@@ -414,6 +414,10 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         );
     }
 
+    // The base's parts the log shows (before the calls: the quick reader takes the header
+    // through the general path).
+    s.push_str(&super::parts::render(t, first.max(1)));
+
     // Ids must be unique in a scenario; two requests of one log can share one (the same
     // requestId with two message ids), so a repeat gets a suffix.
     let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -659,6 +663,8 @@ mod tests {
                     ..Default::default()
                 },
                 project: None,
+                declared: Default::default(),
+                mcp_tools_used: Default::default(),
                 calls,
                 duplicates_removed: 0,
                 malformed: Vec::new(),
@@ -690,6 +696,8 @@ mod tests {
                 reset: None,
                 identity: Default::default(),
                 project: None,
+                declared: Default::default(),
+                mcp_tools_used: Default::default(),
                 calls: vec![call(format!("req{c}"), "Read".into(), None, None)],
                 duplicates_removed: 0,
                 malformed: Vec::new(),
@@ -739,6 +747,8 @@ mod tests {
             reset: None,
             identity: Default::default(),
             project: None,
+            declared: Default::default(),
+            mcp_tools_used: Default::default(),
             calls: vec![call("r".into(), "Read".into(), None, None)],
             duplicates_removed: 0,
             malformed: Vec::new(),
