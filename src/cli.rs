@@ -268,7 +268,10 @@ struct HistoryArgs {
     #[arg(value_name = "DIR", required_unless_present = "merge")]
     dir: Option<PathBuf>,
 
-    /// The edits to evaluate on every session ([[edit]] tables only).
+    /// The edits to evaluate on every session: [[edit]] tables, and [[base.part]] tables
+    /// (named parts of B, such as an MCP server's tool definitions, as `simulate import
+    /// context` writes them) that every session takes as its own where its B holds them,
+    /// so an edit can drop or defer them. No other keys.
     #[arg(long, value_name = "EDITS.toml", required_unless_present = "merge")]
     edits: Option<PathBuf>,
 
@@ -492,8 +495,10 @@ struct RunArgs {
     #[arg(long)]
     no_write: bool,
 
-    /// Compare the edits of this file ([[edit]] tables only) instead of the scenario's own:
-    /// one set of rule edits runs against any scenario or imported session.
+    /// Compare the edits of this file instead of the scenario's own: its [[edit]] tables,
+    /// and any [[base.part]] tables (named parts of B the scenario takes as its own, for
+    /// `base = { drop | defer = NAME }`); one set of edits runs against any scenario or
+    /// imported session.
     #[arg(long, value_name = "EDITS.toml")]
     edits: Option<PathBuf>,
 
