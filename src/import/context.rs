@@ -349,6 +349,38 @@ mod tests {
     }
 
     #[test]
+    fn collapsed_deferred_and_markdown_shapes() {
+        let collapsed = "⛁ System prompt: 3.8k tokens (0.4%)\n⛁ MCP tools: 3.9k tokens (0.4%)\n⛁ Messages: 143.6k tokens (14.4%)\n\n     MCP tools · /mcp (loaded on-demand)\n     └ 24 tools · 3.9k tokens\n";
+        let c = parse(collapsed, "c.txt").unwrap();
+        let p = parts(&c, "/context (c.txt)");
+        let names: Vec<(&str, f64, bool)> = p
+            .iter()
+            .map(|p| (p.name.as_str(), p.tokens, p.deferred))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("system prompt", 3_800.0, false), ("mcp", 3_900.0, true)]
+        );
+        let deferred = "⛁ MCP tools: 1.2k tokens (0.1%)\n⛁ MCP tools (deferred): 5.9k tokens (0.6%)\n\n     MCP tools · /mcp\n     └ mcp__ide__getDiagnostics: 700 tokens\n     └ mcp__ide__executeCode: 500 tokens\n";
+        let p = parts(&parse(deferred, "d.txt").unwrap(), "s");
+        let names: Vec<(&str, f64, bool)> = p
+            .iter()
+            .map(|p| (p.name.as_str(), p.tokens, p.deferred))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("mcp:ide", 1_200.0, false),
+                ("mcp (deferred)", 5_900.0, true)
+            ]
+        );
+        let markdown = "| Category | Tokens | Percentage |\n|---|---|---|\n| System prompt | 6.2k | 0.6% |\n| Skills | 333 | 0.0% |\n| Free space | 758.9k | 75.9% |\n";
+        let p = parts(&parse(markdown, "m.txt").unwrap(), "s");
+        let names: Vec<(&str, f64)> = p.iter().map(|p| (p.name.as_str(), p.tokens)).collect();
+        assert_eq!(names, vec![("system prompt", 6_200.0), ("skills", 333.0)]);
+    }
+
+    #[test]
     fn a_text_without_categories_is_refused() {
         let e = parse("hello\nworld\n", "c.txt").unwrap_err();
         assert!(e.to_string().contains("no /context category"), "{e}");

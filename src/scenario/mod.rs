@@ -768,3 +768,44 @@ impl Scenario {
             .count()
     }
 }
+
+#[cfg(test)]
+mod parts_tests {
+    use super::*;
+
+    fn part(name: &str, tokens: f64) -> BasePart {
+        BasePart {
+            name: name.into(),
+            tokens,
+            source: "test".into(),
+            tools: Vec::new(),
+            deferred: false,
+        }
+    }
+
+    #[test]
+    fn parts_from_a_file_replace_by_name_and_stay_out_where_b_cannot_hold_them() {
+        let text = "name = \"s\"\nbase_tokens = 1000\nbytes_per_token = 1\n[[base.part]]\nname = \"a\"\ntokens = 300\ntools = []\n[[call]]\nlabel = \"x\"\nbytes = 1\n";
+        let s = load_str(text, std::path::Path::new("s.toml")).unwrap();
+        let fits = s
+            .clone()
+            .with_parts(&[part("a", 600.0), part("b", 400.0)], "e.toml");
+        let got: Vec<(&str, f64)> = fits
+            .base_parts
+            .iter()
+            .map(|p| (p.name.as_str(), p.tokens))
+            .collect();
+        assert_eq!(got, vec![("a", 600.0), ("b", 400.0)]);
+        assert!(fits.warnings.is_empty());
+        // 300 + 800 > 1,000: the session keeps its own, and says why.
+        let over = s.with_parts(&[part("b", 800.0)], "e.toml");
+        assert_eq!(over.base_parts.len(), 1);
+        assert!(
+            over.warnings
+                .iter()
+                .any(|w| w.contains("add up to 1,100 tokens") && w.contains("not applied")),
+            "{:?}",
+            over.warnings
+        );
+    }
+}
