@@ -17,7 +17,6 @@
 //! the parts before it, and says so where it is cut; each says its source.
 
 use super::trace::Trace;
-use super::write::{ASSUMED_BYTES_PER_TOKEN, LOADED_TOOL_TOKENS_ESTIMATE};
 use crate::import::context::{server_of, server_tools};
 use crate::number::grouped;
 use crate::scenario::{BasePart, LabelGlob};
@@ -34,9 +33,17 @@ struct Server {
     connected: bool,
 }
 
+/// What the scenario assumes of sizes the log does not give: its bytes per token, and the
+/// tokens of one tool definition (`import::write`'s, passed in so imports flow one way).
+#[derive(Debug, Clone, Copy)]
+pub struct Assumed {
+    pub bytes_per_token: f64,
+    pub tokens_per_definition: f64,
+}
+
 /// The parts of `t` with a base of `base_tokens`, in the order written, and comment
 /// lines for what the log names but cannot size.
-pub fn parts(t: &Trace, base_tokens: u64) -> (Vec<BasePart>, Vec<String>) {
+pub fn parts(t: &Trace, base_tokens: u64, a: Assumed) -> (Vec<BasePart>, Vec<String>) {
     let d = &t.declared;
     let mut servers: BTreeMap<String, Server> = BTreeMap::new();
     for tool in &t.mcp_tools_used {
@@ -50,7 +57,7 @@ pub fn parts(t: &Trace, base_tokens: u64) -> (Vec<BasePart>, Vec<String>) {
     for name in &d.mcp_servers {
         servers.entry(name.clone()).or_default().connected = true;
     }
-    let rho = ASSUMED_BYTES_PER_TOKEN;
+    let rho = a.bytes_per_token;
     let by_bytes = |bytes: u64| bytes as f64 / rho;
     let mut wanted: Vec<BasePart> = Vec::new();
     let mut comments = Vec::new();
@@ -98,11 +105,11 @@ pub fn parts(t: &Trace, base_tokens: u64) -> (Vec<BasePart>, Vec<String>) {
             let n = s.used.len();
             wanted.push(part(
                 &format!("mcp:{name}"),
-                n as f64 * LOADED_TOOL_TOKENS_ESTIMATE as f64,
+                n as f64 * a.tokens_per_definition,
                 format!(
                     "estimated: {n} tool definition{} the calls used (a lower bound: the server may define more) × {} tokens per definition (assumed; /context measures a server: simulate import context)",
                     if n == 1 { "" } else { "s" },
-                    grouped(LOADED_TOOL_TOKENS_ESTIMATE as f64, 0)
+                    grouped(a.tokens_per_definition, 0)
                 ),
                 vec![server_tools(name)],
                 false,
@@ -165,8 +172,8 @@ fn glob(text: &str) -> LabelGlob {
 }
 
 /// The `[base]` section of the scenario of `t`: its parts and comments, or nothing.
-pub fn render(t: &Trace, base_tokens: u64) -> String {
-    let (parts, comments) = parts(t, base_tokens);
+pub fn render(t: &Trace, base_tokens: u64, a: Assumed) -> String {
+    let (parts, comments) = parts(t, base_tokens, a);
     if parts.is_empty() && comments.is_empty() {
         return String::new();
     }

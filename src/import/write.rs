@@ -416,7 +416,14 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
 
     // The base's parts the log shows (before the calls: the quick reader takes the header
     // through the general path).
-    s.push_str(&super::parts::render(t, first.max(1)));
+    s.push_str(&super::parts::render(
+        t,
+        first.max(1),
+        super::parts::Assumed {
+            bytes_per_token: ASSUMED_BYTES_PER_TOKEN,
+            tokens_per_definition: LOADED_TOOL_TOKENS_ESTIMATE as f64,
+        },
+    ));
 
     // Ids must be unique in a scenario; two requests of one log can share one (the same
     // requestId with two message ids), so a repeat gets a suffix.
