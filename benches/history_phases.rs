@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let dir = PathBuf::from(args.get(1).ok_or("usage: history_phases DIR EDITS.toml")?);
     let edits_path = PathBuf::from(args.get(2).ok_or("usage: history_phases DIR EDITS.toml")?);
-    let edits = load_edits(&edits_path)?;
+    let edits = load_edits(&edits_path)?.edits;
     let (mut paths, _) = files::find(&dir, &edits_path)?;
     if let Some(n) = args.get(3).and_then(|n| n.parse().ok()) {
         paths.truncate(n);

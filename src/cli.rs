@@ -198,6 +198,14 @@ struct SuggestArgs {
     /// nor their savings count; the table says how many it left out, and names them.
     #[arg(long, value_name = "PCT")]
     max_cost_diff: Option<f64>,
+
+    /// Size the base's parts from Claude Code's /context output (a text file), or from
+    /// the [[base.part]] tables `simulate import context` wrote: every session whose B
+    /// holds them takes them, and suggest proposes dropping or deferring the MCP servers
+    /// and skills loaded in every request that few sessions use. They are written into
+    /// suggested.toml too, so its rerun reads the same parts.
+    #[arg(long, value_name = "FILE")]
+    context: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -260,7 +268,10 @@ struct HistoryArgs {
     #[arg(value_name = "DIR", required_unless_present = "merge")]
     dir: Option<PathBuf>,
 
-    /// The edits to evaluate on every session ([[edit]] tables only).
+    /// The edits to evaluate on every session: [[edit]] tables, and [[base.part]] tables
+    /// (named parts of B, such as an MCP server's tool definitions, as `simulate import
+    /// context` writes them) that every session takes as its own where its B holds them,
+    /// so an edit can drop or defer them. No other keys.
     #[arg(long, value_name = "EDITS.toml", required_unless_present = "merge")]
     edits: Option<PathBuf>,
 
@@ -401,6 +412,27 @@ Examples:
   simulate import codex ~/.codex/sessions/2025/10 --out scenarios/codex --format json
   simulate import otel /var/log/otel/ --out scenarios/team --fit";
 
+/// `simulate import context FILE --out DIR`: one file of /context text.
+fn import_context(i: ImportArgs) -> Result<Command, Located> {
+    let [file] = <[PathBuf; 1]>::try_from(i.paths).map_err(|paths| {
+        Located::new(
+            "command line",
+            format!(
+                "`simulate import context` reads one file of /context text, {} given",
+                paths.len()
+            ),
+        )
+    })?;
+    Ok(Command::ImportContext(
+        crate::command::context::ContextConfig {
+            file,
+            out: i.out,
+            force: i.force,
+            output: i.format.into(),
+        },
+    ))
+}
+
 #[derive(Args, Debug)]
 struct ImportArgs {
     /// The log format.
@@ -446,6 +478,10 @@ enum ImportFormatArg {
     MiniSweAgent,
     /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
     Atif,
+    /// Claude Code's /context output pasted into a text file: writes
+    /// DIR/<name>-parts.toml, its [[base.part]] tables (system prompt, system tools, each
+    /// MCP server, memory files, skills) with their tokens, for `simulate suggest --context`.
+    Context,
 }
 
 #[derive(Args, Debug)]
@@ -459,8 +495,10 @@ struct RunArgs {
     #[arg(long)]
     no_write: bool,
 
-    /// Compare the edits of this file ([[edit]] tables only) instead of the scenario's own:
-    /// one set of rule edits runs against any scenario or imported session.
+    /// Compare the edits of this file instead of the scenario's own: its [[edit]] tables,
+    /// and any [[base.part]] tables (named parts of B the scenario takes as its own, for
+    /// `base = { drop | defer = NAME }`); one set of edits runs against any scenario or
+    /// imported session.
     #[arg(long, value_name = "EDITS.toml")]
     edits: Option<PathBuf>,
 
@@ -637,6 +675,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
         Some(Sub::Import(i)) => {
             return Ok(Command::Import(crate::command::import::ImportConfig {
                 format: match i.log_format {
+                    ImportFormatArg::Context => return import_context(i),
                     ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
                     ImportFormatArg::Codex => crate::import::Format::Codex,
                     ImportFormatArg::Otel => crate::import::Format::Otel,
@@ -681,6 +720,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 jobs: a.jobs.map(|n| n as usize),
                 factors: crate::history::Factors::default(),
                 max_cost_diff: a.max_cost_diff.map(max_cost_diff).transpose()?,
+                context: a.context,
             }));
         }
         Some(Sub::Telemetry(t)) => {

@@ -50,7 +50,7 @@ impl Kind {
                 "the limit for a scenario file is 8388608 bytes (8 MiB): put a long run in a trace and name it with calls_tsv = \"run.tsv\" (one call a line, up to 1 GiB)"
             }
             Kind::Edits => {
-                "the limit for an edits file is 8388608 bytes (8 MiB): an edits file holds [[edit]] tables only, a few lines each"
+                "the limit for an edits file is 8388608 bytes (8 MiB): an edits file holds [[edit]] and [[base.part]] tables, a few lines each"
             }
             Kind::Trace | Kind::Log => {
                 "the limit is 1073741824 bytes (1 GiB): split the trace or sample it"

@@ -814,7 +814,9 @@ fn a_single_run_still_refuses_a_base_edit_larger_than_its_base() {
 fn the_sweep_of_a_session_whose_base_goes_to_zero_equals_its_replay() {
     use simulate::evaluate::{Study, outcome};
     use simulate::history::{Factors, session::evaluate_session};
-    let edits = simulate::scenario::load_edits(Path::new(CLAMP_EDITS)).unwrap();
+    let edits = simulate::scenario::load_edits(Path::new(CLAMP_EDITS))
+        .unwrap()
+        .edits;
     let factors = Factors::new(Some(vec![0.5, 2.0 / 3.0, 1.0, 4.0 / 3.0]), None).unwrap();
     for name in ["proj-1a2b3c4d", WARM_UP, "proj-5e6f7a8b"] {
         let path = Path::new(CLAMP).join(format!("{name}.toml"));
@@ -1162,12 +1164,22 @@ fn the_summed_closed_forms_give_the_sweep_at_every_factor_point() {
         ("scenarios/history", "scenarios/history/edits.toml", None),
         (CLAMP, CLAMP_EDITS, Some("drop the MCP server")),
     ] {
-        let edits = simulate::scenario::load_edits(Path::new(edits_file)).unwrap();
+        let edits = simulate::scenario::load_edits(Path::new(edits_file))
+            .unwrap()
+            .edits;
         let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
         let (paths, _) =
             simulate::history::files::find(Path::new(dir), Path::new(edits_file)).unwrap();
-        let evaluated =
-            evaluate_all(Path::new(dir), &paths, &edits, edits_file, &factors, false).unwrap();
+        let evaluated = evaluate_all(
+            Path::new(dir),
+            &paths,
+            &edits,
+            &[],
+            edits_file,
+            &factors,
+            false,
+        )
+        .unwrap();
         let reference = aggregate(&names, &evaluated.sessions).unwrap();
         let sweep = evaluated.sweep.finish(&factors, &reference);
         assert_eq!(sweep.closed_forms.len(), 1 + names.len());

@@ -195,7 +195,7 @@ fn sessions(
     part: Part,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
-    let edits = scenario::load_edits(edits_path)?;
+    let scenario::EditsSet { edits, parts } = scenario::load_edits(edits_path)?;
     let edits_file = edits_path.display().to_string();
     let (paths, mut skipped) = files::find(dir, edits_path)?;
     let (paths, listing) = part.select(dir, paths)?;
@@ -224,6 +224,7 @@ fn sessions(
             dir,
             &paths,
             &edits,
+            &parts,
             &edits_file,
             factors,
             true,

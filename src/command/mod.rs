@@ -4,6 +4,7 @@
 //! Commands sit on top of everything else: they read inputs, build the study, evaluate it
 //! and hand the report to the outputs. Nothing below imports from here.
 
+pub mod context;
 pub mod fit;
 pub mod history;
 pub mod import;
@@ -26,6 +27,8 @@ pub enum Command {
     Fit(fit::FitConfig),
     /// `simulate import FORMAT PATH… --out DIR`.
     Import(import::ImportConfig),
+    /// `simulate import context FILE --out DIR`.
+    ImportContext(context::ContextConfig),
     /// `simulate telemetry FILE.jsonl --unit NAME`.
     Telemetry(telemetry::TelemetryConfig),
     /// `simulate history DIR --edits EDITS.toml`.
@@ -43,6 +46,7 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Ledger(c) => ledger::run(c, out),
         Command::Fit(c) => fit::run(c, out),
         Command::Import(c) => import::run(c, out),
+        Command::ImportContext(c) => context::run(c, out),
         Command::Telemetry(c) => telemetry::run(c, out),
         Command::History(c) => history::run(c, out),
         Command::Suggest(c) => suggest::run(c, out),

@@ -55,7 +55,11 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
     let mut scenario = scenario::load(&c.scenario)
         .map_err(|e| crate::import::sniff::not_a_scenario(&c.scenario).map_or(e, Error::from))?;
     if let Some(edits) = &c.edits {
-        scenario = scenario.with_edits(scenario::load_edits(edits)?, &edits.display().to_string());
+        let file = edits.display().to_string();
+        let set = scenario::load_edits(edits)?;
+        scenario = scenario
+            .with_edits(set.edits, &file)
+            .with_parts(&set.parts, &file);
     }
     // Another provider's mechanism on these calls: an error at the edit's key.
     scenario::provider::check(&scenario)?;

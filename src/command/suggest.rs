@@ -34,6 +34,9 @@ pub struct SuggestConfig {
     /// `--max-cost-diff PCT`: leave out the sessions whose simulated cost is more than PCT
     /// percent off the measured.
     pub max_cost_diff: Option<f64>,
+    /// `--context FILE`: Claude Code's `/context` text, or a file of `[[base.part]]`
+    /// tables: base parts every session takes as its own.
+    pub context: Option<PathBuf>,
 }
 
 /// Runs the suggestion, printing to `out`.
@@ -99,6 +102,10 @@ fn suggestion(c: &SuggestConfig) -> Result<(SuggestReport, Vec<PathBuf>), Error>
         None => PathBuf::from(EDITS_FILE),
     };
     let rerun = rerun(&shown, single, &edits_path, c.out_root.is_some());
+    let parts = match &c.context {
+        Some(file) => crate::import::context::read_parts(file)?,
+        None => Vec::new(),
+    };
     let suggestion = suggest::suggest(&suggest::Input {
         dir: &dir,
         paths: &paths,
@@ -109,6 +116,7 @@ fn suggestion(c: &SuggestConfig) -> Result<(SuggestReport, Vec<PathBuf>), Error>
         rerun: &rerun,
         progress: true,
         max_cost_diff: c.max_cost_diff,
+        parts: &parts,
     })?;
     let report = suggestion.report;
     let files = match dir_out.take() {

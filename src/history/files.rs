@@ -20,7 +20,7 @@ use super::session::{Session, evaluate_session};
 use super::{Factors, SessionFigures};
 use crate::error::{Error, Located};
 use crate::number::grouped;
-use crate::scenario::{Edit, Names, load_quick, read_scenario_text};
+use crate::scenario::{BasePart, Edit, Names, load_quick, read_scenario_text};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -141,11 +141,12 @@ pub(super) enum Outcome {
 }
 
 /// Reads `files` (under `dir`) as scenarios with `edits` (from `edits_file`) in place of
-/// their own, and evaluates each at its own nominal point and over `factors`.
+/// their own and its base `parts` as theirs ([`crate::scenario::Scenario::with_parts`]), and evaluates each at its own nominal point and over `factors`.
 pub fn evaluate_all(
     dir: &Path,
     files: &[PathBuf],
     edits: &[Edit],
+    parts: &[BasePart],
     edits_file: &str,
     factors: &Factors,
     progress: bool,
@@ -158,7 +159,7 @@ pub fn evaluate_all(
     for chunk in files.chunks(CHUNK) {
         let outcomes: Vec<Result<Outcome, Error>> = chunk
             .par_iter()
-            .map(|path| one(dir, path, edits, edits_file, factors))
+            .map(|path| one(dir, path, edits, parts, edits_file, factors))
             .collect();
         for outcome in outcomes {
             match outcome {
@@ -205,6 +206,7 @@ pub(super) fn one(
     dir: &Path,
     path: &Path,
     edits: &[Edit],
+    parts: &[BasePart],
     edits_file: &str,
     factors: &Factors,
 ) -> Result<Outcome, Error> {
@@ -220,7 +222,9 @@ pub(super) fn one(
         }
     };
     let names = Names::of(&scenario.calls);
-    let scenario = scenario.with_edits(edits.to_vec(), edits_file);
+    let scenario = scenario
+        .with_edits(edits.to_vec(), edits_file)
+        .with_parts(parts, edits_file);
     Ok(Outcome::Session(
         Box::new(evaluate_session(&scenario, &file, factors)?),
         names,

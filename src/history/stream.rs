@@ -14,7 +14,7 @@ use super::progress::Progress;
 use super::shard::Record;
 use crate::error::Error;
 use crate::output::set::staging::Staging;
-use crate::scenario::{Edit, Names};
+use crate::scenario::{BasePart, Edit, Names};
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
@@ -76,6 +76,7 @@ pub fn evaluate(
     dir: &Path,
     files: &[PathBuf],
     edits: &[Edit],
+    parts: &[BasePart],
     edits_file: &str,
     factors: &Factors,
     progress: bool,
@@ -111,7 +112,7 @@ pub fn evaluate(
         let outcomes: Vec<Result<Read, Error>> = chunk
             .par_iter()
             .map(
-                |path| match files::one(dir, path, edits, edits_file, factors)? {
+                |path| match files::one(dir, path, edits, parts, edits_file, factors)? {
                     Outcome::Session(s, n) => Record::of(*s).map(|r| Read::Record(Box::new(r), n)),
                     Outcome::Skipped(s) => Ok(Read::Skipped(s)),
                 },

@@ -278,6 +278,7 @@ fn assemble_file(
         skipped,
         identities,
         no_requests_because,
+        declared,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -328,6 +329,16 @@ fn assemble_file(
                     .and_then(|s| identities.get(s))
                     .cloned()
                     .unwrap_or_default(),
+                declared: if subagent {
+                    Default::default()
+                } else {
+                    info.and_then(|r| r.session_id.as_ref())
+                        .and_then(|s| declared.get(s))
+                        .or_else(|| declared.get(""))
+                        .cloned()
+                        .unwrap_or_default()
+                },
+                mcp_tools_used: Default::default(),
                 calls: Vec::new(),
                 duplicates_removed: 0,
                 malformed: Vec::new(),
@@ -466,6 +477,14 @@ fn assemble_file(
             continue;
         }
         let mut trace = o.trace;
+        // Every MCP tool a request used, not only each call's first: the base's parts.
+        trace.mcp_tools_used = o
+            .calls
+            .iter()
+            .flat_map(|b| b.tool_uses.iter())
+            .filter(|u| u.name.starts_with("mcp__"))
+            .map(|u| u.name.to_string())
+            .collect();
         trace.calls = finish_calls(o.calls);
         traces.push(trace);
     }

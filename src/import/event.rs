@@ -206,6 +206,22 @@ pub struct Identity {
     pub team: Option<(CompactString, CompactString)>,
 }
 
+/// What a log says rides in every request besides the conversation, where it says it
+/// (docs/model.md §9, base parts): what the importer writes as `[[base.part]]`s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Declared {
+    /// Tool names the client defers (Claude Code's `deferred_tools_delta` attachments:
+    /// added less removed): tool search loads their definitions on demand.
+    pub deferred_tools: std::collections::BTreeSet<String>,
+    /// UTF-8 bytes of the skill listing (Claude Code's `skill_listing` attachment).
+    pub skill_listing_bytes: Option<u64>,
+    /// UTF-8 bytes of the system prompt, where the log holds it (Codex's `session_meta`
+    /// `base_instructions`).
+    pub system_prompt_bytes: Option<u64>,
+    /// MCP servers the log says connected (OpenTelemetry's `mcp_server_connection`).
+    pub mcp_servers: std::collections::BTreeSet<String>,
+}
+
 /// A line that could not be read, with why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Malformed {
@@ -259,6 +275,8 @@ pub struct FileLog {
     /// Why the file can hold no request, where its reader knows (an older version of the
     /// format that logs no usage): said in place of a count of its lines.
     pub no_requests_because: Option<String>,
+    /// What rides in every request, by session id; `""` for what holds for the whole file.
+    pub declared: BTreeMap<CompactString, Declared>,
 }
 
 /// `attachment` lines of one type.

@@ -94,6 +94,10 @@ pub struct Trace {
     pub project: Option<String>,
     /// Who ran the session, where the log says.
     pub identity: super::event::Identity,
+    /// What the log says rides in every request of the session (not for subagents).
+    pub declared: super::event::Declared,
+    /// Every `mcp__<server>__<tool>` the requests used (a call names only its first tool).
+    pub mcp_tools_used: std::collections::BTreeSet<String>,
     pub calls: Vec<ImportedCall>,
     /// Copies of requests dropped: streaming snapshots, one line per content block, and
     /// requests replayed from an earlier file.
@@ -337,6 +341,8 @@ mod tests {
             reset: None,
             project: Some(project.into()),
             identity: Default::default(),
+            declared: Default::default(),
+            mcp_tools_used: Default::default(),
             calls: Vec::new(),
             duplicates_removed: 0,
             malformed: Vec::new(),

@@ -424,6 +424,17 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         );
     }
 
+    // The base's parts the log shows (before the calls: the quick reader takes the header
+    // through the general path).
+    s.push_str(&super::parts::render(
+        t,
+        first.max(1),
+        super::parts::Assumed {
+            bytes_per_token: ASSUMED_BYTES_PER_TOKEN,
+            tokens_per_definition: LOADED_TOOL_TOKENS_ESTIMATE as f64,
+        },
+    ));
+
     // Ids must be unique in a scenario; two requests of one log can share one (the same
     // requestId with two message ids), so a repeat gets a suffix.
     let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -669,6 +680,8 @@ mod tests {
                     ..Default::default()
                 },
                 project: None,
+                declared: Default::default(),
+                mcp_tools_used: Default::default(),
                 calls,
                 duplicates_removed: 0,
                 malformed: Vec::new(),
@@ -700,6 +713,8 @@ mod tests {
                 reset: None,
                 identity: Default::default(),
                 project: None,
+                declared: Default::default(),
+                mcp_tools_used: Default::default(),
                 calls: vec![call(format!("req{c}"), "Read".into(), None, None)],
                 duplicates_removed: 0,
                 malformed: Vec::new(),
@@ -749,6 +764,8 @@ mod tests {
             reset: None,
             identity: Default::default(),
             project: None,
+            declared: Default::default(),
+            mcp_tools_used: Default::default(),
             calls: vec![call("r".into(), "Read".into(), None, None)],
             duplicates_removed: 0,
             malformed: Vec::new(),

@@ -544,7 +544,9 @@ mod tests {
             String::from("[[edit]]\nname = \"trim\"\ntrim = { call = \"c3\", by_percent = 50 }\n");
         text.push_str("[[edit]]\nname = \"1-hour cache\"\ncache = { ttl_s = 3600, write = 2.0 }\n");
         s = s.with_edits(
-            crate::scenario::load_edits_str(&text, Path::new("e.toml")).unwrap(),
+            crate::scenario::load_edits_str(&text, Path::new("e.toml"))
+                .unwrap()
+                .edits,
             "e.toml",
         );
         let (_, forms, _) = forms(&s);

@@ -190,13 +190,16 @@ pub struct CompactFile {
     pub compact_threshold: Option<Spanned<f64>>,
 }
 
-/// An edits file (`--edits FILE`): `[[edit]]` tables only, so one set of edits runs
-/// against any scenario.
+/// An edits file (`--edits FILE`): `[[edit]]` tables, and `[[base.part]]` tables that
+/// every scenario it runs against takes as its own, so one set of edits runs against any
+/// scenario.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EditsFile {
     #[serde(default)]
     pub edit: Vec<Spanned<EditFile>>,
+    /// `[base]`: named parts of every session's base (`[[base.part]]`).
+    pub base: Option<Spanned<super::whatif_file::BaseTableFile>>,
 }
 
 /// `cap = { select, max_bytes }`.

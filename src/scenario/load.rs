@@ -4,8 +4,8 @@
 //! the TOML parser's few unlocated errors (keys nested too deep) are located here by
 //! scanning the text, so every message names a line and column.
 
-use super::Edit;
 use super::file::{EditsFile, ScenarioFile};
+use super::{BasePart, EditsSet};
 use super::{Scenario, validate};
 use crate::error::{Error, Located, line_column};
 use crate::input;
@@ -57,7 +57,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario, Error> {
 /// Reads and checks an edits file (`--edits FILE`): `[[edit]]` tables only, so the same
 /// edits run against any scenario. Calls they name are checked when they are applied.
 /// Errors as [`load`].
-pub fn load_edits(path: &Path) -> Result<Vec<Edit>, Error> {
+pub fn load_edits(path: &Path) -> Result<EditsSet, Error> {
     let text = input::read_to_string(path, input::Kind::Edits)?;
     load_edits_str(&text, path)
 }
@@ -65,7 +65,7 @@ pub fn load_edits(path: &Path) -> Result<Vec<Edit>, Error> {
 /// Checks edits-file text as if read from `path` (for messages): what [`load_edits`] does
 /// after reading. `simulate suggest` parses the edits it writes with it, so the file it
 /// writes is exactly what it evaluated.
-pub fn load_edits_str(text: &str, path: &Path) -> Result<Vec<Edit>, Error> {
+pub fn load_edits_str(text: &str, path: &Path) -> Result<EditsSet, Error> {
     let file_name = path.display().to_string();
     let raw: EditsFile = toml::from_str(text).map_err(|e| {
         // A whole scenario given as the edits file: say so rather than "unknown field".
@@ -81,6 +81,14 @@ pub fn load_edits_str(text: &str, path: &Path) -> Result<Vec<Edit>, Error> {
         }
     })?;
     Ok(validate::edits(raw, text, path)?)
+}
+
+/// The `[[base.part]]` tables of an edits-shaped file read for its parts alone (what
+/// `simulate import context` writes). Errors as [`load`]; a file without parts is one.
+pub fn load_parts_str(text: &str, path: &Path) -> Result<Vec<BasePart>, Error> {
+    let file_name = path.display().to_string();
+    let raw: EditsFile = toml::from_str(text).map_err(|e| toml_error(&file_name, text, &e))?;
+    Ok(validate::parts_file(raw, text, path)?)
 }
 
 /// Reads a scenario's (or edits file's) text: a regular UTF-8 file of at most 8 MiB.

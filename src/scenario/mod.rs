@@ -20,13 +20,17 @@ mod validate;
 mod whatif;
 mod whatif_file;
 
+use crate::error::Located;
+use crate::{number, printable};
 use compact_str::CompactString;
 use std::sync::Arc;
 
 pub use bounds::Assumption;
 pub use calls::{CallRef, Calls, Id, Sizes};
 pub use fitted::{Fitted, FittedChanges, write_fitted};
-pub use load::{MAX_INPUT_BYTES, load, load_edits, load_edits_str, load_str, read_scenario_text};
+pub use load::{
+    MAX_INPUT_BYTES, load, load_edits, load_edits_str, load_parts_str, load_str, read_scenario_text,
+};
 pub use quick::load_quick;
 pub use tsv::{Segments, Trace, TraceCalls, TsvCall, TsvReader, blank_call, parse_tsv, read_tsv};
 pub use unmatched::Names;
@@ -701,11 +705,55 @@ pub struct Scenario {
     pub base_parts: Vec<BasePart>,
 }
 
+/// What an edits file holds: its `[[edit]]` tables, and the `[[base.part]]` tables every
+/// scenario it runs against takes as its own ([`Scenario::with_parts`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EditsSet {
+    pub edits: Vec<Edit>,
+    pub parts: Vec<BasePart>,
+}
+
 impl Scenario {
     /// The scenario with `edits` from the edits file `file` in place of its own.
     pub fn with_edits(mut self, edits: Vec<Edit>, file: &str) -> Scenario {
         self.edits = edits;
         self.edits_file = Some(file.to_string());
+        self
+    }
+
+    /// The scenario with the base parts `parts` (from `file`: an edits file, a `/context`
+    /// import) as its own: a part of the same name replaces the scenario's, the others
+    /// join. Where they would add up to more than B (a subagent's smaller base, say), the
+    /// scenario keeps its own parts and a warning says so: B is the parts plus the rest.
+    pub fn with_parts(mut self, parts: &[BasePart], file: &str) -> Scenario {
+        if parts.is_empty() {
+            return self;
+        }
+        let mut merged = self.base_parts.clone();
+        for p in parts {
+            match merged.iter_mut().find(|q| q.name == p.name) {
+                Some(q) => *q = p.clone(),
+                None => merged.push(p.clone()),
+            }
+        }
+        let sum: f64 = merged.iter().map(|p| p.tokens).sum();
+        if sum > self.base_tokens {
+            self.warnings.push(
+                Located::new(
+                    &self.source,
+                    format!(
+                        "the [[base.part]] tables of {} add up to {} tokens with this session's own, more than its base_tokens = {}: not applied to this session (B is the parts plus the rest; fit B with `simulate fit`, or correct a part)",
+                        printable::path(std::path::Path::new(file)),
+                        number::grouped(sum, 0),
+                        number::grouped(self.base_tokens, 0)
+                    ),
+                )
+                .place("[[base.part]]")
+                .to_string(),
+            );
+            return self;
+        }
+        self.base_parts = merged;
         self
     }
 
@@ -729,5 +777,46 @@ impl Scenario {
             .details()
             .filter(|d| d.is_some_and(|d| d.measured.is_some()))
             .count()
+    }
+}
+
+#[cfg(test)]
+mod parts_tests {
+    use super::*;
+
+    fn part(name: &str, tokens: f64) -> BasePart {
+        BasePart {
+            name: name.into(),
+            tokens,
+            source: "test".into(),
+            tools: Vec::new(),
+            deferred: false,
+        }
+    }
+
+    #[test]
+    fn parts_from_a_file_replace_by_name_and_stay_out_where_b_cannot_hold_them() {
+        let text = "name = \"s\"\nbase_tokens = 1000\nbytes_per_token = 1\n[[base.part]]\nname = \"a\"\ntokens = 300\ntools = []\n[[call]]\nlabel = \"x\"\nbytes = 1\n";
+        let s = load_str(text, std::path::Path::new("s.toml")).unwrap();
+        let fits = s
+            .clone()
+            .with_parts(&[part("a", 600.0), part("b", 400.0)], "e.toml");
+        let got: Vec<(&str, f64)> = fits
+            .base_parts
+            .iter()
+            .map(|p| (p.name.as_str(), p.tokens))
+            .collect();
+        assert_eq!(got, vec![("a", 600.0), ("b", 400.0)]);
+        assert!(fits.warnings.is_empty());
+        // 300 + 800 > 1,000: the session keeps its own, and says why.
+        let over = s.with_parts(&[part("b", 800.0)], "e.toml");
+        assert_eq!(over.base_parts.len(), 1);
+        assert!(
+            over.warnings
+                .iter()
+                .any(|w| w.contains("add up to 1,100 tokens") && w.contains("not applied")),
+            "{:?}",
+            over.warnings
+        );
     }
 }

@@ -111,12 +111,35 @@ pub struct BasePart {
     pub source: String,
     /// Tool names the part serves, as globs (`mcp__github__*`).
     pub tools: Vec<LabelGlob>,
+    /// The agent already defers the part (tool search loads its definitions on demand):
+    /// `tokens` is what rides along in every request, and deferring it again saves
+    /// nothing. Default false.
+    pub deferred: bool,
 }
 
 impl BasePart {
     /// Whether `tool` is one of the part's.
     pub fn serves(&self, tool: &str) -> bool {
         self.tools.iter().any(|g| g.pattern.matches(tool))
+    }
+
+    /// The part as a `[[base.part]]` table that loads back to it (tokens rounded to a
+    /// whole token), ending in a newline: what the importers, `simulate import context`
+    /// and `simulate suggest` write.
+    pub fn toml_table(&self) -> String {
+        let string = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let tools: Vec<String> = self.tools.iter().map(|g| string(&g.text)).collect();
+        let mut out = format!(
+            "[[base.part]]\nname = {}\ntokens = {}\nsource = {}\ntools = [{}]\n",
+            string(&self.name),
+            self.tokens.round().max(0.0) as u64,
+            string(&self.source),
+            tools.join(", ")
+        );
+        if self.deferred {
+            out.push_str("deferred = true\n");
+        }
+        out
     }
 }
 

@@ -49,4 +49,7 @@ pub struct BasePartFile {
     pub published: Option<Spanned<String>>,
     pub source: Option<Spanned<String>>,
     pub tools: Option<Vec<Spanned<String>>>,
+    /// `deferred = true`: the agent already loads the part on demand (tool search): its
+    /// tokens are what stays in every request (the tools' names), not its definitions.
+    pub deferred: Option<Spanned<bool>>,
 }

@@ -21,6 +21,9 @@ pub struct Header<'a> {
     pub sessions: usize,
     /// The command that reruns the file.
     pub rerun: &'a str,
+    /// Base parts given to the suggestion (`--context`), written as `[[base.part]]`
+    /// tables so the rerun reads them too.
+    pub parts: &'a [crate::scenario::BasePart],
 }
 
 /// A family's heading in the file.
@@ -77,6 +80,15 @@ pub fn text(proposal: &Proposal, header: &Header, report: Option<&SuggestReport>
     out.push_str(&comment(
         "Each edit says what in the data suggested it and, evaluated, what it saves: cost in input-token equivalents under each session's prompt cache and reread tokens, summed over the sessions; the context it removes (est. tokens the agent no longer sees, counted once: docs/model.md §9); in how many sessions and at how many points of the assumption sweep it saves cost.",
     ));
+    if !header.parts.is_empty() {
+        out.push_str(
+            "\n# --- base parts given (--context), taken by every session whose B holds them\n",
+        );
+        for p in header.parts {
+            out.push('\n');
+            out.push_str(&p.toml_table());
+        }
+    }
     let mut family = None;
     for c in &proposal.candidates {
         if family != Some(c.family) {

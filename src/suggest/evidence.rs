@@ -90,6 +90,10 @@ pub struct PartUse {
     /// Calls of the declaring sessions, and of them those that use its tools.
     pub calls: usize,
     pub calls_using: usize,
+    /// Tool globs the part serves (0: its use cannot be seen in the calls).
+    pub tools: usize,
+    /// The agent already defers it (`deferred = true`) in the first declaring session.
+    pub deferred: bool,
 }
 
 /// What the sessions whose calls ran on OpenAI's API show (their measured convention, or
@@ -283,6 +287,8 @@ impl Evidence {
                     sessions_using: 0,
                     calls: 0,
                     calls_using: 0,
+                    tools: part.tools.len(),
+                    deferred: part.deferred,
                 });
                 p.sessions += 1;
                 p.sessions_using += usize::from(using > 0);

@@ -27,7 +27,7 @@ pub use rules::{Candidate, Family, Proposal, propose};
 use crate::error::{Error, Located};
 use crate::history::files::{self, Loaded};
 use crate::history::{Factors, HistoryReport, accumulate};
-use crate::scenario::{self, Edit};
+use crate::scenario::{self, BasePart, Edit};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -51,6 +51,10 @@ pub struct Input<'a> {
     /// Leave out the sessions whose simulated cost is more than this many percent off the
     /// measured (`--max-cost-diff`).
     pub max_cost_diff: Option<f64>,
+    /// Base parts every session takes as its own (`--context FILE`: Claude Code's
+    /// `/context` text or what `simulate import context` wrote), written into the
+    /// suggested edits file too, so its rerun reads the same parts.
+    pub parts: &'a [BasePart],
 }
 
 /// A suggestion: the report, and the edits file's text (empty without candidates).
@@ -65,6 +69,14 @@ pub struct Suggestion {
 pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     // The files that are not sessions are listed by the evaluation below, by the same rule.
     let (loaded, _) = files::load_all(input.dir, input.paths)?;
+    let edits_shown = input.edits_path.display().to_string();
+    let loaded: Vec<Loaded> = loaded
+        .into_iter()
+        .map(|l| Loaded {
+            scenario: l.scenario.with_parts(input.parts, &edits_shown),
+            file: l.file,
+        })
+        .collect();
     // Sessions the simulation does not reproduce, left out before anything is read from
     // them: their evidence would propose edits, their savings would count.
     let (loaded, excluded) = without_sessions_off(loaded, input.max_cost_diff);
@@ -88,18 +100,19 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         path: input.path_shown,
         sessions: loaded.len(),
         rerun: input.rerun,
+        parts: input.parts,
     };
     let first = edits_file::text(&proposal, &header, None);
     let edits = if proposal.candidates.is_empty() {
         Vec::new()
     } else {
-        scenario::load_edits_str(&first, input.edits_path)?
+        scenario::load_edits_str(&first, input.edits_path)?.edits
     };
-    let edits_shown = input.edits_path.display().to_string();
     let evaluated = files::evaluate_all(
         input.dir,
         paths,
         &edits,
+        input.parts,
         &edits_shown,
         input.factors,
         input.progress,
@@ -154,7 +167,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         let text = edits_file::text(&proposal, &header, Some(&report));
         // Comments change no edit: the file written is the one evaluated.
         let again = scenario::load_edits_str(&text, input.edits_path)?;
-        if !edits_file::same_edits(&edits, &again) {
+        if !edits_file::same_edits(&edits, &again.edits) || again.parts != input.parts {
             return Err(Located::new(
                 input.edits_path.display().to_string(),
                 "the edits file with its figures parses to other edits than the one evaluated (a bug in simulate suggest)",

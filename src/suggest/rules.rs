@@ -1027,6 +1027,18 @@ fn tool_definitions(e: &Evidence, p: &mut Proposal) {
             plural(part.calls_using, "call", "calls"),
             grouped(part.calls as f64, 0)
         );
+        if part.tools == 0 {
+            p.find(
+                Family::ToolDefinitions,
+                format!(
+                    "{} ({} tokens, {}) serves no tool named: whether the sessions need it cannot be seen in their calls, so it is not proposed",
+                    part.part,
+                    grouped(part.tokens, 0),
+                    part.source
+                ),
+            );
+            continue;
+        }
         let rare = if part.sessions >= 2 {
             part.sessions_using as f64 <= PART_RARE_SESSIONS * part.sessions as f64
         } else {
@@ -1049,7 +1061,13 @@ fn tool_definitions(e: &Evidence, p: &mut Proposal) {
         }
         p.find(
             Family::ToolDefinitions,
-            format!("{used}: {rule}; dropped, and deferred"),
+            if part.deferred {
+                format!(
+                    "{used}: {rule}; dropped (already deferred: tool search loads it on demand)"
+                )
+            } else {
+                format!("{used}: {rule}; dropped, and deferred")
+            },
         );
         let name = toml_string(&part.part);
         p.candidates.push(Candidate {
@@ -1065,6 +1083,9 @@ fn tool_definitions(e: &Evidence, p: &mut Proposal) {
             series: None,
             point_label: part.part.clone(),
         });
+        if part.deferred {
+            continue;
+        }
         p.candidates.push(Candidate {
             name: format!("defer {} (tool search)", shown(&part.part)),
             family: Family::ToolDefinitions,

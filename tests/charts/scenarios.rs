@@ -21,7 +21,7 @@ fn nominal_input_with(path: &str, edits: Option<&str>) -> (ChartInput, Report) {
     let mut scenario = scenario::load(Path::new(path)).expect("the scenario loads");
     if let Some(edits) = edits {
         let loaded = scenario::load_edits(Path::new(edits)).expect("the edits load");
-        scenario = scenario.with_edits(loaded, edits);
+        scenario = scenario.with_edits(loaded.edits, edits);
     }
     let study = Study::new(&scenario).expect("its edits apply");
     let at = Assumptions {

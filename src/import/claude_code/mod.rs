@@ -313,6 +313,26 @@ impl Reading {
         let kind = a.kind.as_deref().unwrap_or("(no type)");
         let joins = attachment_joins(kind, a.hook_event.as_deref());
         let bytes = a.content.map_or(0, |c| c.0) + a.added_lines.map_or(0, |c| c.0);
+        // What rides in every request: the base's parts (docs/model.md §9).
+        let declared = self
+            .log
+            .declared
+            .entry(CompactString::default())
+            .or_default();
+        match kind {
+            "deferred_tools_delta" => {
+                for name in a.removed_names.iter().flatten() {
+                    declared.deferred_tools.remove(name);
+                }
+                declared
+                    .deferred_tools
+                    .extend(a.added_names.iter().flatten().cloned());
+            }
+            "skill_listing" if declared.skill_listing_bytes.is_none() => {
+                declared.skill_listing_bytes = a.content.map(|c| c.0);
+            }
+            _ => {}
+        }
         let entry = self.log.attachments.entry(kind.to_string()).or_default();
         entry.lines += 1;
         entry.bytes += bytes;

@@ -105,6 +105,11 @@ pub struct Attachment<'a> {
     /// `deferred_tools_delta`: the tool names it announces.
     #[serde(rename = "addedLines", default)]
     pub added_lines: Option<RawStringBytes>,
+    /// `deferred_tools_delta`: the tools deferred from now on, and those no longer.
+    #[serde(rename = "addedNames", default)]
+    pub added_names: Option<Vec<String>>,
+    #[serde(rename = "removedNames", default)]
+    pub removed_names: Option<Vec<String>>,
 }
 
 /// A key that is present: its value, null included (`Some(None)`); an absent key is

@@ -158,6 +158,19 @@ impl Reading {
                         .session_id
                         .get_or_insert(id.into());
                 }
+                // The system prompt rides in every request: a base part (docs/model.md §9).
+                if let Some(text) = payload
+                    .base_instructions
+                    .as_ref()
+                    .and_then(|b| b.get("text"))
+                    .and_then(serde_json::Value::as_str)
+                {
+                    self.log
+                        .declared
+                        .entry(CompactString::default())
+                        .or_default()
+                        .system_prompt_bytes = Some(text.len() as u64);
+                }
                 self.set_project(&payload);
             }
             "turn_context" => {

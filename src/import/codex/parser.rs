@@ -70,6 +70,9 @@ pub struct Payload {
     /// `function_call_output`, `custom_tool_call_output`: what the tool returned.
     #[serde(default)]
     pub output: Option<ContentBytes>,
+    /// `session_meta` (Codex 0.10x on): `{ text }`, the system prompt the session ran with.
+    #[serde(default)]
+    pub base_instructions: Option<Value>,
 }
 
 /// Codex's `TokenUsage` (codex-rs/protocol): `input_tokens` includes

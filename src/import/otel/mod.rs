@@ -598,6 +598,13 @@ fn session_events(
                     compaction: compaction.clone(),
                 });
             }
+            Body::McpConnected(server) => {
+                log.declared
+                    .entry(CompactString::from(session))
+                    .or_default()
+                    .mcp_servers
+                    .insert(server.clone());
+            }
             Body::Unreadable(why) => {
                 let m = Event::Malformed(Malformed {
                     file: names.get(r.file).cloned().unwrap_or_default(),

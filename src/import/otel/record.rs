@@ -79,6 +79,9 @@ pub enum Body {
         compaction: Compaction,
         failed: bool,
     },
+    /// `claude_code.mcp_server_connection` of a server that connected: its tools ride
+    /// in every request from then on (a base part, docs/model.md §9).
+    McpConnected(String),
     /// An event of a known kind the record cannot be read as, with why.
     Unreadable(String),
 }
@@ -198,6 +201,16 @@ pub fn read(
         "tool_result" => tool_result(&a),
         "user_prompt" => prompt(&a),
         "compaction" => compaction(&a),
+        "mcp_server_connection" => match mcp_connected(&a) {
+            Some(server) => Ok(Body::McpConnected(server)),
+            None => {
+                return Read::Skipped {
+                    kind: "claude_code.mcp_server_connection (not connected, or no server name)"
+                        .into(),
+                    known: true,
+                };
+            }
+        },
         other => {
             return Read::Skipped {
                 kind: format!("claude_code.{other}"),
@@ -399,6 +412,18 @@ fn prompt(a: &Attributes<'_, '_>) -> Result<Body, String> {
         snippet,
         slash_command,
     }))
+}
+
+/// The server of a connection event that connected: its name (`server_name`, or
+/// `mcp_server_name`), where its `status` is absent or says connected.
+fn mcp_connected(a: &Attributes<'_, '_>) -> Option<String> {
+    let connected = a
+        .text("status")
+        .is_none_or(|s| matches!(s.as_ref(), "connected" | "success" | "ok"));
+    let name = a
+        .text("server_name")
+        .or_else(|| a.text("mcp_server_name"))?;
+    (connected && !name.is_empty()).then(|| name.into_owned())
 }
 
 fn compaction(a: &Attributes<'_, '_>) -> Result<Body, String> {

@@ -22,7 +22,7 @@ pub use sweep::{MAX_RANGE_STEPS, checked_axis, range};
 pub use terms::MAX_UNITS;
 
 use super::file::{EditsFile, ImportFile, ScenarioFile};
-use super::{Assumption, AssumptionSources, Calls, Convention, Edit, ImportInfo, Scenario};
+use super::{Assumption, AssumptionSources, Calls, Convention, ImportInfo, Scenario};
 use crate::error::{Error, Located, line_column};
 use std::ops::Range;
 use std::path::Path;
@@ -377,17 +377,64 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
     })
 }
 
-/// Checks an edits file's `[[edit]]` tables; `path` is where it was read from.
-pub fn edits(raw: EditsFile, text: &str, path: &Path) -> Result<Vec<Edit>, Located> {
+/// Checks an edits file's `[[edit]]` and `[[base.part]]` tables; `path` is where it was
+/// read from. A part is sized by `tokens` or `published` (`definitions` needs a scenario's
+/// own `[terms]`); whether the parts fit a session's B is checked when they are applied
+/// ([`crate::scenario::Scenario::with_parts`]).
+pub fn edits(raw: EditsFile, text: &str, path: &Path) -> Result<super::EditsSet, Located> {
     let ck = Checker::new(path, text);
     if raw.edit.is_empty() {
+        let more = if raw.base.is_some() {
+            ": its [[base.part]] tables name parts, and an [[edit]] with base = { drop = \"<part>\" } or { defer = \"<part>\" } says what to do with one"
+        } else {
+            ""
+        };
         return Err(ck.err(
             Some(0..0),
             "[[edit]]",
-            "the edits file has no [[edit]] tables: add at least one",
+            format!("the edits file has no [[edit]] tables: add at least one{more}"),
         ));
     }
-    edits::edits(&ck, raw.edit)
+    let edits = edits::edits(&ck, raw.edit)?;
+    let parts = raw
+        .base
+        .as_ref()
+        .map(|b| base_parts_of_edits_file(&ck, b))
+        .transpose()?
+        .unwrap_or_default();
+    Ok(super::EditsSet { edits, parts })
+}
+
+/// The `[[base.part]]` tables of a file that is not a scenario (an edits file, what
+/// `simulate import context` writes): no B to bound them, no `[terms]` to size
+/// `definitions` by.
+fn base_parts_of_edits_file(
+    ck: &Checker,
+    b: &toml::Spanned<super::whatif_file::BaseTableFile>,
+) -> Result<Vec<super::BasePart>, Located> {
+    whatif::base_parts(ck, b, f64::INFINITY, &super::Terms::default())
+}
+
+/// Checks the `[[base.part]]` tables of an edits-file-shaped file read for its parts alone
+/// (what `simulate import context` writes: parts and no edits); its `[[edit]]` tables, if
+/// any, are checked too and left out.
+pub fn parts_file(
+    raw: EditsFile,
+    text: &str,
+    path: &Path,
+) -> Result<Vec<super::BasePart>, Located> {
+    let ck = Checker::new(path, text);
+    if !raw.edit.is_empty() {
+        edits::edits(&ck, raw.edit)?;
+    }
+    let Some(base) = &raw.base else {
+        return Err(ck.err(
+            Some(0..0),
+            "[[base.part]]",
+            "the file has no [[base.part]] tables: give a file `simulate import context` wrote, or Claude Code's /context text itself",
+        ));
+    };
+    base_parts_of_edits_file(&ck, base)
 }
 
 /// The `[import]` table: kept for reports; its convention must be a known one.

@@ -507,6 +507,7 @@ pub(super) fn base_parts(
             tokens,
             source,
             tools,
+            deferred: p.deferred.as_ref().is_some_and(|d| *d.get_ref()),
         });
     }
     let sum: f64 = parts.iter().map(|p| p.tokens).sum();
