@@ -8,6 +8,7 @@ pub mod fit;
 pub mod history;
 pub mod import;
 pub mod ledger;
+pub mod local;
 pub mod scenario;
 pub mod suggest;
 pub mod telemetry;
@@ -26,12 +27,25 @@ pub enum Command {
     Fit(fit::FitConfig),
     /// `simulate import FORMAT PATH… --out DIR`.
     Import(import::ImportConfig),
+    /// `simulate import [FORMAT] --out DIR` with no path: the user's own logs.
+    ImportLocal(ImportLocalConfig),
     /// `simulate telemetry FILE.jsonl --unit NAME`.
     Telemetry(telemetry::TelemetryConfig),
     /// `simulate history DIR --edits EDITS.toml`.
     History(history::HistoryConfig),
     /// `simulate suggest FILE|DIR`.
     Suggest(suggest::SuggestConfig),
+}
+
+/// `simulate import [FORMAT] --out DIR` with no path, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportLocalConfig {
+    pub local: local::LocalConfig,
+    /// Each agent's scenarios go to `out/<format>/`.
+    pub out: std::path::PathBuf,
+    pub fit: bool,
+    pub force: bool,
+    pub output: crate::output::Format,
 }
 
 /// Runs `command`, printing to `out`.
@@ -43,6 +57,9 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Ledger(c) => ledger::run(c, out),
         Command::Fit(c) => fit::run(c, out),
         Command::Import(c) => import::run(c, out),
+        Command::ImportLocal(c) => {
+            local::import_into(&c.local, &c.out, c.fit, c.force, c.output, out)
+        }
         Command::Telemetry(c) => telemetry::run(c, out),
         Command::History(c) => history::run(c, out),
         Command::Suggest(c) => suggest::run(c, out),
