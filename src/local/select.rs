@@ -180,7 +180,7 @@ mod tests {
         let (t, said) = since("2026-11-01").unwrap();
         assert_eq!(
             t,
-            SystemTime::UNIX_EPOCH + Duration::from_secs(1_761_955_200)
+            SystemTime::UNIX_EPOCH + Duration::from_secs(1_793_491_200)
         );
         assert_eq!(said, "since 2026-11-01");
         assert!(since("2026-11-01T12:00:00Z").is_ok());
