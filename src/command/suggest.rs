@@ -152,6 +152,18 @@ fn suggestion(
                 w.write_all(report.suggested_toml.as_bytes())
             })?;
             dir.write("suggest.csv", |w| suggest::csv::write(w, &report))?;
+            // The agents' settings fragments: to copy from, never the user's own files.
+            use suggest::settings::{Agent, fragment};
+            for (agent, _) in &report.agents {
+                let text = match agent {
+                    Agent::ClaudeCode => fragment::claude_code(&report.settings, &shown),
+                    Agent::Codex => fragment::codex(&report.settings, &shown),
+                    _ => continue,
+                };
+                if let Some(file) = agent.fragment_file() {
+                    dir.write(file, |w| w.write_all(text.as_bytes()))?;
+                }
+            }
             for (file, svg) in suggest::charts::draw_all(&report)? {
                 dir.write(file, |w| w.write_all(svg.as_bytes()))?;
             }

@@ -18,6 +18,7 @@ pub mod measure;
 pub mod pareto;
 pub mod report;
 pub mod rules;
+pub mod settings;
 pub mod table;
 
 pub use evidence::Evidence;
@@ -82,6 +83,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         )
         .into());
     }
+    let agents = settings::seen(&loaded);
     let evidence = Evidence::gather(&loaded);
     let proposal = propose(&evidence);
     let header = edits_file::Header {
@@ -164,7 +166,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         text
     };
     Ok(Suggestion {
-        report: report.with_edits_file(text),
+        report: report.with_edits_file(text).with_agents(agents),
         edits,
     })
 }
