@@ -220,7 +220,8 @@ struct LocalArgs {
 
     /// With no path: only the sessions of project NAME (the last folder of the working
     /// directory the log records, e.g. shop; or Claude Code's folder, -home-me-shop).
-    #[arg(long, value_name = "NAME")]
+    // Claude Code's folders start with a minus.
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
     project: Option<String>,
 }
 
