@@ -128,8 +128,13 @@ enum Sub {
 const SUGGEST_ABOUT: &str = "\
 Propose edits found in the sessions themselves, evaluate them all and rank them.
 
-FILE|DIR is one scenario, or a directory of them (what `simulate import` writes). The data is
-read first, and each rule proposes the edits it finds there (docs/model.md §9):
+FILE|DIR is one scenario, or a directory of them (what `simulate import` writes). With no
+path: your own logs, where Claude Code (~/.claude/projects, ~/.config/claude/projects, or
+CLAUDE_CONFIG_DIR's comma-separated folders) and Codex CLI (~/.codex/sessions, or
+CODEX_HOME's) keep them, said first; --since DATE, --last 30d and --project NAME narrow
+them. They are imported and fitted into simulate's cache folder ($XDG_CACHE_HOME/simulate,
+else ~/.cache/simulate), reused while no log changes (docs/local.md). The data is read
+first, and each rule proposes the edits it finds there (docs/model.md §9):
   caps         tools whose outputs are large (p90 ≥ 4,096 bytes) and skewed (p90 ≥ 2 ×
                the median), capped at their p75 and p90 sizes (nearest rank); never a
                tool with results that cannot be replaced (web_search, pinned);
@@ -153,13 +158,22 @@ saves, the context it removes (est. tokens the agent no longer sees, counted onc
 many sessions it saves cost and at how many points of the assumption sweep (every
 session's B × 2/3, 1, 4/3 and ρ × 0.75, 1, 1.25).
 
-Files in OUT/<name>-suggest/: suggested.toml (the edits with what suggested each and what
-it saved, to read, adjust and rerun with `simulate history DIR --edits`), suggest.csv
+Each suggestion is then said in the settings of the agent the sessions came from (a Claude
+Code environment variable or setting, a Codex CLI config.toml key, the API's request
+fields), or that no setting implements it and what would (docs/settings.md).
+
+Files in OUT/<name>-suggest/ (OUT/local-suggest/ for your own logs): suggested.toml (the
+edits with what suggested each and what it saved, to read, adjust and rerun with `simulate
+history DIR --edits`), claude-code.settings.json and codex.config.toml (for each agent
+seen: the keys to copy into your settings, each with its suggestion and saving; never
+written into your real settings), suggest.csv
 (every candidate), and one chart per parametric family (tradeoff-cap.svg,
 tradeoff-context-editing.svg, tradeoff-compaction.svg): cost saved against context
 removed, the Pareto front marked, to pick a point rather than trust one number.
 
 Examples:
+  simulate suggest
+  simulate suggest --last 30d --project shop
   simulate suggest scenarios/history
   simulate history scenarios/history --edits out/history-suggest/suggested.toml
   simulate suggest sessions/shop-5e55a0e1.toml --top 5 --no-write
