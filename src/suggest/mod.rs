@@ -165,8 +165,9 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         }
         text
     };
+    let how = settings::all(&report.candidates, &agents);
     Ok(Suggestion {
-        report: report.with_edits_file(text).with_agents(agents),
+        report: report.with_edits_file(text).with_settings(agents, how),
         edits,
     })
 }

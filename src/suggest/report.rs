@@ -141,9 +141,9 @@ pub struct SuggestReport {
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<WarningCount>,
     /// The agents (or APIs) the sessions came from, with their numbers of sessions.
-    pub agents: Vec<(super::settings::Agent, usize)>,
+    pub agents: Vec<(super::settings::types::Agent, usize)>,
     /// Each candidate that saves cost, in each agent's settings (docs/settings.md).
-    pub settings: Vec<super::settings::HowTo>,
+    pub settings: Vec<super::settings::types::HowTo>,
 }
 
 /// What the report is built from.
@@ -282,10 +282,14 @@ impl SuggestReport {
     }
 
     /// The report with the agents the sessions came from, and each candidate in their
-    /// settings.
-    pub fn with_agents(mut self, agents: Vec<(super::settings::Agent, usize)>) -> SuggestReport {
-        self.settings = super::settings::all(&self.candidates, &agents);
+    /// settings (`super::settings::all`).
+    pub fn with_settings(
+        mut self,
+        agents: Vec<(super::settings::types::Agent, usize)>,
+        settings: Vec<super::settings::types::HowTo>,
+    ) -> SuggestReport {
         self.agents = agents;
+        self.settings = settings;
         self
     }
 

@@ -2,7 +2,8 @@
 //! `~/.claude/settings.json`'s `env` (or exported in the shell), and its settings keys.
 //! Each key, its page and the date read: docs/settings.md.
 
-use super::{Key, Value, workflow};
+use super::types::{Key, Value};
+use super::workflow;
 use crate::suggest::report::Suggested;
 use crate::suggest::rules::Family;
 
@@ -62,8 +63,8 @@ pub fn how(s: &Suggested) -> (Option<Key>, String) {
                 "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
                 format!("{pct:.0}"),
                 format!(
-                    "a percentage of the context window ({:.0} tokens assumed; on a 1M-context model also set CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000); it only lowers the default of about {DEFAULT_COMPACT_PCT:.0} %: a higher value has no effect{}; reported ignored when set in settings.json's env (anthropics/claude-code#63186): export it in the shell to be sure",
-                    WINDOW_TOKENS,
+                    "a percentage of the context window ({} tokens assumed; on a 1M-context model also set CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000); it only lowers the default of about {DEFAULT_COMPACT_PCT:.0} %: a higher value has no effect{}; reported ignored when set in settings.json's env (anthropics/claude-code#63186): export it in the shell to be sure",
+                    crate::number::grouped(WINDOW_TOKENS, 0),
                     if pct >= DEFAULT_COMPACT_PCT {
                         " (this one is at or above it: the default already compacts there)"
                     } else {

@@ -1,7 +1,8 @@
 //! Codex CLI's `~/.codex/config.toml` keys for the suggestions. Each key, its page and
 //! the date read: docs/settings.md.
 
-use super::{Key, Value, workflow};
+use super::types::{Key, Value};
+use super::workflow;
 use crate::suggest::report::Suggested;
 use crate::suggest::rules::Family;
 

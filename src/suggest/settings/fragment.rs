@@ -8,11 +8,8 @@
 //! implements, with what would). Copy the other keys; leave the `_…` ones out.
 //! `codex.config.toml` has `#` comments above each key.
 
-use super::{Agent, HowTo, Key, Value};
+use super::types::{Agent, HowTo, Key, Value};
 use serde_json::{Map, Value as Json};
-
-pub const CLAUDE_CODE_FILE: &str = "claude-code.settings.json";
-pub const CODEX_FILE: &str = "codex.config.toml";
 
 /// The suggestions of one agent whose keys go in its fragment (the best-ranked one for a
 /// key several would set), and those no setting implements.
