@@ -30,11 +30,7 @@ fn split(how: &[HowTo], agent: Agent) -> (Vec<(&HowTo, &Key)>, Vec<&HowTo>) {
 
 fn comment(h: &HowTo, k: Option<&Key>) -> String {
     let saving = match h.dollars_saved {
-        Some(d) => format!(
-            "saves {} ({} of the cost)",
-            crate::number::dollars(d),
-            crate::number::percent(h.cost_saved_pct)
-        ),
+        Some(d) => format!("saves {}", crate::number::dollars(d)),
         None => format!(
             "saves {} of the cost (no price known)",
             crate::number::percent(h.cost_saved_pct)

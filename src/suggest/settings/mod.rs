@@ -32,10 +32,11 @@ pub fn seen(loaded: &[Loaded]) -> Vec<(Agent, usize)> {
 /// The saving of `s` in words: dollars where priced, else the share of the cost.
 pub fn saving(s: &Suggested) -> String {
     match s.dollars_saved {
+        // The percentage is of the cost in input-token equivalents, not of the dollars:
+        // beside dollars it would read as theirs.
         Some(d) => format!(
-            "saves {} ({} of the cost), rank {} by cost",
+            "saves {} summed over every session, rank {} by cost",
             crate::number::dollars(d),
-            crate::number::percent(s.cost_saved_pct),
             s.cost_rank
         ),
         None => format!(
@@ -375,9 +376,7 @@ mod tests {
             .as_str()
             .unwrap();
         assert!(
-            c.starts_with(
-                "compact above 60,000 tokens — saves $1.25 (10.0 % of the cost), rank 1 by cost"
-            ),
+            c.starts_with("compact above 60,000 tokens — saves $1.25, rank 1 by cost"),
             "{c}"
         );
         assert!(
@@ -397,7 +396,7 @@ mod tests {
             Some(60_000)
         );
         assert!(
-            toml_text.contains("# compact above 60,000 tokens — saves $1.25"),
+            toml_text.contains("# compact above 60,000 tokens — saves $1.25, rank 1"),
             "{toml_text}"
         );
         for k in table.keys() {
