@@ -128,8 +128,13 @@ enum Sub {
 const SUGGEST_ABOUT: &str = "\
 Propose edits found in the sessions themselves, evaluate them all and rank them.
 
-FILE|DIR is one scenario, or a directory of them (what `simulate import` writes). The data is
-read first, and each rule proposes the edits it finds there (docs/model.md §9):
+FILE|DIR is one scenario, or a directory of them (what `simulate import` writes). With no
+path: your own logs, where Claude Code (~/.claude/projects, ~/.config/claude/projects, or
+CLAUDE_CONFIG_DIR's comma-separated folders) and Codex CLI (~/.codex/sessions, or
+CODEX_HOME's) keep them, said first; --since DATE, --last 30d and --project NAME narrow
+them. They are imported and fitted into simulate's cache folder ($XDG_CACHE_HOME/simulate,
+else ~/.cache/simulate), reused while no log changes (docs/local.md). The data is read
+first, and each rule proposes the edits it finds there (docs/model.md §9):
   caps         tools whose outputs are large (p90 ≥ 4,096 bytes) and skewed (p90 ≥ 2 ×
                the median), capped at their p75 and p90 sizes (nearest rank); never a
                tool with results that cannot be replaced (web_search, pinned);
@@ -153,13 +158,22 @@ saves, the context it removes (est. tokens the agent no longer sees, counted onc
 many sessions it saves cost and at how many points of the assumption sweep (every
 session's B × 2/3, 1, 4/3 and ρ × 0.75, 1, 1.25).
 
-Files in OUT/<name>-suggest/: suggested.toml (the edits with what suggested each and what
-it saved, to read, adjust and rerun with `simulate history DIR --edits`), suggest.csv
+Each suggestion is then said in the settings of the agent the sessions came from (a Claude
+Code environment variable or setting, a Codex CLI config.toml key, the API's request
+fields), or that no setting implements it and what would (docs/settings.md).
+
+Files in OUT/<name>-suggest/ (OUT/local-suggest/ for your own logs): suggested.toml (the
+edits with what suggested each and what it saved, to read, adjust and rerun with `simulate
+history DIR --edits`), claude-code.settings.json and codex.config.toml (for each agent
+seen: the keys to copy into your settings, each with its suggestion and saving; never
+written into your real settings), suggest.csv
 (every candidate), and one chart per parametric family (tradeoff-cap.svg,
 tradeoff-context-editing.svg, tradeoff-compaction.svg): cost saved against context
 removed, the Pareto front marked, to pick a point rather than trust one number.
 
 Examples:
+  simulate suggest
+  simulate suggest --last 30d --project shop
   simulate suggest scenarios/history
   simulate history scenarios/history --edits out/history-suggest/suggested.toml
   simulate suggest sessions/shop-5e55a0e1.toml --top 5 --no-write
@@ -167,9 +181,14 @@ Examples:
 
 #[derive(Args, Debug)]
 struct SuggestArgs {
-    /// A scenario file, or a directory searched recursively for them.
+    /// A scenario file, or a directory searched recursively for them. None: your own
+    /// Claude Code and Codex CLI logs, where the agents keep them (see --since, --last,
+    /// --project).
     #[arg(value_name = "FILE|DIR")]
-    path: PathBuf,
+    path: Option<PathBuf>,
+
+    #[command(flatten)]
+    local: LocalArgs,
 
     /// Root directory for results; files go to OUT/<name>-suggest/. `--out -` writes no
     /// files.
@@ -206,6 +225,63 @@ struct SuggestArgs {
     /// suggested.toml too, so its rerun reads the same parts.
     #[arg(long, value_name = "FILE")]
     context: Option<PathBuf>,
+}
+
+/// Which of your own logs to read when no path is given.
+#[derive(Args, Debug)]
+struct LocalArgs {
+    /// With no path: only the logs last written on or after DATE (YYYY-MM-DD, from 00:00
+    /// UTC).
+    #[arg(long, value_name = "DATE", conflicts_with = "last")]
+    since: Option<String>,
+
+    /// With no path: only the logs last written in the last N hours, days or weeks (12h,
+    /// 30d, 2w).
+    #[arg(long, value_name = "PERIOD")]
+    last: Option<String>,
+
+    /// With no path: only the sessions of project NAME (the last folder of the working
+    /// directory the log records, e.g. shop; or Claude Code's folder, -home-me-shop).
+    // Claude Code's folders start with a minus.
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
+    project: Option<String>,
+}
+
+/// Your own logs' selection, when no path is given (`given`: a path was); the flags
+/// without a path to apply to are refused rather than ignored.
+fn local_config(
+    a: LocalArgs,
+    given: bool,
+    format: Option<crate::import::Format>,
+) -> Result<Option<crate::command::local::LocalConfig>, Located> {
+    let any = a.since.is_some() || a.last.is_some() || a.project.is_some();
+    if given {
+        return if any {
+            Err(Located::new(
+                "command line",
+                "--since, --last and --project choose among your own logs, read when no path is given: drop the path to read them, or give a folder holding only the sessions you want",
+            ))
+        } else {
+            Ok(None)
+        };
+    }
+    let mut filter = crate::local::Filter {
+        project: a.project.filter(|p| !p.is_empty()),
+        ..Default::default()
+    };
+    let period = match (a.since, a.last) {
+        (Some(d), _) => Some(crate::local::select::since(&d)?),
+        (None, Some(p)) => Some(crate::local::select::last(
+            &p,
+            std::time::SystemTime::now(),
+        )?),
+        (None, None) => None,
+    };
+    if let Some((since, said)) = period {
+        filter.since = Some(since);
+        filter.period = Some(said);
+    }
+    Ok(Some(crate::command::local::LocalConfig { filter, format }))
 }
 
 #[derive(Args, Debug)]
@@ -264,9 +340,13 @@ Examples:
 
 #[derive(Args, Debug)]
 struct HistoryArgs {
-    /// Directory of scenario files, searched recursively for *.toml.
-    #[arg(value_name = "DIR", required_unless_present = "merge")]
+    /// Directory of scenario files, searched recursively for *.toml. None (and no
+    /// --merge): your own Claude Code and Codex CLI logs (see --since, --last, --project).
+    #[arg(value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    local: LocalArgs,
 
     /// The edits to evaluate on every session: [[edit]] tables, and [[base.part]] tables
     /// (named parts of B, such as an MCP server's tool definitions, as `simulate import
@@ -435,13 +515,17 @@ fn import_context(i: ImportArgs) -> Result<Command, Located> {
 
 #[derive(Args, Debug)]
 struct ImportArgs {
-    /// The log format.
+    /// The log format. None (and no PATH): your own Claude Code and Codex CLI logs.
     #[arg(value_enum, value_name = "FORMAT")]
-    log_format: ImportFormatArg,
+    log_format: Option<ImportFormatArg>,
 
-    /// Log files, or directories searched recursively.
-    #[arg(value_name = "PATH", required = true)]
+    /// Log files, or directories searched recursively. None: the FORMAT's logs where the
+    /// agent keeps them (claude-code, codex), each agent's scenarios in OUT/<format>/.
+    #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    local: LocalArgs,
 
     /// Directory for the scenario files (`DIR/<name>.toml`); created if missing. Must not
     /// be, or hold, one of the logs.
@@ -639,9 +723,37 @@ fn bytes_per_token(s: &str) -> Result<f64, String> {
     assumption(s, Assumption::BytesPerToken)
 }
 
+/// What `simulate` alone prints: where to start, for someone with agent logs and for
+/// someone with a scenario.
+pub const START: &str = "\
+simulate: which change to an LLM agent's context saves the most, and does the answer hold?
+
+You have Claude Code or Codex CLI logs on this machine:
+  simulate suggest
+      Reads your logs where the agents keep them (~/.claude/projects, ~/.config/claude/
+      projects, CLAUDE_CONFIG_DIR, ~/.codex/sessions, CODEX_HOME), imports and fits them
+      into a cache folder, and ranks the edits found there by the dollars they save, each
+      with the setting of your agent that makes it real. --last 30d, --since 2026-11-01,
+      --project NAME narrow it.
+  simulate import --out sessions --fit
+      The same logs as scenario files you keep (or `simulate import claude-code DIR --out
+      sessions` for logs elsewhere); then `simulate suggest sessions`.
+
+You have a scenario file (or want to see one):
+  simulate scenarios/merge.toml
+      Compares the scenario's edits, sweeps the assumptions, writes out/merge/.
+
+Everything else: simulate --help, and simulate COMMAND --help.
+";
+
 /// Parses the process arguments; prints help or a usage error and exits (code 2) itself.
 pub fn parse() -> Result<Command, Located> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() == 1 {
+        // No argument at all: not a slip to scold, a newcomer to point somewhere.
+        eprint!("{START}");
+        std::process::exit(2);
+    }
     match Cli::try_parse_from(&args) {
         Ok(cli) => from_args(cli),
         // `simulate imprt claude-code …` fails in clap on its second word; the first
@@ -673,15 +785,48 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             }));
         }
         Some(Sub::Import(i)) => {
+            if matches!(i.log_format, Some(ImportFormatArg::Context)) {
+                return import_context(i);
+            }
+            // `context` was taken above: it reads /context text, not a log.
+            let format = i.log_format.and_then(|f| match f {
+                ImportFormatArg::Context => None,
+                ImportFormatArg::ClaudeCode => Some(crate::import::Format::ClaudeCode),
+                ImportFormatArg::Codex => Some(crate::import::Format::Codex),
+                ImportFormatArg::Otel => Some(crate::import::Format::Otel),
+                ImportFormatArg::MiniSweAgent => Some(crate::import::Format::MiniSweAgent),
+                ImportFormatArg::Atif => Some(crate::import::Format::Atif),
+            });
+            if i.paths.is_empty() {
+                use crate::import::Format;
+                if let Some(f) = format.filter(|f| !matches!(f, Format::ClaudeCode | Format::Codex))
+                {
+                    return Err(Located::new(
+                        "command line",
+                        format!(
+                            "give the {} logs' files or folders: only Claude Code's and Codex CLI's logs have a place simulate knows",
+                            f.reader().product()
+                        ),
+                    ));
+                }
+                let local = local_config(i.local, false, format)?.unwrap_or_default();
+                return Ok(Command::ImportLocal(crate::command::ImportLocalConfig {
+                    local,
+                    out: i.out,
+                    fit: i.fit,
+                    force: i.force,
+                    output: i.format.into(),
+                }));
+            }
+            local_config(i.local, true, format)?;
+            let Some(format) = format else {
+                return Err(Located::new(
+                    "command line",
+                    "give the logs' format before their paths, e.g. `simulate import claude-code DIR --out sessions`",
+                ));
+            };
             return Ok(Command::Import(crate::command::import::ImportConfig {
-                format: match i.log_format {
-                    ImportFormatArg::Context => return import_context(i),
-                    ImportFormatArg::ClaudeCode => crate::import::Format::ClaudeCode,
-                    ImportFormatArg::Codex => crate::import::Format::Codex,
-                    ImportFormatArg::Otel => crate::import::Format::Otel,
-                    ImportFormatArg::MiniSweAgent => crate::import::Format::MiniSweAgent,
-                    ImportFormatArg::Atif => crate::import::Format::Atif,
-                },
+                format,
                 paths: i.paths,
                 out: i.out,
                 output: i.format.into(),
@@ -712,8 +857,10 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             return history_config(h).map(Command::History);
         }
         Some(Sub::Suggest(a)) => {
+            let local = local_config(a.local, a.path.is_some(), None)?;
             return Ok(Command::Suggest(crate::command::suggest::SuggestConfig {
-                path: a.path,
+                path: a.path.unwrap_or_default(),
+                local,
                 out_root: (!a.no_write && a.out.as_os_str() != "-").then_some(a.out),
                 top: a.top as usize,
                 format: a.format.into(),
@@ -816,9 +963,15 @@ fn history_config(h: HistoryArgs) -> Result<crate::command::history::HistoryConf
     }
     let shard = h.shard.as_deref().map(shard).transpose()?;
     use crate::command::history::HistorySource;
+    let local = if h.merge.is_empty() {
+        local_config(h.local, h.dir.is_some(), None)?
+    } else {
+        local_config(h.local, true, None)?
+    };
     let source = match (h.dir, h.edits) {
-        (Some(dir), Some(edits)) if h.merge.is_empty() => HistorySource::Sessions {
-            dir,
+        (dir, Some(edits)) if h.merge.is_empty() => HistorySource::Sessions {
+            // No directory: the cache folder of the user's own logs, named at run time.
+            dir: dir.unwrap_or_default(),
             edits,
             factors,
             files_from: h.files_from,
@@ -835,6 +988,7 @@ fn history_config(h: HistoryArgs) -> Result<crate::command::history::HistoryConf
         group_by: h.group_by.map(Into::into),
         max_cost_diff: h.max_cost_diff.map(max_cost_diff).transpose()?,
         verbose: h.verbose,
+        local,
     })
 }
 

@@ -20,6 +20,7 @@ pub mod history;
 pub mod import;
 pub mod input;
 pub mod ledger;
+pub mod local;
 pub mod number;
 pub mod output;
 pub mod point;

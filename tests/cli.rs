@@ -105,10 +105,11 @@ fn an_unwritable_output_directory_fails_before_any_work() {
 
 #[test]
 fn bad_arguments_are_usage_errors() {
-    simulate()
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("SCENARIO.toml"));
+    // No argument at all: where to start, for logs and for a scenario (issue 27 §1).
+    simulate().assert().code(2).stderr(
+        predicate::str::contains("simulate suggest")
+            .and(predicate::str::contains("simulate scenarios/merge.toml")),
+    );
     simulate()
         .args(["tests/fixtures/good/small.toml", "--base", "0"])
         .assert()

@@ -47,6 +47,9 @@ pub struct HistoryConfig {
     pub max_cost_diff: Option<f64>,
     /// `--verbose`: the table lists every flip, not the few that matter.
     pub verbose: bool,
+    /// No directory given: the user's own logs, imported into the cache first (the
+    /// sessions' `dir` is then that folder; the results' name `local`).
+    pub local: Option<super::local::LocalConfig>,
 }
 
 /// Where a history's sessions come from.
@@ -96,6 +99,17 @@ impl Shard {
 
 /// Runs the history, printing to `out`.
 pub fn run(c: &HistoryConfig, out: &mut dyn Write) -> Result<(), Error> {
+    if let Some(l) = &c.local {
+        let imported = super::local::import_cached(l, &crate::local::Env::from_process())?;
+        super::local::tell(&imported.said, c.format, out)?;
+        let mut c = c.clone();
+        c.local = None;
+        c.name = c.name.or_else(|| Some("local".into()));
+        if let HistorySource::Sessions { dir, .. } = &mut c.source {
+            *dir = imported.dir;
+        }
+        return run(&c, out);
+    }
     match &c.source {
         HistorySource::Sessions {
             dir,

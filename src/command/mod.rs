@@ -9,6 +9,7 @@ pub mod fit;
 pub mod history;
 pub mod import;
 pub mod ledger;
+pub mod local;
 pub mod scenario;
 pub mod suggest;
 pub mod telemetry;
@@ -29,12 +30,25 @@ pub enum Command {
     Import(import::ImportConfig),
     /// `simulate import context FILE --out DIR`.
     ImportContext(context::ContextConfig),
+    /// `simulate import [FORMAT] --out DIR` with no path: the user's own logs.
+    ImportLocal(ImportLocalConfig),
     /// `simulate telemetry FILE.jsonl --unit NAME`.
     Telemetry(telemetry::TelemetryConfig),
     /// `simulate history DIR --edits EDITS.toml`.
     History(history::HistoryConfig),
     /// `simulate suggest FILE|DIR`.
     Suggest(suggest::SuggestConfig),
+}
+
+/// `simulate import [FORMAT] --out DIR` with no path, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportLocalConfig {
+    pub local: local::LocalConfig,
+    /// Each agent's scenarios go to `out/<format>/`.
+    pub out: std::path::PathBuf,
+    pub fit: bool,
+    pub force: bool,
+    pub output: crate::output::Format,
 }
 
 /// Runs `command`, printing to `out`.
@@ -47,6 +61,9 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Fit(c) => fit::run(c, out),
         Command::Import(c) => import::run(c, out),
         Command::ImportContext(c) => context::run(c, out),
+        Command::ImportLocal(c) => {
+            local::import_into(&c.local, &c.out, c.fit, c.force, c.output, out)
+        }
         Command::Telemetry(c) => telemetry::run(c, out),
         Command::History(c) => history::run(c, out),
         Command::Suggest(c) => suggest::run(c, out),

@@ -37,12 +37,39 @@ pub struct SuggestConfig {
     /// `--context FILE`: Claude Code's `/context` text, or a file of `[[base.part]]`
     /// tables: base parts every session takes as its own.
     pub context: Option<PathBuf>,
+    /// No path given: the user's own logs, imported into the cache first (`path` is then
+    /// unused).
+    pub local: Option<super::local::LocalConfig>,
 }
+
+/// The results folder's name for a suggestion over the user's own logs.
+pub const LOCAL_NAME: &str = "local";
 
 /// Runs the suggestion, printing to `out`.
 pub fn run(c: &SuggestConfig, out: &mut dyn Write) -> Result<(), Error> {
+    let mut name = None;
+    let imported = match &c.local {
+        Some(l) => Some(super::local::import_cached(
+            l,
+            &crate::local::Env::from_process(),
+        )?),
+        None => None,
+    };
+    let owned;
+    let c = match &imported {
+        Some(i) => {
+            super::local::tell(&i.said, c.format, out)?;
+            name = Some(LOCAL_NAME);
+            owned = SuggestConfig {
+                path: i.dir.clone(),
+                ..c.clone()
+            };
+            &owned
+        }
+        None => c,
+    };
     let (report, files) = match c.jobs {
-        None => suggestion(c)?,
+        None => suggestion(c, name)?,
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
@@ -53,14 +80,17 @@ pub fn run(c: &SuggestConfig, out: &mut dyn Write) -> Result<(), Error> {
                         format!("cannot start {n} threads for --jobs: {e}"),
                     ))
                 })?;
-            pool.install(|| suggestion(c))?
+            pool.install(|| suggestion(c, name))?
         }
     };
     print(c, out, &report, &files)
 }
 
 /// The suggestion and the files written.
-fn suggestion(c: &SuggestConfig) -> Result<(SuggestReport, Vec<PathBuf>), Error> {
+fn suggestion(
+    c: &SuggestConfig,
+    name: Option<&str>,
+) -> Result<(SuggestReport, Vec<PathBuf>), Error> {
     let shown = c.path.display().to_string();
     let meta = std::fs::metadata(&c.path).map_err(|source| Error::Unreadable {
         path: c.path.clone(),
@@ -92,7 +122,10 @@ fn suggestion(c: &SuggestConfig) -> Result<(SuggestReport, Vec<PathBuf>), Error>
     } else {
         c.path.clone()
     };
-    let name = format!("{}-suggest", default_name(&stem));
+    let name = format!(
+        "{}-suggest",
+        name.map_or_else(|| default_name(&stem), String::from)
+    );
     let mut dir_out = match &c.out_root {
         Some(root) => Some(OutputDir::prepare(root, &name, &paths)?),
         None => None,
@@ -127,6 +160,18 @@ fn suggestion(c: &SuggestConfig) -> Result<(SuggestReport, Vec<PathBuf>), Error>
                 w.write_all(report.suggested_toml.as_bytes())
             })?;
             dir.write("suggest.csv", |w| suggest::csv::write(w, &report))?;
+            // The agents' settings fragments: to copy from, never the user's own files.
+            use suggest::settings::{Agent, fragment};
+            for (agent, _) in &report.agents {
+                let text = match agent {
+                    Agent::ClaudeCode => fragment::claude_code(&report.settings, &shown),
+                    Agent::Codex => fragment::codex(&report.settings, &shown),
+                    _ => continue,
+                };
+                if let Some(file) = agent.fragment_file() {
+                    dir.write(file, |w| w.write_all(text.as_bytes()))?;
+                }
+            }
             for (file, svg) in suggest::charts::draw_all(&report)? {
                 dir.write(file, |w| w.write_all(svg.as_bytes()))?;
             }

@@ -101,12 +101,14 @@ impl Labels {
         };
         Labels {
             user: import.user_id.clone().filter(|u| !u.is_empty()),
-            project: project_folder(&import.format, &import.file).or_else(|| {
-                import
-                    .session_id
-                    .as_deref()
-                    .and_then(|id| name_project(&scenario.name, id))
-            }),
+            // The readable name the importer gave the session (the last folder of its
+            // working directory, as in the scenario's name), before Claude Code's folder
+            // (`-home-me-src-shop`), which only a session without one falls back to.
+            project: import
+                .session_id
+                .as_deref()
+                .and_then(|id| name_project(&scenario.name, id))
+                .or_else(|| project_folder(&import.format, &import.file)),
             model: import.model.clone().filter(|m| !m.is_empty()),
             account: import.account_uuid.clone().filter(|a| !a.is_empty()),
             team: import.team.clone().filter(|t| !t.is_empty()),
@@ -333,7 +335,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_project_is_claude_codes_folder_else_the_name_before_the_session() {
+    fn the_project_is_the_name_before_the_session_else_claude_codes_folder() {
+        // Issue 27 §5: the readable name, not the folder, wherever the importer named one.
+        let mut s = crate::scenario::load_str(
+            "name = \"shop-5e55a0e1\"\nbase_tokens = 1000\nbytes_per_token = 3.3\n[[call]]\nlabel = \"a\"\nbytes = 10\n[import]\nformat = \"claude-code\"\nfile = \"/h/.claude/projects/-home-ana-src-shop/5e55a0e1-aa.jsonl\"\nsession_id = \"5e55a0e1-aa\"\ntrace = \"main\"\n",
+            std::path::Path::new("s.toml"),
+        )
+        .unwrap();
+        assert_eq!(Labels::of(&s).project.as_deref(), Some("shop"));
+        s.name = "session-5e55a0e1".into();
+        assert_eq!(
+            Labels::of(&s).project.as_deref(),
+            Some("-home-ana-src-shop")
+        );
+
         assert_eq!(
             project_folder(
                 "claude-code",

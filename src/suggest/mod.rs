@@ -18,6 +18,7 @@ pub mod measure;
 pub mod pareto;
 pub mod report;
 pub mod rules;
+pub mod settings;
 pub mod table;
 
 pub use evidence::Evidence;
@@ -94,6 +95,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         )
         .into());
     }
+    let agents = settings::seen(&loaded);
     let evidence = Evidence::gather(&loaded);
     let proposal = propose(&evidence);
     let header = edits_file::Header {
@@ -176,8 +178,9 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         }
         text
     };
+    let how = settings::all(&report.candidates, &agents);
     Ok(Suggestion {
-        report: report.with_edits_file(text),
+        report: report.with_edits_file(text).with_settings(agents, how),
         edits,
     })
 }

@@ -149,6 +149,10 @@ pub struct SuggestReport {
     pub suggested_toml: String,
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<WarningCount>,
+    /// The agents (or APIs) the sessions came from, with their numbers of sessions.
+    pub agents: Vec<(super::settings::types::Agent, usize)>,
+    /// Each candidate that saves cost, in each agent's settings (docs/settings.md).
+    pub settings: Vec<super::settings::types::HowTo>,
 }
 
 /// What the report is built from.
@@ -279,9 +283,23 @@ impl SuggestReport {
             edits_file: parts.edits_file.to_string(),
             rerun: parts.rerun.to_string(),
             suggested_toml: String::new(),
+            agents: Vec::new(),
+            settings: Vec::new(),
             skipped: h.skipped.clone(),
             warnings: h.warnings.clone(),
         }
+    }
+
+    /// The report with the agents the sessions came from, and each candidate in their
+    /// settings (`super::settings::all`).
+    pub fn with_settings(
+        mut self,
+        agents: Vec<(super::settings::types::Agent, usize)>,
+        settings: Vec<super::settings::types::HowTo>,
+    ) -> SuggestReport {
+        self.agents = agents;
+        self.settings = settings;
+        self
     }
 
     /// The report with the edits file's text.

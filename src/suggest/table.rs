@@ -218,6 +218,7 @@ pub fn write(
             plural(n, "session", "sessions")
         )?;
     }
+    settings(out, r, shown)?;
     if !r.families.is_empty() {
         writeln!(out)?;
         prose(
@@ -276,6 +277,64 @@ pub fn write(
         writeln!(out, "\nWritten:")?;
         for f in files {
             writeln!(out, "  {}", crate::printable::path(f))?;
+        }
+    }
+    Ok(())
+}
+
+/// Each shown candidate that saves cost, in the settings of every agent the sessions came
+/// from.
+fn settings(out: &mut dyn Write, r: &SuggestReport, shown: usize) -> io::Result<()> {
+    if r.settings.is_empty() {
+        return Ok(());
+    }
+    let files: Vec<&str> = r
+        .agents
+        .iter()
+        .filter_map(|(a, _)| a.fragment_file())
+        .collect();
+    let agents: Vec<String> = r
+        .agents
+        .iter()
+        .map(|(a, n)| format!("{} ({})", a.label(), plural(*n, "session", "sessions")))
+        .collect();
+    writeln!(out)?;
+    prose(
+        out,
+        "",
+        "",
+        &format!(
+            "In your agents' settings (the sessions came from {}{}; keys, their documentation and limits: docs/settings.md):",
+            agents.join(", "),
+            if files.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} beside suggested.toml hold the keys, each with its saving",
+                    files.join(" and ")
+                )
+            }
+        ),
+    )?;
+    for s in r
+        .candidates
+        .iter()
+        .take(shown)
+        .filter(|s| r.settings.iter().any(|h| h.edit == s.name))
+    {
+        prose(
+            out,
+            &format!("  {}. {}:", s.cost_rank, s.name),
+            "      ",
+            &super::settings::saving(s),
+        )?;
+        for h in r.settings.iter().filter(|h| h.edit == s.name) {
+            prose(
+                out,
+                &format!("      {}:", h.agent.label()),
+                "        ",
+                &h.how,
+            )?;
         }
     }
     Ok(())

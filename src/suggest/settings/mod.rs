@@ -1,0 +1,421 @@
+//! Each suggestion in the user's own agent's settings: the Claude Code setting or
+//! environment variable, or the Codex CLI `config.toml` key, that makes it real, with its
+//! documented limits; or, where no setting implements it, what would (an instruction in
+//! CLAUDE.md or AGENTS.md, a workflow, the API's own request fields).
+//!
+//! Every key written is one docs/settings.md lists with its documentation page and the
+//! date it was read (tests read that table as the list of allowed keys). `fragment` writes
+//! the files `suggest` puts beside `suggested.toml`; nothing here touches the user's
+//! real settings.
+
+pub mod claude_code;
+pub mod codex;
+pub mod fragment;
+pub mod types;
+
+pub use types::{Agent, HowTo, Key, Value};
+
+use super::report::Suggested;
+use super::rules::Family;
+use crate::history::files::Loaded;
+
+/// The agents the sessions came from, each with its number of sessions, in [`Agent`]
+/// order.
+pub fn seen(loaded: &[Loaded]) -> Vec<(Agent, usize)> {
+    let mut counts = std::collections::BTreeMap::new();
+    for l in loaded {
+        *counts.entry(Agent::of(l)).or_insert(0) += 1;
+    }
+    counts.into_iter().collect()
+}
+
+/// The saving of `s` in words: dollars where priced, else the share of the cost.
+pub fn saving(s: &Suggested) -> String {
+    match s.dollars_saved {
+        // The percentage is of the cost in input-token equivalents, not of the dollars:
+        // beside dollars it would read as theirs.
+        Some(d) => format!(
+            "saves {} summed over every session, rank {} by cost",
+            crate::number::dollars(d),
+            s.cost_rank
+        ),
+        None => format!(
+            "saves {} of the cost (no price known), rank {} by cost",
+            crate::number::percent(s.cost_saved_pct),
+            s.cost_rank
+        ),
+    }
+}
+
+/// How to make `s` real for `agent`.
+pub fn how_to(s: &Suggested, agent: Agent) -> HowTo {
+    let (key, how) = match agent {
+        Agent::ClaudeCode => claude_code::how(s),
+        Agent::Codex => codex::how(s),
+        Agent::AnthropicApi => (None, anthropic_api(s)),
+        Agent::OpenAiApi => (None, openai_api(s)),
+    };
+    HowTo {
+        agent,
+        edit: s.name.clone(),
+        cost_rank: s.cost_rank,
+        dollars_saved: s.dollars_saved,
+        cost_saved_pct: s.cost_saved_pct,
+        key,
+        how,
+    }
+}
+
+/// Every candidate that saves cost, for every agent seen, best first.
+pub fn all(candidates: &[Suggested], agents: &[(Agent, usize)]) -> Vec<HowTo> {
+    let mut out = Vec::new();
+    // Dollars decide where the sessions are priced (a saving in input-token equivalents
+    // can be a loss in dollars across models).
+    for s in candidates
+        .iter()
+        .filter(|s| s.dollars_saved.map_or(s.cost_saved > 0.0, |d| d > 0.0))
+    {
+        for &(agent, _) in agents {
+            out.push(how_to(s, agent));
+        }
+    }
+    out
+}
+
+/// No setting: what would, in any agent (a prompt or a workflow).
+pub fn workflow(s: &Suggested, memory_file: &str) -> String {
+    let p = &s.parameters;
+    match s.family {
+        Family::Cap => format!(
+            "no setting caps {}'s output; what would: an instruction in {memory_file} asking for smaller results (a Read with offset and limit, a narrower search)",
+            p.tool.as_deref().unwrap_or("this tool")
+        ),
+        Family::ReadOnce => format!(
+            "no setting; what would: an instruction in {memory_file} not to read a file again unless it changed"
+        ),
+        Family::IdleClearing => "no setting; what would: a habit, /clear (or /compact) when you come back after a pause longer than the cache's lifetime".into(),
+        Family::ToolDefinitions => format!(
+            "no setting found for {}: remove it from the agent's tools while it is not needed",
+            p.part.as_deref().unwrap_or("this part")
+        ),
+        _ => "no setting of this agent implements it".into(),
+    }
+}
+
+fn anthropic_api(s: &Suggested) -> String {
+    let p = &s.parameters;
+    match (s.family, p.trigger_tokens, p.threshold_tokens) {
+        (Family::ContextEditing, Some(t), _) => format!(
+            "add to each Messages API request: \"context_management\": {{\"edits\": [{{\"type\": \"clear_tool_uses_20250919\", \"trigger\": {{\"type\": \"input_tokens\", \"value\": {t:.0}}}, \"keep\": {{\"type\": \"tool_uses\", \"value\": {}}}}}]}} with the beta header context-management-2025-06-27 (platform.claude.com/docs/en/build-with-claude/context-editing)",
+            p.keep_tool_uses.unwrap_or(crate::suggest::rules::API_CLEAR_KEEP)
+        ),
+        (Family::Compaction, _, Some(t)) => format!(
+            "the Messages API's compaction (compact_20260112) with its trigger at {t:.0} input tokens, in the request's context_management edits"
+        ),
+        (Family::HourCache, ..) => "mark the cached prefix with \"cache_control\": {\"type\": \"ephemeral\", \"ttl\": \"1h\"}".into(),
+        _ => workflow(s, "the system prompt"),
+    }
+}
+
+fn openai_api(s: &Suggested) -> String {
+    let p = &s.parameters;
+    match (s.family, p.threshold_tokens) {
+        (Family::Compaction, Some(t)) => format!(
+            "the Responses API's server-side compaction with compact_threshold {t:.0} tokens"
+        ),
+        (Family::Retention, _) => {
+            "send \"prompt_cache_retention\": \"24h\" with each request".into()
+        }
+        _ => workflow(s, "the system prompt"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::aggregate::Distribution;
+    use crate::suggest::rules::Parameters;
+
+    /// The keys docs/settings.md allows, by agent: its table's rows `| agent | `key` | …`.
+    fn allowed() -> Vec<(String, String)> {
+        include_str!("../../../docs/settings.md")
+            .lines()
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                let agent = cells.get(1)?;
+                let key = cells.get(2)?.strip_prefix('`')?.strip_suffix('`')?;
+                matches!(*agent, "claude-code" | "codex")
+                    .then(|| (agent.to_string(), key.to_string()))
+            })
+            .collect()
+    }
+
+    fn candidate(name: &str, family: Family, parameters: Parameters, rank: usize) -> Suggested {
+        let d = Distribution {
+            min: 0.0,
+            p10: 0.0,
+            median: 0.0,
+            p90: 0.0,
+            max: 0.0,
+        };
+        Suggested {
+            name: name.into(),
+            index: rank - 1,
+            family,
+            family_label: family.label(),
+            parameters,
+            evidence: String::new(),
+            action: String::new(),
+            cost_rank: rank,
+            token_rank: rank,
+            cost_saved: 100.0,
+            cost_saved_pct: 10.0,
+            dollars_saved: Some(1.25),
+            priced_sessions: 2,
+            saved_tokens: 100.0,
+            saved_pct: 10.0,
+            context_removed_tokens: 10.0,
+            sessions_saving_cost: 1,
+            sessions_adding_cost: 0,
+            sessions: 2,
+            per_session_cost_pct: d,
+            sessions_selected_nothing: 0,
+            sweep_points_saving_cost: 9,
+            sweep_points: 9,
+            sweep_cost_rank_best: 1,
+            sweep_cost_rank_worst: 1,
+            holds_over_sweep: true,
+            on_front: None,
+            series: None,
+            point_label: String::new(),
+        }
+    }
+
+    fn every_kind() -> Vec<Suggested> {
+        let p = Parameters::default;
+        vec![
+            candidate(
+                "compact above 60,000 tokens",
+                Family::Compaction,
+                Parameters {
+                    threshold_tokens: Some(60_000.0),
+                    ..p()
+                },
+                1,
+            ),
+            candidate(
+                "cap Bash at 7,071 bytes (p75)",
+                Family::Cap,
+                Parameters {
+                    tool: Some("Bash".into()),
+                    max_bytes: Some(7071.0),
+                    ..p()
+                },
+                2,
+            ),
+            candidate(
+                "cap mcp__gh__search at 10,000 bytes (p90)",
+                Family::Cap,
+                Parameters {
+                    tool: Some("mcp__gh__search".into()),
+                    max_bytes: Some(10_000.0),
+                    ..p()
+                },
+                3,
+            ),
+            candidate(
+                "defer mcp:gh",
+                Family::ToolDefinitions,
+                Parameters {
+                    part: Some("gh".into()),
+                    part_action: Some("defer"),
+                    ..p()
+                },
+                4,
+            ),
+            candidate(
+                "drop mcp:jira",
+                Family::ToolDefinitions,
+                Parameters {
+                    part: Some("jira".into()),
+                    part_action: Some("drop"),
+                    ..p()
+                },
+                5,
+            ),
+            candidate(
+                "cap Read at 7,071 bytes (p75)",
+                Family::Cap,
+                Parameters {
+                    tool: Some("Read".into()),
+                    max_bytes: Some(7071.0),
+                    ..p()
+                },
+                6,
+            ),
+            candidate(
+                "compact above 250,000 tokens",
+                Family::Compaction,
+                Parameters {
+                    threshold_tokens: Some(250_000.0),
+                    ..p()
+                },
+                7,
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_key_is_one_docs_settings_md_lists_with_the_values_the_edits_give() {
+        let allowed = allowed();
+        assert!(allowed.len() >= 10, "{allowed:?}");
+        let agents = [(Agent::ClaudeCode, 1), (Agent::Codex, 1)];
+        let how = all(&every_kind(), &agents);
+        let key = |agent: Agent, edit: &str| {
+            how.iter()
+                .find(|h| h.agent == agent && h.edit.starts_with(edit))
+                .and_then(|h| h.key.as_ref())
+                .map(|k| (k.path.clone(), k.value.clone()))
+        };
+        for h in &how {
+            if let Some(k) = &h.key {
+                let agent = if h.agent == Agent::ClaudeCode {
+                    "claude-code"
+                } else {
+                    "codex"
+                };
+                assert!(
+                    allowed.contains(&(agent.to_string(), k.path.clone())),
+                    "{agent} {} is not in docs/settings.md",
+                    k.path
+                );
+            }
+        }
+        let text = |t: &str| Value::Text(t.into());
+        assert_eq!(
+            key(Agent::ClaudeCode, "compact above 60"),
+            Some(("env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE".into(), text("30")))
+        );
+        assert_eq!(
+            key(Agent::ClaudeCode, "compact above 250"),
+            Some(("env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE".into(), text("100")))
+        );
+        assert_eq!(
+            key(Agent::Codex, "compact above 60"),
+            Some((
+                "model_auto_compact_token_limit".into(),
+                Value::Integer(60_000)
+            ))
+        );
+        assert_eq!(
+            key(Agent::ClaudeCode, "cap Bash"),
+            Some(("env.BASH_MAX_OUTPUT_LENGTH".into(), text("7071")))
+        );
+        // 10,000 bytes at 3.3 bytes per token, rounded up.
+        assert_eq!(
+            key(Agent::ClaudeCode, "cap mcp__"),
+            Some(("env.MAX_MCP_OUTPUT_TOKENS".into(), text("3031")))
+        );
+        assert_eq!(
+            key(Agent::ClaudeCode, "defer"),
+            Some(("env.ENABLE_TOOL_SEARCH".into(), text("true")))
+        );
+        assert_eq!(
+            key(Agent::ClaudeCode, "drop"),
+            Some((
+                "disabledMcpjsonServers".into(),
+                Value::List(vec!["jira".into()])
+            ))
+        );
+        assert_eq!(key(Agent::ClaudeCode, "cap Read"), None);
+        assert_eq!(key(Agent::Codex, "cap Bash"), None);
+        // A threshold above the default says the setting cannot raise it.
+        let high = how
+            .iter()
+            .find(|h| h.edit.starts_with("compact above 250") && h.agent == Agent::ClaudeCode)
+            .unwrap();
+        assert!(
+            high.key
+                .as_ref()
+                .unwrap()
+                .limits
+                .contains("the default already compacts there")
+        );
+
+        // The fragments: the JSON's keys (but the `_` comments) and the TOML's are allowed
+        // ones, the best-ranked suggestion holds a key several set, and each key is
+        // commented with its suggestion and saving.
+        let json: serde_json::Value =
+            serde_json::from_str(&fragment::claude_code(&how, "logs")).unwrap();
+        let mut paths = Vec::new();
+        for (k, v) in json.as_object().unwrap() {
+            match (k.as_str(), v) {
+                (k, _) if k.starts_with('_') => {}
+                ("env", serde_json::Value::Object(env)) => {
+                    paths.extend(env.keys().map(|n| format!("env.{n}")))
+                }
+                (k, _) => paths.push(k.to_string()),
+            }
+        }
+        paths.sort();
+        assert_eq!(
+            paths,
+            [
+                "disabledMcpjsonServers",
+                "env.BASH_MAX_OUTPUT_LENGTH",
+                "env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+                "env.ENABLE_TOOL_SEARCH",
+                "env.MAX_MCP_OUTPUT_TOKENS"
+            ]
+        );
+        for p in &paths {
+            assert!(allowed.contains(&("claude-code".into(), p.clone())), "{p}");
+        }
+        assert_eq!(json["env"]["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"], "30");
+        let c = json["_comments"]["env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"]
+            .as_str()
+            .unwrap();
+        assert!(
+            c.starts_with("compact above 60,000 tokens — saves $1.25, rank 1 by cost"),
+            "{c}"
+        );
+        assert!(
+            json["_no_setting"]["cap Read at 7,071 bytes (p75)"]
+                .as_str()
+                .unwrap()
+                .contains("CLAUDE.md")
+        );
+        let toml_text = fragment::codex(&how, "logs");
+        let table: toml::Table = toml_text.parse().unwrap();
+        assert_eq!(
+            table.keys().collect::<Vec<_>>(),
+            ["model_auto_compact_token_limit"]
+        );
+        assert_eq!(
+            table["model_auto_compact_token_limit"].as_integer(),
+            Some(60_000)
+        );
+        assert!(
+            toml_text.contains("# compact above 60,000 tokens — saves $1.25, rank 1"),
+            "{toml_text}"
+        );
+        for k in table.keys() {
+            assert!(allowed.contains(&("codex".into(), k.clone())), "{k}");
+        }
+    }
+
+    #[test]
+    fn a_suggestion_that_loses_dollars_is_in_no_agent_s_settings() {
+        let mut s = candidate(
+            "compact above 60,000 tokens",
+            Family::Compaction,
+            Parameters {
+                threshold_tokens: Some(60_000.0),
+                ..Parameters::default()
+            },
+            1,
+        );
+        s.dollars_saved = Some(-0.45);
+        assert!(all(&[s], &[(Agent::ClaudeCode, 1)]).is_empty());
+    }
+}
