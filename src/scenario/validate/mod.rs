@@ -232,7 +232,8 @@ impl<'a> Checker<'a> {
 fn show(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
-    } else if x.abs() >= 1e15 {
+    } else if x.abs() >= 1e15 || (x != 0.0 && x.abs() < 1e-6) {
+        // Not 300 zeros for 1e-300.
         format!("{x:e}")
     } else {
         x.to_string()
