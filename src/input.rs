@@ -155,6 +155,14 @@ pub fn not_utf8(path: &Path, line_column: (usize, usize)) -> Error {
     .into()
 }
 
+/// Whether a directory walk failed on a symbolic link loop: a link to a folder above it
+/// (which the walk tells), or a link that leads to itself (`ELOOP`).
+pub fn is_link_loop(e: &walkdir::Error) -> bool {
+    e.loop_ancestor().is_some()
+        || e.io_error().and_then(std::io::Error::raw_os_error)
+            == Some(rustix::io::Errno::LOOP.raw_os_error())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

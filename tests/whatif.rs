@@ -394,7 +394,12 @@ fn bad_what_if_keys_are_errors_that_say_what_would_be_valid() {
     let e = error(&with(
         "model = { to = \"claude-sonnet-4-6\", tokens_factor = 30 }",
     ));
-    assert!(e.contains("30 is over 10"), "{e}");
+    assert!(e.contains("30 is outside 0.1 to 10"), "{e}");
+    // As small a factor is as far from any tokenizer, and would make ρ ÷ factor infinite.
+    let e = error(&with(
+        "model = { to = \"claude-sonnet-4-6\", tokens_factor = 1e-300 }",
+    ));
+    assert!(e.contains("1e-300 is outside 0.1 to 10"), "{e}");
     let e = error(&with("model = { tokens_factor = 1.3 }"));
     assert!(e.contains("missing key `to`"), "{e}");
     let e = error(&with("base = { defer = \"mcp:github\" }"));

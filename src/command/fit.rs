@@ -69,7 +69,7 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
         if new_text.1.any() {
             // The new file must still be a valid scenario before it replaces the old one.
             scenario::load_str(&new_text.0, &c.scenario)?;
-            replace(&c.scenario, &new_text.0)?;
+            replace(&c.scenario, &text, &new_text.0)?;
             changes = new_text.1;
         }
     }
@@ -106,9 +106,74 @@ pub fn run(c: &FitConfig, out: &mut dyn Write) -> Result<(), Error> {
 }
 
 /// Replaces the scenario with `text` through the output sets: whole or not at all, keeping
-/// the file's mode, and through a symbolic link into the file it points to.
-fn replace(path: &Path, text: &str) -> Result<(), Error> {
-    crate::output::set::replace_file(path, text.as_bytes())
+/// the file's mode, and through a symbolic link into the file it points to; `old` is the
+/// text it replaces, whose byte-order mark and CRLF line ends the new text keeps.
+///
+/// Errors ([`Error::Input`], exit 2, nothing written): a read-only file (its mode says
+/// "do not change me"); a file with other hard links (a replacement would leave the
+/// other names with the old text); a folder where it cannot be written.
+fn replace(path: &Path, old: &str, text: &str) -> Result<(), Error> {
+    use std::os::unix::fs::MetadataExt;
+    let file = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|source| Error::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if meta.permissions().readonly() {
+        return Err(Located::new(
+            file,
+            "is read-only: nothing was written; make it writable (chmod u+w) to write the fit into it, or leave out --write",
+        )
+        .place("--write")
+        .into());
+    }
+    if meta.nlink() > 1 {
+        return Err(Located::new(
+            file,
+            format!(
+                "has {} names (hard links): a rewritten file would leave the others with the old text, so nothing was written; fit a copy of its own (cp), or copy the fitted values in by hand",
+                meta.nlink()
+            ),
+        )
+        .place("--write")
+        .into());
+    }
+    let text = same_form(old, text);
+    crate::output::set::replace_file(path, text.as_bytes()).map_err(|e| match e {
+        Error::Unwritable { path, source } => Located::new(
+            path.display().to_string(),
+            format!(
+                "cannot write the fitted scenario here ({source}): nothing was written; make the file and its folder writable, or leave out --write"
+            ),
+        )
+        .place("--write")
+        .into(),
+        other => other,
+    })
+}
+
+/// `new` in the form of `old`: with its byte-order mark, and with CRLF line ends where
+/// most of `old`'s lines end so (an editor on Windows keeps the file as it wrote it).
+fn same_form(old: &str, new: &str) -> String {
+    let body = new.strip_prefix('\u{feff}').unwrap_or(new);
+    let mut out = String::with_capacity(new.len() + new.len() / 16 + 3);
+    if old.starts_with('\u{feff}') {
+        out.push('\u{feff}');
+    }
+    let crlf = old.matches("\r\n").count();
+    if crlf == 0 || crlf * 2 < old.matches('\n').count() {
+        out.push_str(body);
+        return out;
+    }
+    let mut after_cr = false;
+    for c in body.chars() {
+        if c == '\n' && !after_cr {
+            out.push('\r');
+        }
+        out.push(c);
+        after_cr = c == '\r';
+    }
+    out
 }
 
 fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<()> {

@@ -31,11 +31,13 @@ pub struct ImportConfig {
 /// as it is assembled ([`import::stream`]).
 pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
     let reader = c.format.reader();
-    let files = import::files::find(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
+    let (files, loops) =
+        import::files::find_listing(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
     import::files::check_out(&c.out, &files)?;
     let spill = import::spill::Spill::create(&c.out);
-    let (stored, unreadable) =
+    let (stored, mut unreadable) =
         reader.read_all(&files, &|log| import::stream::store(log, spill.as_ref()));
+    unreadable.extend(loops);
     if let Some(s) = &spill {
         s.check()?;
     }
@@ -99,13 +101,28 @@ fn nothing_imported(c: &ImportConfig, reader: &dyn Reader, loaded: &Loaded) -> L
                     other.format()
                 )
             } else if let Some(first) = malformed.first() {
-                format!(
-                    "{} of {} lines malformed; line {}: {}",
-                    malformed.len(),
-                    l.lines,
-                    first.line,
-                    first.reason
-                )
+                // A record past the last line (a gzip stream truncated between lines) is
+                // about the file's end, not one of its lines.
+                let (lines, past): (Vec<&import::event::Malformed>, Vec<&import::event::Malformed>) =
+                    malformed.iter().copied().partition(|m| m.line <= l.lines);
+                match (lines.first(), past.first()) {
+                    (_, Some(end)) if lines.is_empty() => end.reason.clone(),
+                    (Some(first), Some(end)) => format!(
+                        "{}; {} of {} lines malformed; line {}: {}",
+                        end.reason,
+                        lines.len(),
+                        l.lines,
+                        first.line,
+                        first.reason
+                    ),
+                    _ => format!(
+                        "{} of {} lines malformed; line {}: {}",
+                        lines.len(),
+                        l.lines,
+                        first.line,
+                        first.reason
+                    ),
+                }
             } else if l.duplicates_removed > 0 {
                 format!(
                     "its {} requests are all in an earlier file",

@@ -81,6 +81,15 @@ pub fn find(dir: &Path, edits_file: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>
                 });
                 continue;
             }
+            // A symbolic link loop (a link to a folder above it, or to itself): listed,
+            // not fatal; what it leads to is read where it really is.
+            Err(e) if crate::input::is_link_loop(&e) => {
+                skipped.push(Skipped {
+                    file: relative(dir, e.path().unwrap_or(dir)),
+                    reason: "a symbolic link loop, not read".into(),
+                });
+                continue;
+            }
             Err(e) => {
                 let path = e.path().unwrap_or(dir).to_path_buf();
                 return Err(Error::Unreadable {

@@ -70,7 +70,10 @@ pub fn read(file: &SourceFile, log: &mut FileLog) -> Result<Option<Value>, Error
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    match serde_json::from_slice::<Value>(&bytes) {
+    // A UTF-8 byte-order mark at the start (as some editors and Windows tools write) is
+    // not part of the JSON.
+    let json = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    match serde_json::from_slice::<Value>(json) {
         Ok(v) => Ok(Some(v)),
         Err(e) => {
             let line = (e.line() as u64).max(1);

@@ -6,6 +6,7 @@
 //! file (told by its first two bytes, whatever its name) is read as its content, a line at
 //! a time like any other: archived collector output is usually gzipped.
 
+use super::event::Event;
 use crate::error::{Error, Located};
 use flate2::bufread::MultiGzDecoder;
 use memchr::memchr;
@@ -103,21 +104,38 @@ pub fn read_json_lines(file: &SourceFile, sink: &mut impl JsonLines) -> Result<(
     // Through the one gate every input goes through: a named pipe or a device is refused
     // before a byte is read (it would block, or never end).
     let (opened, _) = crate::input::open(&file.path, crate::input::Kind::Log)?;
-    let broken =
-        lines_of_file(opened, MAX_LINE_BYTES, |line| take_line(sink, line)).map_err(|source| {
-            Error::Unreadable {
-                path: file.path.clone(),
-                source,
-            }
-        })?;
+    let mut last_unterminated = false;
+    let broken = lines_of_file(opened, MAX_LINE_BYTES, |line| {
+        last_unterminated = line.unterminated;
+        take_line(sink, line)
+    })
+    .map_err(|source| Error::Unreadable {
+        path: file.path.clone(),
+        source,
+    })?;
     if let Some(e) = broken {
-        let after = sink.log().lines;
-        sink.log().malformed(
-            after + 1,
-            format!(
-                "the gzip stream breaks after line {after} ({e}); the lines before it were read"
-            ),
-        );
+        let log = sink.log();
+        let lines = log.lines;
+        if last_unterminated && lines > 0 {
+            // The cut fell inside the last line: that line is the truncated one (its
+            // parse failure, if recorded, is the cut's), counted once.
+            if matches!(log.events.last(), Some(Event::Malformed(m)) if m.line == lines) {
+                log.events.pop();
+            }
+            log.malformed(
+                lines,
+                format!(
+                    "the gzip stream is truncated in this line ({e}); the lines before it were read"
+                ),
+            );
+        } else {
+            // The cut fell between lines: what followed is lost, and recorded past the last
+            // line read, which is not counted as a line.
+            log.malformed(
+                lines + 1,
+                format!("the gzip stream is truncated after line {lines} ({e}); the lines before it were read"),
+            );
+        }
     }
     Ok(())
 }
@@ -144,7 +162,16 @@ fn take_line(sink: &mut impl JsonLines, line: Line<'_>) {
     if line.bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    if let Err(e) = sink.line(line.number, line.bytes) {
+    // A UTF-8 byte-order mark before the first line (as some editors and Windows tools
+    // write) is not part of the JSON.
+    let bytes = if line.number == 1 {
+        line.bytes
+            .strip_prefix(b"\xef\xbb\xbf")
+            .unwrap_or(line.bytes)
+    } else {
+        line.bytes
+    };
+    if let Err(e) = sink.line(line.number, bytes) {
         sink.log()
             .malformed(line.number, super::parse_failure(&e, line.unterminated));
     }
@@ -309,7 +336,18 @@ pub fn find(
     is_log: impl Fn(&Path) -> bool,
     what: &str,
 ) -> Result<Vec<SourceFile>, Error> {
+    find_listing(paths, is_log, what).map(|(files, _)| files)
+}
+
+/// [`find`], and the symbolic link loops met on the way (a link to a folder above it, or
+/// to itself), each listed as unreadable rather than stopping the whole import.
+pub fn find_listing(
+    paths: &[PathBuf],
+    is_log: impl Fn(&Path) -> bool,
+    what: &str,
+) -> Result<(Vec<SourceFile>, Vec<Unreadable>), Error> {
     let mut found = Vec::new();
+    let mut loops = Vec::new();
     for path in paths {
         let unreadable = |source| Error::Unreadable {
             path: path.clone(),
@@ -325,6 +363,16 @@ pub fn find(
             .follow_links(true)
             .sort_by_file_name()
         {
+            let entry = match entry {
+                Err(e) if crate::input::is_link_loop(&e) => {
+                    loops.push(Unreadable {
+                        file: e.path().unwrap_or(path).display().to_string(),
+                        reason: "a symbolic link loop, not read".into(),
+                    });
+                    continue;
+                }
+                entry => entry,
+            };
             let entry = entry.map_err(|e| {
                 let at = e.path().map_or_else(|| path.clone(), Path::to_path_buf);
                 Error::Unreadable {
@@ -363,7 +411,7 @@ pub fn find(
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut seen = std::collections::HashSet::new();
     files.retain(|f| seen.insert(f.canonical.clone()));
-    Ok(files)
+    Ok((files, loops))
 }
 
 /// Refuses an `--out` directory that is, or holds, one of the inputs, and one that cannot
@@ -542,5 +590,85 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         assert!(check_out(&other.path().join("x"), &inputs).is_ok());
         assert!(!other.path().join("x").exists());
+    }
+
+    /// A sink that takes every line that is a JSON value.
+    #[derive(Default)]
+    struct Values {
+        log: super::super::FileLog,
+        values: Vec<serde_json::Value>,
+    }
+
+    impl JsonLines for Values {
+        fn log(&mut self) -> &mut super::super::FileLog {
+            &mut self.log
+        }
+        fn line(&mut self, _: u64, bytes: &[u8]) -> Result<(), serde_json::Error> {
+            self.values.push(serde_json::from_slice(bytes)?);
+            Ok(())
+        }
+    }
+
+    fn read_values(bytes: &[u8]) -> Values {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        fs::write(&path, bytes).unwrap();
+        let file = SourceFile {
+            canonical: path.clone(),
+            path,
+        };
+        let mut sink = Values::default();
+        read_json_lines(&file, &mut sink).unwrap();
+        sink
+    }
+
+    fn malformed(log: &super::super::FileLog) -> Vec<(u64, String)> {
+        log.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Malformed(m) => Some((m.line, m.reason.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_gzip_stream_cut_inside_its_only_line_is_one_truncated_line_of_one() {
+        use flate2::{Compression, write::GzEncoder};
+        let line = format!("{{\"text\": \"{}\"}}\n", "x".repeat(200_000));
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(line.as_bytes()).unwrap();
+        let packed = gz.finish().unwrap();
+        let sink = read_values(&packed[..packed.len() * 3 / 4]);
+        assert_eq!(sink.log.lines, 1);
+        let m = malformed(&sink.log);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(m[0].0, 1);
+        assert!(
+            m[0].1
+                .starts_with("the gzip stream is truncated in this line"),
+            "{m:?}"
+        );
+        // Cut wherever: every line read is a value or the one truncated, counted once.
+        let text: String = (1..=3000).map(|i| format!("{{\"n\": {i}}}\n")).collect();
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(text.as_bytes()).unwrap();
+        let packed = gz.finish().unwrap();
+        let sink = read_values(&packed[..packed.len() / 2]);
+        let m = malformed(&sink.log);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].1.starts_with("the gzip stream is truncated"), "{m:?}");
+        let cut_line = u64::from(m[0].0 <= sink.log.lines);
+        assert_eq!(sink.values.len() as u64 + cut_line, sink.log.lines);
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
+        let sink = read_values(b"\xef\xbb\xbf{\"a\": 1}\n{\"a\": 2}\n");
+        assert_eq!(malformed(&sink.log), Vec::new());
+        assert_eq!(sink.values.len(), 2);
+        // Elsewhere it is what it is: not JSON.
+        let sink = read_values(b"{\"a\": 1}\n\xef\xbb\xbf{\"a\": 2}\n");
+        assert_eq!(malformed(&sink.log).len(), 1);
     }
 }

@@ -5,6 +5,7 @@ use super::order_line;
 use crate::evaluate::Study;
 use crate::number::{decimal, grouped, plural};
 use crate::sweep::{BreakEven, Grid, Point, Stability, SweepOutcome};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// A flip with its points spelled out.
@@ -153,80 +154,99 @@ fn sentence(x: &BreakEven) -> String {
     }
 }
 
-/// The break-evens of each pair, summarised over the swept ρ values.
+/// The break-evens of each pair, summarised over the swept ρ values, pairs in the order
+/// they first come in `all`.
+///
+/// The rows are indexed by pair once: time and memory grow with the rows (edits² × ρ
+/// values), where filtering every row for every pair grew with their square (300 edits
+/// took 90 s).
 fn by_pair(all: &[BreakEven]) -> Vec<BreakEvenSummary> {
-    let mut pairs: Vec<(&str, &str)> = all.iter().map(|b| (b.a.as_str(), b.b.as_str())).collect();
-    pairs.dedup();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    let mut rows_of: FxHashMap<(&str, &str), Vec<&BreakEven>> = FxHashMap::default();
+    for x in all {
+        let pair = (x.a.as_str(), x.b.as_str());
+        // A pair's rows that are not adjacent make one summary each time it comes back,
+        // of all its rows (as the rows of one pair are normally adjacent, never seen).
+        if pairs.last() != Some(&pair) {
+            pairs.push(pair);
+        }
+        rows_of.entry(pair).or_default().push(x);
+    }
     pairs
         .into_iter()
-        .map(|(a, b)| {
-            let rows: Vec<&BreakEven> = all.iter().filter(|x| x.a == a && x.b == b).collect();
-            let inside: Vec<&BreakEven> = rows.iter().copied().filter(|x| x.inside_range).collect();
-            let values: Vec<f64> = inside.iter().filter_map(|x| x.base_tokens).collect();
-            let from = values.iter().copied().reduce(f64::min);
-            let to = values.iter().copied().reduce(f64::max);
-            let same_above = rows
-                .first()
-                .and_then(|r| r.above.clone())
-                .filter(|w| rows.iter().all(|x| x.above.as_ref() == Some(w)));
-            let kind = if rows.iter().all(|x| x.base_tokens.is_none() && x.above.is_none()) {
-                "same"
-            } else if rows.iter().all(|x| x.base_tokens.is_none()) && same_above.is_some() {
-                "never"
-            } else if !inside.is_empty() {
-                "inside"
-            } else {
-                "outside"
-            };
-            let rhos = plural(rows.len(), "swept ρ", "swept ρ values");
-            let every_rho = if rows.len() == 1 {
-                "at the swept ρ".to_string()
-            } else {
-                format!("at all {rhos}")
-            };
-            let sentence = match kind {
-                "same" => format!("{a} and {b} save the same for every B and ρ"),
-                "never" => {
-                    let w = same_above.clone().unwrap_or_default();
-                    let other = if w == a { b } else { a };
-                    format!("{w} saves more than {other} for every B > 0 {every_rho}: no break-even")
-                }
-                _ if rows.len() == 1 => sentence(rows[0]),
-                "inside" => {
-                    let above: Vec<&str> = inside.iter().filter_map(|x| x.above.as_deref()).collect();
-                    let winner = match above.first() {
-                        Some(w) if above.iter().all(|x| x == w) => {
-                            format!("; {w} saves more above it")
-                        }
-                        _ => String::new(),
-                    };
-                    let range = match (from, to) {
-                        (Some(l), Some(h)) if l != h => {
-                            format!("B from {} to {}", grouped(l, 0), grouped(h, 0))
-                        }
-                        (Some(l), _) => format!("B = {}", grouped(l, 0)),
-                        _ => String::new(),
-                    };
-                    format!(
-                        "{a} vs {b}: break-even inside the swept B range at {} of {rhos}, {range}{winner}",
-                        inside.len()
-                    )
-                }
-                _ => format!("{a} vs {b}: no break-even inside the swept B range at any of {rhos}"),
-            };
-            BreakEvenSummary {
-                a: a.to_string(),
-                b: b.to_string(),
-                kind,
-                inside_at: inside.len(),
-                of: rows.len(),
-                base_tokens_from: from,
-                base_tokens_to: to,
-                above: same_above,
-                sentence,
-            }
-        })
+        .map(|(a, b)| summary(a, b, rows_of.get(&(a, b)).map_or(&[], Vec::as_slice)))
         .collect()
+}
+
+/// What the break-evens `rows` of edits `a` and `b` (one a swept ρ) say together.
+fn summary(a: &str, b: &str, rows: &[&BreakEven]) -> BreakEvenSummary {
+    let inside: Vec<&BreakEven> = rows.iter().copied().filter(|x| x.inside_range).collect();
+    let values: Vec<f64> = inside.iter().filter_map(|x| x.base_tokens).collect();
+    let from = values.iter().copied().reduce(f64::min);
+    let to = values.iter().copied().reduce(f64::max);
+    let same_above = rows
+        .first()
+        .and_then(|r| r.above.clone())
+        .filter(|w| rows.iter().all(|x| x.above.as_ref() == Some(w)));
+    let kind = if rows
+        .iter()
+        .all(|x| x.base_tokens.is_none() && x.above.is_none())
+    {
+        "same"
+    } else if rows.iter().all(|x| x.base_tokens.is_none()) && same_above.is_some() {
+        "never"
+    } else if !inside.is_empty() {
+        "inside"
+    } else {
+        "outside"
+    };
+    let rhos = plural(rows.len(), "swept ρ", "swept ρ values");
+    let every_rho = if rows.len() == 1 {
+        "at the swept ρ".to_string()
+    } else {
+        format!("at all {rhos}")
+    };
+    let sentence = match kind {
+        "same" => format!("{a} and {b} save the same for every B and ρ"),
+        "never" => {
+            let w = same_above.clone().unwrap_or_default();
+            let other = if w == a { b } else { a };
+            format!("{w} saves more than {other} for every B > 0 {every_rho}: no break-even")
+        }
+        _ if rows.len() == 1 => sentence(rows[0]),
+        "inside" => {
+            let above: Vec<&str> = inside.iter().filter_map(|x| x.above.as_deref()).collect();
+            let winner = match above.first() {
+                Some(w) if above.iter().all(|x| x == w) => {
+                    format!("; {w} saves more above it")
+                }
+                _ => String::new(),
+            };
+            let range = match (from, to) {
+                (Some(l), Some(h)) if l != h => {
+                    format!("B from {} to {}", grouped(l, 0), grouped(h, 0))
+                }
+                (Some(l), _) => format!("B = {}", grouped(l, 0)),
+                _ => String::new(),
+            };
+            format!(
+                "{a} vs {b}: break-even inside the swept B range at {} of {rhos}, {range}{winner}",
+                inside.len()
+            )
+        }
+        _ => format!("{a} vs {b}: no break-even inside the swept B range at any of {rhos}"),
+    };
+    BreakEvenSummary {
+        a: a.to_string(),
+        b: b.to_string(),
+        kind,
+        inside_at: inside.len(),
+        of: rows.len(),
+        base_tokens_from: from,
+        base_tokens_to: to,
+        above: same_above,
+        sentence,
+    }
 }
 
 impl MeasureReport {
@@ -309,5 +329,80 @@ impl SweepReport {
                 .map(|c| MeasureReport::new(c, &names, g)),
             closed_forms: super::ClosedForms::new(study, sweep),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summaries as they were made before the rows were indexed: every row filtered
+    /// for every pair.
+    fn by_pair_filtering(all: &[BreakEven]) -> Vec<BreakEvenSummary> {
+        let mut pairs: Vec<(&str, &str)> =
+            all.iter().map(|b| (b.a.as_str(), b.b.as_str())).collect();
+        pairs.dedup();
+        pairs
+            .into_iter()
+            .map(|(a, b)| {
+                let rows: Vec<&BreakEven> = all.iter().filter(|x| x.a == a && x.b == b).collect();
+                summary(a, b, &rows)
+            })
+            .collect()
+    }
+
+    /// Break-even rows of `edits` edits at `rhos` ρ values, of every kind of summary.
+    fn rows(edits: usize, rhos: usize) -> Vec<BreakEven> {
+        let name = |i: usize| format!("edit {i}");
+        let mut all = Vec::new();
+        for i in 0..edits {
+            for j in i + 1..edits {
+                for r in 0..rhos {
+                    let k = i * 7 + j * 3 + r;
+                    let (base_tokens, above) = match k % 4 {
+                        0 => (None, None),
+                        1 => (None, Some(name(i))),
+                        _ => (
+                            Some(1000.0 * (k % 50) as f64),
+                            Some(name(if k % 3 == 0 { i } else { j })),
+                        ),
+                    };
+                    all.push(BreakEven {
+                        a: name(i),
+                        b: name(j),
+                        bytes_per_token: 2.0 + r as f64,
+                        base_tokens,
+                        inside_range: k % 5 < 3,
+                        above,
+                        sentence: String::new(),
+                    });
+                }
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn indexed_summaries_are_those_of_filtering_every_row() {
+        for (edits, rhos) in [(1, 3), (2, 1), (5, 3), (40, 3)] {
+            let all = rows(edits, rhos);
+            assert_eq!(by_pair(&all), by_pair_filtering(&all), "{edits} edits");
+        }
+        // A pair that comes back after another: a summary each time, as before.
+        let mut all = rows(3, 2);
+        all.swap(1, 2);
+        let got = by_pair(&all);
+        assert_eq!(got, by_pair_filtering(&all));
+        assert_eq!(got.len(), 5);
+        assert_eq!(by_pair(&[]), Vec::new());
+    }
+
+    #[test]
+    fn many_edits_are_summarised_once_a_pair() {
+        // 400 edits, 3 ρ: 79,800 pairs of 239,400 rows, each pair's 3 rows.
+        let all = rows(400, 3);
+        let got = by_pair(&all);
+        assert_eq!(got.len(), 400 * 399 / 2);
+        assert!(got.iter().all(|s| s.of == 3));
     }
 }

@@ -20,7 +20,8 @@ use super::{TsvReader, collect_part, header};
 use crate::input;
 use crate::scenario::Calls;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// Files shorter than this are read in one pass: two threads gain little on a few
@@ -34,29 +35,68 @@ const WINDOW: usize = 1 << 16;
 /// not provably what reading it from the start gives, or where it would gain nothing (see
 /// the module documentation).
 pub(super) fn read(path: &Path) -> Option<Calls> {
+    read_opened(path, MIN_BYTES, || {})
+}
+
+/// [`read`] of files of at least `min_bytes`; `opened` runs once the file is open (a test
+/// replaces the file there). Both halves are read through that one open file, at their
+/// offsets: a trace replaced, by name, while it is read is never half one file and half
+/// the other.
+fn read_opened(path: &Path, min_bytes: u64, opened: impl FnOnce()) -> Option<Calls> {
     if rayon::current_num_threads() < 2 {
         return None;
     }
-    let (mut file, size) = input::open(path, input::Kind::Trace).ok()?;
-    if size < MIN_BYTES {
+    let (file, size) = input::open(path, input::Kind::Trace).ok()?;
+    opened();
+    if size < min_bytes {
         return None;
     }
-    let start = window(&mut file, 0)?;
+    let start = window(&file, 0)?;
     let (columns, header_line, first_call) = before_first_call(&start)?;
     let middle = size / 2;
-    let after = window(&mut file, middle)?;
+    let after = window(&file, middle)?;
     let cut = middle + memchr::memchr(b'\n', &after)? as u64 + 1;
     if cut <= first_call || cut >= size {
         return None;
     }
     let name = path.display().to_string();
-    let mut first = TsvReader::new(File::open(path).ok()?.take(cut), name.clone());
-    let mut second_file = File::open(path).ok()?;
-    second_file.seek(SeekFrom::Start(cut)).ok()?;
-    let mut second = TsvReader::continuing(second_file, name, columns, header_line);
+    let mut first = TsvReader::new(At::new(&file, 0, Some(cut)), name.clone());
+    let second = At::new(&file, cut, None);
+    let mut second = TsvReader::continuing(second, name, columns, header_line);
     first.lines.limit = input::MAX_TRACE_BYTES;
     second.lines.limit = input::MAX_TRACE_BYTES;
     join(|| collect_part(first), || collect_part(second))
+}
+
+/// A part of an open file read at its own offsets (`pread`), so that two parts are read
+/// through one handle at once without sharing a file position.
+struct At<'a> {
+    file: &'a File,
+    offset: u64,
+    /// Where the part ends; `None`: at the end of the file.
+    end: Option<u64>,
+}
+
+impl<'a> At<'a> {
+    fn new(file: &'a File, offset: u64, end: Option<u64>) -> Self {
+        At { file, offset, end }
+    }
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = match self.end {
+            Some(end) => usize::try_from(end.saturating_sub(self.offset)).unwrap_or(usize::MAX),
+            None => usize::MAX,
+        };
+        let want = buf.len().min(room);
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buf[..want], self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
 }
 
 /// The calls of two halves read by `first` and `second` at once, if they join as one pass
@@ -77,10 +117,11 @@ where
 }
 
 /// Up to [`WINDOW`] bytes of `file` from `offset`.
-fn window(file: &mut File, offset: u64) -> Option<Vec<u8>> {
-    file.seek(SeekFrom::Start(offset)).ok()?;
+fn window(file: &File, offset: u64) -> Option<Vec<u8>> {
     let mut bytes = Vec::with_capacity(WINDOW);
-    file.take(WINDOW as u64).read_to_end(&mut bytes).ok()?;
+    At::new(file, offset, Some(offset + WINDOW as u64))
+        .read_to_end(&mut bytes)
+        .ok()?;
     Some(bytes)
 }
 
@@ -190,5 +231,32 @@ mod tests {
         }
         assert!(halves("1\ta\t5\n2\tb\tx\n3\tc\t7\n", 6).is_none());
         assert!(halves("3\ta\t5\n1\tb\t6\n", 6).is_none());
+    }
+
+    #[test]
+    fn a_trace_replaced_while_it_is_read_is_read_as_the_file_first_opened() {
+        // Two traces of one length, call for call, that differ in every label: a reader
+        // that opened the path again after the rename would join one's first half to the
+        // other's second half.
+        let dir = tempfile::tempdir().unwrap();
+        let trace = |label: &str| -> String {
+            (1..=2000)
+                .map(|i| format!("{i}\t{label}\t{}\n", 100 + i))
+                .collect()
+        };
+        let (old, new) = (trace("old"), trace("new"));
+        let path = dir.path().join("t.tsv");
+        let replacement = dir.path().join("t.tsv.new");
+        std::fs::write(&path, &old).unwrap();
+        std::fs::write(&replacement, &new).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let calls = pool
+            .install(|| read_opened(&path, 0, || std::fs::rename(&replacement, &path).unwrap()))
+            .expect("a plain trace is read in halves");
+        assert!(calls == parse_tsv(&old, "t.tsv").unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), new);
     }
 }

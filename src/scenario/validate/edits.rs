@@ -7,7 +7,7 @@ use super::Checker;
 use super::clearing::clear;
 use super::rules;
 use super::whatif;
-use crate::error::{Located, line_column};
+use crate::error::Located;
 use crate::scenario::file::{ActionFile, EditFile, MergeAtFile};
 use crate::scenario::{Action, Edit, MergeAt, Place, TrimBy};
 use std::collections::HashMap;
@@ -56,7 +56,7 @@ pub(super) fn edits(ck: &Checker, raw: Vec<Spanned<EditFile>>) -> Result<Vec<Edi
         let action = edit_action(ck, &place, span.clone(), &mut e, &mut spans)?;
         // Calls are checked when the edit is applied (crate::evaluate::Study), which can
         // point here.
-        let at = |s: &Range<usize>| line_column(ck.text, s.start);
+        let at = |s: &Range<usize>| ck.line_column(s.start);
         edits.push(Edit {
             name: name.into_inner(),
             action,

@@ -23,7 +23,7 @@ pub use terms::MAX_UNITS;
 
 use super::file::{EditsFile, ImportFile, ScenarioFile};
 use super::{Assumption, AssumptionSources, Calls, Convention, ImportInfo, Scenario};
-use crate::error::{Error, Located, line_column};
+use crate::error::{Error, LineIndex, Located};
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
@@ -58,6 +58,9 @@ struct Checker<'a> {
     /// Values that are legal but almost surely a slip (a percent for a multiplier), located
     /// as errors are: `file:line:column: place: message`.
     warnings: std::cell::RefCell<Vec<String>>,
+    /// `text`'s lines, indexed at the first place asked for: an edit of many steps
+    /// locates every key of every step.
+    lines: std::cell::OnceCell<LineIndex>,
 }
 
 impl<'a> Checker<'a> {
@@ -66,11 +69,19 @@ impl<'a> Checker<'a> {
             file: path.display().to_string(),
             text,
             warnings: std::cell::RefCell::default(),
+            lines: std::cell::OnceCell::new(),
         }
     }
 
+    /// 1-based line and column of byte `offset` of the text (as [`line_column`]).
+    fn line_column(&self, offset: usize) -> (usize, usize) {
+        self.lines
+            .get_or_init(|| LineIndex::new(self.text))
+            .line_column(self.text, offset)
+    }
+
     fn err(&self, span: Option<Range<usize>>, place: &str, message: impl Into<String>) -> Located {
-        let at = span.map(|s| line_column(self.text, s.start));
+        let at = span.map(|s| self.line_column(s.start));
         Located::new(&self.file, message).at(at).place(place)
     }
 
@@ -221,7 +232,8 @@ impl<'a> Checker<'a> {
 fn show(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
-    } else if x.abs() >= 1e15 {
+    } else if x.abs() >= 1e15 || (x != 0.0 && x.abs() < 1e-6) {
+        // Not 300 zeros for 1e-300.
         format!("{x:e}")
     } else {
         x.to_string()

@@ -17,6 +17,9 @@ use toml::Spanned;
 /// Largest tokens factor a model edit accepts: tokenizers differ by tens of percent, and
 /// ρ ÷ factor must stay in ρ's range.
 pub const MAX_TOKENS_FACTOR: f64 = 10.0;
+/// Smallest tokens factor a model edit accepts, the largest's reciprocal: 1e-300 would make
+/// ρ ÷ factor infinite.
+pub const MIN_TOKENS_FACTOR: f64 = 1.0 / MAX_TOKENS_FACTOR;
 
 /// `cache = { preset, read, write, ttl_s, min_tokens, traces }`.
 pub(super) fn cache_edit(
@@ -283,12 +286,13 @@ pub(super) fn model_edit(
     let tokens_factor = match &m.tokens_factor {
         Some(v) => {
             let f = ck.positive(v, &format!("{place}.tokens_factor"))?;
-            if f > MAX_TOKENS_FACTOR {
+            if !(MIN_TOKENS_FACTOR..=MAX_TOKENS_FACTOR).contains(&f) {
                 return Err(ck.err(
                     Some(v.span()),
                     &format!("{place}.tokens_factor"),
                     format!(
-                        "{f} is over {MAX_TOKENS_FACTOR}: a tokenizer gives a few tens of percent more or fewer tokens for the same text (e.g. 1.3)"
+                        "{} is outside {MIN_TOKENS_FACTOR} to {MAX_TOKENS_FACTOR}: a tokenizer gives a few tens of percent more or fewer tokens for the same text (e.g. 1.3, or 0.8)",
+                        super::show(f)
                     ),
                 ));
             }
