@@ -26,6 +26,7 @@ pub mod point;
 pub mod pricing;
 pub mod printable;
 pub mod rank;
+pub mod refetch;
 pub mod refuse;
 pub mod report;
 pub mod run;
