@@ -4,6 +4,7 @@
 //! The engine is this library; the `simulate` binary only parses arguments (`cli`), calls
 //! [`command::run`] and maps errors to exit codes (see [`error::Error::exit_code`]).
 
+pub mod behaviour;
 pub mod cache;
 pub mod chart;
 pub mod clear;
