@@ -230,7 +230,7 @@ fn caveat(removed: usize, by_rate: &[RateSaving], stops: &StopsSaving, by_cost: 
             ": it saves at every swept rate, up to {}",
             by_rate.last().map_or_else(String::new, |r| decimal(r.rate))
         ),
-        (Some(p), "exact") if p == 0.0 => ": it saves nothing even without re-fetches".into(),
+        (Some(0.0), "exact") => ": it saves nothing even without re-fetches".into(),
         (Some(p), "exact") => format!(": it stops saving at re-fetch {}, exactly", rate(p)),
         (Some(p), _) => match stops.saves_at {
             Some(lo) => format!(
