@@ -63,7 +63,7 @@ pub struct Clearings {
     /// The re-fetches of removed results the agent makes at the re-fetch rate the
     /// clearings were made for (docs/model.md §11; `crate::refetch`), by position: empty at
     /// rate 0 and where nothing is removed.
-    pub refetches: Vec<crate::timeline::AddedRequest>,
+    pub refetches: Vec<crate::run::AddedRequest>,
 }
 
 /// A policy's triggers that fired without a clearing.

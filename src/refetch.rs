@@ -14,9 +14,8 @@
 //! everything; and the added call's own output (a tool use) is not counted.
 
 use crate::clear::Clearings;
-use crate::run::{Run, Slot};
+use crate::run::{AddedRequest, Run, Slot};
 use crate::scenario::Calls;
-use crate::timeline::AddedRequest;
 
 /// One result an edit removed.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -82,6 +82,12 @@ pub fn describe(grid: &Grid, indices: &[u32], count: usize, hints: &Hints) -> St
             return "at every point".into();
         }
     }
+    // The closed forms are the runs' at the nominal re-fetch rate: where the region spans
+    // several rates, its break-even is sampled like the rest.
+    let hints = &Hints {
+        exact: hints.exact.filter(|_| !kept[REFETCH]),
+        ..*hints
+    };
     // Per (cache read, retry, re-fetch) group, per ρ, the flipping base-token indices.
     type Group = (usize, usize, usize);
     let mut groups: BTreeMap<Group, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
