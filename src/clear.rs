@@ -60,6 +60,10 @@ pub struct Clearings {
     /// With [`window`](Clearings::window): the positions of the results the API may clear,
     /// in order; a request's cleared results are always the oldest of them.
     pub eligible: Vec<u32>,
+    /// The re-fetches of removed results the agent makes at the re-fetch rate the
+    /// clearings were made for (docs/model.md §11; `crate::refetch`), by position: empty at
+    /// rate 0 and where nothing is removed.
+    pub refetches: Vec<crate::run::AddedRequest>,
 }
 
 /// A policy's triggers that fired without a clearing.
@@ -84,6 +88,7 @@ impl Clearings {
             idle: Idle::default(),
             window: Vec::new(),
             eligible: Vec::new(),
+            refetches: Vec::new(),
         }
     }
 
@@ -189,6 +194,7 @@ pub fn replay_with_joins(
         idle: Idle::default(),
         window: Vec::new(),
         eligible: Vec::new(),
+        refetches: Vec::new(),
     };
     // Clearable results in context, in order, with running sums of their sizes so a
     // clearing's freed tokens and bytes are differences, not rescans.

@@ -628,6 +628,13 @@ struct RunArgs {
     #[arg(long, value_name = "VALUES", allow_hyphen_values = true)]
     sweep_retry: Option<String>,
 
+    /// Swept re-fetch rate: the share of the results an edit removes (clears, caps,
+    /// summarises, deduplicates) that the agent fetches again, as a list or FROM:TO:STEPS,
+    /// each from 0 to 1 (overrides [sweep] refetch; default 0,0.1,0.25,0.5 where an edit
+    /// removes results; docs/model.md §11).
+    #[arg(long, value_name = "VALUES", allow_hyphen_values = true)]
+    sweep_refetch: Option<String>,
+
     /// Evaluate every sweep point by replaying each run call by call, instead of the
     /// closed form where it holds (slower; a cross-check of the closed form).
     #[arg(long)]
@@ -910,6 +917,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 Assumption::CacheRead,
             )?,
             retry_rate: axis("--sweep-retry", &r.sweep_retry, Assumption::RetryRate)?,
+            refetch: axis("--sweep-refetch", &r.sweep_refetch, Assumption::Refetch)?,
         },
     }))
 }

@@ -23,6 +23,7 @@ pub fn replay(run: &Run, policy: &CompactPolicy, at: Assumptions) -> Clearings {
         idle: crate::clear::Idle::default(),
         window: Vec::new(),
         eligible: Vec::new(),
+        refetches: Vec::new(),
     };
     // Each call so far: its size at `at`, what joined as tokens and as bytes, its origin;
     // and where the summarized stretch ends.

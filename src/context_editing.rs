@@ -44,6 +44,7 @@ pub fn replay(
         idle: Idle::default(),
         window: vec![0; n],
         eligible: Vec::new(),
+        refetches: Vec::new(),
     };
     // Over the eligible results so far: what each frees (its tokens less the placeholder),
     // summed result by result from the oldest; and their measured tokens and bytes.

@@ -42,6 +42,10 @@ pub struct Edited {
     /// What the edit's `cache`, `model` and base-part steps leave beside the run (its own
     /// prices and cache terms, tokens factor, tool searches; docs/model.md §9).
     pub whatif: WhatIf,
+    /// Results its rules removed as the run was made (a cap's cut, a dedupe's repeat), in
+    /// order: (baseline call, bytes, measured tokens removed), for the re-fetches of
+    /// docs/model.md §11.
+    pub removed: Vec<(u32, f64, f64)>,
 }
 
 // Defined with the run it is applied to, so the what-if steps (`crate::whatif`), which
@@ -71,6 +75,7 @@ pub fn apply(
         prefix: String::new(),
         compact: None,
         whatif: whatif::Steps::new(scope),
+        removed: Vec::new(),
     };
     let mut clear = None;
     match action {
@@ -104,6 +109,7 @@ pub fn apply(
         warnings: editor.warnings,
         compact: editor.compact,
         whatif,
+        removed: editor.removed,
     })
 }
 
@@ -140,6 +146,8 @@ struct Editor<'a> {
     prefix: String,
     compact: Option<CompactPolicy>,
     whatif: whatif::Steps<'a>,
+    /// See [`Edited::removed`].
+    removed: Vec<(u32, f64, f64)>,
 }
 
 fn error(key: impl Into<String>, message: impl Into<String>) -> EditError {
@@ -200,14 +208,18 @@ impl Editor<'_> {
                 Ok(())
             }
             Action::Cap { select, max_bytes } => {
+                let mut removed = Vec::new();
                 self.rule("cap", select, |_, mut s| {
                     if s.bytes > *max_bytes {
                         // Measured tokens shrink with the bytes they came with.
-                        s.tokens *= max_bytes / s.bytes;
+                        let kept = s.tokens * (max_bytes / s.bytes);
+                        removed.push((s.origin, s.bytes - max_bytes, s.tokens - kept));
+                        s.tokens = kept;
                         s.bytes = *max_bytes;
                     }
                     Some(s)
                 });
+                self.removed.extend(removed);
                 Ok(())
             }
             Action::Dedupe {
@@ -218,6 +230,7 @@ impl Editor<'_> {
                 // Each input hash with the bytes its first selected call returned.
                 let mut seen: FxHashMap<&str, f64> = FxHashMap::default();
                 let calls = self.calls;
+                let mut removed = Vec::new();
                 self.rule("dedupe", select, |call, mut s| {
                     let repeat = match calls.at(call).input_hash() {
                         Some(hash) => match seen.get(hash) {
@@ -230,11 +243,13 @@ impl Editor<'_> {
                         None => false,
                     };
                     if repeat {
+                        removed.push((s.origin, s.bytes, s.tokens));
                         s.bytes = *placeholder_bytes;
                         s.tokens = 0.0;
                     }
                     Some(s)
                 });
+                self.removed.extend(removed);
                 Ok(())
             }
             Action::Steps(_) => Err(error("steps", "steps cannot be nested")),

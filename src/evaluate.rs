@@ -9,6 +9,7 @@ use crate::ledger::{Assumptions, Saving};
 use crate::point::Point;
 use crate::pricing::Pricing;
 use crate::rank::{self, Ranking};
+use crate::refetch::Removal;
 use crate::run::Run;
 use crate::scenario::{BaseChange, CacheSpec, ClearPolicy, CompactPolicy, Scenario};
 use crate::timeline::{self, Quantity, RunSums};
@@ -31,6 +32,11 @@ pub struct Subject {
     /// What a `cache`, `model` or base-part step leaves beside the run: its own cache terms
     /// and prices, tokens factor, tool searches (docs/model.md §9). Default for most.
     pub whatif: WhatIf,
+    /// Whether its edit removes results the agent read (docs/model.md §11): a clearing,
+    /// a compaction, a cap or a dedupe. Only such a run changes with the re-fetch rate.
+    pub removes: bool,
+    /// The results its rules removed as the run was made (caps, dedupes), placed on it.
+    pub rule_removals: Vec<Removal>,
 }
 
 impl Subject {
@@ -107,6 +113,12 @@ impl Subject {
         self.whatif.pricing.as_ref().map_or(1.0, |p| p.main().scale)
     }
 
+    /// Whether the run at `point` differs from the run at the scenario's own re-fetch rate
+    /// (its clearings' [`Clearings::refetches`] are then another list).
+    pub fn refetch_differs(&self, study: &Study, point: &Point) -> bool {
+        self.removes && point.refetch != study.scenario.refetch
+    }
+
     /// Requests the run makes: its calls and the tool searches a deferred part adds.
     pub fn requests(&self) -> usize {
         self.run.len() + self.whatif.searches.len()
@@ -151,6 +163,13 @@ impl Subject {
     ) -> RunSums<Q> {
         let s = study.scenario;
         let frame = self.frame(at);
+        let merged;
+        let requests = if clearings.refetches.is_empty() {
+            &self.whatif.searches[..]
+        } else {
+            merged = crate::refetch::merged(&clearings.refetches, &self.whatif.searches);
+            &merged[..]
+        };
         timeline::walk_requests(
             &s.calls,
             &self.run,
@@ -158,15 +177,41 @@ impl Subject {
             Some(self.pricing(study)),
             frame,
             self.base_quantity(frame),
-            &self.whatif.searches,
+            requests,
             each,
         )
         .at_tokens_factor(self.whatif.tokens_factor())
     }
 
-    /// The run's clearings at `at` (none without a policy); a compaction policy's
-    /// compactions are clearing events of their own kind.
+    /// The run's clearings at `at` (none without a policy), with the re-fetches the
+    /// scenario's own re-fetch rate adds (`[behaviour] refetch`, docs/model.md §11); a
+    /// compaction policy's compactions are clearing events of their own kind.
     pub fn clearings(&self, study: &Study, at: Assumptions) -> Clearings {
+        self.clearings_at(study, at, study.scenario.refetch)
+    }
+
+    /// As [`Subject::clearings`], at re-fetch rate `refetch`.
+    pub fn clearings_at(&self, study: &Study, at: Assumptions, refetch: f64) -> Clearings {
+        let mut clearings = self.policy_clearings(study, at);
+        if self.removes && refetch > 0.0 {
+            clearings.refetches = crate::refetch::requests(
+                &self.removals(study, &clearings),
+                refetch,
+                self.run.len(),
+            );
+        }
+        clearings
+    }
+
+    /// Every result the run's edit removes under `clearings`, in the order removed: its
+    /// rules' (caps, dedupes), then its clearings' and compactions' (docs/model.md §11).
+    pub fn removals(&self, study: &Study, clearings: &Clearings) -> Vec<Removal> {
+        let by_policy = crate::refetch::removed_by(&study.scenario.calls, &self.run, clearings);
+        crate::refetch::in_order(&self.rule_removals, by_policy)
+    }
+
+    /// The clearings its policy makes at `at`, without re-fetches.
+    fn policy_clearings(&self, study: &Study, at: Assumptions) -> Clearings {
         if let Some(policy) = &self.compact {
             return compact::replay(&self.run, policy, self.at(at));
         }
@@ -281,6 +326,7 @@ impl<'a> Study<'a> {
                     warnings,
                     compact,
                     whatif,
+                    removed,
                 } = edit::apply(calls, &ids, &baseline, &e.action, &scenario.terms, &scope)
                     .map_err(|bad| {
                         Error::from(
@@ -292,6 +338,7 @@ impl<'a> Study<'a> {
                 let clearable = clear
                     .as_ref()
                     .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));
+                let rule_removals = crate::refetch::placed(&run, &removed);
                 Ok((
                     Subject {
                         name: e.name.clone(),
@@ -301,6 +348,8 @@ impl<'a> Study<'a> {
                         clearable,
                         base,
                         whatif,
+                        removes: e.action.removes_results(),
+                        rule_removals,
                     },
                     (notes, why, warnings),
                 ))
@@ -354,6 +403,8 @@ impl<'a> Study<'a> {
                 clearable: Vec::new(),
                 base: BaseChange::NONE,
                 whatif: WhatIf::default(),
+                removes: false,
+                rule_removals: Vec::new(),
             },
             edited,
         })
@@ -424,6 +475,7 @@ impl<'a> Study<'a> {
             bytes_per_token: at.bytes_per_token,
             cache_read: self.scenario.cache.as_ref().map(|c| c.read),
             retry_rate: self.scenario.retry_rate,
+            refetch: self.scenario.refetch,
         }
     }
 }
@@ -474,7 +526,7 @@ impl Evaluation {
 /// Replays `subject` at `point` call by call.
 pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
     let at = point.assumptions();
-    let clearings = subject.clearings(study, at);
+    let clearings = subject.clearings_at(study, at, point.refetch);
     let sums: RunSums<f64> = subject.sums(study, &clearings, at);
     let cost = subject.cost(study, &sums, point);
     // A compaction is a request too (its summary, output, is in the sums).
@@ -484,7 +536,7 @@ pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
         .filter(|e| e.compaction.is_some())
         .count();
     Outcome {
-        calls: subject.requests() + compactions,
+        calls: subject.requests() + compactions + clearings.refetches.len(),
         total_tokens: sums.context,
         cost,
         dollars: subject

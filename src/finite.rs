@@ -97,6 +97,7 @@ mod tests {
             bytes_per_token: 3.3,
             cache_read: None,
             retry_rate: 0.0,
+            refetch: 0.0,
         }
     }
 

@@ -4,6 +4,7 @@
 //! The engine is this library; the `simulate` binary only parses arguments (`cli`), calls
 //! [`command::run`] and maps errors to exit codes (see [`error::Error::exit_code`]).
 
+pub mod behaviour;
 pub mod cache;
 pub mod chart;
 pub mod clear;
@@ -27,6 +28,7 @@ pub mod point;
 pub mod pricing;
 pub mod printable;
 pub mod rank;
+pub mod refetch;
 pub mod refuse;
 pub mod report;
 pub mod run;

@@ -15,6 +15,8 @@ pub struct Point {
     /// Cache read price (× base input price); None without `[cache]`.
     pub cache_read: Option<f64>,
     pub retry_rate: f64,
+    /// The share of removed results the agent fetches again (docs/model.md §11).
+    pub refetch: f64,
 }
 
 impl Point {

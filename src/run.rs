@@ -75,6 +75,25 @@ impl Slot {
     }
 }
 
+/// A request an edit adds between the calls of a run (a deferred part's tool search,
+/// docs/model.md §9; a re-fetch of a removed result, §11): it runs just before the call at
+/// position `before` (or after the last call, where `before` is the run's length), after
+/// any clearing there, and `joins_tokens` and `joins_bytes` (÷ ρ) join the context after
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AddedRequest {
+    pub before: usize,
+    pub joins_tokens: f64,
+    /// Bytes that join after it, converted with ρ (a re-fetched result's; 0 for a tool
+    /// search, whose definitions are sized in tokens).
+    pub joins_bytes: f64,
+    /// A re-fetch (docs/model.md §11): its result goes with the rest at a compaction.
+    pub refetch: bool,
+    /// The request as per-call outputs list it: the origin of the call it precedes, a
+    /// label of its own, and what joins after it.
+    pub slot: Slot,
+}
+
 /// A stretch of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Piece {

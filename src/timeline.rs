@@ -412,6 +412,9 @@ pub struct Walker<'a, Q> {
     output_tokens: f64,
     /// The provider's context editing, request by request (docs/model.md §9).
     window: Window<'a, Q>,
+    /// What re-fetched results added to the context since the last compaction (docs/model.md
+    /// §11): a compaction summarises them away with the rest.
+    refetched: Q,
 }
 
 /// The state of a walk under the provider's context editing ([`Clearings::window`]): each
@@ -469,6 +472,7 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
                 previous: 0,
                 position: 0,
             },
+            refetched: Q::zero(),
         }
     }
 
@@ -573,6 +577,23 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
         figures
     }
 
+    /// [`Walker::added_request`] for `r`, before the call `origin`: what joins after it is
+    /// its tokens and bytes (÷ ρ), and a re-fetch's is counted for the next compaction.
+    pub fn added(
+        &mut self,
+        r: &AddedRequest,
+        gap_s: f64,
+        event: Option<&Event>,
+        origin: u32,
+    ) -> CallFigures<Q> {
+        let joined = Q::tokens(r.joins_tokens) + Q::bytes(r.joins_bytes, self.at);
+        let figures = self.added_request(gap_s, event, joined, origin);
+        if r.refetch {
+            self.refetched += joined;
+        }
+        figures
+    }
+
     /// Adds a request's figures to the sums, priced at its model (where calls are at
     /// several models; else priced once, at the end).
     fn count(&mut self, figures: &CallFigures<Q>) {
@@ -618,7 +639,10 @@ impl<'a, Q: Quantity> Walker<'a, Q> {
             self.previous_model = model;
             // Everything but the base gives way to the summary and the calls kept: the
             // call right after reads the base from the cache and writes the rest.
-            self.context -= Q::tokens(event.freed_tokens);
+            // Re-fetched results joined since the last compaction go with the rest: the
+            // compaction's freed tokens count only the run's own calls.
+            self.context -= Q::tokens(event.freed_tokens) + self.refetched;
+            self.refetched = Q::zero();
             gap_s = 0.0;
             base_only = true;
         } else if let Some(event) = event {
@@ -760,17 +784,7 @@ pub fn walk_from<Q: Quantity>(
     walk_with(calls, run, clearings, pricing, at, base, &[], each)
 }
 
-/// A request an edit adds between the calls of a run (a deferred part's tool search,
-/// docs/model.md §9): it runs just before the call at position `before`, after any clearing
-/// there, and `joins_tokens` join the context after it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AddedRequest {
-    pub before: usize,
-    pub joins_tokens: f64,
-    /// The request as per-call outputs list it: the origin of the call it precedes, a
-    /// label of its own, and what joins after it.
-    pub slot: Slot,
-}
+pub use crate::run::AddedRequest;
 
 /// As [`walk_from`], with `requests` (by position) added to the run. An added request
 /// takes the pause before the call it precedes, which then follows it at once; `each`
@@ -841,8 +855,7 @@ pub fn walk_requests<Q: Quantity>(
         }
         let mut gap = calls.gap_s(slot.origin as usize);
         while let Some(r) = added.next_if(|r| r.before == i) {
-            let figures =
-                walker.added_request(gap, event.take(), Q::tokens(r.joins_tokens), slot.origin);
+            let figures = walker.added(r, gap, event.take(), slot.origin);
             if let Some(compaction) = walker.take_compaction_request() {
                 each(i, Request::Compaction, &compaction);
             }
@@ -855,6 +868,18 @@ pub fn walk_requests<Q: Quantity>(
         }
         each(i, Request::Slot(&slot), &figures);
     });
+    // Requests after the last call (a re-fetch right after it): at once, at its model, with
+    // its position.
+    if let Some(last) = run
+        .len()
+        .checked_sub(1)
+        .and_then(|l| run.get(l).map(|s| (l, s)))
+    {
+        for r in added {
+            let figures = walker.added(r, 0.0, None, last.1.origin);
+            each(last.0, Request::Slot(&r.slot), &figures);
+        }
+    }
     debug_assert!(
         clearings
             .cleared_before

@@ -704,7 +704,7 @@ fn sweep_flags_that_make_no_sense_are_refused_naming_the_flag() {
         "0:1:65536",
     ])
     .stderr(predicate::str::contains(
-        "error: command line: --sweep-base: the sweep grid has 18,446,744,073,709,551,616 points",
+        "error: command line: --sweep-base: the sweep grid has 73,786,976,294,838,206,464 points",
     ))
     .stderr(predicate::str::contains("--sweep-retry"));
     run(&["--sweep-cache-read", "5,100"]).stderr(predicate::str::starts_with(

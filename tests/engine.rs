@@ -676,6 +676,7 @@ fn a_non_finite_total_stops_the_sweep_before_any_sink_sees_it() {
         bytes_per_token: vec![3.3, 1e-300],
         cache_read: vec![None],
         retry_rate: vec![0.0],
+        refetch: vec![0.0],
         default_axes: false,
     };
     for closed_form in [true, false] {

@@ -369,3 +369,39 @@ cache = { ttl_s = 3600, write = 2.0 }
     close(num(&e["cost_saved"]), 2_500.0);
     close(num(&e["saved_tokens"]), 0.0);
 }
+
+/// MODEL §11 on §9's compaction example, at `[behaviour] refetch = 0.5`: the compaction
+/// before call 4 removes the results of calls 1–3; ⌈1/0.5⌉ = 2, so the second removed (c2)
+/// is fetched again right after call 4: that call reads 1,200 + 1,000 = 2,200, then its
+/// 1,000 join and call 5 reads 3,200. T = 16,600: the edit now costs 1,600 more than the
+/// baseline's 15,000. At 0.25 (⌈1/0.25⌉ = 4 > 3 removed) nothing is fetched: 13,400 as at 0.
+#[test]
+fn model_11_refetch_after_a_compaction_reads_16_600_against_15_000() {
+    let compact = "[[edit]]\nname = \"compact\"\ncompact = { above_context_tokens = 3500, summary_tokens = 200 }\n";
+    let (json, rows) = run(&uniform(
+        5,
+        1_000,
+        1_000,
+        "[behaviour]\nrefetch = 0.5\n",
+        compact,
+    ));
+    close(num(&json["baseline"]["total_tokens"]), 15_000.0);
+    let e = edit(&json, "compact");
+    close(num(&e["total_tokens"]), 16_600.0);
+    close(num(&e["saved_tokens"]), -1_600.0);
+    assert_eq!(e["calls"], 7);
+    assert_eq!(
+        column(&rows, "compact", "context_tokens"),
+        [
+            1_000.0, 2_000.0, 3_000.0, 4_000.0, 1_200.0, 2_200.0, 3_200.0
+        ]
+    );
+    let (json, _) = run(&uniform(
+        5,
+        1_000,
+        1_000,
+        "[behaviour]\nrefetch = 0.25\n",
+        compact,
+    ));
+    close(num(&edit(&json, "compact")["total_tokens"]), 13_400.0);
+}

@@ -138,6 +138,7 @@ proptest! {
             bytes_per_token: (0..nr).map(|i| 1.5 + 1.1 * i as f64).collect(),
             cache_read: vec![Some(0.1), Some(0.5)],
             retry_rate: vec![0.0],
+            refetch: vec![0.0],
             default_axes: false,
         };
         let mut sink = Vec::new();
@@ -530,6 +531,7 @@ proptest! {
             bytes_per_token,
             cache_read: vec![Some(0.1), Some(0.5)],
             retry_rate: vec![0.0, 0.25],
+            refetch: vec![0.0],
             default_axes: false,
         };
         // The same values in another order: a fixed pseudo-random rotation and reversal.

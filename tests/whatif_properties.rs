@@ -122,6 +122,7 @@ proptest! {
             bytes_per_token: vec![rho, 4.0],
             cache_read: if cache { vec![Some(0.1), Some(0.3)] } else { vec![None] },
             retry_rate: vec![0.0, 0.2],
+            refetch: vec![0.0],
             default_axes: false,
         };
         let mut closed = Collect::default();

@@ -96,7 +96,7 @@ pub fn run(c: &RunConfig, out: &mut dyn Write) -> Result<(), Error> {
         closed_form: c.closed_form,
         progress: true,
     };
-    let mut slice = output::charts::SliceCollector::new(&grid);
+    let mut slice = output::charts::SliceCollector::new(&grid).at_refetch(nominal_point.refetch);
     // The sweep's totals the page's sliders interpolate for runs without a closed form.
     let mut samples = crate::report::LiveSamples::new(&grid, &nominal_point);
     let swept = match dir.as_mut() {

@@ -53,7 +53,7 @@ impl SliceCell {
 /// highest of each swept axis (evenly spaced values when only one is swept). Fewer when the
 /// slices would hold more than [`MAX_SLICE`] cells; none when one alone would.
 pub fn kept_slices(grid: &Grid) -> Vec<(usize, usize)> {
-    let [nb, nr, nc, nt] = grid.dims();
+    let [nb, nr, nc, nt, _] = grid.dims();
     let (cs, ts) = if nc * nt <= MAX_SLICES {
         ((0..nc).collect(), (0..nt).collect())
     } else if nc > 1 && nt > 1 {
@@ -75,6 +75,9 @@ pub fn kept_slices(grid: &Grid) -> Vec<(usize, usize)> {
 pub struct SliceCollector {
     grid: Grid,
     kept: Vec<(usize, usize)>,
+    /// The re-fetch rate's index whose slices are kept: the nominal rate's (the charts
+    /// draw B and ρ; the re-fetch rate is reported in words, docs/model.md §11).
+    refetch: usize,
     /// None when a slice is over [`MAX_SLICE`] cells.
     pub cells: Option<Vec<SliceCell>>,
 }
@@ -88,7 +91,15 @@ impl SliceCollector {
             grid: grid.clone(),
             cells: (!kept.is_empty()).then(|| Vec::with_capacity(nb * nr * kept.len())),
             kept,
+            refetch: 0,
         }
+    }
+
+    /// Keeps the slices at re-fetch rate `p` (the nominal one; the first swept rate when
+    /// `p` is not on the grid).
+    pub fn at_refetch(mut self, p: f64) -> SliceCollector {
+        self.refetch = self.grid.refetch.iter().position(|&x| x == p).unwrap_or(0);
+        self
     }
 }
 
@@ -103,8 +114,8 @@ impl PointSink for SliceCollector {
         let (Some(cells), Some(index)) = (self.cells.as_mut(), index) else {
             return Ok(());
         };
-        let [_, _, c, t] = self.grid.coordinates(index);
-        if self.kept.contains(&(c, t)) {
+        let [_, _, c, t, f] = self.grid.coordinates(index);
+        if f == self.refetch && self.kept.contains(&(c, t)) {
             let (saved, cost_saved) = sweep::savings(totals);
             cells.push(SliceCell {
                 saved,
@@ -560,7 +571,7 @@ fn ranking_plane(
         return None;
     }
     let g = &sw.grid;
-    let [nb, nr, nc, nt] = g.dims();
+    let [nb, nr, nc, nt, _] = g.dims();
     let kept = kept_slices(g);
     let k = kept.len();
     let index_of = |name: &str| edits.iter().position(|e| e == name);
@@ -692,7 +703,7 @@ fn ranking_plane(
 
 /// `cache read 0.1×, retry rate 0.2`: the values of the other swept axes at slice (c, t).
 fn slice_label(g: &Grid, c: usize, t: usize) -> String {
-    let [_, _, nc, nt] = g.dims();
+    let [_, _, nc, nt, _] = g.dims();
     let mut parts = Vec::new();
     if let (true, Some(Some(read))) = (nc > 1, g.cache_read.get(c)) {
         parts.push(format!("cache read {}×", chart::style::ratio(*read)));
@@ -748,6 +759,7 @@ mod tests {
             bytes_per_token: (0..nr).map(|i| 1.0 + i as f64).collect(),
             cache_read: (0..nc).map(|i| Some(0.1 * (i + 1) as f64)).collect(),
             retry_rate: (0..nt).map(|i| i as f64 / 10.0).collect(),
+            refetch: vec![0.0],
             default_axes: false,
         }
     }

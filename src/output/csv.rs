@@ -219,6 +219,7 @@ impl<'a> SweepCsv<'a> {
             "bytes_per_token",
             "cache_read",
             "retry_rate",
+            "refetch",
             "nominal",
             "edit",
             "total_tokens",
@@ -268,6 +269,7 @@ impl<'a> SweepCsv<'a> {
                 .cache_read
                 .map_or_else(String::new, |r| f.format(r).to_string()),
             f.format(point.retry_rate).to_string(),
+            f.format(point.refetch).to_string(),
             nominal.to_string(),
         ];
         for (e, name) in self.names.iter().enumerate() {

@@ -20,6 +20,7 @@ pub fn write(out: &mut dyn Write, report: &Report, files: &[PathBuf]) -> io::Res
         measured(out, m)?;
     }
     clearings(out, report)?;
+    behaviour(out, report)?;
     context_management(out, report)?;
     if let Some(sweep) = &report.sweep {
         sweep_section(out, report, sweep)?;
@@ -142,6 +143,48 @@ fn header(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             "          {} at the prices above — a yardstick, not a bill: logical calls only, no HTTP retries",
             dollars(r.baseline.dollars),
         )?;
+    }
+    if let Some(rr) = &r.behaviour.baseline_rereads {
+        writeln!(out, "          {}", rr.sentence())?;
+    }
+    Ok(())
+}
+
+/// What the agent does next (docs/model.md §11): each edit that removes results with its
+/// caveat, and up to which re-fetch rate the ranking holds.
+fn behaviour(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let b = &r.behaviour;
+    if b.edits.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nIf the agent fetches again what an edit removes (re-fetch rate, assumed {}; at the nominal B and ρ):",
+        decimal(b.refetch)
+    )?;
+    for e in &b.edits {
+        writeln!(out, "  {}: {}", e.name, e.caveat)?;
+    }
+    if let Some(h) = &b.ranking {
+        let measure = if b.measure == "cost" {
+            "by cost"
+        } else {
+            "by reread tokens"
+        };
+        match (&h.flips_at, h.up_to) {
+            (None, Some(p)) => writeln!(
+                out,
+                "  The ranking {measure} holds at every re-fetch rate swept, up to {}.",
+                decimal(p)
+            )?,
+            (Some((p, a, bb)), up_to) => writeln!(
+                out,
+                "  The ranking {measure} holds up to re-fetch {}; at {} {bb} saves more than {a}.",
+                up_to.map_or_else(|| "none swept".to_string(), decimal),
+                decimal(*p)
+            )?,
+            (None, None) => {}
+        }
     }
     Ok(())
 }

@@ -149,9 +149,9 @@ pub struct LiveSamples {
     /// Grid indices of the kept B and ρ values, by ascending value.
     base_tokens: Vec<usize>,
     bytes_per_token: Vec<usize>,
-    /// The (cache read, retry rate) indices of the kept plane, and whether they are the
-    /// nominal point's.
-    plane: (usize, usize),
+    /// The (cache read, retry rate, re-fetch rate) indices of the kept plane, and whether
+    /// they are the nominal point's.
+    plane: (usize, usize, usize),
     nominal_plane: bool,
     /// Each kept point's totals, by run.
     cells: Vec<Option<Vec<Totals>>>,
@@ -168,6 +168,7 @@ impl LiveSamples {
             .retry_rate
             .iter()
             .position(|&t| t == nominal.retry_rate);
+        let refetch = grid.refetch.iter().position(|&f| f == nominal.refetch);
         let base_tokens = kept(&grid.base_tokens, nominal.base_tokens);
         let bytes_per_token = kept(&grid.bytes_per_token, nominal.bytes_per_token);
         LiveSamples {
@@ -175,8 +176,8 @@ impl LiveSamples {
             grid: grid.clone(),
             base_tokens,
             bytes_per_token,
-            plane: (read.unwrap_or(0), retry.unwrap_or(0)),
-            nominal_plane: read.is_some() && retry.is_some(),
+            plane: (read.unwrap_or(0), retry.unwrap_or(0), refetch.unwrap_or(0)),
+            nominal_plane: read.is_some() && retry.is_some() && refetch.is_some(),
         }
     }
 
@@ -211,8 +212,8 @@ impl PointSink for LiveSamples {
         totals: &[Totals],
     ) -> io::Result<()> {
         let Some(index) = index else { return Ok(()) };
-        let [b, r, c, t] = self.grid.coordinates(index);
-        if (c, t) != self.plane {
+        let [b, r, c, t, f] = self.grid.coordinates(index);
+        if (c, t, f) != self.plane {
             return Ok(());
         }
         let (Some(b), Some(r)) = (

@@ -183,6 +183,28 @@ pub struct Report {
     pub import: Option<crate::scenario::ImportInfo>,
     /// The best clearing edit as the provider's context editing, to paste into requests.
     pub context_management: Option<ContextManagement>,
+    /// What the agent does next (docs/model.md §11): the re-fetch rate assumed, each edit
+    /// that removes results at each swept rate, and the baseline's own re-reads.
+    pub behaviour: BehaviourReport,
+}
+
+/// The re-fetch rate as an assumption (docs/model.md §11), at the nominal B and ρ.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BehaviourReport {
+    /// `[behaviour] refetch`: the share of removed results fetched again, assumed.
+    pub refetch: f64,
+    /// The rates each edit below is evaluated at, ascending.
+    pub rates: Vec<f64>,
+    /// `cost` or `tokens`: the measure the stopping rates and the ranking are on.
+    pub measure: &'static str,
+    /// Every edit that removes results, in the scenario's order.
+    pub edits: Vec<crate::behaviour::EditBehaviour>,
+    /// Up to which rate the nominal ranking holds; None without an edit that removes
+    /// results.
+    pub ranking: Option<crate::behaviour::RankingHolds>,
+    /// The baseline's own re-reads, measured; None where no call has an input hash or a
+    /// tool.
+    pub baseline_rereads: Option<crate::behaviour::Rereads>,
 }
 
 /// The unit label of token figures at `bytes_per_token`.
@@ -429,6 +451,7 @@ impl Report {
             None => answer(&edits, &baseline, priced, sweep.as_ref()),
         };
         let simulation_differs = measured.as_ref().and_then(simulation_differs);
+        let behaviour = behaviour(study, nominal, sweep.as_ref(), priced);
         Report {
             scenario: s.name.clone(),
             description: s.description.clone(),
@@ -456,7 +479,40 @@ impl Report {
             simulation_differs,
             import: s.import.clone(),
             context_management: context_editing::winning(study, nominal),
+            behaviour,
         }
+    }
+}
+
+/// The behaviour report: each edit that removes results at the swept re-fetch rates (the
+/// default ones without a sweep), on cost where it is priced.
+fn behaviour(
+    study: &Study,
+    nominal: &Evaluation,
+    sweep: Option<&SweepReport>,
+    by_cost: bool,
+) -> BehaviourReport {
+    use crate::behaviour;
+    let rates = behaviour::rates(study, sweep.map(|s| &s.grid.refetch[..]));
+    let edits = behaviour::analyse(study, &nominal.point, &rates, by_cost);
+    let (savings, total): (Vec<f64>, f64) = if by_cost {
+        (
+            nominal.edits.iter().map(|e| e.cost_saving.saved).collect(),
+            nominal.baseline.cost,
+        )
+    } else {
+        (
+            nominal.edits.iter().map(|e| e.saving.saved).collect(),
+            nominal.baseline.total_tokens,
+        )
+    };
+    BehaviourReport {
+        refetch: study.scenario.refetch,
+        measure: if by_cost { "cost" } else { "tokens" },
+        ranking: behaviour::ranking_holds(study, &edits, &savings, total, by_cost),
+        baseline_rereads: behaviour::Rereads::of(&study.scenario.calls),
+        rates,
+        edits,
     }
 }
 

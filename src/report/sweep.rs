@@ -46,6 +46,8 @@ pub struct GridReport {
     /// Null without `[cache]`.
     pub cache_read: Option<Vec<f64>>,
     pub retry_rate: Vec<f64>,
+    /// Re-fetch rates: shares of removed results fetched again (docs/model.md §11).
+    pub refetch: Vec<f64>,
     /// Whether the grid is docs/model.md's default (⅔B, B, 4⁄3B × 0.75ρ, ρ, 1.25ρ).
     pub default: bool,
 }
@@ -108,6 +110,9 @@ impl GridReport {
         }
         if self.retry_rate.len() > 1 {
             text.push_str(&format!(" × retry {}", axis(&self.retry_rate, decimal)));
+        }
+        if self.refetch.len() > 1 {
+            text.push_str(&format!(" × re-fetch {}", axis(&self.refetch, decimal)));
         }
         text
     }
@@ -296,6 +301,7 @@ impl SweepReport {
                 bytes_per_token: g.bytes_per_token.clone(),
                 cache_read: g.cache_read.iter().copied().collect(),
                 retry_rate: g.retry_rate.clone(),
+                refetch: g.refetch.clone(),
                 default: g.default_axes,
             },
             method: match (closed_form, sweep.sampled_only.is_empty()) {

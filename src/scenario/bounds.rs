@@ -18,6 +18,8 @@ pub enum Assumption {
     CacheRead,
     /// Extra attempts per logical call: from 0 to 100.
     RetryRate,
+    /// The share of removed results fetched again (docs/model.md §11): from 0 to 1.
+    Refetch,
 }
 
 impl Assumption {
@@ -28,6 +30,7 @@ impl Assumption {
             Assumption::BytesPerToken => (0.01, true, 1000.0),
             Assumption::CacheRead => (0.0, false, 100.0),
             Assumption::RetryRate => (0.0, true, 100.0),
+            Assumption::Refetch => (0.0, true, 1.0),
         }
     }
 
@@ -38,6 +41,9 @@ impl Assumption {
             Assumption::BytesPerToken => "bytes per token",
             Assumption::CacheRead => "the cache read price",
             Assumption::RetryRate => "the retry rate",
+            Assumption::Refetch => {
+                "the re-fetch rate (a share of the removed results, 0.1 for one in ten)"
+            }
         }
     }
 

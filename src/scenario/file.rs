@@ -23,6 +23,8 @@ pub struct ScenarioFile {
     pub bytes_per_token: Option<Spanned<f64>>,
     pub bytes_per_token_source: Option<Spanned<String>>,
     pub retry_rate: Option<Spanned<f64>>,
+    /// `[behaviour]`: what the agent does after an edit (docs/model.md §11).
+    pub behaviour: Option<Spanned<BehaviourFile>>,
     pub import: Option<Spanned<ImportFile>>,
     pub sweep: Option<SweepFile>,
     pub cache: Option<Spanned<CacheFile>>,
@@ -302,6 +304,15 @@ pub struct SweepFile {
     pub bytes_per_token: Option<Spanned<AxisFile>>,
     pub cache_read: Option<Spanned<AxisFile>>,
     pub retry_rate: Option<Spanned<AxisFile>>,
+    pub refetch: Option<Spanned<AxisFile>>,
+}
+
+/// `[behaviour]`: assumptions about what the agent does next (docs/model.md §11).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BehaviourFile {
+    /// The share of removed results the agent fetches again.
+    pub refetch: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -314,7 +314,14 @@ pub struct SweepSpec {
     pub bytes_per_token: Option<Axis>,
     pub cache_read: Option<Axis>,
     pub retry_rate: Option<Axis>,
+    /// The re-fetch rate (docs/model.md §11); without it, the default
+    /// [`DEFAULT_REFETCH_AXIS`] where an edit removes results.
+    pub refetch: Option<Axis>,
 }
+
+/// The re-fetch rates swept when `[sweep] refetch` is not given and an edit removes
+/// results (docs/model.md §11): none, one in ten, one in four, one in two.
+pub const DEFAULT_REFETCH_AXIS: [f64; 4] = [0.0, 0.1, 0.25, 0.5];
 
 /// Where a merged call sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -547,6 +554,19 @@ pub enum Action {
 }
 
 impl Action {
+    /// Whether this action removes results the agent read, so that it may fetch them
+    /// again (docs/model.md §11): a clearing, a compaction, a cap, a dedupe, or steps with
+    /// one. A drop or trim changes what the agent is given, not what it saw and lost.
+    pub fn removes_results(&self) -> bool {
+        match self {
+            Action::Clear(_) | Action::Compact(_) | Action::Cap { .. } | Action::Dedupe { .. } => {
+                true
+            }
+            Action::Steps(steps) => steps.iter().any(Action::removes_results),
+            _ => false,
+        }
+    }
+
     /// Every call id this action names.
     pub fn call_ids(&self) -> Vec<&str> {
         match self {
@@ -682,6 +702,9 @@ pub struct Scenario {
     pub bytes_per_token: f64,
     /// Expected extra attempts per logical call (default 0).
     pub retry_rate: f64,
+    /// `[behaviour] refetch`: the share of the results an edit removes that the agent
+    /// fetches again (default 0: it behaves as before; docs/model.md §11). Assumed.
+    pub refetch: f64,
     /// The calls in order; shared, so that the baseline run reads them rather than copying
     /// them into slots.
     pub calls: Arc<Calls>,

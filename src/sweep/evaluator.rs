@@ -76,7 +76,9 @@ impl<'s> Evaluator<'s> {
                     (_, Model::Fixed { .. }) if closed_form => Path::PerPoint,
                     // The lanes replay clearings that persist; the provider's context
                     // editing edits each request on its own (docs/model.md §9).
+                    // Re-fetches are added requests too (docs/model.md §11).
                     _ if !subject.whatif.searches.is_empty()
+                        || (subject.removes && s.refetch > 0.0)
                         || subject.compact.is_some()
                         || subject.clear.as_ref().is_some_and(|p| p.api.is_some())
                         || !uniform =>
@@ -136,12 +138,12 @@ impl<'s> Evaluator<'s> {
     /// How many `(B, ρ)` pairs to evaluate per block: with replayed runs, enough for every
     /// `ρ` to fill its lanes; else about `points_per_chunk` points' worth.
     fn block_pairs(&self, grid: &Grid, points_per_chunk: usize) -> usize {
-        let [nb, nr, nc, nt] = grid.dims();
+        let [nb, nr, nc, nt, nf] = grid.dims();
         let pairs = nb.saturating_mul(nr);
         let block = if self.replays() {
             nr.saturating_mul(CLEARING_GROUP).max(MAX_BLOCK_PAIRS)
         } else {
-            points_per_chunk / nc.saturating_mul(nt).max(1)
+            points_per_chunk / nc.saturating_mul(nt).saturating_mul(nf).max(1)
         };
         block.clamp(1, pairs.max(1))
     }
@@ -244,11 +246,12 @@ impl<'s> Evaluator<'s> {
             .zip(replayed)
             .zip(&self.paths)
             .map(|(((subject, model), sums), path)| match sums {
-                Some(sums) => Totals {
+                // The lanes replay the run at the scenario's own re-fetch rate.
+                Some(sums) if !subject.refetch_differs(study, point) => Totals {
                     tokens: sums.context,
                     cost: subject.cost(study, sums, point),
                 },
-                None => totals(
+                _ => totals(
                     study,
                     subject,
                     model,
@@ -270,9 +273,9 @@ impl<'s> Evaluator<'s> {
         progress: &Progress,
         mut each: impl FnMut(usize, &Point, &[Totals]) -> io::Result<()>,
     ) -> io::Result<()> {
-        let [nb, nr, nc, nt] = grid.dims();
+        let [nb, nr, nc, nt, nf] = grid.dims();
         // Both products are at most the number of points, which `run` has checked fits.
-        let (pairs, per_pair) = (nb * nr, nc * nt);
+        let (pairs, per_pair) = (nb * nr, nc * nt * nf);
         let block = self.block_pairs(grid, CHUNK);
         let mut first_pair = 0;
         while first_pair < pairs {
@@ -342,6 +345,7 @@ mod tests {
             bytes_per_token: vec![2.5, 3.0, 4.0],
             cache_read: vec![Some(0.1), Some(0.3)],
             retry_rate: vec![0.0, 0.2],
+            refetch: vec![0.0],
             default_axes: false,
         }
     }

@@ -37,6 +37,7 @@ pub struct SweepOverrides {
     pub bytes_per_token: Option<AxisOverride>,
     pub cache_read: Option<AxisOverride>,
     pub retry_rate: Option<AxisOverride>,
+    pub refetch: Option<AxisOverride>,
 }
 
 /// Where an axis of the grid came from, to point errors at it.
@@ -87,7 +88,7 @@ fn pick<'a>(
 }
 
 /// The swept values, each axis ascending. Grid order: base tokens outermost, then bytes
-/// per token, cache read, retry rate innermost.
+/// per token, cache read, retry rate, re-fetch rate innermost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
     pub base_tokens: Vec<f64>,
@@ -95,19 +96,23 @@ pub struct Grid {
     /// `[None]` without `[cache]`.
     pub cache_read: Vec<Option<f64>>,
     pub retry_rate: Vec<f64>,
+    /// The re-fetch rate (docs/model.md §11): `[nominal]` where no edit removes results.
+    pub refetch: Vec<f64>,
     /// Whether each axis came from the default grid rather than the user.
     pub default_axes: bool,
 }
 
 impl Grid {
     /// The grid for `scenario` around `nominal`: the `[sweep]` table, overridden by the
-    /// command line, with docs/model.md §5's defaults for missing base and bytes-per-token axes.
+    /// command line, with docs/model.md §5's defaults for missing base and bytes-per-token axes,
+    /// and §11's re-fetch rates where some edit removes results.
     /// Errors name the flag or the `[sweep]` key that gave the offending axis.
     pub fn new(
         scenario: &Scenario,
         nominal: &Point,
         overrides: &SweepOverrides,
     ) -> Result<Grid, Located> {
+        let removes_results = scenario.edits.iter().any(|e| e.action.removes_results());
         let spec = scenario.sweep.clone().unwrap_or_default();
         let source = scenario.source.as_str();
         let base = pick(
@@ -134,6 +139,8 @@ impl Grid {
             source,
             "retry_rate",
         );
+        let refetch = pick(&overrides.refetch, &spec.refetch, source, "refetch");
+        let refetch_origin = refetch.1.clone();
         let default_axes = base.0.is_none() && bpt.0.is_none();
         let b = nominal.base_tokens;
         let r = nominal.bytes_per_token;
@@ -156,21 +163,36 @@ impl Grid {
         let retry_rate = retry
             .0
             .map_or_else(|| vec![nominal.retry_rate], |a| a.0.clone());
+        // The nominal rate is always on the axis, so the nominal point is a grid point
+        // whenever B and ρ are.
+        let refetch = match refetch.0 {
+            Some(a) => a.0.clone(),
+            None if removes_results => {
+                let mut v = crate::scenario::DEFAULT_REFETCH_AXIS.to_vec();
+                if !v.contains(&nominal.refetch) {
+                    v.push(nominal.refetch);
+                    v.sort_by(f64::total_cmp);
+                }
+                v
+            }
+            None => vec![nominal.refetch],
+        };
         let grid = Grid {
             base_tokens,
             bytes_per_token,
             cache_read,
             retry_rate,
+            refetch,
             default_axes,
         };
-        let origins = [&base.1, &bpt.1, &read.1, &retry.1];
+        let origins = [&base.1, &bpt.1, &read.1, &retry.1, &refetch_origin];
         grid.check_size(&origins)?;
         Ok(grid)
     }
 
     /// Refuses a grid over [`MAX_POINTS`], counting without overflow: the message gives
     /// the size, each axis with where it was given, and the largest one to shrink.
-    fn check_size(&self, origins: &[&Origin; 4]) -> Result<(), Located> {
+    fn check_size(&self, origins: &[&Origin; 5]) -> Result<(), Located> {
         let dims = self.dims();
         let size = dims
             .iter()
@@ -178,7 +200,13 @@ impl Grid {
         if size.is_some_and(|n| n <= MAX_POINTS as u128) {
             return Ok(());
         }
-        let names = ["base tokens", "bytes per token", "cache read", "retry rate"];
+        let names = [
+            "base tokens",
+            "bytes per token",
+            "cache read",
+            "retry rate",
+            "re-fetch rate",
+        ];
         let axes: Vec<String> = dims
             .iter()
             .zip(names)
@@ -200,13 +228,15 @@ impl Grid {
         )))
     }
 
-    /// Number of values on each axis: base, bytes per token, cache read, retry rate.
-    pub fn dims(&self) -> [usize; 4] {
+    /// Number of values on each axis: base, bytes per token, cache read, retry rate,
+    /// re-fetch rate.
+    pub fn dims(&self) -> [usize; 5] {
         [
             self.base_tokens.len(),
             self.bytes_per_token.len(),
             self.cache_read.len(),
             self.retry_rate.len(),
+            self.refetch.len(),
         ]
     }
 
@@ -230,23 +260,31 @@ impl Grid {
     }
 
     /// Axis indices of point `index` in grid order: (base, bytes per token, cache read,
-    /// retry rate).
-    pub fn coordinates(&self, index: usize) -> [usize; 4] {
-        let [_, r, c, t] = self.dims();
+    /// retry rate, re-fetch rate).
+    pub fn coordinates(&self, index: usize) -> [usize; 5] {
+        let [_, r, c, t, f] = self.dims();
         // Each stride is at most the number of points, which fits (see `checked_len`).
-        let ct = c.saturating_mul(t);
-        let rct = r.saturating_mul(ct);
-        [index / rct, index / ct % r, index / t % c, index % t]
+        let tf = t.saturating_mul(f);
+        let ctf = c.saturating_mul(tf);
+        let rctf = r.saturating_mul(ctf);
+        [
+            index / rctf,
+            index / ctf % r,
+            index / tf % c,
+            index / f % t,
+            index % f,
+        ]
     }
 
     /// The point at `index` in grid order.
     pub fn point(&self, index: usize) -> Point {
-        let [b, r, c, t] = self.coordinates(index);
+        let [b, r, c, t, f] = self.coordinates(index);
         Point {
             base_tokens: self.base_tokens[b],
             bytes_per_token: self.bytes_per_token[r],
             cache_read: self.cache_read[c],
             retry_rate: self.retry_rate[t],
+            refetch: self.refetch[f],
         }
     }
 
@@ -268,13 +306,16 @@ impl Grid {
             .retry_rate
             .iter()
             .position(|&x| x == point.retry_rate)?;
-        let [_, nr, nc, nt] = self.dims();
+        let f = self.refetch.iter().position(|&x| x == point.refetch)?;
+        let [_, nr, nc, nt, nf] = self.dims();
         b.checked_mul(nr)?
             .checked_add(r)?
             .checked_mul(nc)?
             .checked_add(c)?
             .checked_mul(nt)?
-            .checked_add(t)
+            .checked_add(t)?
+            .checked_mul(nf)?
+            .checked_add(f)
     }
 }
 
@@ -322,6 +363,7 @@ mod tests {
             bytes_per_token: vec![3.0, 4.0, 5.0],
             cache_read: vec![None],
             retry_rate: vec![0.0, 0.5],
+            refetch: vec![0.0],
             default_axes: false,
         }
     }
@@ -361,6 +403,7 @@ mod tests {
             bytes_per_token: s.bytes_per_token,
             cache_read: s.cache.as_ref().map(|c| c.read),
             retry_rate: 0.0,
+            refetch: 0.0,
         }
     }
 
@@ -380,12 +423,13 @@ mod tests {
             bytes_per_token: big("--sweep-bpt", 1.0, 1000.0),
             cache_read: big("--sweep-cache-read", 0.1, 0.2),
             retry_rate: big("--sweep-retry", 0.0, 1.0),
+            refetch: None,
         };
         let e = Grid::new(&s, &nominal(&s), &overrides).unwrap_err();
         assert_eq!(e.file, "command line");
         assert!(
             e.message.starts_with(
-                "the sweep grid has 18,446,744,073,709,551,616 points (65,536 base tokens (--sweep-base) × 65,536 bytes per token (--sweep-bpt) × 65,536 cache read (--sweep-cache-read) × 65,536 retry rate (--sweep-retry)); the limit is 10,000,000"
+                "the sweep grid has 18,446,744,073,709,551,616 points (65,536 base tokens (--sweep-base) × 65,536 bytes per token (--sweep-bpt) × 65,536 cache read (--sweep-cache-read) × 65,536 retry rate (--sweep-retry) × 1 re-fetch rate (default)); the limit is 10,000,000"
             ),
             "{}",
             e.message
@@ -462,6 +506,7 @@ mod tests {
             bytes_per_token: huge.clone(),
             cache_read: vec![None; 1 << 16],
             retry_rate: huge,
+            refetch: vec![0.0],
             default_axes: false,
         };
         assert_eq!(g.checked_len(), None);

@@ -55,6 +55,17 @@ fn holds(cache: &CacheSpec, base: f64) -> bool {
         && (cache.warm_share == 0.0 || cache.warm_share * base >= cache.min_tokens)
 }
 
+/// The re-fetches at rate `p` of what `subject` removes under `clearings`.
+fn refetches_at(
+    study: &Study,
+    subject: &Subject,
+    clearings: &Clearings,
+    p: f64,
+) -> Vec<crate::timeline::AddedRequest> {
+    let removals = subject.removals(study, clearings);
+    crate::refetch::requests(&removals, p, subject.run.len())
+}
+
 /// Evaluates `subject` at `point`. With `closed_form` false every run is replayed call by
 /// call (the general path, a cross-check of the closed forms).
 pub fn totals(
@@ -69,6 +80,17 @@ pub fn totals(
     // (B ≥ min_tokens) is the run's.
     let cache = subject.cache(study);
     let sums: RunSums<f64> = match model {
+        // The plan is the run's at the scenario's own re-fetch rate; at another, its
+        // re-fetches are others (docs/model.md §11): replayed with them.
+        Model::Fixed { clearings, .. } if subject.refetch_differs(study, point) => {
+            let mut clearings = clearings.clone();
+            clearings.refetches = refetches_at(study, subject, &clearings, point.refetch);
+            subject.sums(study, &clearings, at)
+        }
+        _ if subject.refetch_differs(study, point) => {
+            let clearings = subject.clearings_at(study, at, point.refetch);
+            subject.sums(study, &clearings, at)
+        }
         // The closed form assumes every cached prefix at least min_tokens: the base (any
         // request and prefix is at least it), and the warm part of it at the first call.
         Model::Fixed { sums, .. }

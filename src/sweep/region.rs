@@ -30,13 +30,14 @@ const BASE: usize = 0;
 const RHO: usize = 1;
 const READ: usize = 2;
 const RETRY: usize = 3;
+const REFETCH: usize = 4;
 
 /// What is known about a pair beyond its sampled points.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Hints<'a> {
-    /// Axes (base, ρ, cache read, retry, as in [`Grid::coordinates`]) whose values cannot
+    /// Axes (base, ρ, cache read, retry, re-fetch, as in [`Grid::coordinates`]) whose values cannot
     /// change this ranking.
-    pub inert: [bool; 4],
+    pub inert: [bool; 5],
     /// The closed forms of the reread totals of the edit that saves more at the nominal
     /// point and of the one that overtakes it, when the measure is reread tokens and both
     /// have one: the region then has an exact break-even.
@@ -52,40 +53,47 @@ pub fn describe(grid: &Grid, indices: &[u32], count: usize, hints: &Hints) -> St
         return "at every point".into();
     }
     // Project the points onto the axes that can matter.
-    let mut kept = [false; 4];
-    for d in 0..4 {
+    let mut kept = [false; 5];
+    for d in 0..5 {
         kept[d] = !hints.inert[d] && dims[d] > 1;
     }
-    let mut set: BTreeSet<[usize; 4]> = indices
+    let mut set: BTreeSet<[usize; 5]> = indices
         .iter()
         .map(|&i| project(grid.coordinates(i as usize), &kept))
         .collect();
     // An axis along which every point's neighbours flip too cannot split the region. A
     // cut list cannot show that, so then every axis stays.
     if complete {
-        for d in [RETRY, READ, RHO, BASE] {
+        for d in [REFETCH, RETRY, READ, RHO, BASE] {
             if !kept[d] {
                 continue;
             }
             let mut without = kept;
             without[d] = false;
-            let projected: BTreeSet<[usize; 4]> =
+            let projected: BTreeSet<[usize; 5]> =
                 set.iter().map(|&p| project(p, &without)).collect();
             if projected.len() * dims[d] == set.len() {
                 kept = without;
                 set = projected;
             }
         }
-        let full: usize = (0..4).filter(|&d| kept[d]).map(|d| dims[d]).product();
+        let full: usize = (0..5).filter(|&d| kept[d]).map(|d| dims[d]).product();
         if set.len() == full {
             return "at every point".into();
         }
     }
-    // Per (cache read, retry) group, per ρ, the flipping base-token indices.
-    let mut groups: BTreeMap<(usize, usize), BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
+    // The closed forms are the runs' at the nominal re-fetch rate: where the region spans
+    // several rates, its break-even is sampled like the rest.
+    let hints = &Hints {
+        exact: hints.exact.filter(|_| !kept[REFETCH]),
+        ..*hints
+    };
+    // Per (cache read, retry, re-fetch) group, per ρ, the flipping base-token indices.
+    type Group = (usize, usize, usize);
+    let mut groups: BTreeMap<Group, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
     for p in &set {
         groups
-            .entry((p[READ], p[RETRY]))
+            .entry((p[READ], p[RETRY], p[REFETCH]))
             .or_default()
             .entry(p[RHO])
             .or_default()
@@ -93,7 +101,7 @@ pub fn describe(grid: &Grid, indices: &[u32], count: usize, hints: &Hints) -> St
     }
     let parts: Vec<String> = groups
         .iter()
-        .map(|(&(c, t), lines)| {
+        .map(|(&(c, t, f), lines)| {
             let mut others = Vec::new();
             if let (true, Some(read)) = (kept[READ], grid.cache_read[c]) {
                 others.push(format!("cache read = {}", significant(read, 3)));
@@ -102,6 +110,12 @@ pub fn describe(grid: &Grid, indices: &[u32], count: usize, hints: &Hints) -> St
                 others.push(format!(
                     "retry rate = {}",
                     significant(grid.retry_rate[t], 3)
+                ));
+            }
+            if kept[REFETCH] {
+                others.push(format!(
+                    "re-fetch rate = {}",
+                    significant(grid.refetch[f], 3)
                 ));
             }
             let clauses = clauses(grid, lines, &kept);
@@ -145,8 +159,8 @@ pub fn describe(grid: &Grid, indices: &[u32], count: usize, hints: &Hints) -> St
 }
 
 /// `p` with the axes not kept set to 0.
-fn project(mut p: [usize; 4], kept: &[bool; 4]) -> [usize; 4] {
-    for d in 0..4 {
+fn project(mut p: [usize; 5], kept: &[bool; 5]) -> [usize; 5] {
+    for d in 0..5 {
         if !kept[d] {
             p[d] = 0;
         }
@@ -156,7 +170,7 @@ fn project(mut p: [usize; 4], kept: &[bool; 4]) -> [usize; 4] {
 
 /// One clause per set of ρ values that share the flipping base-token values, in ρ order:
 /// "B ≤ 20,000 and ρ ≥ 4".
-fn clauses(grid: &Grid, lines: &BTreeMap<usize, Vec<usize>>, kept: &[bool; 4]) -> Vec<String> {
+fn clauses(grid: &Grid, lines: &BTreeMap<usize, Vec<usize>>, kept: &[bool; 5]) -> Vec<String> {
     let nb = if kept[BASE] {
         grid.base_tokens.len()
     } else {
@@ -356,6 +370,7 @@ mod tests {
             bytes_per_token: vec![2.5, 3.3, 4.0],
             cache_read: vec![None],
             retry_rate: vec![0.0],
+            refetch: vec![0.0],
             default_axes: false,
         }
     }
@@ -397,6 +412,7 @@ mod tests {
         let g = Grid {
             cache_read: vec![Some(0.1), Some(0.25), Some(0.5)],
             retry_rate: vec![0.0, 0.5],
+            refetch: vec![0.0],
             ..grid()
         };
         // B = 20,000 and ρ = 4 at every cache read and retry rate, plus one stray point
@@ -408,7 +424,7 @@ mod tests {
         points.push(6); // (b 0, r 1, c 0, t 0): B = 20,000, ρ = 3.3, first read, no retry
         points.sort_unstable();
         let tokens = Hints {
-            inert: [false, false, true, true],
+            inert: [false, false, true, true, false],
             exact: None,
         };
         let text = describe(&g, &points, points.len(), &tokens);
@@ -432,6 +448,7 @@ mod tests {
             bytes_per_token: (0..26).map(|i| 1.5 + 3.5 * i as f64 / 25.0).collect(),
             cache_read: vec![None],
             retry_rate: vec![0.0],
+            refetch: vec![0.0],
             default_axes: false,
         };
         // b makes 2 calls more than a but re-reads 150,000 bytes less: b is ahead below
@@ -455,7 +472,7 @@ mod tests {
             }
         }
         let hints = Hints {
-            inert: [false, false, true, true],
+            inert: [false, false, true, true, false],
             exact: Some((&a, &b)),
         };
         assert_eq!(

@@ -148,7 +148,7 @@ impl Stability {
                     _ => None,
                 };
                 let hints = Hints {
-                    inert: [false, false, tokens, tokens],
+                    inert: [false, false, tokens, tokens, false],
                     exact,
                 };
                 Flip {

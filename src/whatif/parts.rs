@@ -165,6 +165,8 @@ pub(super) fn place(scope: &Scope, whatif: &mut WhatIf, calls: &Calls, run: &mut
             searches.push(AddedRequest {
                 before,
                 joins_tokens: u.tokens,
+                joins_bytes: 0.0,
+                refetch: false,
                 slot: Slot {
                     origin,
                     label,

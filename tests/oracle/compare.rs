@@ -284,6 +284,7 @@ fn points(c: &mut Cmp, sweep: &Rows, oracle: &Value) {
             "bytes_per_token",
             "cache_read",
             "retry_rate",
+            "refetch",
             "total_tokens",
             "saved_tokens",
             "cost",

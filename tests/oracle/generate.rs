@@ -91,6 +91,14 @@ pub fn scenario(seed: u64, options: Options) -> String {
         if r.chance(0.3) {
             writeln!(t, "retry_rate = [0.0, 0.5]").unwrap();
         }
+        if r.chance(0.3) {
+            writeln!(t, "refetch = [0.0, 0.3, 1.0]").unwrap();
+        }
+    }
+    // MODEL §11: the re-fetch rate assumed (one in three, a swept default, every result).
+    if r.chance(0.3) {
+        let p = *r.pick(&[1.0 / 3.0, 0.25, 0.5, 1.0]);
+        writeln!(t, "[behaviour]\nrefetch = {p:?}").unwrap();
     }
     let price = if r.chance(0.5) {
         let (input, output) = *r.pick(&[(3.0, 15.0), (1.0, 5.0), (5.0, 25.0), (2.0, 7.0)]);

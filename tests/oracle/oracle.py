@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation of ../shared/MODEL.md §1–§5 and §9, for tests/oracle.rs.
+"""An independent implementation of ../shared/MODEL.md §1–§5, §9 and §11, for tests/oracle.rs.
 
 Written from MODEL.md alone (docs/model.md where MODEL.md is silent), without reading the
 Rust engine, so that the two can be compared figure by figure on random scenarios.
@@ -12,8 +12,8 @@ Standard library only (Python 3.11+: tomllib).
 
 What it covers (the keys it reads; anything else is refused, so a test cannot silently
 compare a scenario the oracle does not understand):
-- the scenario: name, base_tokens, bytes_per_token, retry_rate, [sweep] (base_tokens,
-  bytes_per_token, cache_read, retry_rate), [cache] (read, write, ttl_s, min_tokens,
+- the scenario: name, base_tokens, bytes_per_token, retry_rate, [behaviour] refetch,
+  [sweep] (base_tokens, bytes_per_token, cache_read, retry_rate, refetch), [cache] (read, write, ttl_s, min_tokens,
   output), [price] (input, output, source, or a model of the table below), [[base.part]] (name, tokens, source, tools);
 - calls: id, label, bytes, tokens, kind, tool, input_hash, pinned, segment, gap_s,
   output_tokens, [call.measured] (its model prices the call, §4);
@@ -37,6 +37,16 @@ outputs' shape, each said here so a reader can check the choice:
   price over the scenario's [price] input (1 without [price]) (docs/model.md §9);
 - a merged call keeps the tool of the call at its position, as its kind and segment;
 - swept lists are taken in ascending order (the binary's grid order);
+- MODEL §11's re-fetches (every ⌈1/p⌉-th removed result, in the order removed, fetched by
+  one added request right after the call that follows its removal): removed results are
+  those of the clearing and compaction events, in event order, leaving out calls with no
+  result and user prompts (kind `prompt`); the edit's own schedule is made without the
+  re-fetches (they move no trigger and are not cleared again); a compaction summarises every
+  re-fetched result before it; the added request takes the pause before the call it
+  precedes and reads what that call would, after any clearing or compaction there; a
+  removal before the last call is fetched after it, one after the last call never; 1/p
+  within 1e-9 of a whole number is that number; the default swept rates are 0, 0.1, 0.25
+  and 0.5 (with the nominal one) where an edit clears or compacts;
 - the API's context editing (stateless) is reported as the binary reports it: an event where
   a request's edit clears results the previous request's did not (those ids), with all the
   request frees; ledger.csv's `cleared` names those ids.
@@ -44,6 +54,7 @@ outputs' shape, each said here so a reader can check the choice:
 
 import fnmatch
 import json
+import math
 import sys
 import tomllib
 
@@ -78,11 +89,14 @@ def load(path):
     with open(path, "rb") as f:
         doc = tomllib.load(f)
     only(doc, ["name", "description", "base_tokens", "bytes_per_token", "retry_rate", "sweep",
-               "cache", "price", "base", "call", "edit"], "scenario")
+               "cache", "price", "base", "call", "edit", "behaviour"], "scenario")
+    behaviour = doc.get("behaviour", {})
+    only(behaviour, ["refetch"], "[behaviour]")
     sc = {
         "B": float(doc["base_tokens"]),
         "rho": float(doc["bytes_per_token"]),
         "retry": float(doc.get("retry_rate", 0.0)),
+        "refetch": float(behaviour.get("refetch", 0.0)),
         "sweep": doc.get("sweep"),
         "cache": None,
         "price": None,
@@ -300,7 +314,7 @@ def run_terms(sc, run, cache_read):
 # ---------------------------------------------------------------------------- the walk
 
 
-def walk(sc, run, B, rho, cache_read, retry):
+def walk(sc, run, B, rho, cache_read, retry, refetch=0.0):
     f = run["factor"]
     rho_e = rho / f
     base = B
@@ -424,7 +438,98 @@ def walk(sc, run, B, rho, cache_read, retry):
                                  "cleared": [calls[q]["id"] for q in gone]})
             else:
                 add_call(p, bl, [])
+    requests = with_refetches(requests, events, calls, res, size, refetch, search_at)
     return price(sc, run, calls, requests, events, cache_read, retry, policy)
+
+
+def every(p):
+    """⌈1/p⌉, with 1/p within 1e-9 of a whole number taken as it (MODEL §11)."""
+    x = 1.0 / p
+    k = round(x) if abs(x - round(x)) < 1e-9 else math.ceil(x)
+    return max(1, int(k))
+
+
+def with_refetches(requests, events, calls, res, size, p, search_at):
+    """The requests with MODEL §11's re-fetches at rate p added; `search_at` is where a
+    deferred part's tool search runs (None without)."""
+    n = len(calls)
+    if p <= 0.0 or not events:
+        return requests
+    pos = {c["id"]: q for q, c in enumerate(calls)}
+    removed = []  # (the call that follows the removal, the removed call)
+    for e in events:
+        for cid in e["cleared"]:
+            q = pos[cid]
+            if res[q] > 0 and calls[q]["kind"] != "prompt":
+                removed.append((e["before_call"] - 1, q))
+    k = every(p)
+    fetched = [r for r in removed[k - 1::k] if r[0] < n]
+    if not fetched:
+        return requests
+    after = {}  # call position -> [(key, tokens, removed call)], fetched right after it
+    for j, (a, q) in enumerate(fetched):
+        after.setdefault(a, []).append((("refetch", j), res[q], q))
+    standing = []  # (after which result, key, tokens): re-fetched results in the context
+
+    def slot(key):
+        """Where a block stands in a request: the base, a summary, result q, the part a tool
+        search loads (just before the result of the call it precedes, after any re-fetch
+        right after the call before), a re-fetch right after call a."""
+        if not isinstance(key, tuple):
+            return -2.0
+        if key[0] == "summary":
+            return -1.0
+        if key[0] == "r":
+            return float(key[1])
+        if key[0] == "part":
+            return search_at - 0.25
+        return after_of[key] + 0.5
+
+    after_of = {}
+
+    def with_blocks(blocks):
+        """`blocks` with the standing re-fetched results, each right after call a's result
+        (or where it stood, if summarised), after earlier re-fetches there."""
+        bl = list(blocks)
+        for a, key, tok in standing:
+            after_of[key] = a
+            at = next((i for i, (bk, _) in enumerate(bl) if slot(bk) > a + 0.5), len(bl))
+            bl.insert(at, (key, tok))
+        return bl
+
+    def refetch_request(p_, blocks, gap, model, q, cleared):
+        return {"kind": "refetch", "pos": p_, "blocks": blocks, "gap": gap, "out": 0.0,
+                "model": model, "cleared": cleared, "fetched": q}
+
+    out = []
+    pending = []  # fetched right after the last call request seen
+    last_call = None
+    for r in requests:
+        if r["kind"] == "compaction":
+            out.append(dict(r, blocks=with_blocks(r["blocks"])))
+            standing.clear()  # the compaction summarises them with the rest
+            continue
+        if pending:
+            # Each reads what this request would; the pause before it is theirs, and a
+            # clearing's ids go on the first request after it (as ledger.csv shows them).
+            gap, cleared = r["gap"], r["cleared"]
+            for key, tok, q in pending:
+                out.append(refetch_request(r["pos"], with_blocks(r["blocks"]), gap, r["model"],
+                                           q, cleared))
+                gap, cleared = 0.0, []
+                standing.append((r["pos"] - 1, key, tok))
+            pending = []
+            r = dict(r, gap=0.0, cleared=[])
+        out.append(dict(r, blocks=with_blocks(r["blocks"])))
+        if r["kind"] == "call":
+            pending = after.get(r["pos"], [])
+            last_call = r
+    # Re-fetches after the last call: at once, reading everything it read and its result.
+    for key, tok, q in pending:
+        blocks = with_blocks(last_call["blocks"] + [(("r", n - 1, "o"), size[n - 1])])
+        out.append(refetch_request(n - 1, blocks, 0.0, calls[n - 1]["model"], q, []))
+        standing.append((n - 1, key, tok))
+    return out
 
 
 def walk_clear(a, calls, res, rho_e, blocks_for, add_call, events):
@@ -550,6 +655,9 @@ def price(sc, run, calls, requests, events, cache_read, retry, policy):
         c = calls[r["pos"]]
         if r["kind"] == "call":
             rid, label, byts = c["id"], c["label"], c["bytes"]
+        elif r["kind"] == "refetch":
+            f = calls[r["fetched"]]
+            rid, label, byts = f["id"], f["label"], f["bytes"]
         elif r["kind"] == "search":
             rid, label, byts = c["id"], f"tool search: loads {run['defer'][0]}", None
         else:
@@ -585,37 +693,42 @@ def values(spec, default):
 
 def sweep(sc, runs, order):
     sw = sc["sweep"] or {}
-    only(sw, ["base_tokens", "bytes_per_token", "cache_read", "retry_rate"], "[sweep]")
+    only(sw, ["base_tokens", "bytes_per_token", "cache_read", "retry_rate", "refetch"], "[sweep]")
     B, rho = sc["B"], sc["rho"]
     read = sc["cache"]["read"] if sc["cache"] else None
     grid_b = values(sw.get("base_tokens"), [B * 2.0 / 3.0, B, B * 4.0 / 3.0])
     grid_r = values(sw.get("bytes_per_token"), [rho * 0.75, rho, rho * 1.25])
     grid_c = values(sw.get("cache_read"), [read])
     grid_t = values(sw.get("retry_rate"), [sc["retry"]])
-    points = [(b, r, c, t, False) for b in grid_b for r in grid_r for c in grid_c for t in grid_t]
-    nominal = (B, rho, read, sc["retry"])
+    removes = any(runs[name]["policy"] is not None for name in order)
+    default_f = sorted(set([0.0, 0.1, 0.25, 0.5, sc["refetch"]])) if removes else [sc["refetch"]]
+    grid_f = values(sw.get("refetch"), default_f)
+    points = [(b, r, c, t, f, False) for b in grid_b for r in grid_r for c in grid_c
+              for t in grid_t for f in grid_f]
+    nominal = (B, rho, read, sc["retry"], sc["refetch"])
     found = False
     for i, p in enumerate(points):
-        if p[:4] == nominal:
-            points[i] = p[:4] + (True,)
+        if p[:5] == nominal:
+            points[i] = p[:5] + (True,)
             found = True
     if not found:
         points.append(nominal + (True,))
     out = []
-    for b, r, c, t, nom in points:
-        base = evaluate(sc, runs["baseline"], b, r, c, t)
+    for b, r, c, t, f, nom in points:
+        base = evaluate(sc, runs["baseline"], b, r, c, t, f)
         for name in order:
-            e = evaluate(sc, runs[name], b, r, c, t)
+            e = evaluate(sc, runs[name], b, r, c, t, f)
             out.append({"base_tokens": b, "bytes_per_token": r, "cache_read": c, "retry_rate": t,
+                        "refetch": f,
                         "nominal": nom, "edit": name, "total_tokens": e["total_tokens"],
                         "saved_tokens": base["total_tokens"] - e["total_tokens"],
                         "cost": e["cost"], "cost_saved": base["cost"] - e["cost"]})
     return out
 
 
-def evaluate(sc, run, B, rho, cache_read, retry):
+def evaluate(sc, run, B, rho, cache_read, retry, refetch=0.0):
     read = run["cache_edit"].get("read", cache_read)
-    return walk(sc, run, B, rho, read, retry)
+    return walk(sc, run, B, rho, read, retry, refetch)
 
 
 def oracle(path):
@@ -626,7 +739,7 @@ def oracle(path):
         runs[name] = apply_steps(sc, steps)
         order.append(name)
     read = sc["cache"]["read"] if sc["cache"] else None
-    nominal = {name: evaluate(sc, run, sc["B"], sc["rho"], read, sc["retry"])
+    nominal = {name: evaluate(sc, run, sc["B"], sc["rho"], read, sc["retry"], sc["refetch"])
                for name, run in runs.items()}
     return {"runs": nominal, "order": order, "sweep": sweep(sc, runs, order)}
 

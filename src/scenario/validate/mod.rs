@@ -264,6 +264,18 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         Some(v) => ck.assumption(v, "retry_rate", Assumption::RetryRate)?,
         None => 0.0,
     };
+    let refetch = match raw
+        .behaviour
+        .as_ref()
+        .and_then(|b| b.get_ref().refetch.as_ref())
+    {
+        Some(v) => {
+            let p = ck.assumption(v, "[behaviour] refetch", Assumption::Refetch)?;
+            slips::refetch(&ck, v.span(), p);
+            p
+        }
+        None => 0.0,
+    };
     if raw.call.len() > MAX_CALL_TABLES {
         return Err(ck
             .err(
@@ -376,6 +388,7 @@ pub fn scenario(raw: ScenarioFile, text: &str, path: &Path) -> Result<Scenario, 
         base_tokens,
         bytes_per_token,
         retry_rate,
+        refetch,
         calls: std::sync::Arc::new(calls),
         edits,
         sweep,

@@ -110,3 +110,15 @@ pub(super) fn share_for_percent(ck: &Checker, span: Range<usize>, place: &str, p
         );
     }
 }
+
+/// `[behaviour] refetch = 1`: every removed result fetched again, which leaves a clearing
+/// nothing to save; more likely 1 % written as a percent.
+pub(super) fn refetch(ck: &Checker, span: Range<usize>, p: f64) {
+    if p == 1.0 {
+        ck.warn(
+            span,
+            "[behaviour] refetch",
+            "refetch = 1 makes the agent fetch again every result an edit removes: refetch is a share of 1 (0.1 for one in ten), not a percent; did you mean refetch = 0.01?".to_string(),
+        );
+    }
+}

@@ -28,6 +28,7 @@ pub(super) fn sweep(ck: &Checker, s: &SweepFile) -> Result<SweepSpec, Located> {
         )?,
         cache_read: axis(&s.cache_read, "cache_read", Assumption::CacheRead)?,
         retry_rate: axis(&s.retry_rate, "retry_rate", Assumption::RetryRate)?,
+        refetch: axis(&s.refetch, "refetch", Assumption::Refetch)?,
     })
 }
 
