@@ -278,6 +278,7 @@ fn assemble_file(
         skipped,
         identities,
         no_requests_because,
+        unmeasured,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -332,6 +333,7 @@ fn assemble_file(
                 duplicates_removed: 0,
                 malformed: Vec::new(),
                 name: String::new(),
+                unmeasured,
             },
             calls: Vec::new(),
         });
