@@ -141,14 +141,13 @@ impl Reset {
     }
 }
 
+/// The bytes per token written into every scenario: the project's default, an assumption.
+pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
+
 /// B of a log that measures no request, tokens: its base's `bytes` ÷ the assumed
 /// bytes_per_token, rounded, at least 1; None for an empty base.
 pub fn unmeasured_base_tokens(bytes: u64) -> Option<u64> {
-    (bytes > 0).then(|| {
-        (bytes as f64 / super::write::ASSUMED_BYTES_PER_TOKEN)
-            .round()
-            .max(1.0) as u64
-    })
+    (bytes > 0).then(|| (bytes as f64 / ASSUMED_BYTES_PER_TOKEN).round().max(1.0) as u64)
 }
 
 /// Measured token sums of a trace, in the provider's fields.
@@ -205,10 +204,10 @@ impl Trace {
     /// For a trace without per-request usage: its summed input as the scenario's ledger
     /// gives it with no edit, estimated tokens: each call's input is B (base bytes ÷ ρ)
     /// plus the bytes joined before it (results and replies) ÷ ρ, with ρ `bytes_per_token`
-    /// assumed ([`super::write::ASSUMED_BYTES_PER_TOKEN`]). None for a measured trace, or
+    /// assumed ([`ASSUMED_BYTES_PER_TOKEN`]). None for a measured trace, or
     /// one whose base is not in its log.
     pub fn estimated_input_tokens(&self) -> Option<f64> {
-        let rho = super::write::ASSUMED_BYTES_PER_TOKEN;
+        let rho = ASSUMED_BYTES_PER_TOKEN;
         // B as the scenario writes it: whole tokens.
         let base = unmeasured_base_tokens(self.unmeasured?.base_bytes?)?;
         let mut joined = 0.0;

@@ -16,8 +16,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The bytes per token written into every scenario: the project's default, an assumption.
-pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
+/// The bytes per token written into every scenario (defined beside the traces, which
+/// estimate with it too).
+pub use super::trace::ASSUMED_BYTES_PER_TOKEN;
 
 /// Tokens per tool definition loaded mid-session, until `simulate fit` sizes them on the
 /// trace itself: the middle of what the fit found on the four Claude Code 2.1.114 traces of
