@@ -470,6 +470,10 @@ Formats:
   atif         ATIF trajectories (Harbor's Agent Trajectory Interchange Format, v1.0 to
                v1.8: trajectory.json, *.trajectory.json, *.atif.json): a call per agent
                step with metrics; embedded subagent trajectories are traces of their own
+  swe-agent    SWE-agent's <instance_id>.traj: a call per step (its reply and observation
+               as bytes), but no usage per call: B is the first query's bytes at an assumed
+               ρ, the run's totals (tokens_sent, api_calls, cost) go to [import] and the
+               summary sets the simulated input beside tokens_sent; --fit cannot fit them
 
 Producing `otel` files: run Claude Code with
   CLAUDE_CODE_ENABLE_TELEMETRY=1  OTEL_LOGS_EXPORTER=otlp
@@ -566,6 +570,8 @@ enum ImportFormatArg {
     /// DIR/<name>-parts.toml, its [[base.part]] tables (system prompt, system tools, each
     /// MCP server, memory files, skills) with their tokens, for `simulate suggest --context`.
     Context,
+    /// SWE-agent trajectories (`*.traj`).
+    SweAgent,
 }
 
 #[derive(Args, Debug)]
@@ -803,6 +809,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 ImportFormatArg::Otel => Some(crate::import::Format::Otel),
                 ImportFormatArg::MiniSweAgent => Some(crate::import::Format::MiniSweAgent),
                 ImportFormatArg::Atif => Some(crate::import::Format::Atif),
+                ImportFormatArg::SweAgent => Some(crate::import::Format::SweAgent),
             });
             if i.paths.is_empty() {
                 use crate::import::Format;

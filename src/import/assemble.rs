@@ -279,6 +279,7 @@ fn assemble_file(
         identities,
         no_requests_because,
         declared,
+        unmeasured,
         ..
     } = log;
     let mut opened: Vec<Open> = Vec::new();
@@ -343,6 +344,7 @@ fn assemble_file(
                 duplicates_removed: 0,
                 malformed: Vec::new(),
                 name: String::new(),
+                unmeasured,
             },
             calls: Vec::new(),
         });

@@ -277,6 +277,29 @@ pub struct FileLog {
     pub no_requests_because: Option<String>,
     /// What rides in every request, by session id; `""` for what holds for the whole file.
     pub declared: BTreeMap<CompactString, Declared>,
+    /// Set by a format that logs no usage per request (SWE-agent's `*.traj`): its requests'
+    /// [`Usage`] are placeholders, never written as measured; what the log does measure is
+    /// here.
+    pub unmeasured: Option<RunTotals>,
+}
+
+/// What a log without per-request usage measures of a whole run (SWE-agent's
+/// `info.model_stats`, read 2026-12-02 in `SWE-agent/SWE-agent`, `sweagent/types.py` and
+/// `sweagent/agent/models.py`), and the bytes its base holds. A figure the log lacks is
+/// None, never 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct RunTotals {
+    /// UTF-8 bytes of what the first request held before any step: the system prompt,
+    /// demonstrations and the task (the history before the first model reply).
+    pub base_bytes: Option<u64>,
+    /// `tokens_sent`: input tokens summed over every API call of the run, tokens.
+    pub tokens_sent: Option<u64>,
+    /// `tokens_received`: output tokens summed over the run, tokens.
+    pub tokens_received: Option<u64>,
+    /// `api_calls`: model queries the run made (retries of a malformed reply included).
+    pub api_calls: Option<u64>,
+    /// `instance_cost`: the run's cost by the agent's own prices, US dollars.
+    pub instance_cost_usd: Option<f64>,
 }
 
 /// `attachment` lines of one type.

@@ -27,6 +27,7 @@ pub mod sniff;
 pub mod spill;
 pub mod stream;
 pub mod summary;
+pub mod swe_agent;
 pub mod trace;
 pub mod write;
 
@@ -49,6 +50,8 @@ pub enum Format {
     MiniSweAgent,
     /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
     Atif,
+    /// SWE-agent trajectories (`*.traj`): no usage per request, only the run's totals.
+    SweAgent,
 }
 
 impl Format {
@@ -60,6 +63,7 @@ impl Format {
             Format::Otel => &otel::Otel,
             Format::MiniSweAgent => &mini_swe_agent::MiniSweAgent,
             Format::Atif => &atif::Atif,
+            Format::SweAgent => &swe_agent::SweAgent,
         }
     }
 }

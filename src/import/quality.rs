@@ -158,6 +158,16 @@ fn warm_of_short(s: &scenario::Scenario, text: &mut String, path: &Path, q: &mut
     }
 }
 
+/// The row of a scenario whose log measures no request (SWE-agent): there is nothing to
+/// fit B and ρ to, which the table says (it is not an error).
+pub fn unmeasured(file_name: &str, calls: usize) -> Quality {
+    not_fitted(
+        file_name.trim_end_matches(".toml").to_string(),
+        calls,
+        "the log measures no request (only the run's totals, in [import]): nothing to fit; B and ρ stay estimated".into(),
+    )
+}
+
 fn not_fitted(name: String, calls: usize, reason: String) -> Quality {
     Quality {
         name,

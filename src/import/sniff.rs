@@ -32,6 +32,15 @@ pub fn format_of(path: &Path) -> Option<Format> {
         .take(PEEK_LINES)
         .collect();
     let cut = bytes.len() as u64 == PEEK_BYTES;
+    // SWE-agent writes its trajectory indented (`json.dumps(data, indent=2)`): a lone
+    // brace, then the `trajectory` key.
+    if lines.first() == Some(&"{")
+        && lines
+            .get(1)
+            .is_some_and(|l| l.starts_with("\"trajectory\":"))
+    {
+        return Some(Format::SweAgent);
+    }
     for (i, line) in lines.iter().enumerate() {
         let last_and_cut = cut && i + 1 == lines.len();
         let found = match serde_json::from_str::<serde_json::Value>(line) {
@@ -53,6 +62,11 @@ fn of_value(v: &serde_json::Value) -> Option<Format> {
     let o = v.as_object()?;
     if o.contains_key("resourceLogs") {
         return Some(Format::Otel);
+    }
+    if o.get("trajectory").is_some_and(|t| t.is_array())
+        && (o.contains_key("history") || o.contains_key("info"))
+    {
+        return Some(Format::SweAgent);
     }
     let kind = o.get("type").and_then(|t| t.as_str()).unwrap_or("");
     if o.contains_key("payload") && Format::Codex.reader().own_line_types().contains(&kind) {
@@ -82,6 +96,8 @@ fn of_prefix(line: &str) -> Option<Format> {
         Some(Format::Otel)
     } else if line.contains("\"parentUuid\"") || line.contains("\"sessionId\"") {
         Some(Format::ClaudeCode)
+    } else if line.starts_with("{\"trajectory\": [") || line.starts_with("{\"trajectory\":[") {
+        Some(Format::SweAgent)
     } else if line.contains("\"payload\"") && line.contains("\"timestamp\"") {
         Some(Format::Codex)
     } else {
@@ -144,6 +160,15 @@ mod tests {
             Some(Format::Codex)
         );
         assert_eq!(sniff("{\"resourceLogs\":[]}\n"), Some(Format::Otel));
+        assert_eq!(
+            sniff("{\n  \"trajectory\": [\n    {\n      \"action\": \"ls\",\n"),
+            Some(Format::SweAgent)
+        );
+        assert_eq!(
+            sniff("{\"trajectory\": [], \"history\": [], \"info\": {}}\n"),
+            Some(Format::SweAgent)
+        );
+        assert_eq!(sniff("{\n  \"messages\": [\n"), None);
         // A line cut by the peek is judged by its first keys.
         let long = format!(
             "{{\"parentUuid\":null,\"sessionId\":\"s\",\"message\":\"{}\"}}\n",

@@ -86,6 +86,11 @@ pub struct TraceRow {
     pub reset: Option<Reset>,
     /// Every request's usage is 0 (input, cache and output): placeholders, not measures.
     pub zero_usage: bool,
+    /// A log without per-request usage (SWE-agent): the run's own totals.
+    pub unmeasured: Option<super::event::RunTotals>,
+    /// Its summed input as the scenario gives it, estimated tokens (see
+    /// [`Trace::estimated_input_tokens`]).
+    pub estimated_input_tokens: Option<f64>,
     /// Its cache writes with no lifetime logged, priced both ways.
     pub lifetime: super::lifetime::Lifetime,
 }
@@ -117,7 +122,11 @@ impl TraceRow {
             one_hour: t.mostly_one_hour_cache(),
             other_models,
             reset: t.reset,
-            zero_usage: !t.calls.is_empty() && t.calls.iter().all(|c| c.measured.size() == 0),
+            zero_usage: t.unmeasured.is_none()
+                && !t.calls.is_empty()
+                && t.calls.iter().all(|c| c.measured.size() == 0),
+            unmeasured: t.unmeasured,
+            estimated_input_tokens: t.estimated_input_tokens(),
             lifetime: super::lifetime::Lifetime::of(t),
         }
     }
@@ -168,8 +177,23 @@ pub struct TraceSummary<'a> {
     pub requests: usize,
     pub duplicates_removed: u64,
     pub malformed_lines: usize,
-    /// Measured usage summed over the deduplicated requests, in the provider's fields.
-    pub usage: UsageSums,
+    /// Measured usage summed over the deduplicated requests, in the provider's fields;
+    /// None for a log that measures no request (SWE-agent: see `run_totals`).
+    pub usage: Option<UsageSums>,
+    /// A log without per-request usage: the run's totals as it logged them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_totals: Option<super::event::RunTotals>,
+    /// Such a log's summed input as its scenario gives it, estimated tokens (B and ρ
+    /// assumed): to set beside `run_totals.tokens_sent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_input_tokens: Option<f64>,
+    /// (estimated − tokens_sent) ÷ tokens_sent, percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_difference_pct: Option<f64>,
+    /// The steps (calls written) the estimate sums over, beside `run_totals.api_calls`
+    /// the measured total counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<usize>,
     pub model: Option<&'a str>,
     pub convention: &'static str,
     pub malformed: &'a [Malformed],
@@ -226,7 +250,15 @@ pub fn print(
                 requests: t.requests,
                 duplicates_removed: t.duplicates_removed,
                 malformed_lines: t.malformed.len(),
-                usage: t.usage,
+                usage: t.unmeasured.is_none().then_some(t.usage),
+                run_totals: t.unmeasured,
+                estimated_input_tokens: t.estimated_input_tokens,
+                input_difference_pct: t
+                    .estimated_input_tokens
+                    .zip(t.unmeasured.and_then(|u| u.tokens_sent))
+                    .filter(|(_, sent)| *sent > 0)
+                    .map(|(est, sent)| (est - sent as f64) / sent as f64 * 100.0),
+                steps: t.unmeasured.is_some().then_some(t.requests),
                 model: t.model.as_deref(),
                 convention: convention.key(),
                 malformed: &t.malformed,
@@ -300,7 +332,14 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         reader.product(),
         plural(files.len())
     )?;
-    writeln!(out, "Token sums are {}.", s.usage_note)?;
+    if s.traces.iter().any(|t| t.usage.is_some()) || s.traces.is_empty() {
+        writeln!(out, "Token sums are {}.", s.usage_note)?;
+    } else {
+        writeln!(
+            out,
+            "No request is measured in these logs (no token sums per trace): the runs' own totals are below."
+        )?;
+    }
     if let Some(note) = &s.cache_lifetime_note {
         writeln!(out, "{note}")?;
     }
@@ -315,10 +354,10 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
         .max()
         .unwrap_or(8)
         .clamp(8, 60);
-    let creation = s
-        .traces
-        .iter()
-        .any(|t| t.usage.cache_creation_input_tokens.is_some());
+    let creation = s.traces.iter().any(|t| {
+        t.usage
+            .is_some_and(|u| u.cache_creation_input_tokens.is_some())
+    });
     let columns: &[&str] = if creation {
         &[
             "input_tokens",
@@ -343,7 +382,7 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
     }
     writeln!(out, "{head1}\n{head2}")?;
     for t in &s.traces {
-        let u = &t.usage;
+        let u = t.usage;
         let trace = if t.part > 1 {
             format!("{} {}", t.trace, t.part)
         } else {
@@ -353,19 +392,20 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             "{:<width$}  {:<18}  {:>8}  {:>10}  {:>9}",
             t.name, trace, t.requests, t.duplicates_removed, t.malformed_lines
         );
-        let values: Vec<Option<u64>> = if creation {
-            vec![
+        // A log that measures no request shows none (its totals are said below).
+        let values: Vec<Option<u64>> = match (u, creation) {
+            (None, _) => vec![None; columns.len()],
+            (Some(u), true) => vec![
                 Some(u.input_tokens),
                 u.cache_creation_input_tokens,
                 Some(u.cache_read_input_tokens),
                 Some(u.output_tokens),
-            ]
-        } else {
-            vec![
+            ],
+            (Some(u), false) => vec![
                 Some(u.input_tokens),
                 Some(u.cache_read_input_tokens),
                 Some(u.output_tokens),
-            ]
+            ],
         };
         for (c, v) in columns.iter().zip(values) {
             let text = v.map_or_else(|| "—".to_string(), |x| grouped(x as f64, 0));
@@ -380,6 +420,7 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             printable(&t.scenario)
         )?;
     }
+    run_totals(out, s)?;
     let resets: Vec<&TraceSummary> = s.traces.iter().filter(|t| t.reset.is_some()).collect();
     if !resets.is_empty() {
         writeln!(
@@ -534,6 +575,12 @@ fn table(out: &mut dyn Write, reader: &dyn Reader, s: &Summary) -> io::Result<()
             )?,
             (None, None) => {}
         }
+    } else if let Some(first) = suggested.filter(|t| t.run_totals.is_some()) {
+        writeln!(
+            out,
+            "\nNext: simulate {}   (the reread ledger at B and ρ as estimated: the log measures no request to fit them to; add [[edit]] tables to compare changes)",
+            printable(&first.scenario)
+        )?;
     } else if let Some(first) = suggested {
         writeln!(
             out,
@@ -677,4 +724,44 @@ fn breaks_lines(out: &mut dyn Write, fit: &[Quality]) -> io::Result<()> {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// For logs that measure no request (SWE-agent): each trace's summed input as its
+/// scenario gives it beside the run's measured `tokens_sent`, with the difference and what
+/// each side counts (steps written against the API calls made, which include retries).
+fn run_totals(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
+    let runs: Vec<&TraceSummary> = s.traces.iter().filter(|t| t.run_totals.is_some()).collect();
+    if runs.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nNo request is measured in these logs: each run's summed input as its scenario gives it (estimated tokens: B from the first query's bytes and ρ assumed, not fitted) beside the run's measured tokens_sent (info.model_stats):"
+    )?;
+    for t in runs {
+        let Some(r) = t.run_totals else { continue };
+        let est = t
+            .estimated_input_tokens
+            .map_or_else(|| "— (no base in the log)".to_string(), |e| grouped(e, 0));
+        let sent = r
+            .tokens_sent
+            .map_or_else(|| "—".to_string(), |x| grouped(x as f64, 0));
+        let diff = t
+            .input_difference_pct
+            .map_or_else(|| "—".to_string(), |d| format!("{d:+.1} %"));
+        let calls = r
+            .api_calls
+            .map_or_else(|| "—".to_string(), |x| x.to_string());
+        let cost = r
+            .instance_cost_usd
+            .map(|c| format!("; instance_cost ${c:.4}"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "  {}: simulated {est} est. tokens over {} steps; tokens_sent {sent} over {calls} api_calls; difference {diff} of tokens_sent{cost}",
+            printable(t.name),
+            t.steps.unwrap_or(t.requests),
+        )?;
+    }
+    Ok(())
 }

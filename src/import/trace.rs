@@ -106,6 +106,9 @@ pub struct Trace {
     pub malformed: Vec<Malformed>,
     /// The scenario name, unique among the traces of one import.
     pub name: String,
+    /// For a log without per-request usage: its calls' `measured` are placeholders, and
+    /// these are the run's own totals.
+    pub unmeasured: Option<super::event::RunTotals>,
 }
 
 /// A context that fell with no compaction in the log: a request whose measured total input
@@ -140,6 +143,15 @@ impl Reset {
             },
         )
     }
+}
+
+/// The bytes per token written into every scenario: the project's default, an assumption.
+pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
+
+/// B of a log that measures no request, tokens: its base's `bytes` ÷ the assumed
+/// bytes_per_token, rounded, at least 1; None for an empty base.
+pub fn unmeasured_base_tokens(bytes: u64) -> Option<u64> {
+    (bytes > 0).then(|| (bytes as f64 / ASSUMED_BYTES_PER_TOKEN).round().max(1.0) as u64)
 }
 
 /// Measured token sums of a trace, in the provider's fields.
@@ -191,6 +203,24 @@ impl Trace {
             )
         });
         hour * 2 > all
+    }
+
+    /// For a trace without per-request usage: its summed input as the scenario's ledger
+    /// gives it with no edit, estimated tokens: each call's input is B (base bytes ÷ ρ)
+    /// plus the bytes joined before it (results and replies) ÷ ρ, with ρ `bytes_per_token`
+    /// assumed ([`ASSUMED_BYTES_PER_TOKEN`]). None for a measured trace, or
+    /// one whose base is not in its log.
+    pub fn estimated_input_tokens(&self) -> Option<f64> {
+        let rho = ASSUMED_BYTES_PER_TOKEN;
+        // B as the scenario writes it: whole tokens.
+        let base = unmeasured_base_tokens(self.unmeasured?.base_bytes?)?;
+        let mut joined = 0.0;
+        let mut sum = 0.0;
+        for c in &self.calls {
+            sum += base as f64 + joined / rho;
+            joined += (c.bytes + c.output_bytes.unwrap_or(0)) as f64;
+        }
+        Some(sum)
     }
 
     /// First and last request times.
@@ -330,6 +360,7 @@ mod tests {
 
     fn trace(project: &str, session: &str, role: TraceRole, part: u32) -> Trace {
         Trace {
+            unmeasured: None,
             file: "f".into(),
             session_id: Some(session.into()),
             role,

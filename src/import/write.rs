@@ -8,7 +8,7 @@ use super::Reader;
 use super::json::hex;
 use super::quality::{self, Quality};
 use super::summary::TraceRow;
-use super::trace::{Trace, TraceRole};
+use super::trace::{Trace, TraceRole, unmeasured_base_tokens};
 use crate::cache::{models, presets};
 use crate::error::Error;
 use crate::output::FileSet;
@@ -16,8 +16,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The bytes per token written into every scenario: the project's default, an assumption.
-pub const ASSUMED_BYTES_PER_TOKEN: f64 = 3.3;
+/// The bytes per token written into every scenario (defined beside the traces, which
+/// estimate with it too).
+pub use super::trace::ASSUMED_BYTES_PER_TOKEN;
 
 /// Tokens per tool definition loaded mid-session, until `simulate fit` sizes them on the
 /// trace itself: the middle of what the fit found on the four Claude Code 2.1.114 traces of
@@ -111,9 +112,10 @@ impl<'a> Stager<'a> {
     pub fn stage(&self, t: Trace) -> Staged {
         let name = format!("{}.toml", t.name);
         let mut text = render(&t, self.reader);
-        let quality = self
-            .fit
-            .then(|| quality::assess_one(&name, &mut text, self.out));
+        let quality = self.fit.then(|| match t.unmeasured {
+            Some(_) => quality::unmeasured(&name, t.calls.len()),
+            None => quality::assess_one(&name, &mut text, self.out),
+        });
         let outcome = if let Some(e) = refusal(self.out, &t, &name, &text) {
             self.doomed.store(true, Ordering::Relaxed);
             Outcome::Refused(e)
@@ -293,8 +295,7 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         "# Imported by simulate from a {} log: one [[call]] per API request, deduplicated.\n\
          # Where it came from (file, session, trace) is in [import] below.\n\
          #\n\
-         # [call.measured] holds the provider's own usage counts of each request\n\
-         # ({}).\n\
+         {}\
          # `bytes` is what joined the context after the call: tool results, user text and\n\
          # attachments that reach the model, in {}. `output_bytes` is the model's own\n\
          # message as the next request sends it back (text, tool-use inputs, thinking): it\n\
@@ -305,10 +306,21 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
          #\n\
          {}\
          # To go on:\n\
-         #   simulate fit <this file>   fit B and ρ to the measured usage\n\
+         {}\
          #   simulate <this file>       run the reread ledger; add [[edit]] tables to compare changes\n",
         reader.product(),
-        convention.describe(),
+        match t.unmeasured {
+            Some(_) => "# This log measures no request: no call has a [call.measured], its output_tokens are\n\
+                        # unknown (its reply joins as output_bytes), and `simulate fit` has nothing to fit.\n\
+                        # base_tokens is the first query's bytes ÷ the assumed bytes_per_token; the run's\n\
+                        # measured totals (tokens_sent, tokens_received, api_calls, instance_cost_usd) are in\n\
+                        # [import].\n"
+                .to_string(),
+            None => format!(
+                "# [call.measured] holds the provider's own usage counts of each request\n# ({}).\n",
+                convention.describe()
+            ),
+        },
         if reader.bytes_unit().is_some() {
             "the unit said below"
         } else {
@@ -317,6 +329,11 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         reader.bytes_unit().map_or_else(String::new, |unit| format!(
             "# The unit of `bytes` here: {unit}.\n#\n"
         )),
+        if t.unmeasured.is_some() {
+            ""
+        } else {
+            "#   simulate fit <this file>   fit B and ρ to the measured usage\n"
+        },
     );
 
     let first = t.calls.first().map_or(0, |c| {
@@ -337,7 +354,30 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
             reader.format()
         )
     };
-    let _ = writeln!(s, "base_tokens = {}", first.max(1));
+    let (base_tokens, base_source) = match t.unmeasured {
+        // No request is measured: B is the base's bytes at the assumed ρ.
+        Some(u) => match u
+            .base_bytes
+            .zip(u.base_bytes.and_then(unmeasured_base_tokens))
+        {
+            Some((b, tokens)) => (
+                tokens,
+                format!(
+                    "estimated: the system prompt and first user message, {b} bytes ÷ the assumed bytes_per_token {ASSUMED_BYTES_PER_TOKEN} ({} import; the log measures no request)",
+                    reader.format()
+                ),
+            ),
+            None => (
+                1,
+                format!(
+                    "assumed: 1 (the log shows no system prompt or first user message, and measures no request; {} import)",
+                    reader.format()
+                ),
+            ),
+        },
+        None => (first.max(1), base_source),
+    };
+    let _ = writeln!(s, "base_tokens = {base_tokens}");
     let _ = writeln!(s, "base_tokens_source = {}", string(&base_source));
     let _ = writeln!(s, "bytes_per_token = {ASSUMED_BYTES_PER_TOKEN}");
     let _ = writeln!(
@@ -407,6 +447,21 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         let _ = writeln!(s, "model = {}", string(&clean(m, MAX_ID, "unknown")));
     }
     let _ = writeln!(s, "convention = {}", string(convention.key()));
+    if let Some(u) = t.unmeasured {
+        // The run's own totals: the only usage such a log measures (no call has any).
+        for (key, value) in [
+            ("tokens_sent", u.tokens_sent),
+            ("tokens_received", u.tokens_received),
+            ("api_calls", u.api_calls),
+        ] {
+            if let Some(v) = value {
+                let _ = writeln!(s, "{key} = {v}");
+            }
+        }
+        if let Some(c) = u.instance_cost_usd.filter(|c| c.is_finite() && *c >= 0.0) {
+            let _ = writeln!(s, "instance_cost_usd = {c}");
+        }
+    }
 
     if let Some(preset) = model.and_then(|m| presets::for_model(m, t.mostly_one_hour_cache())) {
         let _ = writeln!(s, "\n[cache]\npreset = {}", string(preset));
@@ -470,7 +525,9 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         if let Some(gap) = c.gap_s {
             let _ = writeln!(s, "gap_s = {}", seconds(gap));
         }
-        let _ = writeln!(s, "output_tokens = {}", c.measured.output_tokens);
+        if t.unmeasured.is_none() {
+            let _ = writeln!(s, "output_tokens = {}", c.measured.output_tokens);
+        }
         if let Some(b) = c.output_bytes {
             let _ = writeln!(s, "output_bytes = {b}");
         }
@@ -479,6 +536,9 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
         }
         if let Some(h) = c.input_hash {
             let _ = writeln!(s, "input_hash = {}", string(&hex(h)));
+        }
+        if t.unmeasured.is_some() {
+            continue;
         }
         let m = &c.measured;
         let _ = writeln!(s, "[call.measured]");
@@ -665,6 +725,7 @@ mod tests {
                 .collect();
             let n = calls.len();
             let trace = Trace {
+                unmeasured: None,
                 file,
                 session_id: session.map(Into::into),
                 role: if subagent { TraceRole::Subagent } else { TraceRole::Main },
@@ -702,6 +763,7 @@ mod tests {
     fn control_characters_in_session_and_agent_ids_are_cleaned_in_the_description() {
         for c in ['\0', '\u{1}', '\u{1b}', '\u{7f}', '\u{85}'] {
             let trace = Trace {
+                unmeasured: None,
                 file: format!("a{c}b.jsonl"),
                 session_id: Some(format!("1a{c}2b-3c4d").into()),
                 role: TraceRole::Subagent,
@@ -753,6 +815,7 @@ mod tests {
     #[test]
     fn a_scenario_over_the_loaders_cap_is_never_written() {
         let trace = Trace {
+            unmeasured: None,
             file: "big.jsonl".into(),
             session_id: None,
             role: TraceRole::Main,

@@ -117,6 +117,11 @@ pub struct ImportFile {
     pub account_uuid: Option<String>,
     pub team: Option<String>,
     pub team_attribute: Option<String>,
+    /// A log without per-request usage (SWE-agent): the run's totals, as it logged them.
+    pub tokens_sent: Option<u64>,
+    pub tokens_received: Option<u64>,
+    pub api_calls: Option<u64>,
+    pub instance_cost_usd: Option<f64>,
 }
 
 /// One `[[edit]]` table: a name and exactly one action.

@@ -683,6 +683,13 @@ pub struct ImportInfo {
     /// (`team.id`, `team.name`, `team`, `department`, `cost_center`, the first there).
     pub team: Option<String>,
     pub team_attribute: Option<String>,
+    /// A log that measures no request (SWE-agent's `info.model_stats`): the run's input
+    /// tokens summed over its API calls, its output tokens, how many calls it made
+    /// (retries included) and its cost by the agent's prices, US dollars.
+    pub tokens_sent: Option<u64>,
+    pub tokens_received: Option<u64>,
+    pub api_calls: Option<u64>,
+    pub instance_cost_usd: Option<f64>,
 }
 
 /// A checked scenario, ready for the engine.

@@ -510,6 +510,10 @@ fn import(ck: &Checker, i: &Spanned<ImportFile>) -> Result<ImportInfo, Located> 
         account_uuid: i.account_uuid.clone(),
         team: i.team.clone(),
         team_attribute: i.team_attribute.clone(),
+        tokens_sent: i.tokens_sent,
+        tokens_received: i.tokens_received,
+        api_calls: i.api_calls,
+        instance_cost_usd: i.instance_cost_usd,
     })
 }
 
