@@ -128,11 +128,23 @@ pub fn rows(dom: &str) -> Vec<Row> {
     let body = &table[table.find("<tbody>").unwrap()..table.find("</tbody>").unwrap()];
     body.split("<tr")
         .skip(1)
-        .map(|row| Row {
-            rank: cell(row, "moves rank"),
-            name: cell(row, "\"name"),
-            saved: cell(row, "moves saved"),
-            pct: cell(row, "moves pct"),
+        .map(|row| {
+            // An edit that changes the cost alone (a cache or model edit) says so in place
+            // of its reread-token saving, which does not move.
+            let cost_only = !row.contains("moves saved\">") && row.contains(">cost only<");
+            let or_cost_only = |class: &str| {
+                if cost_only {
+                    "cost only".to_string()
+                } else {
+                    cell(row, class)
+                }
+            };
+            Row {
+                rank: cell(row, "moves rank"),
+                name: cell(row, "\"name"),
+                saved: or_cost_only("moves saved"),
+                pct: or_cost_only("moves pct"),
+            }
         })
         .collect()
 }
@@ -148,11 +160,27 @@ pub fn position(rows: &[Row], name: &str) -> usize {
 }
 
 /// The rows of a `sweep.csv`, each as its fields.
+///
+/// The page shows the nominal re-fetch rate (MODEL §11): where sweep.csv has a `refetch`
+/// column, only the rows at rate 0 (the scenarios' nominal) are kept, and the column is left
+/// out, so the indices are those of the columns before it and after it.
 pub fn sweep_csv(path: &Path) -> Vec<Vec<String>> {
-    csv::Reader::from_path(path)
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let refetch = reader
+        .headers()
         .unwrap()
+        .iter()
+        .position(|h| h == "refetch");
+    reader
         .records()
-        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .map(|r| r.unwrap().iter().map(str::to_string).collect::<Vec<_>>())
+        .filter(|f| refetch.is_none_or(|i| f[i].parse::<f64>() == Ok(0.0)))
+        .map(|mut f| {
+            if let Some(i) = refetch {
+                f.remove(i);
+            }
+            f
+        })
         .collect()
 }
 
