@@ -622,7 +622,7 @@ fn renders(svg: &str, name: &str, dir: &Path) {
 
 #[test]
 fn the_charts_render_with_few_sessions_and_with_many() {
-    use simulate::chart::history::{EditSpread, HistoryChartInput, draw_all};
+    use simulate::chart::history::{EditSpread, HistoryChartInput, SavingSpread, draw_all};
     if !renderer() {
         return;
     }
@@ -643,23 +643,27 @@ fn the_charts_render_with_few_sessions_and_with_many() {
         edits: vec!["cap".into(), "clear".into()],
         rows: vec![
             EditSpread {
-                edit: 1,
-                total_pct: 21.0,
+                spread: SavingSpread {
+                    edit: 1,
+                    total_pct: 21.0,
+                    p10: 1.0,
+                    median: 17.0,
+                    p90: 33.0,
+                    session_pcts: pcts.clone(),
+                },
                 equivalent_calls: 3.0,
-                p10: 1.0,
-                median: 17.0,
-                p90: 33.0,
-                session_pcts: pcts.clone(),
                 sessions_first: 4000,
             },
             EditSpread {
-                edit: 0,
-                total_pct: 9.0,
+                spread: SavingSpread {
+                    edit: 0,
+                    total_pct: 9.0,
+                    p10: 0.0,
+                    median: 8.0,
+                    p90: 15.0,
+                    session_pcts: pcts.iter().map(|p| p / 2.0).collect(),
+                },
                 equivalent_calls: 1.5,
-                p10: 0.0,
-                median: 8.0,
-                p90: 15.0,
-                session_pcts: pcts.iter().map(|p| p / 2.0).collect(),
                 sessions_first: 1000,
             },
         ],

@@ -13,7 +13,9 @@ use plotters::prelude::{
 };
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::history_input::{CostUnit, HistoryChartInput, HistoryCostInput, row_names};
+use super::history_input::{
+    CostUnit, HistoryChartInput, HistoryCostInput, SavingSpread, row_names,
+};
 use super::layout::{Entry, Key};
 use super::style::{self, BACKGROUND, INK, MARGIN_PX, SMALL_SIZE, WIDTH_PX};
 use super::{ChartError, drawing, layout};
@@ -72,36 +74,55 @@ pub struct Bar {
     pub label: String,
 }
 
+/// A missing figure (no session priced, say) drawn at zero; its label says what it is.
+fn finite(x: f64) -> f64 {
+    if x.is_finite() { x } else { 0.0 }
+}
+
+/// One bar per spread, in their order, named as the rows print them in `file`.
+fn bars<'a>(
+    input: &HistoryChartInput,
+    rows: impl Iterator<Item = (&'a SavingSpread, String)>,
+    file: &'static str,
+) -> Result<Vec<Bar>, ChartError> {
+    let rows: Vec<_> = rows.collect();
+    let edits: Vec<usize> = rows.iter().map(|(s, _)| s.edit).collect();
+    let names = row_names(input, &edits, NAME_CHARS, file)?;
+    Ok(rows
+        .into_iter()
+        .zip(names)
+        .map(|((s, label), name)| Bar {
+            edit: s.edit,
+            name,
+            total_pct: finite(s.total_pct),
+            p10: finite(s.p10),
+            median: finite(s.median),
+            p90: finite(s.p90),
+            label,
+        })
+        .collect())
+}
+
 /// Bars and axis of `aggregate.svg`.
 pub fn prepare(input: &HistoryChartInput) -> Result<AggregateChart, ChartError> {
-    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
     // First in counts only the sessions some edit changes the reread total of.
     let changed = input
         .sessions
         .saturating_sub(input.sessions_unchanged + input.sessions_cost_only);
-    let edits: Vec<usize> = input.rows.iter().map(|r| r.edit).collect();
-    let mut bars = Vec::with_capacity(input.rows.len());
-    for (r, name) in input
-        .rows
-        .iter()
-        .zip(row_names(input, &edits, NAME_CHARS, FILE)?)
-    {
-        bars.push(Bar {
-            edit: r.edit,
-            name,
-            total_pct: finite(r.total_pct),
-            p10: finite(r.p10),
-            median: finite(r.median),
-            p90: finite(r.p90),
-            label: format!(
+    let bars = bars(
+        input,
+        input.rows.iter().map(|r| {
+            let label = format!(
                 "{}% · {} · first in {} of {}",
-                style::fixed(finite(r.total_pct), 1),
+                style::fixed(finite(r.spread.total_pct), 1),
                 style::calls(r.equivalent_calls),
                 grouped(r.sessions_first as f64, 0),
                 grouped(changed as f64, 0)
-            ),
-        });
-    }
+            );
+            (&r.spread, label)
+        }),
+        FILE,
+    )?;
     Ok(chart(
         FILE,
         None,
@@ -123,28 +144,18 @@ pub fn prepare_cost(
     input: &HistoryChartInput,
     cost: &HistoryCostInput,
 ) -> Result<AggregateChart, ChartError> {
-    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
-    let edits: Vec<usize> = cost.rows.iter().map(|r| r.edit).collect();
-    let mut bars = Vec::with_capacity(cost.rows.len());
-    for (r, name) in cost
-        .rows
-        .iter()
-        .zip(row_names(input, &edits, NAME_CHARS, COST_FILE)?)
-    {
-        bars.push(Bar {
-            edit: r.edit,
-            name,
-            total_pct: finite(r.total_pct),
-            p10: finite(r.p10),
-            median: finite(r.median),
-            p90: finite(r.p90),
-            label: format!(
+    let bars = bars(
+        input,
+        cost.rows.iter().map(|r| {
+            let label = format!(
                 "{}% · {}",
-                style::fixed(finite(r.total_pct), 1),
+                style::fixed(finite(r.spread.total_pct), 1),
                 cost.unit.amount(r.saved)
-            ),
-        });
-    }
+            );
+            (&r.spread, label)
+        }),
+        COST_FILE,
+    )?;
     let baseline = match &cost.unit {
         CostUnit::Dollars => format!(
             "{} simulated (each call at its model's list price)",

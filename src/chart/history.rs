@@ -10,7 +10,7 @@ use super::{ChartError, aggregate, sessions};
 // The data is its own module, so the two charts, which this module draws, can read it
 // without importing back from here.
 pub use super::history_input::{
-    CostSpread, CostUnit, EditSpread, HistoryChartInput, HistoryCostInput,
+    CostSpread, CostUnit, EditSpread, HistoryChartInput, HistoryCostInput, SavingSpread,
 };
 
 /// Each chart's file name and SVG: `sessions.svg` and `aggregate.svg` (left out when no
@@ -40,16 +40,24 @@ pub fn draw_all(input: &HistoryChartInput) -> Result<Vec<(&'static str, String)>
 pub(crate) mod tests {
     use super::*;
 
-    /// Three edits over five sessions, one of which costs more than it saves.
-    pub(crate) fn input() -> HistoryChartInput {
-        let row = |edit, total_pct, pcts: &[f64]| EditSpread {
+    /// Five sessions' percentages, sorted, as a row's spread (p10, median and p90 at ranks
+    /// 1, 3 and 5).
+    fn spread(edit: usize, total_pct: f64, pcts: &[f64]) -> SavingSpread {
+        SavingSpread {
             edit,
             total_pct,
-            equivalent_calls: total_pct / 2.0,
             p10: pcts[0],
             median: pcts[2],
             p90: pcts[4],
             session_pcts: pcts.to_vec(),
+        }
+    }
+
+    /// Three edits over five sessions, one of which costs more than it saves.
+    pub(crate) fn input() -> HistoryChartInput {
+        let row = |edit, total_pct, pcts: &[f64]| EditSpread {
+            spread: spread(edit, total_pct, pcts),
+            equivalent_calls: total_pct / 2.0,
             sessions_first: edit + 1,
         };
         HistoryChartInput {
@@ -76,13 +84,8 @@ pub(crate) mod tests {
     /// cost alone, so it is on cost only; dollars over every session.
     pub(crate) fn with_cost() -> HistoryChartInput {
         let row = |edit, saved, total_pct, pcts: &[f64]| CostSpread {
-            edit,
+            spread: spread(edit, total_pct, pcts),
             saved,
-            total_pct,
-            p10: pcts[0],
-            median: pcts[2],
-            p90: pcts[4],
-            session_pcts: pcts.to_vec(),
         };
         let mut input = input();
         input.edits.push("cache for an hour".into());
@@ -135,7 +138,7 @@ pub(crate) mod tests {
     #[test]
     fn an_unknown_edit_is_an_error() {
         let mut bad = input();
-        bad.rows[0].edit = 9;
+        bad.rows[0].spread.edit = 9;
         assert!(matches!(draw_all(&bad), Err(ChartError::Data { .. })));
     }
 }

@@ -74,38 +74,39 @@ impl CostUnit {
     }
 }
 
-/// One edit's cost saving over every session.
+/// One edit's saving over every session, as both history charts draw it (on reread
+/// tokens or on cost): the aggregate, the spread of the per-session percentages, and each
+/// session's own.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CostSpread {
+pub struct SavingSpread {
     /// Edit index.
     pub edit: usize,
-    /// Σ of the per-session cost savings, in the chart's unit.
-    pub saved: f64,
-    /// `saved` as a percentage of the summed baseline cost.
+    /// Aggregate saving, percent of the summed baseline (reread totals or cost).
     pub total_pct: f64,
-    /// Nearest-rank percentiles of the per-session percentages of cost saved.
-    pub p10: f64,
-    pub median: f64,
-    pub p90: f64,
-    /// Each session's own percentage of its baseline cost saved, in session order.
-    pub session_pcts: Vec<f64>,
-}
-
-/// One edit over every session.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EditSpread {
-    /// Edit index.
-    pub edit: usize,
-    /// Aggregate saving, percent of the summed baseline reread totals.
-    pub total_pct: f64,
-    /// The aggregate saving in average baseline calls.
-    pub equivalent_calls: f64,
     /// Nearest-rank percentiles of the per-session percentages.
     pub p10: f64,
     pub median: f64,
     pub p90: f64,
-    /// Each session's own percentage saved, in session order.
+    /// Each session's own percentage of its baseline saved, in session order.
     pub session_pcts: Vec<f64>,
+}
+
+/// One edit's cost saving over every session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostSpread {
+    /// The percentages, of the summed baseline cost and of each session's own.
+    pub spread: SavingSpread,
+    /// Σ of the per-session cost savings, in the chart's unit.
+    pub saved: f64,
+}
+
+/// One edit's reread-token saving over every session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditSpread {
+    /// The percentages, of the summed baseline reread totals and of each session's own.
+    pub spread: SavingSpread,
+    /// The aggregate saving in average baseline calls.
+    pub equivalent_calls: f64,
     /// Sessions where the edit ranks first, of those some edit changes the reread total of.
     pub sessions_first: usize,
 }

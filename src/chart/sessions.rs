@@ -8,7 +8,9 @@ use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend,
 };
 
-use super::history_input::{CostUnit, HistoryChartInput, HistoryCostInput, row_names};
+use super::history_input::{
+    CostUnit, HistoryChartInput, HistoryCostInput, SavingSpread, row_names,
+};
 use super::layout::{self, Entry, Key};
 use super::style::{self, BACKGROUND, DOT_PX, INK, MARGIN_PX, MUTED, WIDTH_PX};
 use super::{ChartError, drawing};
@@ -70,30 +72,9 @@ pub struct Row {
     pub total: f64,
 }
 
-/// One row's figures, whichever the measure.
-struct Spread<'a> {
-    edit: usize,
-    session_pcts: &'a [f64],
-    p10: f64,
-    median: f64,
-    p90: f64,
-    total_pct: f64,
-}
-
 /// Series and axis of `sessions.svg`.
 pub fn prepare(input: &HistoryChartInput) -> Result<SessionsChart, ChartError> {
-    let spreads = input
-        .rows
-        .iter()
-        .map(|r| Spread {
-            edit: r.edit,
-            session_pcts: &r.session_pcts,
-            p10: r.p10,
-            median: r.median,
-            p90: r.p90,
-            total_pct: r.total_pct,
-        })
-        .collect();
+    let spreads = input.rows.iter().map(|r| &r.spread).collect();
     let mut chart = chart(input, spreads, FILE)?;
     chart.title = format!("{}: what each edit saves, session by session", input.name);
     chart.subtitle = format!(
@@ -111,18 +92,7 @@ pub fn prepare_cost(
     input: &HistoryChartInput,
     cost: &HistoryCostInput,
 ) -> Result<SessionsChart, ChartError> {
-    let spreads = cost
-        .rows
-        .iter()
-        .map(|r| Spread {
-            edit: r.edit,
-            session_pcts: &r.session_pcts,
-            p10: r.p10,
-            median: r.median,
-            p90: r.p90,
-            total_pct: r.total_pct,
-        })
-        .collect();
+    let spreads = cost.rows.iter().map(|r| &r.spread).collect();
     let mut chart = chart(input, spreads, COST_FILE)?;
     chart.title = format!(
         "{}: what each edit saves on cost, session by session",
@@ -156,7 +126,7 @@ fn unit_phrase(unit: &CostUnit) -> String {
 /// aggregate and zero; the title is the caller's, the subtitle says what a dot is.
 fn chart(
     input: &HistoryChartInput,
-    spreads: Vec<Spread>,
+    spreads: Vec<&SavingSpread>,
     file: &'static str,
 ) -> Result<SessionsChart, ChartError> {
     let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
@@ -448,7 +418,7 @@ mod tests {
     fn many_sessions_become_a_density_strip() {
         let mut many = input();
         many.sessions = MAX_DOTS + 1;
-        many.rows[0].session_pcts = (0..=MAX_DOTS).map(|i| (i % 10) as f64).collect();
+        many.rows[0].spread.session_pcts = (0..=MAX_DOTS).map(|i| (i % 10) as f64).collect();
         let chart = prepare(&many).unwrap();
         assert!(chart.binned && chart.rows[0].dots.is_empty());
         let densest = chart.rows[0].bins.iter().map(|b| b.2).fold(0.0, f64::max);

@@ -3,7 +3,7 @@
 use super::HistoryReport;
 use super::aggregate::{Distribution, EditAggregate};
 use crate::chart::history::{
-    CostSpread, CostUnit, EditSpread, HistoryChartInput, HistoryCostInput,
+    CostSpread, CostUnit, EditSpread, HistoryChartInput, HistoryCostInput, SavingSpread,
 };
 
 /// What `sessions.svg`, `aggregate.svg` and their cost versions show of `report`.
@@ -21,17 +21,19 @@ pub fn input(report: &HistoryReport) -> HistoryChartInput {
         .iter()
         .filter(|e| !e.cost_only())
         .map(|e| EditSpread {
-            edit: e.index,
-            total_pct: e.saved_pct,
+            spread: SavingSpread {
+                edit: e.index,
+                total_pct: e.saved_pct,
+                p10: e.per_session_pct.p10,
+                median: e.per_session_pct.median,
+                p90: e.per_session_pct.p90,
+                session_pcts: report
+                    .session_pcts
+                    .get(e.index)
+                    .cloned()
+                    .unwrap_or_default(),
+            },
             equivalent_calls: e.equivalent_calls,
-            p10: e.per_session_pct.p10,
-            median: e.per_session_pct.median,
-            p90: e.per_session_pct.p90,
-            session_pcts: report
-                .session_pcts
-                .get(e.index)
-                .cloned()
-                .unwrap_or_default(),
             sessions_first: e.sessions_first,
         })
         .collect();
@@ -85,13 +87,15 @@ fn cost_input(report: &HistoryReport) -> HistoryCostInput {
             let spread = Distribution::of(&finite);
             let at = |f: fn(&Distribution) -> f64| spread.as_ref().map_or(f64::NAN, f);
             CostSpread {
-                edit: e.index,
+                spread: SavingSpread {
+                    edit: e.index,
+                    total_pct: 100.0 * saved / baseline,
+                    p10: at(|d| d.p10),
+                    median: at(|d| d.median),
+                    p90: at(|d| d.p90),
+                    session_pcts: pcts,
+                },
                 saved,
-                total_pct: 100.0 * saved / baseline,
-                p10: at(|d| d.p10),
-                median: at(|d| d.median),
-                p90: at(|d| d.p90),
-                session_pcts: pcts,
             }
         })
         .collect();

@@ -372,20 +372,22 @@ fn more_edits_than_colours_are_told_apart_by_a_mark_and_by_their_names() {
 
 #[test]
 fn history_charts_keep_where_long_names_differ() {
-    use simulate::chart::history::{EditSpread, HistoryChartInput, draw_all};
+    use simulate::chart::history::{EditSpread, HistoryChartInput, SavingSpread, draw_all};
     let names: Vec<String> = MANY_TAILS
         .iter()
         .map(|t| format!("trim the output of the nightly maintenance step: {t}"))
         .collect();
     let rows = (0..names.len())
         .map(|edit| EditSpread {
-            edit,
-            total_pct: 10.0 - edit as f64,
+            spread: SavingSpread {
+                edit,
+                total_pct: 10.0 - edit as f64,
+                p10: 0.0,
+                median: 5.0,
+                p90: 10.0,
+                session_pcts: vec![0.0, 5.0, 10.0],
+            },
             equivalent_calls: 1.0,
-            p10: 0.0,
-            median: 5.0,
-            p90: 10.0,
-            session_pcts: vec![0.0, 5.0, 10.0],
             sessions_first: 1,
         })
         .collect();
@@ -589,7 +591,7 @@ fn every_chart_states_its_key_in_words() {
 
 #[test]
 fn the_history_charts_mark_one_thing_with_one_glyph_and_say_so() {
-    use simulate::chart::history::{EditSpread, HistoryChartInput, draw_all};
+    use simulate::chart::history::{EditSpread, HistoryChartInput, SavingSpread, draw_all};
     let input = HistoryChartInput {
         name: "history".into(),
         sessions: 5,
@@ -598,23 +600,27 @@ fn the_history_charts_mark_one_thing_with_one_glyph_and_say_so() {
         edits: vec!["cap shell output".into(), "clear stale".into()],
         rows: vec![
             EditSpread {
-                edit: 1,
-                total_pct: 22.0,
+                spread: SavingSpread {
+                    edit: 1,
+                    total_pct: 22.0,
+                    p10: 5.0,
+                    median: 20.0,
+                    p90: 44.0,
+                    session_pcts: vec![5.0, 12.0, 20.0, 31.0, 44.0],
+                },
                 equivalent_calls: 11.0,
-                p10: 5.0,
-                median: 20.0,
-                p90: 44.0,
-                session_pcts: vec![5.0, 12.0, 20.0, 31.0, 44.0],
                 sessions_first: 3,
             },
             EditSpread {
-                edit: 0,
-                total_pct: 15.0,
+                spread: SavingSpread {
+                    edit: 0,
+                    total_pct: 15.0,
+                    p10: 0.0,
+                    median: 14.0,
+                    p90: 40.0,
+                    session_pcts: vec![0.0, 3.0, 14.0, 18.0, 40.0],
+                },
                 equivalent_calls: 7.5,
-                p10: 0.0,
-                median: 14.0,
-                p90: 40.0,
-                session_pcts: vec![0.0, 3.0, 14.0, 18.0, 40.0],
                 sessions_first: 2,
             },
         ],
