@@ -208,6 +208,9 @@ pub fn replay_with_joins(
     let mut last_tool_segment: Option<u64> = None;
     let mut segment_has_result = false;
     let mut completed_since_clearing = 0u64;
+    // Position of the call before which the last clearing happened (0: the start), for
+    // `every_calls`.
+    let mut last_clearing = 0usize;
     let mut context = at.base_tokens;
     let mut previous_segment = None;
 
@@ -228,6 +231,12 @@ pub fn replay_with_joins(
                 .is_some_and(|k| completed_since_clearing >= k)
             {
                 triggers.push("every_segments");
+            }
+            if policy
+                .every_calls
+                .is_some_and(|k| (i - last_clearing) as u64 >= k)
+            {
+                triggers.push("every_calls");
             }
             if policy.above_tool_bytes.is_some_and(|x| uncleared_bytes > x) {
                 triggers.push("above_tool_bytes");
@@ -276,6 +285,7 @@ pub fn replay_with_joins(
                     context -= freed;
                     head = end;
                     completed_since_clearing = 0;
+                    last_clearing = i;
                 } else {
                     if count == 0 {
                         out.idle.nothing_to_clear += 1;

@@ -98,6 +98,7 @@ pub fn winning(study: &Study, nominal: &Evaluation) -> Option<ContextManagement>
 fn expressible(p: &ClearPolicy) -> bool {
     p.above_context_tokens.is_some()
         && p.every_segments.is_none()
+        && p.every_calls.is_none()
         && p.above_tool_bytes.is_none()
         && p.older_than_calls.is_none()
         && p.after_gap_s.is_none()

@@ -284,6 +284,7 @@ pub struct MoveFile {
 #[serde(deny_unknown_fields)]
 pub struct ClearFile {
     pub every_segments: Option<Spanned<i64>>,
+    pub every_calls: Option<Spanned<i64>>,
     pub above_tool_bytes: Option<Spanned<f64>>,
     pub above_context_tokens: Option<Spanned<f64>>,
     pub older_than_calls: Option<Spanned<i64>>,

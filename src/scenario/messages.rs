@@ -221,6 +221,7 @@ fn example(key: &str) -> Option<&'static str> {
         "every_segments" | "keep_segments" | "keep_results" | "older_than_calls" => {
             "every_segments = 4"
         }
+        "every_calls" => "every_calls = 10",
         "above_tool_bytes" => "above_tool_bytes = 180000",
         "above_context_tokens" => "above_context_tokens = 100000",
         "after_gap_s" => "after_gap_s = 300",

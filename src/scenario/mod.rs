@@ -349,6 +349,9 @@ pub enum Place {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClearPolicy {
     pub every_segments: Option<u64>,
+    /// Fires before call i when this many calls have completed since the last clearing
+    /// (or the start): a window that moves in steps of K calls (docs/model.md §3).
+    pub every_calls: Option<u64>,
     pub above_tool_bytes: Option<f64>,
     pub above_context_tokens: Option<f64>,
     pub older_than_calls: Option<u64>,

@@ -43,6 +43,7 @@ const GAP_FIRES: u8 = 4;
 #[derive(Debug, Clone, Copy)]
 struct Thresholds {
     every_segments: Option<u64>,
+    every_calls: Option<u64>,
     above_tool_bytes: Option<f64>,
     above_context_tokens: Option<f64>,
     older_than_calls: Option<u64>,
@@ -83,6 +84,7 @@ impl Plan {
         let mut plan = Plan {
             thresholds: Thresholds {
                 every_segments: policy.every_segments,
+                every_calls: policy.every_calls,
                 above_tool_bytes: policy.above_tool_bytes,
                 above_context_tokens: policy.above_context_tokens,
                 older_than_calls: policy.older_than_calls,
@@ -175,6 +177,8 @@ struct Lane {
     oldest: u64,
     /// Tool-using segments completed at the last clearing.
     completed_at_clearing: u64,
+    /// The call before which the last clearing happened (0: the start).
+    last_clearing: u64,
     sums: RunSums<f64>,
 }
 
@@ -220,6 +224,7 @@ pub fn sums(
             bytes_before_head: 0.0,
             oldest,
             completed_at_clearing: 0,
+            last_clearing: 0,
             sums: zero,
         })
         .collect();
@@ -345,6 +350,8 @@ fn walk_tile<const CACHE: bool, const N: usize>(
                 && (flags & GAP_FIRES != 0
                     || t.every_segments
                         .is_some_and(|x| completed - l.completed_at_clearing >= x)
+                    || t.every_calls
+                        .is_some_and(|x| i as u64 - l.last_clearing >= x)
                     || t.above_tool_bytes
                         .is_some_and(|x| tile.bytes_before[j] - l.bytes_before_head > x)
                     || t.above_context_tokens.is_some_and(|x| l.replay_context > x)
@@ -367,6 +374,7 @@ fn walk_tile<const CACHE: bool, const N: usize>(
                     l.bytes_before_head = plan.sum_bytes[end];
                     l.oldest = plan.clearable.get(end).map_or(u64::MAX, |&c| c as u64);
                     l.completed_at_clearing = completed;
+                    l.last_clearing = i as u64;
                     // The ledger's side, as `Walker::step` computes it.
                     let measured = plan.sum_measured[end] - plan.sum_measured[head];
                     let bytes = plan.sum_bytes[end] - plan.sum_bytes[head];
@@ -480,6 +488,13 @@ mod tests {
                 older_than_calls: Some(30),
                 after_gap_s: Some(300.0),
                 clear_at_least_tokens: 800.0,
+                placeholder_bytes: 9.0,
+                ..ClearPolicy::default()
+            },
+            ClearPolicy {
+                every_calls: Some(10),
+                keep_results: 10,
+                clear_at_least_tokens: 2_000.0,
                 placeholder_bytes: 9.0,
                 ..ClearPolicy::default()
             },

@@ -462,6 +462,9 @@ impl Gen {
             if r.chance(0.2) {
                 keys.push(format!("after_gap_s = {}", r.pick(&[1, 300, 1_000])));
             }
+            if r.chance(0.2) {
+                keys.push(format!("every_calls = {}", r.int(1, 6)));
+            }
         }
         if r.chance(0.4) {
             keys.push(format!("keep_segments = {}", r.int(0, 2)));

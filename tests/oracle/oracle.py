@@ -229,7 +229,7 @@ def apply_steps(sc, steps):
                          "exclude_tools", "placeholder_bytes"], "clear api")
                 run["policy"] = ("api", a)
             else:
-                only(a, ["every_segments", "above_tool_bytes", "above_context_tokens",
+                only(a, ["every_segments", "every_calls", "above_tool_bytes", "above_context_tokens",
                          "older_than_calls", "after_gap_s", "keep_segments", "keep_results",
                          "clear_at_least_tokens", "placeholder_bytes", "exclude_kinds", "tools",
                          "exclude_tools"], "clear")
@@ -566,6 +566,10 @@ def walk_clear(a, calls, res, rho_e, blocks_for, add_call, events):
                            if seg_tool[s] and last_clearing <= last < p)
                 if done >= a["every_segments"]:
                     fired.append("every_segments")
+            if "every_calls" in a:
+                # Calls completed since the last clearing (or the start).
+                if p - last_clearing >= a["every_calls"]:
+                    fired.append("every_calls")
             if "above_tool_bytes" in a:
                 if sum(calls[q]["bytes"] or 0.0 for q in standing) > a["above_tool_bytes"]:
                     fired.append("above_tool_bytes")

@@ -38,6 +38,7 @@ pub(super) fn clear(
     }
     let policy = ClearPolicy {
         every_segments: count(&c.every_segments, "every_segments", 1)?,
+        every_calls: count(&c.every_calls, "every_calls", 1)?,
         above_tool_bytes: positive(&c.above_tool_bytes, "above_tool_bytes")?,
         above_context_tokens: positive(&c.above_context_tokens, "above_context_tokens")?,
         older_than_calls: count(&c.older_than_calls, "older_than_calls", 1)?,
@@ -63,12 +64,13 @@ pub(super) fn clear(
         clear_tool_inputs: false,
     };
     if policy.every_segments.is_none()
+        && policy.every_calls.is_none()
         && policy.above_tool_bytes.is_none()
         && policy.above_context_tokens.is_none()
         && policy.older_than_calls.is_none()
         && policy.after_gap_s.is_none()
     {
-        return Err(ck.err(span, &at("*"), "a clear needs a trigger: every_segments, above_tool_bytes, above_context_tokens, older_than_calls or after_gap_s"));
+        return Err(ck.err(span, &at("*"), "a clear needs a trigger: every_segments, every_calls, above_tool_bytes, above_context_tokens, older_than_calls or after_gap_s"));
     }
     if let Some(tools) = &policy.tools
         && tools.is_empty()
@@ -111,6 +113,7 @@ fn api_clear(
     // The engine's own triggers and keep rules are not the API's: one or the other.
     for (given, key) in [
         (c.every_segments.is_some(), "every_segments"),
+        (c.every_calls.is_some(), "every_calls"),
         (c.above_tool_bytes.is_some(), "above_tool_bytes"),
         (c.above_context_tokens.is_some(), "above_context_tokens"),
         (c.older_than_calls.is_some(), "older_than_calls"),
