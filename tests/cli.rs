@@ -854,6 +854,14 @@ fn compaction_and_context_editing_keys_are_checked() {
             "clear = { api = \"clear_tool_uses_20250919\", every_segments = 2 }",
             "every_segments is not a key of clear_tool_uses_20250919",
         ),
+        (
+            "clear = { api = \"clear_tool_uses_20250919\", every_calls = 10 }",
+            "every_calls is not a key of clear_tool_uses_20250919",
+        ),
+        (
+            "clear = { every_calls = 0, keep_results = 10 }",
+            "clear.every_calls: 0 must be a whole number ≥ 1",
+        ),
     ] {
         let path = dir.path().join("k.toml");
         fs::write(&path, format!("{head}{edit}\n")).unwrap();

@@ -278,6 +278,71 @@ fn older_than_calls_clears_eagerly_and_keeps_the_latest_calls() {
 }
 
 #[test]
+fn every_calls_moves_the_window_in_steps_and_stays_armed_when_all_is_kept() {
+    // Before call 3, 2 calls have completed: standing a, b; keep 1 → clear a, count restarts.
+    // Before call 5: clear b, c (keep d). Before call 7 there is none.
+    assert_eq!(
+        events_of("{ every_calls = 2, keep_results = 1 }", ""),
+        vec![(3, vec![1]), (5, vec![2, 3])]
+    );
+    // Keeping 2: before call 3 both standing results are kept, so no clearing and no reset;
+    // before call 4 it fires again and clears a; then 2 calls later (call 6) b and c.
+    assert_eq!(
+        events_of("{ every_calls = 2, keep_results = 2 }", ""),
+        vec![(4, vec![1]), (6, vec![2, 3])]
+    );
+    // Alone it clears everything standing every K calls.
+    assert_eq!(
+        events_of("{ every_calls = 3 }", ""),
+        vec![(4, vec![1, 2, 3])]
+    );
+}
+
+#[test]
+fn every_calls_with_the_cache_breaks_the_prefix_once_per_step() {
+    // B = 1000, ρ = 1, placeholder 10, { every_calls = 2, keep_results = 1 }:
+    // call 1 a: ctx 1000.  call 2 b: 1100.
+    // call 3 c: clear a (freed 90): 1300 − 90 = 1210.  call 4 d: 1510.
+    // call 5 e: clear b, c (freed 190 + 290 = 480): 1910 − 480 = 1430.  call 6 f: 1930.
+    // T = 8180. Cache: after a clearing, cached = B + the blocks before the first cleared
+    // one as they stand (call 3: 1000; call 5: 1000 + a's placeholder 10 = 1010).
+    //   cached  0, 1000, 1000, 1210, 1010, 1430 = 5650
+    //   written 1000, 100, 210, 300, 420, 500  = 2530
+    //   cost = 0.1·5650 + 1.25·2530 = 3727.5; baseline 3825.
+    let s = scenario(&format!(
+        "{SIX_CALLS}{CACHE}{}",
+        r#"
+[[edit]]
+name = "steps"
+clear = { every_calls = 2, keep_results = 1, placeholder_bytes = 10 }
+"#
+    ));
+    let e = nominal(&s);
+    let o = &e.edits[0].outcome;
+    let events: Vec<(usize, Vec<usize>, f64, Vec<&str>)> = o
+        .clearings
+        .events
+        .iter()
+        .map(|v| (v.before, v.cleared.clone(), v.freed_tokens, v.triggers.clone()))
+        .collect();
+    assert_eq!(
+        events,
+        vec![
+            (2, vec![0], 90.0, vec!["every_calls"]),
+            (4, vec![1, 2], 480.0, vec!["every_calls"])
+        ]
+    );
+    close(o.total_tokens, 8180.0);
+    let f = figures(&s, Some(0));
+    let cached: Vec<f64> = f.iter().map(|x| x.1).collect();
+    let written: Vec<f64> = f.iter().map(|x| x.2).collect();
+    assert_eq!(cached, vec![0.0, 1000.0, 1000.0, 1210.0, 1010.0, 1430.0]);
+    assert_eq!(written, vec![1000.0, 100.0, 210.0, 300.0, 420.0, 500.0]);
+    close(o.cost, 3727.5);
+    close(e.baseline.cost, 3825.0);
+}
+
+#[test]
 fn keep_results_keeps_the_most_recent_results() {
     // Call 4: 600 bytes standing > 500, keep b and c, clear a. Call 5: b, c, d = 900, keep
     // c and d, clear b. Call 6: c, d, e = 1200, keep d and e, clear c.

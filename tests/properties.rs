@@ -453,6 +453,7 @@ proptest! {
             "above_context_tokens = 40000, clear_at_least_tokens = 500",
             "older_than_calls = 2",
             "after_gap_s = 150",
+            "every_calls = 3, keep_results = 2",
         ]),
         placeholder in prop::sample::select(vec![0u32, 9, 400, 5_000]),
     ) {
