@@ -323,7 +323,14 @@ clear = { every_calls = 2, keep_results = 1, placeholder_bytes = 10 }
         .clearings
         .events
         .iter()
-        .map(|v| (v.before, v.cleared.clone(), v.freed_tokens, v.triggers.clone()))
+        .map(|v| {
+            (
+                v.before,
+                v.cleared.clone(),
+                v.freed_tokens,
+                v.triggers.clone(),
+            )
+        })
         .collect();
     assert_eq!(
         events,

@@ -43,7 +43,8 @@ fn run(n: usize) -> Value {
         assert_eq!(observation.len(), 330);
         let prompt = 5_000 + 110 * k as u64;
         let cached = if k == 0 { 0 } else { prompt - 110 };
-        messages.push(json!({"role": "assistant", "content": content, "extra": {"response": {
+        messages.push(
+            json!({"role": "assistant", "content": content, "extra": {"response": {
             "id": format!("gen-mask-{k}"), "provider": "Google",
             "model": "google/gemini-3-pro-preview", "object": "chat.completion",
             "created": 1_763_510_000 + k as u64,
@@ -52,7 +53,8 @@ fn run(n: usize) -> Value {
             "usage": {"prompt_tokens": prompt, "completion_tokens": 10,
                       "total_tokens": prompt + 10, "cost": 0.01,
                       "prompt_tokens_details": {"cached_tokens": cached},
-                      "completion_tokens_details": {"reasoning_tokens": 0}}}}}));
+                      "completion_tokens_details": {"reasoning_tokens": 0}}}}}),
+        );
         messages.push(json!({"role": "user", "content": observation}));
     }
     json!({"info": {"exit_status": "Submitted", "submission": "",
@@ -125,8 +127,14 @@ fn masking_a_hand_made_run_at_every_call_and_every_ten_calls() {
     };
     // Output: 25 calls × 10 tokens at 6 input tokens each ($12 over $2 a million).
     let output = 25.0 * 10.0 * 6.0;
-    close(report["baseline"]["total_tokens"].as_f64().unwrap(), 158_000.0);
-    close(report["baseline"]["cost"].as_f64().unwrap(), 22_676.0 + output);
+    close(
+        report["baseline"]["total_tokens"].as_f64().unwrap(),
+        158_000.0,
+    );
+    close(
+        report["baseline"]["cost"].as_f64().unwrap(),
+        22_676.0 + output,
+    );
     let every = edit("every call");
     close(every["total_tokens"].as_f64().unwrap(), 148_550.0);
     close(every["cost"].as_f64().unwrap(), 34_457.0 + output);
@@ -211,7 +219,10 @@ fn three_shared_runs_give_the_documented_table() {
         let (ideal, every, steps) = (&edits[0], &edits[7], &edits[8]);
         // The order of tools/swe_bench_edits.toml: "ideal cache", then six masks under the
         // fitted terms, then the same six under the ideal cache.
-        assert_eq!(every["what_if"]["cache"]["ttl_s"], ideal["what_if"]["cache"]["ttl_s"]);
+        assert_eq!(
+            every["what_if"]["cache"]["ttl_s"],
+            ideal["what_if"]["cache"]["ttl_s"]
+        );
         let saved = |e: &Value| e["cost_saved"].as_f64().unwrap();
         // Masking at every call saves prompt tokens and costs more under the ideal cache
         // than the ideal cache alone; moving the window every 10 calls costs less than that.
