@@ -114,6 +114,9 @@ def main():
         base_tokens.append(s["baseline_total_tokens"])
         base_input.append(s["baseline_cost"] - out_cost)
         per_unit.append(s["baseline_dollars"] / s["baseline_cost"])
+        # A session's edits come in the edits file's order.
+        if len(s["edits"]) != len(names):
+            sys.exit(f"{s['name']}: {len(s['edits'])} edits in the history, {len(names)} in {a.edits}")
         by_name = dict(zip(names, s["edits"]))
         for name in names:
             e = by_name[name]
