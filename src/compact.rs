@@ -116,7 +116,12 @@ mod tests {
     /// MODEL.md §9's worked example: five calls of 1,000 bytes, above 3,500, summary 200.
     #[test]
     fn the_worked_example_compacts_once_before_call_4() {
-        let c = replay(&Calls::new(), &run(&[1_000.0; 5]), &policy(3_500.0, 200.0, 0), AT);
+        let c = replay(
+            &Calls::new(),
+            &run(&[1_000.0; 5]),
+            &policy(3_500.0, 200.0, 0),
+            AT,
+        );
         assert_eq!(c.events.len(), 1);
         let e = &c.events[0];
         assert_eq!((e.before, e.cleared.clone()), (3, vec![0, 1, 2]));
@@ -130,7 +135,12 @@ mod tests {
         // Above 3,000 with one call kept: before call 3 (context 4,000) calls 0–1 go,
         // call 2 stays: 1,000 + 100 + 1,000 = 2,100; then 3,100 before call 4: call 2 and
         // 3 are before it, call 3 kept: 1,000 + 100 + 1,000.
-        let c = replay(&Calls::new(), &run(&[1_000.0; 5]), &policy(3_000.0, 100.0, 1), AT);
+        let c = replay(
+            &Calls::new(),
+            &run(&[1_000.0; 5]),
+            &policy(3_000.0, 100.0, 1),
+            AT,
+        );
         let shape: Vec<(usize, Vec<usize>, f64)> = c
             .events
             .iter()

@@ -33,10 +33,16 @@ fn a_cold_clearing_waits_for_the_pause_past_the_lifetime() {
     // call 4, clearing calls 1 and 2 (9-byte placeholders): call 4 writes 2,018 (2,522.5),
     // call 5 reads 2,018 and writes 1,000 (1,451.8): 4,050 + 2,522.5 + 1,451.8.
     let cold = edit(&j, "clear-cold");
-    assert!((cold["cost"].as_f64().unwrap() - 8_024.3).abs() < 1e-9, "{cold}");
+    assert!(
+        (cold["cost"].as_f64().unwrap() - 8_024.3).abs() < 1e-9,
+        "{cold}"
+    );
     assert_eq!(cold["total_tokens"].as_f64().unwrap(), 11_036.0);
     let every = edit(&j, "clear");
-    assert!((every["cost"].as_f64().unwrap() - 7_846.8).abs() < 1e-9, "{every}");
+    assert!(
+        (every["cost"].as_f64().unwrap() - 7_846.8).abs() < 1e-9,
+        "{every}"
+    );
     let before = |e: &Value| -> Vec<u64> {
         e["events"]
             .as_array()

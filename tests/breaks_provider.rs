@@ -22,7 +22,11 @@ fn reads_of_an_older_cache_point_or_of_none_while_one_is_held_are_the_providers(
         .records()
         .map(|x| {
             let x = x.unwrap();
-            (x[1].parse().unwrap(), x[4].to_string(), x[9].parse().unwrap())
+            (
+                x[1].parse().unwrap(),
+                x[4].to_string(),
+                x[9].parse().unwrap(),
+            )
         })
         .filter(|(call, _, _)| *call > 1)
         .collect();

@@ -162,7 +162,7 @@ fn the_provider_serving_an_older_prefix_or_none_is_its_own_class() {
             (10.0, 22_000.0, 20_000.0, S, ""), // 2: a hit
             (10.0, 24_000.0, 22_000.0, S, ""), // 3: a hit
             (10.0, 26_000.0, 22_000.0, S, ""), // 4: provider (older point), 2,000
-            (10.0, 28_000.0, 0.0, S, ""),      // 5: provider (held), 26,000
+            (10.0, 28_000.0, 0.0, S, ""),     // 5: provider (held), 26,000
             (10.0, 30_000.0, 24_000.0, S, ""), // 6: provider (older point), 4,000
             (10.0, 32_000.0, 30_000.0, S, ""), // 7: a hit
             (10.0, 34_000.0, 10_500.0, S, ""), // 8: unexplained, 21,500
@@ -184,7 +184,20 @@ fn the_provider_serving_an_older_prefix_or_none_is_its_own_class() {
         ]
     );
     // A zero read with no later read of an earlier point stays unexplained.
-    let b = breaks(&trace("", &[(0.0, 20_000.0, 10_000.0, S, ""), (10.0, 22_000.0, 20_000.0, S, ""), (10.0, 24_000.0, 0.0, S, ""), (10.0, 26_000.0, 24_000.0, S, "")]), 300.0, 10_000.0).unwrap();
+    let b = breaks(
+        &trace(
+            "",
+            &[
+                (0.0, 20_000.0, 10_000.0, S, ""),
+                (10.0, 22_000.0, 20_000.0, S, ""),
+                (10.0, 24_000.0, 0.0, S, ""),
+                (10.0, 26_000.0, 24_000.0, S, ""),
+            ],
+        ),
+        300.0,
+        10_000.0,
+    )
+    .unwrap();
     let got: Vec<(usize, &str)> = b.breaks.iter().map(|b| (b.call, b.class.key())).collect();
     assert_eq!(got, vec![(3, "unexplained")]);
 }
