@@ -74,6 +74,9 @@ pub struct Idle {
     pub nothing_to_clear: usize,
     /// Firings whose clearing would have freed less than `clear_at_least_tokens`.
     pub too_little: usize,
+    /// Firings before a call the cache had not expired before, with `at = "cold"`: the
+    /// trigger waits, armed, for one.
+    pub not_cold: usize,
     /// The first such call (0-based) and the triggers that fired there.
     pub first: Option<(usize, Vec<&'static str>)>,
 }
@@ -256,7 +259,12 @@ pub fn replay_with_joins(
             {
                 triggers.push("after_gap_s");
             }
-            if !triggers.is_empty() {
+            // `at = "cold"`: a fired trigger waits, armed, for a call the cache has expired
+            // before (docs/model.md §9): there the prefix is written again anyway.
+            let cold = !policy.at_cold || calls.gap_s(slot.origin as usize) > policy.lifetime_s;
+            if !triggers.is_empty() && !cold {
+                out.idle.not_cold += 1;
+            } else if !triggers.is_empty() {
                 let keep_from = keep_from(policy, i, &standing, &segment_starts);
                 let end = head + standing[head..].partition_point(|&j| (j as u64) < keep_from);
                 let count = end - head;

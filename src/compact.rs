@@ -10,10 +10,11 @@
 use crate::clear::{Clearings, Event, NEVER};
 use crate::ledger::Assumptions;
 use crate::run::Run;
-use crate::scenario::CompactPolicy;
+use crate::scenario::{Calls, CompactPolicy};
 
-/// Replays `run` under `policy` at `at` (the base already as the run's edits leave it).
-pub fn replay(run: &Run, policy: &CompactPolicy, at: Assumptions) -> Clearings {
+/// Replays `run` (of `calls`, whose pauses `at = "cold"` reads) under `policy` at `at`
+/// (the base already as the run's edits leave it).
+pub fn replay(calls: &Calls, run: &Run, policy: &CompactPolicy, at: Assumptions) -> Clearings {
     let n = run.len();
     let rho = at.bytes_per_token;
     let mut out = Clearings {
@@ -32,7 +33,12 @@ pub fn replay(run: &Run, policy: &CompactPolicy, at: Assumptions) -> Clearings {
     let mut context = at.base_tokens;
     let mut summarized = 0usize;
     for (i, slot) in run.iter().enumerate() {
-        if i >= 1 && context > policy.threshold_tokens {
+        // `at = "cold"`: past the threshold the compaction waits for a call the cache
+        // has expired before (docs/model.md §9).
+        let cold = !policy.at_cold || calls.gap_s(slot.origin as usize) > policy.lifetime_s;
+        if i >= 1 && context > policy.threshold_tokens && !cold {
+            out.idle.not_cold += 1;
+        } else if i >= 1 && context > policy.threshold_tokens {
             let keep_from = i.saturating_sub(policy.keep_calls as usize).max(summarized);
             // A compaction with nothing left to summarize does nothing.
             if keep_from > summarized || out.events.is_empty() && keep_from > 0 {
@@ -97,6 +103,8 @@ mod tests {
             keep_calls: keep,
             trigger: String::new(),
             api: None,
+            at_cold: false,
+            lifetime_s: 300.0,
         }
     }
 
@@ -108,7 +116,12 @@ mod tests {
     /// MODEL.md §9's worked example: five calls of 1,000 bytes, above 3,500, summary 200.
     #[test]
     fn the_worked_example_compacts_once_before_call_4() {
-        let c = replay(&run(&[1_000.0; 5]), &policy(3_500.0, 200.0, 0), AT);
+        let c = replay(
+            &Calls::new(),
+            &run(&[1_000.0; 5]),
+            &policy(3_500.0, 200.0, 0),
+            AT,
+        );
         assert_eq!(c.events.len(), 1);
         let e = &c.events[0];
         assert_eq!((e.before, e.cleared.clone()), (3, vec![0, 1, 2]));
@@ -122,7 +135,12 @@ mod tests {
         // Above 3,000 with one call kept: before call 3 (context 4,000) calls 0–1 go,
         // call 2 stays: 1,000 + 100 + 1,000 = 2,100; then 3,100 before call 4: call 2 and
         // 3 are before it, call 3 kept: 1,000 + 100 + 1,000.
-        let c = replay(&run(&[1_000.0; 5]), &policy(3_000.0, 100.0, 1), AT);
+        let c = replay(
+            &Calls::new(),
+            &run(&[1_000.0; 5]),
+            &policy(3_000.0, 100.0, 1),
+            AT,
+        );
         let shape: Vec<(usize, Vec<usize>, f64)> = c
             .events
             .iter()

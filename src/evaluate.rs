@@ -213,7 +213,7 @@ impl Subject {
     /// The clearings its policy makes at `at`, without re-fetches.
     fn policy_clearings(&self, study: &Study, at: Assumptions) -> Clearings {
         if let Some(policy) = &self.compact {
-            return compact::replay(&self.run, policy, self.at(at));
+            return compact::replay(&study.scenario.calls, &self.run, policy, self.at(at));
         }
         match &self.clear {
             // The provider's context editing edits each request on its own.
@@ -335,6 +335,19 @@ impl<'a> Study<'a> {
                                 .place(format!("[[edit]] \"{}\": {}", e.name, bad.key)),
                         )
                     })?;
+                // `at = "cold"` compares pauses with the lifetime the cost model uses.
+                let lifetime_s = scenario
+                    .cache
+                    .as_ref()
+                    .map_or(crate::fit::cache::DEFAULT_TTL_S, |c| c.ttl_s);
+                let mut clear = clear;
+                let mut compact = compact;
+                if let Some(p) = clear.as_mut() {
+                    p.lifetime_s = lifetime_s;
+                }
+                if let Some(p) = compact.as_mut() {
+                    p.lifetime_s = lifetime_s;
+                }
                 let clearable = clear
                     .as_ref()
                     .map_or_else(Vec::new, |p| clear::clearable(calls, &run, p));

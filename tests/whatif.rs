@@ -615,7 +615,7 @@ fn avoid_names_break_classes_only_and_not_model() {
         ("[\"model\"]", "move the calls with a `model` edit instead"),
         (
             "[\"late\"]",
-            "use one of ttl, compaction, edit, tools, resume, cold, unexplained",
+            "use one of ttl, compaction, edit, tools, resume, cold, provider, unexplained",
         ),
         ("[\"ttl\", \"ttl\"]", "\"ttl\" is named twice"),
         ("[]", "avoid names no class"),

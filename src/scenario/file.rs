@@ -195,6 +195,8 @@ pub struct CompactFile {
     /// `"openai-responses"`: OpenAI's server-side compaction, with `compact_threshold`.
     pub api: Option<Spanned<String>>,
     pub compact_threshold: Option<Spanned<f64>>,
+    /// `at = "cold"`: compact only where the cache is already broken.
+    pub at: Option<Spanned<String>>,
 }
 
 /// An edits file (`--edits FILE`): `[[edit]]` tables, and `[[base.part]]` tables that
@@ -301,6 +303,8 @@ pub struct ClearFile {
     pub trigger_input_tokens: Option<Spanned<f64>>,
     pub keep_tool_uses: Option<Spanned<i64>>,
     pub clear_tool_inputs: Option<bool>,
+    /// `at = "cold"`: act only where the cache is already broken.
+    pub at: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

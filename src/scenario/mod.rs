@@ -381,6 +381,13 @@ pub struct ClearPolicy {
     /// With `api`: the tool-use inputs in the model's messages are cleared with their
     /// results (`clear_tool_inputs`).
     pub clear_tool_inputs: bool,
+    /// `at = "cold"`: a trigger that fires acts only before a call whose pause exceeds
+    /// `lifetime_s` (the cache is broken there anyway); until then it stays armed.
+    pub at_cold: bool,
+    /// The cache lifetime `at = "cold"` compares pauses with, seconds: the scenario's
+    /// `[cache] ttl_s` (fitted, where `fit --write` wrote it), else the default 300 s;
+    /// set when the edit is applied ([`crate::evaluate::Study::new`]).
+    pub lifetime_s: f64,
 }
 
 /// When a compaction runs (docs/model.md §9): before a call whose context would exceed
@@ -402,7 +409,15 @@ pub struct CompactPolicy {
     /// Messages API's) or `openai-responses` (OpenAI's server-side compaction); see
     /// [`provider`].
     pub api: Option<&'static str>,
+    /// `at = "cold"`, as [`ClearPolicy::at_cold`]: the compaction waits, past its
+    /// threshold, for a call whose pause exceeds `lifetime_s`.
+    pub at_cold: bool,
+    /// As [`ClearPolicy::lifetime_s`].
+    pub lifetime_s: f64,
 }
+
+/// The values `at` takes in `clear` and `compact` (docs/model.md §9).
+pub const AT_MOMENTS: [&str; 1] = ["cold"];
 
 impl ClearPolicy {
     /// Whether the policy's events can move with `B` or `ρ`, so its reread total is not

@@ -69,17 +69,18 @@ pub struct CacheChange {
 
 /// The break classes `cache = { avoid = [...] }` takes, and what avoiding each changes in
 /// the simulated cache: `ttl` (the prefix never expires), `cold` and `compaction` (a
-/// trace's first request reads all of B), `edit`, `tools`, `resume`, `unexplained` (the
-/// misses within the lifetime, priced together by μ: μ = 0). `model` is not one: each
+/// trace's first request reads all of B), `edit`, `tools`, `resume`, `provider`,
+/// `unexplained` (the misses within the lifetime, priced together by μ: μ = 0). `model` is not one: each
 /// model's cache is its own, which is what the calls' models are (a `model` edit moves
 /// them).
-pub const AVOIDABLE: [&str; 7] = [
+pub const AVOIDABLE: [&str; 8] = [
     "ttl",
     "compaction",
     "edit",
     "tools",
     "resume",
     "cold",
+    "provider",
     "unexplained",
 ];
 

@@ -80,7 +80,10 @@ impl<'s> Evaluator<'s> {
                     _ if !subject.whatif.searches.is_empty()
                         || (subject.removes && s.refetch > 0.0)
                         || subject.compact.is_some()
-                        || subject.clear.as_ref().is_some_and(|p| p.api.is_some())
+                        || subject
+                            .clear
+                            .as_ref()
+                            .is_some_and(|p| p.api.is_some() || p.at_cold)
                         || !uniform =>
                     {
                         Path::Reference

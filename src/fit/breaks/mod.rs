@@ -8,12 +8,12 @@
 //! request that reads less by more than [`BREAK_MIN_TOKENS`] is a break; the tokens it read
 //! short were written again (or, where the provider has no write fee, billed as plain
 //! input). Each break is classified from the log, the first that fits of:
-//! `ttl`, `compaction`, `model`, `edit`, `tools`, `resume`, `cold`, `unexplained`, and
-//! priced at its own model: `written × (write − read)` in that model's input tokens, and in
+//! `ttl`, `compaction`, `model`, `edit`, `tools`, `resume`, `cold`, `provider`,
+//! `unexplained`, and priced at its own model: `written × (write − read)` in that model's input tokens, and in
 //! dollars where the model's input price is known.
 
 use crate::pricing::Pricing;
-use crate::scenario::Scenario;
+use crate::scenario::{Convention, Scenario};
 use serde::{Deserialize, Serialize};
 
 /// A shortfall at most this many tokens is not a break: the provider's cache works in
@@ -25,6 +25,11 @@ pub const BREAK_MIN_TOKENS: f64 = 1024.0;
 /// `cache_creation.ephemeral_1h_input_tokens` (docs.anthropic.com/en/docs/build-with-claude/prompt-caching,
 /// read 2026-12-02).
 pub const ONE_HOUR_S: f64 = 3600.0;
+
+/// OpenAI serves cache hits in increments of this many tokens (developers.openai.com/api/docs/guides/prompt-caching,
+/// read 2026-12-02): under the OpenAI convention a perfect cache reads the shared prefix
+/// rounded down to it, and a request's cache point is its input rounded down to it.
+pub const OPENAI_CACHE_BLOCK: f64 = 128.0;
 
 /// Why a cache broke, from the log (first match wins, in this order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -50,13 +55,24 @@ pub enum BreakClass {
     /// The first request of a session or a subagent: only what other sessions keep warm
     /// could be read.
     Cold,
+    /// The provider held the prefix but served an older one, or none (not in MODEL §12's
+    /// list: a deviation, see docs/model.md §4 "Breaks"). Evidence in the log, one of:
+    /// the read equals exactly a cache point an earlier request of the trace shows (its
+    /// read, or its read plus written tokens; under OpenAI's convention its input rounded
+    /// down to 128 tokens): the provider served that older prefix; or a later request
+    /// reads exactly a point shown before this one, longer than this read, no longer than
+    /// this input and not written again in between: the provider still held it. On the
+    /// shared Bedrock logs requests alternate between such caches (a request reads the
+    /// point of the request two or four back); Anthropic's and OpenAI's docs say cache
+    /// hits are routed and best effort.
+    Provider,
     /// None of the above: within the lifetime, same model, the input did not fall.
     Unexplained,
 }
 
 impl BreakClass {
     /// Every class, in the order of the classification.
-    pub const ALL: [BreakClass; 8] = [
+    pub const ALL: [BreakClass; 9] = [
         BreakClass::Ttl,
         BreakClass::Compaction,
         BreakClass::Model,
@@ -64,6 +80,7 @@ impl BreakClass {
         BreakClass::Tools,
         BreakClass::Resume,
         BreakClass::Cold,
+        BreakClass::Provider,
         BreakClass::Unexplained,
     ];
 
@@ -77,6 +94,7 @@ impl BreakClass {
             BreakClass::Tools => "tools",
             BreakClass::Resume => "resume",
             BreakClass::Cold => "cold",
+            BreakClass::Provider => "provider",
             BreakClass::Unexplained => "unexplained",
         }
     }
@@ -214,6 +232,52 @@ fn event(s: &Scenario, i: usize) -> Option<&str> {
     s.calls.at(i).usage()?.cache_event.as_deref()
 }
 
+/// A request that reports cache reads: `(call index, total input, read, cache point)`,
+/// the point being how far the prefix the provider holds after it reaches (Anthropic:
+/// read + written; OpenAI: the input rounded down to [`OPENAI_CACHE_BLOCK`]).
+type Seen = (usize, f64, f64, f64);
+
+/// Every request of `s` that reports cache reads, in call order.
+fn measured(s: &Scenario) -> Vec<Seen> {
+    s.calls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, call)| {
+            let u = call.usage()?;
+            let total = u.total_input()?;
+            let read = u.cache_read_input_tokens?;
+            let point = match u.convention {
+                Convention::Anthropic => read + u.cache_creation_input_tokens.unwrap_or(0.0),
+                Convention::OpenAi => (total / OPENAI_CACHE_BLOCK).floor() * OPENAI_CACHE_BLOCK,
+            };
+            Some((i, total, read, point))
+        })
+        .collect()
+}
+
+/// Whether the log shows that the provider held a prefix call `i` could have read, yet
+/// served it an older one or none ([`BreakClass::Provider`]): its read is exactly a cache
+/// point (or read) of an earlier request; or a later request reads exactly such an
+/// earlier point, longer than this read by more than [`BREAK_MIN_TOKENS`], no longer than
+/// this input, with no request from this one to it having written that point again.
+fn provider_evidence(seen: &[Seen], i: usize) -> bool {
+    let Some(at) = seen.iter().position(|r| r.0 == i) else {
+        return false;
+    };
+    let (_, total, read, _) = seen[at];
+    let earlier = |x: f64| x > 0.0 && seen[..at].iter().any(|r| r.2 == x || r.3 == x);
+    if earlier(read) {
+        return true;
+    }
+    seen.iter().enumerate().skip(at + 1).any(|(k, r)| {
+        let held = r.2;
+        held > read + BREAK_MIN_TOKENS
+            && held <= total
+            && earlier(held)
+            && !seen[at..k].iter().any(|w| w.3 == held)
+    })
+}
+
 /// The breaks of `s` under its own values: its `[cache]` lifetime (fitted where written;
 /// [`super::cache::DEFAULT_TTL_S`] without a cache) and its B.
 pub fn of(s: &Scenario) -> Option<Breaks> {
@@ -242,6 +306,7 @@ pub fn breaks(s: &Scenario, ttl_s: f64, base_tokens: f64) -> Option<Breaks> {
         small: 0,
         small_tokens: 0.0,
     };
+    let seen = measured(s);
     let mut before: Option<(f64, Option<&str>)> = None;
     let mut one_hour = false;
     let mut any_read = false;
@@ -257,11 +322,16 @@ pub fn breaks(s: &Scenario, ttl_s: f64, base_tokens: f64) -> Option<Breaks> {
         };
         any_read |= read > 0.0;
         out.requests += 1;
-        let perfect = match before {
+        let shared = match before {
             None => base_tokens.min(total),
             Some((prev, _)) => prev.min(total),
         }
         .max(0.0);
+        // OpenAI serves hits in 128-token blocks: the rest of a block is not a shortfall.
+        let perfect = match u.convention {
+            Convention::OpenAi => (shared / OPENAI_CACHE_BLOCK).floor() * OPENAI_CACHE_BLOCK,
+            Convention::Anthropic => shared,
+        };
         let short = perfect - read;
         let lifetime = if one_hour {
             ttl_s.max(ONE_HOUR_S)
@@ -293,6 +363,8 @@ pub fn breaks(s: &Scenario, ttl_s: f64, base_tokens: f64) -> Option<Breaks> {
                         BreakClass::Tools
                     } else if event(s, i) == Some("resume") {
                         BreakClass::Resume
+                    } else if provider_evidence(&seen, i) {
+                        BreakClass::Provider
                     } else {
                         BreakClass::Unexplained
                     }

@@ -6,6 +6,37 @@ use crate::scenario::ClearPolicy;
 use crate::scenario::file::ClearFile;
 use toml::Spanned;
 
+/// `at = "cold"` of a `clear` or `compact` (`what`), at `key`: whether it is given. Any
+/// other value is an error naming the key and the values; so is `at` beside `api` (the
+/// provider decides when its own clearing or compaction runs).
+pub(super) fn at_cold(
+    ck: &Checker,
+    key: &str,
+    at: &Option<Spanned<String>>,
+    api: bool,
+) -> Result<bool, Located> {
+    let Some(v) = at else { return Ok(false) };
+    if !crate::scenario::AT_MOMENTS.contains(&v.get_ref().as_str()) {
+        return Err(ck.err(
+            Some(v.span()),
+            key,
+            format!(
+                "\"{}\" is not a moment to act at: use at = \"{}\" (only where the pause before the call exceeds the cache's lifetime, so the prefix is written again anyway)",
+                v.get_ref(),
+                crate::scenario::AT_MOMENTS.join("\", \"")
+            ),
+        ));
+    }
+    if api {
+        return Err(ck.err(
+            Some(v.span()),
+            key,
+            "at = \"cold\" cannot be given with api: the provider decides when its own clearing or compaction runs; leave out api to simulate the client doing it",
+        ));
+    }
+    Ok(true)
+}
+
 pub(super) fn clear(
     ck: &Checker,
     place: &str,
@@ -20,6 +51,7 @@ pub(super) fn clear(
     let count = |v: &Option<Spanned<i64>>, key: &str, min: i64| {
         v.as_ref().map(|v| ck.count(v, &at(key), min)).transpose()
     };
+    let at_cold = at_cold(ck, &at("at"), &c.at, c.api.is_some())?;
     if let Some(api) = &c.api {
         return api_clear(ck, place, c, api);
     }
@@ -37,6 +69,8 @@ pub(super) fn clear(
         }
     }
     let policy = ClearPolicy {
+        at_cold,
+        lifetime_s: crate::fit::cache::DEFAULT_TTL_S,
         every_segments: count(&c.every_segments, "every_segments", 1)?,
         every_calls: count(&c.every_calls, "every_calls", 1)?,
         above_tool_bytes: positive(&c.above_tool_bytes, "above_tool_bytes")?,

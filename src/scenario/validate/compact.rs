@@ -31,6 +31,7 @@ pub(super) fn compact(
     let positive = |v: &Option<Spanned<f64>>, key: &str| {
         v.as_ref().map(|v| ck.positive(v, &at(key))).transpose()
     };
+    let at_cold = super::clearing::at_cold(ck, &at("at"), &c.at, c.api.is_some())?;
     if let Some(api) = &c.api {
         return openai(ck, place, c, api, span);
     }
@@ -164,12 +165,21 @@ pub(super) fn compact(
         Some(v) => ck.count(v, &at("keep_calls"), 0)?,
         None => 0,
     };
+    if at_cold && api.is_some() {
+        return Err(ck.err(
+            c.at.as_ref().map(|v| v.span()),
+            &at("at"),
+            "at = \"cold\" cannot be given with the API's compaction (preset = \"compact_20260112\"): the server compacts when the input crosses its trigger; use above_context_tokens to simulate the client compacting",
+        ));
+    }
     Ok(CompactPolicy {
         threshold_tokens,
         summary_tokens,
         keep_calls,
         trigger,
         api,
+        at_cold,
+        lifetime_s: crate::fit::cache::DEFAULT_TTL_S,
     })
 }
 
@@ -262,5 +272,7 @@ fn openai(
             grouped(threshold_tokens, 0)
         ),
         api: Some(OPENAI_COMPACT),
+        at_cold: false,
+        lifetime_s: crate::fit::cache::DEFAULT_TTL_S,
     })
 }
