@@ -496,6 +496,20 @@ fn assemble_file(
     (traces, kept)
 }
 
+/// The tools a request used after its first, each once, in order, never the first again.
+fn other_tools(uses: &[ToolUse]) -> Vec<CompactString> {
+    let Some((first, rest)) = uses.split_first() else {
+        return Vec::new();
+    };
+    let mut out: Vec<CompactString> = Vec::new();
+    for u in rest {
+        if u.name != first.name && !out.contains(&u.name) {
+            out.push(u.name.clone());
+        }
+    }
+    out
+}
+
 /// Adds a copy of a request to the call already built from it.
 fn merge(call: &mut Building, copy: &Request) {
     if copy.usage.size() > call.request.usage.size() {
@@ -607,6 +621,7 @@ fn finish_calls(built: Vec<Building>) -> Vec<ImportedCall> {
             id,
             label: label::label(&b.tool_uses, b.user_text.as_ref(), b.images),
             tool: b.tool_uses.first().map(|u| u.name.clone()),
+            other_tools: other_tools(&b.tool_uses),
             kind,
             bytes: b.bytes + r.result_bytes,
             images: b.images,

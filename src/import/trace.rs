@@ -42,6 +42,9 @@ pub struct ImportedCall {
     pub label: String,
     /// The first tool the request used, if any.
     pub tool: Option<CompactString>,
+    /// The other tools the request used, each once, in order, never `tool` again: a
+    /// request that ran several tools at once uses every part serving one of them.
+    pub other_tools: Vec<CompactString>,
     /// `web_search`, `tool`, `prompt`, or `attachment` (only hook output or reminders
     /// joined after it).
     pub kind: &'static str,
@@ -96,7 +99,7 @@ pub struct Trace {
     pub identity: super::event::Identity,
     /// What the log says rides in every request of the session (not for subagents).
     pub declared: super::event::Declared,
-    /// Every `mcp__<server>__<tool>` the requests used (a call names only its first tool).
+    /// Every `mcp__<server>__<tool>` the requests used, first tools and others alike.
     pub mcp_tools_used: std::collections::BTreeSet<String>,
     pub calls: Vec<ImportedCall>,
     /// Copies of requests dropped: streaming snapshots, one line per content block, and

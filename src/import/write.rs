@@ -513,6 +513,14 @@ pub fn render(t: &Trace, reader: &dyn Reader) -> String {
                 string(&clean(tool, MAX_ID, "(unnamed tool)"))
             );
         }
+        if !c.other_tools.is_empty() {
+            let others: Vec<String> = c
+                .other_tools
+                .iter()
+                .map(|t| string(&clean(t, MAX_ID, "(unnamed tool)")))
+                .collect();
+            let _ = writeln!(s, "other_tools = [{}]", others.join(", "));
+        }
         let _ = writeln!(s, "kind = {}", string(c.kind));
         let _ = writeln!(s, "bytes = {}", c.bytes);
         if c.images > 0 {
@@ -677,6 +685,7 @@ mod tests {
             id,
             label,
             tool: tool.map(Into::into),
+            other_tools: Vec::new(),
             kind: "tool",
             bytes: 10,
             images: 0,

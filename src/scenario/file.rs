@@ -57,6 +57,8 @@ pub struct CallFile {
     pub images: Option<Spanned<i64>>,
     pub loaded_tools: Option<Spanned<i64>>,
     pub tool: Option<Spanned<String>>,
+    /// The request's other tools, after `tool` (a request that ran several at once).
+    pub other_tools: Option<Spanned<Vec<Spanned<String>>>>,
     pub input_hash: Option<Spanned<String>>,
     pub measured: Option<Spanned<MeasuredFile>>,
 }

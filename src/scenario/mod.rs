@@ -72,8 +72,12 @@ pub struct Call {
 /// What a log tells about a call beyond the ledger's sizes.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallDetail {
-    /// The tool name, exactly as the log gives it.
+    /// The tool name, exactly as the log gives it: the request's first tool use.
     pub tool: Option<Arc<str>>,
+    /// The other tools the same request used (`other_tools`), each once, in order of
+    /// first use, never `tool` again: a request may run several tools at once, and a
+    /// part is used by a call that uses any of its tools (docs/scenario.md).
+    pub other_tools: Vec<Arc<str>>,
     /// Hash of the tool name and input (hex), so identical re-reads can be found.
     pub input_hash: Option<CompactString>,
     /// `[call.measured]`: the provider's usage fields for this request.
@@ -93,6 +97,22 @@ pub struct CallDetail {
     /// Tool definitions that joined after the call (a `tool_reference` result of tool
     /// search), each counted as [`Terms::tokens_per_loaded_tool`].
     pub loaded_tools: u64,
+}
+
+/// A call's `other_tools` as kept: `names` in order, each once, without `first` (the
+/// call's `tool`), each made by `make` (an interner, or `Arc::from`).
+pub fn other_tools<'n>(
+    first: &str,
+    names: impl IntoIterator<Item = &'n str>,
+    mut make: impl FnMut(&str) -> Arc<str>,
+) -> Vec<Arc<str>> {
+    let mut out: Vec<Arc<str>> = Vec::new();
+    for n in names {
+        if n != first && !out.iter().any(|o| &**o == n) {
+            out.push(make(n));
+        }
+    }
+    out
 }
 
 /// One named term: tokens per unit of something the log counts but cannot size.

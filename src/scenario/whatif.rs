@@ -124,6 +124,12 @@ impl BasePart {
         self.tools.iter().any(|g| g.pattern.matches(tool))
     }
 
+    /// Whether `call` uses one of the part's tools: as its first tool or as one of the
+    /// request's others (a request may run several tools at once).
+    pub fn used_by(&self, call: &super::CallRef<'_>) -> bool {
+        call.tools().any(|t| self.serves(t))
+    }
+
     /// The part as a `[[base.part]]` table that loads back to it (tokens rounded to a
     /// whole token), ending in a newline: what the importers, `simulate import context`
     /// and `simulate suggest` write.

@@ -87,7 +87,8 @@ pub struct PartUse {
     /// Sessions that declare it, and of them those with a call that uses its tools.
     pub sessions: usize,
     pub sessions_using: usize,
-    /// Calls of the declaring sessions, and of them those that use its tools.
+    /// Calls of the declaring sessions, and of them those that use its tools (as the
+    /// request's first tool or beside it: `other_tools`).
     pub calls: usize,
     pub calls_using: usize,
     /// Tool globs the part serves (0: its use cannot be seen in the calls).
@@ -277,7 +278,7 @@ impl Evidence {
                 let using = s
                     .calls
                     .iter()
-                    .filter(|c| c.tool().is_some_and(|t| part.serves(t)))
+                    .filter(|c| part.used_by(c))
                     .count();
                 let p = parts.entry(part.name.clone()).or_insert_with(|| PartUse {
                     part: part.name.clone(),

@@ -136,8 +136,8 @@ pub(super) fn step(
     })
 }
 
-/// Finds, on the edited run, the calls that use each part's tools (by the call's `tool`,
-/// matched against the part's globs), and places each deferred part's tool search before
+/// Finds, on the edited run, the calls that use each part's tools (any tool of the
+/// request, its `tool` or `other_tools`, matched against the part's globs), and places each deferred part's tool search before
 /// the first of them: a request of its own, whose result is the part's definitions.
 pub(super) fn place(scope: &Scope, whatif: &mut WhatIf, calls: &Calls, run: &mut Run) {
     let mut searches = Vec::new();
@@ -147,16 +147,20 @@ pub(super) fn place(scope: &Scope, whatif: &mut WhatIf, calls: &Calls, run: &mut
         };
         for (position, slot) in run.iter().enumerate() {
             let call = calls.at(slot.origin as usize);
-            let Some(tool) = call.tool().filter(|t| part.serves(t)) else {
+            // Any tool of the request: its first, or one it ran beside it.
+            let mut served = call.tools().filter(|t| part.serves(t)).peekable();
+            if served.peek().is_none() {
                 continue;
-            };
+            }
             if u.calls.is_empty() && u.stub_tokens.is_some() {
                 u.search_before = Some(position);
             }
             u.calls.push(slot.origin);
             u.call_ids.push(call.id.to_string());
-            if !u.tools_used.iter().any(|t| t == tool) {
-                u.tools_used.push(tool.to_string());
+            for tool in served {
+                if !u.tools_used.iter().any(|t| t == tool) {
+                    u.tools_used.push(tool.to_string());
+                }
             }
         }
         if let Some(before) = u.search_before {

@@ -125,7 +125,11 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
             .is_none_or(|s| text_ok(s, MAX_LABEL_CHARS))
         && name(&c.kind)
         && name(&c.tool)
-        && name(&c.input_hash))
+        && name(&c.input_hash)
+        && c.other_tools
+            .iter()
+            .flatten()
+            .all(|t| text_ok(t, MAX_ID_CHARS)))
     {
         return None;
     }
@@ -155,6 +159,15 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
         None => None,
     };
     let tool = c.tool.as_deref().map(|t| interned.get(t));
+    let other_tools = match (&c.other_tools, &tool) {
+        (None, _) => Vec::new(),
+        (Some(_), None) => return None,
+        (Some(list), Some(first)) => {
+            crate::scenario::other_tools(first, list.iter().map(|t| t.as_ref()), |t| {
+                interned.get(t)
+            })
+        }
+    };
     let input_hash = c.input_hash.as_deref().map(CompactString::from);
     let units = |n: Option<i64>| match n {
         None => Some(0),
@@ -165,6 +178,7 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
     let output_bytes = c.output_bytes;
     let tool_input_bytes = c.tool_input_bytes;
     let detail = (tool.is_some()
+        || !other_tools.is_empty()
         || input_hash.is_some()
         || measured.is_some()
         || output_bytes.is_some()
@@ -174,6 +188,7 @@ fn checked(c: RawCall, interned: &mut Interned) -> Option<Call> {
         .then(|| {
             Box::new(CallDetail {
                 tool,
+                other_tools,
                 input_hash,
                 measured,
                 output_bytes,
@@ -350,6 +365,28 @@ mod tests {
             n += 1;
         }
         assert!(n >= 12);
+    }
+
+    #[test]
+    fn other_tools_read_alike_each_once_after_the_first() {
+        let text = format!(
+            "{HEAD}\n[[call]]\nlabel = \"a\"\ntool = \"Read\"\nother_tools = [\"mcp__srv__t\", 'Read', \"Bash\", \"mcp__srv__t\",]\nbytes = 1\n"
+        );
+        let s = same(&text);
+        let tools: Vec<&str> = s.calls.at(0).tools().collect();
+        assert_eq!(tools, ["Read", "mcp__srv__t", "Bash"]);
+        // An empty list is the general path's to read; a list without `tool` is refused.
+        let empty = text.replace(
+            "[\"mcp__srv__t\", 'Read', \"Bash\", \"mcp__srv__t\",]",
+            "[]",
+        );
+        declined(&empty);
+        let s = load_str(&empty, Path::new("s.toml")).unwrap();
+        assert_eq!(s.calls.at(0).tools().collect::<Vec<_>>(), ["Read"]);
+        let orphan = text.replace("tool = \"Read\"\n", "");
+        declined(&orphan);
+        let err = load_str(&orphan, Path::new("s.toml")).unwrap_err().to_string();
+        assert!(err.contains("give the first as `tool` too"), "{err}");
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub(super) enum Value<'a> {
     Int(i64),
     Float(f64),
     Bool(bool),
+    /// An array of strings on one line (`other_tools`).
+    Strs(Vec<Cow<'a, str>>),
 }
 
 /// One `[[call]]` table as written (unchecked).
@@ -35,6 +37,7 @@ pub(super) struct RawCall<'a> {
     pub images: Option<i64>,
     pub loaded_tools: Option<i64>,
     pub tool: Option<Cow<'a, str>>,
+    pub other_tools: Option<Vec<Cow<'a, str>>>,
     pub input_hash: Option<Cow<'a, str>>,
     pub measured: Option<RawMeasured<'a>>,
 }
@@ -215,6 +218,7 @@ fn key_bit(key: &str, measured: bool) -> Option<u32> {
             "images" => 12,
             "loaded_tools" => 13,
             "tool_input_bytes" => 14,
+            "other_tools" => 15,
             _ => return None,
         }
     };
@@ -227,6 +231,7 @@ fn set_call<'a>(c: &mut RawCall<'a>, key: &str, value: Value<'a>) -> Option<()> 
         ("label", Value::Str(s)) => c.label = Some(s),
         ("kind", Value::Str(s)) => c.kind = Some(s),
         ("tool", Value::Str(s)) => c.tool = Some(s),
+        ("other_tools", Value::Strs(list)) => c.other_tools = Some(list),
         ("input_hash", Value::Str(s)) => c.input_hash = Some(s),
         ("pinned", Value::Bool(b)) => c.pinned = Some(b),
         ("segment", Value::Int(s)) => c.segment = Some(s),
@@ -278,9 +283,36 @@ fn value(text: &str, i: usize) -> Option<(Value<'_>, usize)> {
         b't' if rest.starts_with("true") => (Value::Bool(true), &rest[4..]),
         b'f' if rest.starts_with("false") => (Value::Bool(false), &rest[5..]),
         b'0'..=b'9' => decimal(rest)?,
+        b'[' => strings(rest)?,
         _ => return None,
     };
     Some((value, text.len() - after.len()))
+}
+
+/// `[ "a", 'b' ]` on one line: strings only, separated by commas, a trailing comma allowed;
+/// None at anything else (an empty array, a number, a line break, a comment inside).
+fn strings(s: &str) -> Option<(Value<'_>, &str)> {
+    let mut list = Vec::new();
+    let mut rest = &s[1..];
+    loop {
+        rest = rest.trim_start_matches([' ', '\t']);
+        if let Some(after) = rest.strip_prefix(']') {
+            return (!list.is_empty()).then_some((Value::Strs(list), after));
+        }
+        let (item, after) = match rest.as_bytes().first()? {
+            b'"' => basic_string(rest)?,
+            b'\'' => literal_string(rest)?,
+            _ => return None,
+        };
+        let Value::Str(item) = item else { return None };
+        list.push(item);
+        rest = after.trim_start_matches([' ', '\t']);
+        if let Some(after) = rest.strip_prefix(',') {
+            rest = after;
+        } else if !rest.starts_with(']') {
+            return None;
+        }
+    }
 }
 
 /// A decimal integer or float without sign, underscores or leading zeros; None otherwise.

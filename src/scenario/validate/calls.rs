@@ -77,6 +77,23 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
                 .map(Arc::from)
         })
         .transpose()?;
+    let other_tools = match (&c.other_tools, &tool) {
+        (None, _) => Vec::new(),
+        (Some(list), None) => {
+            return Err(ck.err(
+                Some(list.span()),
+                &format!("{place}: other_tools"),
+                "other_tools lists the tools a request used after its first: give the first as `tool` too",
+            ));
+        }
+        (Some(list), Some(first)) => {
+            let mut names = Vec::new();
+            for t in list.get_ref() {
+                names.push(ck.name(t, &format!("{place}: other_tools"), MAX_ID_CHARS)?);
+            }
+            crate::scenario::other_tools(first, names, |t| Arc::from(t))
+        }
+    };
     let input_hash = c
         .input_hash
         .as_ref()
@@ -107,6 +124,7 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
     let images = units(&c.images, "images")?;
     let loaded_tools = units(&c.loaded_tools, "loaded_tools")?;
     let detail = (tool.is_some()
+        || !other_tools.is_empty()
         || input_hash.is_some()
         || measured.is_some()
         || output_bytes.is_some()
@@ -116,6 +134,7 @@ pub(super) fn call(ck: &Checker, index: usize, c: &Spanned<CallFile>) -> Result<
         .then(|| {
             Box::new(CallDetail {
                 tool,
+                other_tools,
                 input_hash,
                 measured,
                 output_bytes,
