@@ -311,3 +311,68 @@ fn suggest_reads_context_text_and_never_proposes_a_part_that_serves_no_tool() {
     assert!(out.contains("system tools (12,400 tokens"), "{out}");
     assert!(!out.contains("drop system tools"), "{out}");
 }
+
+/// Words of `text` joined by single spaces: the printed report wraps its lines.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_server_used_only_as_a_requests_second_tool_is_used_and_not_proposed_dropped() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args([
+            "import",
+            "claude-code",
+            &format!("{FIXTURES}/claude-code-second-tool"),
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let scenario = out.path().join("shop-7a8b9c0d.toml");
+    // The first request ran `Read` and `mcp__srv__t` at once: both are recorded.
+    let t: toml::Table = toml::from_str(&fs::read_to_string(&scenario).unwrap()).unwrap();
+    let calls = t["call"].as_array().unwrap();
+    let tools: Vec<(Option<&str>, Vec<&str>)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c.get("tool").and_then(toml::Value::as_str),
+                c.get("other_tools")
+                    .and_then(toml::Value::as_array)
+                    .map(|a| a.iter().map(|v| v.as_str().unwrap()).collect())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        vec![
+            (Some("Read"), vec!["mcp__srv__t"]),
+            (Some("Read"), vec![]),
+            (None, vec![]),
+        ]
+    );
+    assert_eq!(
+        parts(&scenario),
+        vec![part("mcp:srv", 1_400, &["mcp__srv__*"], false)]
+    );
+    // Its one declaring session uses it in 1 call of 3 (33 %, over the 5 % rule): not
+    // proposed. Asked of each call's first tool only, it was used by none, and dropped.
+    let assert = simulate()
+        .arg("suggest")
+        .arg(out.path())
+        .arg("--no-write")
+        .assert()
+        .success();
+    let text = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(
+        words(&text).contains(
+            "is declared in 1 session; 1 of them use its tools, in 1 call of their 3: not rarely used"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("drop mcp:srv"), "{text}");
+    assert!(!text.contains("defer mcp:srv"), "{text}");
+}

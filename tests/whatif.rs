@@ -157,6 +157,33 @@ fn a_deferred_part_joins_after_a_tool_search_before_its_first_use() {
     assert_eq!(uses.tools_used, vec!["mcp__github__x"]);
 }
 
+#[test]
+fn a_deferred_parts_search_runs_before_a_call_that_uses_its_tool_second() {
+    // The same example, the middle request running `Read` first and the GitHub tool
+    // beside it: the part is used there, so its search runs before it (80,400). Asked of
+    // the first tool only, the part would never load: 10,000 + 10,100 + 10,200 = 30,300.
+    let s = scenario(&DEFER.replace(
+        "tool = \"mcp__github__x\"",
+        "tool = \"Read\"\nother_tools = [\"Bash\", \"mcp__github__x\", \"mcp__github__y\"]",
+    ));
+    let e = nominal(&s);
+    close(e.baseline.total_tokens, 90_300.0);
+    close(e.edits[0].outcome.total_tokens, 80_400.0);
+    let labels: Vec<(String, f64)> = requests(&s, Some(0))
+        .into_iter()
+        .map(|r| (r.0, r.1))
+        .collect();
+    assert_eq!(labels[1], ("tool search: loads mcp:github".to_string(), 10_100.0));
+    assert_eq!(labels[2].1, 30_100.0);
+    let study = Study::new(&s).unwrap();
+    let deferred = &study.edited[0].whatif.parts[0];
+    assert_eq!(deferred.search_before, Some(1));
+    assert_eq!(deferred.call_ids, vec!["gh"]);
+    assert_eq!(deferred.tools_used, vec!["mcp__github__x", "mcp__github__y"]);
+    // Dropped, the call that needs it is named all the same.
+    assert_eq!(study.edited[1].whatif.parts[0].call_ids, vec!["gh"]);
+}
+
 /// B = 10,000, ρ = 1, three calls of 1,000 bytes, the second after a 10-minute pause, under
 /// a 5-minute cache (read 0.1, write 1.25, min 1,024) at $3/M input.
 const PAUSE: &str = r#"
