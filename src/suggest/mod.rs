@@ -139,6 +139,9 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         )
         .into());
     }
+    // Each agent's setting carries the saving over that agent's sessions alone.
+    let agent_of: Vec<settings::Agent> = loaded.iter().map(settings::Agent::of).collect();
+    let shares = settings::shares(&agent_of, &evaluated.sessions);
     let sweep = evaluated.sweep.finish(input.factors, &aggregate);
     let mut aggregate = aggregate;
     aggregate.excluded = excluded;
@@ -178,7 +181,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         }
         text
     };
-    let how = settings::all(&report.candidates, &agents);
+    let how = settings::all(&report.candidates, &agents, &shares);
     Ok(Suggestion {
         report: report.with_edits_file(text).with_settings(agents, how),
         edits,

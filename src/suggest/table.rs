@@ -329,9 +329,10 @@ fn settings(out: &mut dyn Write, r: &SuggestReport, shown: usize) -> io::Result<
             &super::settings::saving(s),
         )?;
         for h in r.settings.iter().filter(|h| h.edit == s.name) {
+            // Over that agent's sessions alone: its setting changes no other's.
             prose(
                 out,
-                &format!("      {}:", h.agent.label()),
+                &format!("      {}, {}:", h.agent.label(), super::settings::agent_saving(h, "its")),
                 "        ",
                 &h.how,
             )?;

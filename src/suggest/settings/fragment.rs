@@ -11,13 +11,29 @@
 use super::types::{Agent, HowTo, Key, Value};
 use serde_json::{Map, Value as Json};
 
-/// The suggestions of one agent whose keys go in its fragment (the best-ranked one for a
-/// key several would set), and those no setting implements.
+/// The suggestions of one agent whose keys go in its fragment (for a key several would
+/// set, the one that saves the most over this agent's sessions; ties by rank), and those
+/// no setting implements.
 fn split(how: &[HowTo], agent: Agent) -> (Vec<(&HowTo, &Key)>, Vec<&HowTo>) {
     let mut keyed: Vec<(&HowTo, &Key)> = Vec::new();
     let mut none = Vec::new();
     let mut mine: Vec<&HowTo> = how.iter().filter(|h| h.agent == agent).collect();
-    mine.sort_by_key(|h| h.cost_rank);
+    // Dollars where every one is priced alike, else the cost.
+    let by_dollars = mine
+        .iter()
+        .all(|h| h.dollars_saved.is_some() && h.priced_sessions == h.sessions);
+    let saved = |h: &HowTo| {
+        if by_dollars {
+            h.dollars_saved.unwrap_or(0.0)
+        } else {
+            h.cost_saved
+        }
+    };
+    mine.sort_by(|a, b| {
+        saved(b)
+            .total_cmp(&saved(a))
+            .then(a.cost_rank.cmp(&b.cost_rank))
+    });
     for h in mine {
         match &h.key {
             Some(k) if !keyed.iter().any(|(_, x)| x.path == k.path) => keyed.push((h, k)),
@@ -29,13 +45,8 @@ fn split(how: &[HowTo], agent: Agent) -> (Vec<(&HowTo, &Key)>, Vec<&HowTo>) {
 }
 
 fn comment(h: &HowTo, k: Option<&Key>) -> String {
-    let saving = match h.dollars_saved {
-        Some(d) => format!("saves {}", crate::number::dollars(d)),
-        None => format!(
-            "saves {} of the cost (no price known)",
-            crate::number::percent(h.cost_saved_pct)
-        ),
-    };
+    // Over this agent's sessions only: the file changes no other agent's.
+    let saving = super::agent_saving(h, &format!("{}'s", h.agent.label()));
     match k {
         Some(k) => format!(
             "{} — {saving}, rank {} by cost. Limits: {}",

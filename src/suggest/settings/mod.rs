@@ -13,11 +13,58 @@ pub mod codex;
 pub mod fragment;
 pub mod types;
 
-pub use types::{Agent, HowTo, Key, Value};
+pub use types::{Agent, HowTo, Key, Share, Value};
 
 use super::report::Suggested;
 use super::rules::Family;
 use crate::history::files::Loaded;
+use crate::history::session::SessionFigures;
+use std::collections::BTreeMap;
+
+/// Each agent's share of every edit's saving, by edit index: `sessions` summed by the
+/// agent each came from (`agents[k]` is that of `sessions[k]`, the same files in the same
+/// order).
+pub fn shares(agents: &[Agent], sessions: &[SessionFigures]) -> BTreeMap<Agent, Vec<Share>> {
+    let mut out: BTreeMap<Agent, Vec<Share>> = BTreeMap::new();
+    for (&agent, s) in agents.iter().zip(sessions) {
+        let shares = out.entry(agent).or_default();
+        if shares.len() < s.edits.len() {
+            shares.resize(s.edits.len(), Share::default());
+        }
+        for (share, e) in shares.iter_mut().zip(&s.edits) {
+            share.sessions += 1;
+            share.cost_saved += e.cost_saved;
+            share.baseline_cost += s.baseline_cost;
+            if let Some(d) = e.dollars_saved {
+                share.dollars_saved = Some(share.dollars_saved.unwrap_or(0.0) + d);
+                share.priced_sessions += 1;
+            }
+        }
+    }
+    out
+}
+
+/// One agent's saving in words, with the sessions it rests on (`whose`: "its" where the
+/// agent is named just before, else "Claude Code's"): dollars where priced, else the
+/// share of their cost.
+pub fn agent_saving(h: &HowTo, whose: &str) -> String {
+    let sessions = crate::number::plural(h.sessions, "session", "sessions");
+    let over = format!("over {whose} {sessions}");
+    match h.dollars_saved {
+        Some(d) if h.priced_sessions == h.sessions => {
+            format!("saves {} {over}", crate::number::dollars(d))
+        }
+        Some(d) => format!(
+            "saves {} over the {} priced of {whose} {sessions}",
+            crate::number::dollars(d),
+            h.priced_sessions,
+        ),
+        None => format!(
+            "saves {} of the cost (no price known) {over}",
+            crate::number::percent(h.cost_saved_pct)
+        ),
+    }
+}
 
 /// The agents the sessions came from, each with its number of sessions, in [`Agent`]
 /// order.
@@ -47,8 +94,8 @@ pub fn saving(s: &Suggested) -> String {
     }
 }
 
-/// How to make `s` real for `agent`.
-pub fn how_to(s: &Suggested, agent: Agent) -> HowTo {
+/// How to make `s` real for `agent`, whose sessions save `share`.
+pub fn how_to(s: &Suggested, agent: Agent, share: &Share) -> HowTo {
     let (key, how) = match agent {
         Agent::ClaudeCode => claude_code::how(s),
         Agent::Codex => codex::how(s),
@@ -59,24 +106,33 @@ pub fn how_to(s: &Suggested, agent: Agent) -> HowTo {
         agent,
         edit: s.name.clone(),
         cost_rank: s.cost_rank,
-        dollars_saved: s.dollars_saved,
-        cost_saved_pct: s.cost_saved_pct,
+        sessions: share.sessions,
+        priced_sessions: share.priced_sessions,
+        dollars_saved: share.dollars_saved,
+        cost_saved: share.cost_saved,
+        cost_saved_pct: share.cost_saved_pct(),
         key,
         how,
     }
 }
 
-/// Every candidate that saves cost, for every agent seen, best first.
-pub fn all(candidates: &[Suggested], agents: &[(Agent, usize)]) -> Vec<HowTo> {
+/// Every candidate, for every agent seen whose own sessions it saves (`shares`, by the
+/// candidate's edit index), best first: a setting changes only its agent's sessions, so
+/// it carries their saving alone.
+pub fn all(
+    candidates: &[Suggested],
+    agents: &[(Agent, usize)],
+    shares: &BTreeMap<Agent, Vec<Share>>,
+) -> Vec<HowTo> {
     let mut out = Vec::new();
-    // Dollars decide where the sessions are priced (a saving in input-token equivalents
-    // can be a loss in dollars across models).
-    for s in candidates
-        .iter()
-        .filter(|s| s.dollars_saved.map_or(s.cost_saved > 0.0, |d| d > 0.0))
-    {
+    for s in candidates {
         for &(agent, _) in agents {
-            out.push(how_to(s, agent));
+            let Some(share) = shares.get(&agent).and_then(|v| v.get(s.index)) else {
+                continue;
+            };
+            if share.saves() {
+                out.push(how_to(s, agent, share));
+            }
         }
     }
     out
@@ -191,6 +247,19 @@ mod tests {
         }
     }
 
+    /// Every agent's share of each of `n` candidates: 2 sessions, both priced, $1.25 and
+    /// 100 of 1,000 input-token equivalents saved.
+    fn shares_of(agents: &[(Agent, usize)], n: usize) -> BTreeMap<Agent, Vec<Share>> {
+        let share = Share {
+            sessions: 2,
+            priced_sessions: 2,
+            cost_saved: 100.0,
+            baseline_cost: 1000.0,
+            dollars_saved: Some(1.25),
+        };
+        agents.iter().map(|&(a, _)| (a, vec![share; n])).collect()
+    }
+
     fn every_kind() -> Vec<Suggested> {
         let p = Parameters::default;
         vec![
@@ -270,7 +339,7 @@ mod tests {
         let allowed = allowed();
         assert!(allowed.len() >= 10, "{allowed:?}");
         let agents = [(Agent::ClaudeCode, 1), (Agent::Codex, 1)];
-        let how = all(&every_kind(), &agents);
+        let how = all(&every_kind(), &agents, &shares_of(&agents, every_kind().len()));
         let key = |agent: Agent, edit: &str| {
             how.iter()
                 .find(|h| h.agent == agent && h.edit.starts_with(edit))
@@ -376,7 +445,9 @@ mod tests {
             .as_str()
             .unwrap();
         assert!(
-            c.starts_with("compact above 60,000 tokens — saves $1.25, rank 1 by cost"),
+            c.starts_with(
+                "compact above 60,000 tokens — saves $1.25 over Claude Code's 2 sessions, rank 1 by cost"
+            ),
             "{c}"
         );
         assert!(
@@ -396,7 +467,7 @@ mod tests {
             Some(60_000)
         );
         assert!(
-            toml_text.contains("# compact above 60,000 tokens — saves $1.25, rank 1"),
+            toml_text.contains("# compact above 60,000 tokens — saves $1.25 over Codex CLI's 2"),
             "{toml_text}"
         );
         for k in table.keys() {
@@ -405,8 +476,8 @@ mod tests {
     }
 
     #[test]
-    fn a_suggestion_that_loses_dollars_is_in_no_agent_s_settings() {
-        let mut s = candidate(
+    fn a_suggestion_that_loses_dollars_in_an_agent_s_sessions_is_not_in_its_settings() {
+        let s = candidate(
             "compact above 60,000 tokens",
             Family::Compaction,
             Parameters {
@@ -415,7 +486,15 @@ mod tests {
             },
             1,
         );
-        s.dollars_saved = Some(-0.45);
-        assert!(all(&[s], &[(Agent::ClaudeCode, 1)]).is_empty());
+        let agents = [(Agent::ClaudeCode, 1), (Agent::Codex, 1)];
+        let mut shares = shares_of(&agents, 1);
+        // Claude Code's sessions lose dollars (though they save input-token equivalents):
+        // only Codex's settings carry it, with Codex's saving.
+        shares.get_mut(&Agent::ClaudeCode).unwrap()[0].dollars_saved = Some(-0.45);
+        let how = all(&[s], &agents, &shares);
+        assert_eq!(how.len(), 1);
+        assert_eq!(how[0].agent, Agent::Codex);
+        assert_eq!(how[0].dollars_saved, Some(1.25));
+        assert_eq!(how[0].cost_saved_pct, 10.0);
     }
 }

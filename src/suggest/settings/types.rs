@@ -77,15 +77,53 @@ pub enum Value {
     List(Vec<String>),
 }
 
+/// A suggestion's saving over one agent's sessions only: the history's per-session rows
+/// of that agent summed (a setting changes only its own agent's sessions).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Share {
+    pub sessions: usize,
+    pub priced_sessions: usize,
+    /// Σ cost saved, input-token equivalents, and Σ baseline cost, over the sessions.
+    pub cost_saved: f64,
+    pub baseline_cost: f64,
+    /// Σ dollars saved over the priced sessions; None where none is priced.
+    pub dollars_saved: Option<f64>,
+}
+
+impl Share {
+    /// Whether it saves: in dollars where priced (a saving in input-token equivalents can
+    /// be a loss in dollars across models), else in cost.
+    pub fn saves(&self) -> bool {
+        self.dollars_saved
+            .map_or(self.cost_saved > 0.0, |d| d > 0.0)
+    }
+
+    /// Percent of the sessions' baseline cost saved (0 for no cost).
+    pub fn cost_saved_pct(&self) -> f64 {
+        if self.baseline_cost == 0.0 {
+            0.0
+        } else {
+            100.0 * self.cost_saved / self.baseline_cost
+        }
+    }
+}
+
 /// One suggestion in one agent's terms.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HowTo {
     pub agent: Agent,
     /// The candidate's name, as in `suggested.toml`.
     pub edit: String,
+    /// The rank by cost over every session (the suggestion's own).
     pub cost_rank: usize,
-    /// Σ dollars saved over the priced sessions; None where none is priced.
+    /// The sessions from this agent: what the saving below rests on; of them, priced.
+    pub sessions: usize,
+    pub priced_sessions: usize,
+    /// Σ dollars saved over this agent's priced sessions; None where none is priced.
     pub dollars_saved: Option<f64>,
+    /// Σ cost saved over this agent's sessions, input-token equivalents, and its share of
+    /// their summed baseline cost.
+    pub cost_saved: f64,
     pub cost_saved_pct: f64,
     /// The key that makes it real; None where no setting does.
     pub key: Option<Key>,
