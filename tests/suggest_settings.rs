@@ -42,7 +42,13 @@ fn two_agents(dir: &Path) {
         "anthropic",
         &[500, 20_000, 600, 700, 800],
     );
-    session(dir, "cx-a", "codex", "openai", &[500, 600, 20_000, 700, 800]);
+    session(
+        dir,
+        "cx-a",
+        "codex",
+        "openai",
+        &[500, 600, 20_000, 700, 800],
+    );
 }
 
 const CAP: &str = "cap Bash at 800 bytes (p75)";
@@ -79,7 +85,10 @@ fn each_agents_setting_carries_the_saving_over_its_own_sessions() {
     };
     let cc = of("claude-code", CAP).unwrap();
     let cx = of("codex", CAP).unwrap();
-    assert_eq!((cc["sessions"].as_u64(), cx["sessions"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (cc["sessions"].as_u64(), cx["sessions"].as_u64()),
+        (Some(2), Some(1))
+    );
     close(cc["dollars_saved"].as_f64().unwrap(), 0.1536);
     close(cx["dollars_saved"].as_f64().unwrap(), 0.0768);
     close(cc["cost_saved"].as_f64().unwrap(), 76_800.0);
@@ -115,7 +124,9 @@ fn each_agents_setting_carries_the_saving_over_its_own_sessions() {
         "{text}"
     );
     assert!(
-        text.contains("      Codex CLI, saves $0.08 over its 1 session: no setting caps Bash's output"),
+        text.contains(
+            "      Codex CLI, saves $0.08 over its 1 session: no setting caps Bash's output"
+        ),
         "{text}"
     );
     // One folder, OUT/<name>-suggest/, holds them.

@@ -173,13 +173,19 @@ fn a_deferred_parts_search_runs_before_a_call_that_uses_its_tool_second() {
         .into_iter()
         .map(|r| (r.0, r.1))
         .collect();
-    assert_eq!(labels[1], ("tool search: loads mcp:github".to_string(), 10_100.0));
+    assert_eq!(
+        labels[1],
+        ("tool search: loads mcp:github".to_string(), 10_100.0)
+    );
     assert_eq!(labels[2].1, 30_100.0);
     let study = Study::new(&s).unwrap();
     let deferred = &study.edited[0].whatif.parts[0];
     assert_eq!(deferred.search_before, Some(1));
     assert_eq!(deferred.call_ids, vec!["gh"]);
-    assert_eq!(deferred.tools_used, vec!["mcp__github__x", "mcp__github__y"]);
+    assert_eq!(
+        deferred.tools_used,
+        vec!["mcp__github__x", "mcp__github__y"]
+    );
     // Dropped, the call that needs it is named all the same.
     assert_eq!(study.edited[1].whatif.parts[0].call_ids, vec!["gh"]);
 }

@@ -275,11 +275,7 @@ impl Evidence {
                 });
             }
             for part in &s.base_parts {
-                let using = s
-                    .calls
-                    .iter()
-                    .filter(|c| part.used_by(c))
-                    .count();
+                let using = s.calls.iter().filter(|c| part.used_by(c)).count();
                 let p = parts.entry(part.name.clone()).or_insert_with(|| PartUse {
                     part: part.name.clone(),
                     tokens: part.tokens,

@@ -332,7 +332,11 @@ fn settings(out: &mut dyn Write, r: &SuggestReport, shown: usize) -> io::Result<
             // Over that agent's sessions alone: its setting changes no other's.
             prose(
                 out,
-                &format!("      {}, {}:", h.agent.label(), super::settings::agent_saving(h, "its")),
+                &format!(
+                    "      {}, {}:",
+                    h.agent.label(),
+                    super::settings::agent_saving(h, "its")
+                ),
                 "        ",
                 &h.how,
             )?;

@@ -550,10 +550,11 @@ impl<'a> CallRef<'a> {
     /// Every tool the request used: `tool` first, then `other_tools`.
     pub fn tools(&self) -> impl Iterator<Item = &'a str> + use<'a> {
         let detail = self.detail;
-        detail
-            .and_then(|d| d.tool.as_deref())
-            .into_iter()
-            .chain(detail.into_iter().flat_map(|d| d.other_tools.iter().map(|t| &**t)))
+        detail.and_then(|d| d.tool.as_deref()).into_iter().chain(
+            detail
+                .into_iter()
+                .flat_map(|d| d.other_tools.iter().map(|t| &**t)),
+        )
     }
 
     /// A hash of the tool name and its input, if known: equal hashes are re-reads.

@@ -385,7 +385,9 @@ mod tests {
         assert_eq!(s.calls.at(0).tools().collect::<Vec<_>>(), ["Read"]);
         let orphan = text.replace("tool = \"Read\"\n", "");
         declined(&orphan);
-        let err = load_str(&orphan, Path::new("s.toml")).unwrap_err().to_string();
+        let err = load_str(&orphan, Path::new("s.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("give the first as `tool` too"), "{err}");
     }
 

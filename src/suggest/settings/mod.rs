@@ -339,7 +339,11 @@ mod tests {
         let allowed = allowed();
         assert!(allowed.len() >= 10, "{allowed:?}");
         let agents = [(Agent::ClaudeCode, 1), (Agent::Codex, 1)];
-        let how = all(&every_kind(), &agents, &shares_of(&agents, every_kind().len()));
+        let how = all(
+            &every_kind(),
+            &agents,
+            &shares_of(&agents, every_kind().len()),
+        );
         let key = |agent: Agent, edit: &str| {
             how.iter()
                 .find(|h| h.agent == agent && h.edit.starts_with(edit))
