@@ -518,6 +518,8 @@ fn written_scenarios_use_only_the_agreed_keys() {
         "id",
         "label",
         "tool",
+        // The request's other tools: a part is used by a call using any of them.
+        "other_tools",
         "kind",
         "bytes",
         "images",
