@@ -98,13 +98,20 @@ fn each_agents_setting_carries_the_saving_over_its_own_sessions() {
         cc["dollars_saved"].as_f64().unwrap() + cx["dollars_saved"].as_f64().unwrap(),
         cap["dollars_saved"].as_f64().unwrap(),
     );
-    // Context editing (Anthropic's) saves nothing in the Codex session: not in its settings.
+    assert_eq!(
+        (cc["saves"].as_bool(), cx["saves"].as_bool()),
+        (Some(true), Some(true))
+    );
+    // Context editing (Anthropic's) saves nothing in the Codex session: said so, and not
+    // in its settings (the fragment below holds the cap alone).
     let clearing = settings
         .iter()
         .find(|h| h["edit"].as_str().unwrap().starts_with("context editing"))
         .unwrap();
     assert_eq!(clearing["agent"], "claude-code");
-    assert!(of("codex", clearing["edit"].as_str().unwrap()).is_none());
+    let none = of("codex", clearing["edit"].as_str().unwrap()).unwrap();
+    assert_eq!(none["saves"], false);
+    assert_eq!(none["dollars_saved"].as_f64(), Some(0.0));
 
     // The table and the fragments say the same figures.
     let out = tempfile::tempdir().unwrap();
@@ -148,7 +155,9 @@ fn each_agents_setting_carries_the_saving_over_its_own_sessions() {
         )),
         "{comment}"
     );
+    assert!(!text.contains("Codex CLI, saves $0.00"), "{text}");
     let codex = fs::read_to_string(folder.join("codex.config.toml")).unwrap();
+    assert!(!codex.contains("context editing"), "{codex}");
     assert!(
         codex.contains(&format!(
             "# - {CAP} — saves $0.08 over Codex CLI's 1 session, rank 1 by cost"

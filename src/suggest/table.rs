@@ -328,8 +328,18 @@ fn settings(out: &mut dyn Write, r: &SuggestReport, shown: usize) -> io::Result<
             "      ",
             &super::settings::saving(s),
         )?;
-        for h in r.settings.iter().filter(|h| h.edit == s.name) {
+        // An agent whose sessions it leaves as they are adds nothing to say.
+        for h in r
+            .settings
+            .iter()
+            .filter(|h| h.edit == s.name && (h.saves || h.changes()))
+        {
             // Over that agent's sessions alone: its setting changes no other's.
+            let how = if h.saves {
+                h.how.as_str()
+            } else {
+                "not in its settings"
+            };
             prose(
                 out,
                 &format!(
@@ -338,7 +348,7 @@ fn settings(out: &mut dyn Write, r: &SuggestReport, shown: usize) -> io::Result<
                     super::settings::agent_saving(h, "its")
                 ),
                 "        ",
-                &h.how,
+                how,
             )?;
         }
     }

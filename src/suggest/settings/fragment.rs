@@ -17,7 +17,7 @@ use serde_json::{Map, Value as Json};
 fn split(how: &[HowTo], agent: Agent) -> (Vec<(&HowTo, &Key)>, Vec<&HowTo>) {
     let mut keyed: Vec<(&HowTo, &Key)> = Vec::new();
     let mut none = Vec::new();
-    let mut mine: Vec<&HowTo> = how.iter().filter(|h| h.agent == agent).collect();
+    let mut mine: Vec<&HowTo> = how.iter().filter(|h| h.agent == agent && h.saves).collect();
     // Dollars where every one is priced alike, else the cost.
     let by_dollars = mine
         .iter()

@@ -50,19 +50,24 @@ pub fn shares(agents: &[Agent], sessions: &[SessionFigures]) -> BTreeMap<Agent, 
 pub fn agent_saving(h: &HowTo, whose: &str) -> String {
     let sessions = crate::number::plural(h.sessions, "session", "sessions");
     let over = format!("over {whose} {sessions}");
-    match h.dollars_saved {
-        Some(d) if h.priced_sessions == h.sessions => {
-            format!("saves {} {over}", crate::number::dollars(d))
+    // A loss is said as what it adds, never as a negative saving.
+    let verb = |x: f64| if x < 0.0 { ("adds", -x) } else { ("saves", x) };
+    match h.dollars_saved.map(verb) {
+        Some((verb, d)) if h.priced_sessions == h.sessions => {
+            format!("{verb} {} {over}", crate::number::dollars(d))
         }
-        Some(d) => format!(
-            "saves {} over the {} priced of {whose} {sessions}",
+        Some((verb, d)) => format!(
+            "{verb} {} over the {} priced of {whose} {sessions}",
             crate::number::dollars(d),
             h.priced_sessions,
         ),
-        None => format!(
-            "saves {} of the cost (no price known) {over}",
-            crate::number::percent(h.cost_saved_pct)
-        ),
+        None => {
+            let (verb, pct) = verb(h.cost_saved_pct);
+            format!(
+                "{verb} {} of the cost (no price known) {over}",
+                crate::number::percent(pct)
+            )
+        }
     }
 }
 
@@ -103,6 +108,7 @@ pub fn how_to(s: &Suggested, agent: Agent, share: &Share) -> HowTo {
         Agent::OpenAiApi => (None, openai_api(s)),
     };
     HowTo {
+        saves: share.saves(),
         agent,
         edit: s.name.clone(),
         cost_rank: s.cost_rank,
@@ -116,9 +122,11 @@ pub fn how_to(s: &Suggested, agent: Agent, share: &Share) -> HowTo {
     }
 }
 
-/// Every candidate, for every agent seen whose own sessions it saves (`shares`, by the
-/// candidate's edit index), best first: a setting changes only its agent's sessions, so
-/// it carries their saving alone.
+/// Every candidate, for every agent seen, with its saving over that agent's sessions
+/// alone (`shares`, by the candidate's edit index), best first: a setting changes only
+/// its agent's sessions. Only candidates that save somewhere are listed; an agent whose
+/// sessions it does not save is kept with `saves` false (said, never in its fragment),
+/// so the agents' figures add up to the total.
 pub fn all(
     candidates: &[Suggested],
     agents: &[(Agent, usize)],
@@ -126,13 +134,16 @@ pub fn all(
 ) -> Vec<HowTo> {
     let mut out = Vec::new();
     for s in candidates {
-        for &(agent, _) in agents {
-            let Some(share) = shares.get(&agent).and_then(|v| v.get(s.index)) else {
-                continue;
-            };
-            if share.saves() {
-                out.push(how_to(s, agent, share));
-            }
+        let hows: Vec<HowTo> = agents
+            .iter()
+            .filter_map(|&(agent, _)| {
+                let share = shares.get(&agent)?.get(s.index)?;
+                Some(how_to(s, agent, share))
+            })
+            .collect();
+        // A candidate none of whose agents it saves is in no one's settings.
+        if hows.iter().any(|h| h.saves) {
+            out.extend(hows);
         }
     }
     out
@@ -495,10 +506,22 @@ mod tests {
         // Claude Code's sessions lose dollars (though they save input-token equivalents):
         // only Codex's settings carry it, with Codex's saving.
         shares.get_mut(&Agent::ClaudeCode).unwrap()[0].dollars_saved = Some(-0.45);
-        let how = all(&[s], &agents, &shares);
-        assert_eq!(how.len(), 1);
-        assert_eq!(how[0].agent, Agent::Codex);
-        assert_eq!(how[0].dollars_saved, Some(1.25));
-        assert_eq!(how[0].cost_saved_pct, 10.0);
+        let how = all(std::slice::from_ref(&s), &agents, &shares);
+        let saves: Vec<(Agent, bool)> = how.iter().map(|h| (h.agent, h.saves)).collect();
+        assert_eq!(saves, [(Agent::ClaudeCode, false), (Agent::Codex, true)]);
+        assert_eq!(how[1].dollars_saved, Some(1.25));
+        assert_eq!(how[1].cost_saved_pct, 10.0);
+        // The loss is said as what it adds; the fragment leaves it out.
+        assert_eq!(
+            agent_saving(&how[0], "its"),
+            "adds $0.45 over its 2 sessions"
+        );
+        assert!(!fragment::claude_code(&how, "logs").contains("compact above"));
+        assert!(
+            fragment::codex(&how, "logs").contains("compact above 60,000 tokens — saves $1.25")
+        );
+        // Lost everywhere, it is in no agent's list.
+        shares.get_mut(&Agent::Codex).unwrap()[0].dollars_saved = Some(-0.1);
+        assert!(all(&[s], &agents, &shares).is_empty());
     }
 }

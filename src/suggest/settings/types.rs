@@ -67,6 +67,15 @@ pub struct Key {
     pub limits: String,
 }
 
+impl HowTo {
+    /// Whether it changes the cost of this agent's sessions at all (in dollars where
+    /// priced): a saving or a loss, not a zero.
+    pub fn changes(&self) -> bool {
+        self.dollars_saved
+            .map_or(self.cost_saved != 0.0, |d| d != 0.0)
+    }
+}
+
 /// A setting's value.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -111,6 +120,9 @@ impl Share {
 /// One suggestion in one agent's terms.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HowTo {
+    /// Whether it saves over this agent's sessions ([`Share::saves`]): only then is it in
+    /// the agent's settings fragment; otherwise the table says what it adds there.
+    pub saves: bool,
     pub agent: Agent,
     /// The candidate's name, as in `suggested.toml`.
     pub edit: String,
