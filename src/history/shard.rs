@@ -604,6 +604,15 @@ mod tests {
                 base_clamped: true,
                 base_clamped_points: 2,
                 what_if: None,
+                refetch: Some(crate::history::refetch::SessionRefetch {
+                    removed: 5,
+                    by_rate: vec![crate::history::refetch::RateSaving {
+                        rate: 0.25,
+                        saved_tokens: numbers[14],
+                        cost_saved: numbers[15],
+                        dollars_saved: Some(numbers[1]),
+                    }],
+                }),
             };
             Session {
                 figures: SessionFigures {
