@@ -298,6 +298,23 @@ fn caveat(removed: usize, by_rate: &[RateSaving], stops: &StopsSaving, by_cost: 
     text
 }
 
+/// Where an edit stops saving, in a few words for a table cell: `at 1/3 (0.333), exactly`,
+/// `between 0.25 and 0.5 (sampled)`, `saves at every rate`, `saves nothing even at 0`.
+pub fn short(stops: &StopsSaving, last_rate: f64) -> String {
+    use crate::number::decimal;
+    match (stops.rate, stops.how, stops.saves_at) {
+        (None, "exact", _) => "saves at every rate, even re-fetching all".into(),
+        (None, _, _) => format!("saves at every swept rate (up to {})", decimal(last_rate)),
+        (Some(p), "exact", _) if p > 0.0 => format!("at re-fetch {}, exactly", rate(p)),
+        (Some(p), _, Some(lo)) => format!(
+            "between re-fetch {} and {} (on the swept rates)",
+            decimal(lo),
+            decimal(p)
+        ),
+        (Some(p), _, _) => format!("saves nothing even at re-fetch {}", decimal(p)),
+    }
+}
+
 /// A rate 1/k as a person reads it: `1/3 (0.333)`; a rate with few digits as itself
 /// (`0.25`).
 pub fn rate(p: f64) -> String {

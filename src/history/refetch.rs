@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 /// The re-fetch rates a history sweeps: docs/model.md §11's default axis.
 pub const RATES: [f64; 4] = crate::scenario::DEFAULT_REFETCH_AXIS;
 
+/// What the re-fetch figures are, said wherever they are shown.
+pub const NOTE: &str = "Every k-th result an edit removes (k = ⌈1/rate⌉) fetched again by one added call, in each session at its own B and ρ, summed over the sessions; where the summed saving stops is sampled on the swept rates (docs/model.md §11). Cost in dollars where every session is priced, else input-token equivalents.";
+
 /// One edit's saving at one re-fetch rate: on one session, or summed over sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RateSaving {
@@ -191,20 +194,22 @@ impl RefetchAggregate {
     }
 
     /// `stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at
-    /// 0.25)`: the clause beside a suggestion.
+    /// 0.25)`: the clause beside a suggestion, sampled on the swept rates.
     pub fn clause(&self) -> String {
         let last = self.by_rate.last().map_or(0.0, |r| r.rate);
         match (self.stops_saving_at, self.saves_at) {
             (None, _) => format!(
-                "still saves if the agent re-fetches {} of what it removes (the highest rate swept)",
+                "still saves if the agent re-fetches {} of what it removes (the most swept)",
                 decimal(last)
             ),
             (Some(p), Some(lo)) => format!(
-                "stops saving if the agent re-fetches ≥ {} of what it removes (still saves at {}; sampled on the rates {})",
+                "stops saving if the agent re-fetches ≥ {} of what it removes (still saves at {})",
                 decimal(p),
-                decimal(lo),
-                self.rates()
+                decimal(lo)
             ),
+            (Some(p), None) if p <= 0.0 => {
+                "saves nothing even if the agent re-fetches none of what it removes".into()
+            }
             (Some(p), None) => format!(
                 "saves nothing even if the agent re-fetches {} of what it removes",
                 decimal(p)

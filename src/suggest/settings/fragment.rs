@@ -36,6 +36,10 @@ fn comment(h: &HowTo, k: Option<&Key>) -> String {
             crate::number::percent(h.cost_saved_pct)
         ),
     };
+    let saving = match &h.refetch {
+        Some(r) => format!("{saving}; {r}"),
+        None => saving,
+    };
     match k {
         Some(k) => format!(
             "{} — {saving}, rank {} by cost. Limits: {}",

@@ -31,7 +31,7 @@ pub fn seen(loaded: &[Loaded]) -> Vec<(Agent, usize)> {
 
 /// The saving of `s` in words: dollars where priced, else the share of the cost.
 pub fn saving(s: &Suggested) -> String {
-    match s.dollars_saved {
+    let saves = match s.dollars_saved {
         // The percentage is of the cost in input-token equivalents, not of the dollars:
         // beside dollars it would read as theirs.
         Some(d) => format!(
@@ -44,6 +44,11 @@ pub fn saving(s: &Suggested) -> String {
             crate::number::percent(s.cost_saved_pct),
             s.cost_rank
         ),
+    };
+    // How much re-fetching would undo it (docs/model.md §11), beside the saving.
+    match &s.refetch {
+        Some(r) => format!("{saves}; {}", r.clause()),
+        None => saves,
     }
 }
 
@@ -61,6 +66,7 @@ pub fn how_to(s: &Suggested, agent: Agent) -> HowTo {
         cost_rank: s.cost_rank,
         dollars_saved: s.dollars_saved,
         cost_saved_pct: s.cost_saved_pct,
+        refetch: s.refetch.as_ref().map(|r| r.clause()),
         key,
         how,
     }
