@@ -360,16 +360,14 @@ fn refetch(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let Some((_, first)) = removing.first() else {
         return Ok(());
     };
-    let what = if first.measure == "dollars" {
-        "$ saved"
+    let (what, unit) = if first.measure == "dollars" {
+        ("$ saved", "")
     } else {
-        "cost saved, input-token equivalents"
+        ("cost saved", "input-token equivalents; ")
     };
     writeln!(
         out,
-        "
-If the agent fetches again what an edit removes ({what} summed at re-fetch rates {}; each
-session at its own B and ρ; docs/model.md §11):",
+        "\nIf the agent fetches again what an edit removes (docs/model.md §11), summed {what} at\nre-fetch {} ({unit}each session at its own B and ρ):",
         first.rates()
     )?;
     for (e, a) in removing {

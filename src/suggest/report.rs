@@ -448,7 +448,7 @@ fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
     ));
     if let Some(r) = &best.refetch {
         text.push_str(&format!(
-            " It {} (re-fetch rates swept: {}; docs/model.md §11).",
+            " It {}, sampled on the re-fetch rates {} (docs/model.md §11).",
             r.clause(),
             r.rates()
         ));
