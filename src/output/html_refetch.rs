@@ -2,7 +2,7 @@
 //! history's: each edit that removes results, its saving at each swept re-fetch rate, and
 //! where it stops saving. Short on purpose: one row per such edit.
 
-use super::html::escape;
+use super::html_escape::escape;
 use crate::number::decimal;
 use std::io::{self, Write};
 
