@@ -166,7 +166,10 @@ fn each_sessions_figures_are_the_single_runs() {
     assert_eq!(r["stops_saving_at"], 0.5);
     assert_eq!(r["saves_at"], 0.25);
     assert_eq!(r["measure"], "cost");
-    assert_eq!((r["sessions"].as_u64(), r["removed"].as_u64()), (Some(2), Some(6)));
+    assert_eq!(
+        (r["sessions"].as_u64(), r["removed"].as_u64()),
+        (Some(2), Some(6))
+    );
     let base = json["edits"]
         .as_array()
         .unwrap()
@@ -174,7 +177,10 @@ fn each_sessions_figures_are_the_single_runs() {
         .find(|e| e["name"] == "drop 500 base tokens")
         .unwrap();
     assert!(base.get("refetch").is_none(), "{base:#}");
-    let expected = [("a", [28_000.0, 28_000.0, 20_900.0, 8_900.0]), ("b", [2_500.0, 2_500.0, 2_500.0, -10_100.0])];
+    let expected = [
+        ("a", [28_000.0, 28_000.0, 20_900.0, 8_900.0]),
+        ("b", [2_500.0, 2_500.0, 2_500.0, -10_100.0]),
+    ];
     for (name, savings) in expected {
         let session = json["sessions"]
             .as_array()
@@ -182,14 +188,20 @@ fn each_sessions_figures_are_the_single_runs() {
             .iter()
             .find(|s| s["name"] == name)
             .unwrap();
-        let by_rate = &session["edits"][0]["refetch"]["by_rate"];
-        let got: Vec<f64> = by_rate
+        let r = &session["edits"][0]["refetch"];
+        assert_eq!(r["rates"], serde_json::json!([0.0, 0.1, 0.25, 0.5]));
+        let got: Vec<f64> = r["saved_tokens"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| r["saved_tokens"].as_f64().unwrap())
+            .map(|x| x.as_f64().unwrap())
             .collect();
         assert_eq!(got, savings, "{name}");
+        assert_eq!(
+            r["cost_saved"], r["saved_tokens"],
+            "{name}: no cache, no price"
+        );
+        assert!(r.get("dollars_saved").is_none(), "{name}");
         // The single run of the session says the same at each rate.
         let single = simulate(
             dir.path(),
@@ -227,7 +239,14 @@ fn a_merge_of_shards_gives_the_same_refetch_csv() {
         simulate(
             dir.path(),
             &[
-                "history", "hist", "--edits", "edits.toml", "--shard", shard, "--out", out,
+                "history",
+                "hist",
+                "--edits",
+                "edits.toml",
+                "--shard",
+                shard,
+                "--out",
+                out,
                 "--no-charts",
             ],
         );
@@ -259,13 +278,22 @@ fn suggest_says_how_much_re_fetching_undoes_each_suggestion() {
             out.to_str().unwrap(),
         ],
     );
-    let folder = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    let folder = std::fs::read_dir(&out)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let refetch = std::fs::read_to_string(folder.join("refetch.csv")).unwrap();
     let suggest = std::fs::read_to_string(folder.join("suggest.csv")).unwrap();
     let mut rows = csv::Reader::from_reader(suggest.as_bytes());
     let header = rows.headers().unwrap().clone();
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let (edit, removes, stops) = (col("edit"), col("removes_results"), col("refetch_stops_saving_at"));
+    let (edit, removes, stops) = (
+        col("edit"),
+        col("removes_results"),
+        col("refetch_stops_saving_at"),
+    );
     let mut removing = 0;
     for row in rows.records() {
         let row = row.unwrap();
@@ -297,5 +325,8 @@ fn suggest_says_how_much_re_fetching_undoes_each_suggestion() {
         table.contains("It stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at 0.25), sampled on the re-fetch rates 0, 0.1, 0.25, 0.5 (docs/model.md §11)."),
         "{table}"
     );
-    assert!(table.contains("summed over every session, rank 1 by cost; stops"), "{table}");
+    assert!(
+        table.contains("summed over every session, rank 1 by cost; stops"),
+        "{table}"
+    );
 }

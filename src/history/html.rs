@@ -363,7 +363,11 @@ fn refetch(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             })
         })
         .collect();
-    let by_dollars = r.edits.iter().filter_map(|e| e.refetch.as_ref()).any(|a| a.measure == "dollars");
+    let by_dollars = r
+        .edits
+        .iter()
+        .filter_map(|e| e.refetch.as_ref())
+        .any(|a| a.measure == "dollars");
     let note = super::refetch::NOTE;
     let unit = if by_dollars {
         "$ saved at"

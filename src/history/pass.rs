@@ -162,20 +162,20 @@ pub fn pass(
             )
             .into());
         }
-        let rates: Vec<f64> = super::refetch::RATES.to_vec();
-        if let Some(e) = s.figures.edits.iter().find(|e| {
-            e.refetch
-                .as_ref()
-                .is_some_and(|r| r.by_rate.iter().map(|x| x.rate).ne(rates.iter().copied()))
-        }) {
+        let rates = &super::refetch::RATES;
+        if let Some(r) = s
+            .figures
+            .edits
+            .iter()
+            .filter_map(|e| e.refetch.as_ref())
+            .find(|r| !r.fits(rates))
+        {
             return Err(Located::new(
                 s.figures.name.clone(),
                 format!(
-                    "this session's record has an edit's savings at the re-fetch rates {:?}, where this simulate sweeps {rates:?}: the shard was written by another version of simulate, or was edited; run the shard again",
-                    e.refetch
-                        .as_ref()
-                        .map(|r| r.by_rate.iter().map(|x| x.rate).collect::<Vec<_>>())
-                        .unwrap_or_default()
+                    "this session's record has an edit's savings at the re-fetch rates {:?} ({} figures), where this simulate sweeps {rates:?}: the shard was written by another version of simulate, or was edited; run the shard again",
+                    r.rates,
+                    r.saved_tokens.len()
                 ),
             )
             .into());

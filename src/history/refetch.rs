@@ -30,13 +30,43 @@ pub struct RateSaving {
     pub dollars_saved: Option<f64>,
 }
 
-/// An edit that removes results, on one session, as the re-fetch rate moves.
+/// An edit that removes results, on one session, as the re-fetch rate moves: by rate, in
+/// columns (a record a line of `shard.jsonl` carries per such edit, so kept short).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRefetch {
     /// Results it removes at the session's nominal point.
     pub removed: usize,
-    /// Its saving at each of [`RATES`], ascending.
-    pub by_rate: Vec<RateSaving>,
+    /// The rates, ascending: [`RATES`].
+    pub rates: Vec<f64>,
+    /// Its saving at each rate: on the reread total (est. tokens), on cost (input-token
+    /// equivalents) and in USD (absent where the session is not priced at every rate).
+    pub saved_tokens: Vec<f64>,
+    pub cost_saved: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dollars_saved: Option<Vec<f64>>,
+}
+
+impl SessionRefetch {
+    /// Its saving at each rate, ascending.
+    pub fn by_rate(&self) -> impl Iterator<Item = RateSaving> + '_ {
+        self.rates.iter().enumerate().map(|(j, &rate)| RateSaving {
+            rate,
+            saved_tokens: self.saved_tokens.get(j).copied().unwrap_or(f64::NAN),
+            cost_saved: self.cost_saved.get(j).copied().unwrap_or(f64::NAN),
+            dollars_saved: self.dollars_saved.as_ref().and_then(|d| d.get(j).copied()),
+        })
+    }
+
+    /// Whether each column has one figure per rate, the rates being `rates`.
+    pub fn fits(&self, rates: &[f64]) -> bool {
+        self.rates == rates
+            && self.saved_tokens.len() == rates.len()
+            && self.cost_saved.len() == rates.len()
+            && self
+                .dollars_saved
+                .as_ref()
+                .is_none_or(|d| d.len() == rates.len())
+    }
 }
 
 /// Every edit's figures at each of [`RATES`] on one session evaluated at `nominal` (by
@@ -58,17 +88,19 @@ pub fn of_session(study: &Study, nominal: &Evaluation) -> Vec<Option<SessionRefe
                 &RATES,
                 &result.outcome,
             );
-            let by_rate = RATES
-                .iter()
-                .zip(outcomes)
-                .map(|(&rate, o)| RateSaving {
-                    rate,
-                    saved_tokens: b.total_tokens - o.total_tokens,
-                    cost_saved: b.cost - o.cost,
-                    dollars_saved: b.dollars.zip(o.dollars).map(|(b, e)| b - e),
-                })
-                .collect();
-            Some(SessionRefetch { removed, by_rate })
+            Some(SessionRefetch {
+                removed,
+                rates: RATES.to_vec(),
+                saved_tokens: outcomes
+                    .iter()
+                    .map(|o| b.total_tokens - o.total_tokens)
+                    .collect(),
+                cost_saved: outcomes.iter().map(|o| b.cost - o.cost).collect(),
+                dollars_saved: outcomes
+                    .iter()
+                    .map(|o| b.dollars.zip(o.dollars).map(|(b, e)| b - e))
+                    .collect(),
+            })
         })
         .collect()
 }
@@ -86,8 +118,7 @@ impl RefetchSums {
     pub fn add(&mut self, s: &SessionRefetch) {
         if self.sums.is_empty() {
             self.sums = s
-                .by_rate
-                .iter()
+                .by_rate()
                 .map(|r| RateSaving {
                     rate: r.rate,
                     saved_tokens: 0.0,
@@ -98,7 +129,7 @@ impl RefetchSums {
         }
         self.sessions += 1;
         self.removed += s.removed;
-        for (sum, r) in self.sums.iter_mut().zip(&s.by_rate) {
+        for (sum, r) in self.sums.iter_mut().zip(s.by_rate()) {
             sum.saved_tokens += r.saved_tokens;
             sum.cost_saved += r.cost_saved;
             if let Some(d) = r.dollars_saved {
@@ -244,16 +275,10 @@ mod tests {
     fn session(removed: usize, cost: [f64; 4]) -> SessionRefetch {
         SessionRefetch {
             removed,
-            by_rate: RATES
-                .iter()
-                .zip(cost)
-                .map(|(&rate, c)| RateSaving {
-                    rate,
-                    saved_tokens: c,
-                    cost_saved: c,
-                    dollars_saved: None,
-                })
-                .collect(),
+            rates: RATES.to_vec(),
+            saved_tokens: cost.to_vec(),
+            cost_saved: cost.to_vec(),
+            dollars_saved: None,
         }
     }
 

@@ -606,12 +606,10 @@ mod tests {
                 what_if: None,
                 refetch: Some(crate::history::refetch::SessionRefetch {
                     removed: 5,
-                    by_rate: vec![crate::history::refetch::RateSaving {
-                        rate: 0.25,
-                        saved_tokens: numbers[14],
-                        cost_saved: numbers[15],
-                        dollars_saved: Some(numbers[1]),
-                    }],
+                    rates: vec![0.25],
+                    saved_tokens: vec![numbers[14]],
+                    cost_saved: vec![numbers[15]],
+                    dollars_saved: Some(vec![numbers[1]]),
                 }),
             };
             Session {

@@ -115,7 +115,16 @@ fn refetch(out: &mut dyn Write, r: &Report) -> io::Result<()> {
             cells: e
                 .by_rate
                 .iter()
-                .map(|x| grouped(if by_cost { x.saved_cost } else { x.saved_tokens }, 0))
+                .map(|x| {
+                    grouped(
+                        if by_cost {
+                            x.saved_cost
+                        } else {
+                            x.saved_tokens
+                        },
+                        0,
+                    )
+                })
                 .collect(),
             stops: crate::behaviour::short(&e.stops_saving, b.rates.last().copied().unwrap_or(0.0)),
         })

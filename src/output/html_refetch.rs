@@ -33,7 +33,10 @@ pub fn section(
     for &p in rates {
         write!(out, "<th>{} {}</th>", escape(unit), escape(&decimal(p)))?;
     }
-    writeln!(out, "<th class=\"word\">stops saving</th></tr></thead>\n<tbody>")?;
+    writeln!(
+        out,
+        "<th class=\"word\">stops saving</th></tr></thead>\n<tbody>"
+    )?;
     for r in rows {
         write!(out, "<tr><td class=\"name\">{}</td>", escape(&r.name))?;
         for c in &r.cells {

@@ -206,7 +206,14 @@ pub fn write(
         "   ",
         &format!(
             "(cost saved: {}; saved: of the summed baseline; {}; saves cost in: sessions where the edit saves cost; p10–p90: of each session's own percentage of cost saved, nearest rank; sweep: the points of {} on every session's own B and ρ where the summed cost saving is positive, and the edit's cost rank among all candidates there; stops: the lowest re-fetch rate, of {}, at which the summed saving of an edit that removes results is gone if the agent fetches again that share of what it removes (> the highest: it saves at every one; —: it removes nothing; docs/model.md §11))",
-            r.cost_unit, r.context_removed, r.sweep.grid, crate::history::refetch::RATES.iter().map(|&p| crate::number::decimal(p)).collect::<Vec<_>>().join(", ")
+            r.cost_unit,
+            r.context_removed,
+            r.sweep.grid,
+            crate::history::refetch::RATES
+                .iter()
+                .map(|&p| crate::number::decimal(p))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )?;
     if priced {
