@@ -347,7 +347,6 @@ fn what_if(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     writeln!(out, "</ul>")
 }
 
-/// The base edits larger than some session's base, every session named.
 /// What the agent does next (docs/model.md §11): each edit that removes results, its
 /// summed saving at each re-fetch rate, and where that stops.
 fn refetch(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
@@ -377,6 +376,7 @@ fn refetch(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     crate::output::html_refetch::section(out, note, unit, &super::refetch::RATES, &rows)
 }
 
+/// The base edits larger than some session's base, every session named.
 fn base_clamps(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
     let lines = super::report::base_clamp_lines(r, MAX_SESSION_ROWS);
     if lines.is_empty() {
