@@ -6,7 +6,7 @@
 //! Every figure here is at the nominal B, ρ, cache read price and retry rate; only the
 //! re-fetch rate moves. The sweep covers the whole grid (`crate::sweep`).
 
-use crate::evaluate::{Study, outcome};
+use crate::evaluate::{Study, outcome, outcome_with};
 use crate::point::Point;
 use crate::rank;
 use crate::scenario::{Calls, DEFAULT_REFETCH_AXIS};
@@ -115,14 +115,9 @@ pub fn analyse(study: &Study, nominal: &Point, rates: &[f64], by_cost: bool) -> 
             let removed = subject.removals(study, &clearings).len();
             let exact = exact_stop(study, subject, nominal, removed, by_cost, (bt, bc));
             let stops_saving = exact.unwrap_or_else(|| {
-                let first = by_rate.iter().position(|r| saved(r) <= 0.0);
-                StopsSaving {
-                    rate: first.map(|f| by_rate[f].rate),
-                    how: "grid",
-                    saves_at: first
-                        .and_then(|f| f.checked_sub(1))
-                        .map(|f| by_rate[f].rate),
-                }
+                let rates: Vec<f64> = by_rate.iter().map(|r| r.rate).collect();
+                let savings: Vec<f64> = by_rate.iter().map(saved).collect();
+                on_grid(&rates, &savings)
             });
             EditBehaviour {
                 edit: i,
@@ -134,6 +129,62 @@ pub fn analyse(study: &Study, nominal: &Point, rates: &[f64], by_cost: bool) -> 
             }
         })
         .collect()
+}
+
+/// Where a saving stops on a grid: the first of `rates` (ascending) whose saving (in
+/// `savings`, by rate) is ≤ 0, and the rate before it, which still saves.
+pub fn on_grid(rates: &[f64], savings: &[f64]) -> StopsSaving {
+    let first = savings.iter().position(|&s| s <= 0.0);
+    StopsSaving {
+        rate: first.and_then(|f| rates.get(f).copied()),
+        how: "grid",
+        saves_at: first
+            .and_then(|f| f.checked_sub(1))
+            .and_then(|f| rates.get(f).copied()),
+    }
+}
+
+/// One run's outcomes at `point`'s B and ρ at each of `rates`, with how many results its
+/// edit removes there. The policy's clearings are made once and each rate's re-fetches
+/// added to them; `known`, the outcome at `point` itself (its own rate), is reused, and so
+/// is one walk for every rate that fetches nothing again (⌈1/p⌉ above the results
+/// removed): a history pays a walk only for the rates that move the run.
+pub fn outcomes_at_rates(
+    study: &Study,
+    subject: &crate::evaluate::Subject,
+    point: &Point,
+    rates: &[f64],
+    known: &crate::evaluate::Outcome,
+) -> (usize, Vec<crate::evaluate::Outcome>) {
+    let policy = subject.clearings_at(study, point.assumptions(), 0.0);
+    let removals = subject.removals(study, &policy);
+    let len = subject.run.len();
+    // The outcome without re-fetches, walked at most once.
+    let mut none = known.clearings.refetches.is_empty().then(|| known.clone());
+    let outcomes = rates
+        .iter()
+        .map(|&p| {
+            if p == point.refetch {
+                return known.clone();
+            }
+            let at = Point {
+                refetch: p,
+                ..*point
+            };
+            let refetches = crate::refetch::requests(&removals, p, len);
+            if refetches.is_empty() {
+                return none
+                    .get_or_insert_with(|| outcome_with(study, subject, &at, policy.clone()))
+                    .clone();
+            }
+            let clearings = crate::clear::Clearings {
+                refetches,
+                ..policy.clone()
+            };
+            outcome_with(study, subject, &at, clearings)
+        })
+        .collect();
+    (removals.len(), outcomes)
 }
 
 /// The lowest rate at which the edit saves nothing, found exactly: the saving depends on
@@ -245,6 +296,23 @@ fn caveat(removed: usize, by_rate: &[RateSaving], stops: &StopsSaving, by_cost: 
         },
     });
     text
+}
+
+/// Where an edit stops saving, in a few words for a table cell: `at 1/3 (0.333), exactly`,
+/// `between 0.25 and 0.5 (sampled)`, `saves at every rate`, `saves nothing even at 0`.
+pub fn short(stops: &StopsSaving, last_rate: f64) -> String {
+    use crate::number::decimal;
+    match (stops.rate, stops.how, stops.saves_at) {
+        (None, "exact", _) => "saves at every rate, even re-fetching all".into(),
+        (None, _, _) => format!("saves at every swept rate (up to {})", decimal(last_rate)),
+        (Some(p), "exact", _) if p > 0.0 => format!("at re-fetch {}, exactly", rate(p)),
+        (Some(p), _, Some(lo)) => format!(
+            "between re-fetch {} and {} (on the swept rates)",
+            decimal(lo),
+            decimal(p)
+        ),
+        (Some(p), _, _) => format!("saves nothing even at re-fetch {}", decimal(p)),
+    }
 }
 
 /// A rate 1/k as a person reads it: `1/3 (0.333)`; a rate with few digits as itself

@@ -538,8 +538,20 @@ impl Evaluation {
 
 /// Replays `subject` at `point` call by call.
 pub fn outcome(study: &Study, subject: &Subject, point: &Point) -> Outcome {
+    let clearings = subject.clearings_at(study, point.assumptions(), point.refetch);
+    outcome_with(study, subject, point, clearings)
+}
+
+/// Replays `subject` at `point` with `clearings` already made for it (its policy's at
+/// `point`'s B and ρ, with the re-fetches of some rate): what lets a re-fetch sweep make
+/// a policy's clearings once for every rate (`crate::behaviour::outcomes_at_rates`).
+pub fn outcome_with(
+    study: &Study,
+    subject: &Subject,
+    point: &Point,
+    clearings: Clearings,
+) -> Outcome {
     let at = point.assumptions();
-    let clearings = subject.clearings_at(study, at, point.refetch);
     let sums: RunSums<f64> = subject.sums(study, &clearings, at);
     let cost = subject.cost(study, &sums, point);
     // A compaction is a request too (its summary, output, is in the sums).

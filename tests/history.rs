@@ -195,6 +195,7 @@ fn session(name: &str, baseline: f64, saved: &[f64]) -> SessionFigures {
                 base_clamped: false,
                 base_clamped_points: 0,
                 what_if: None,
+                refetch: None,
             })
             .collect(),
         warnings: Vec::new(),

@@ -168,3 +168,33 @@ fn a_rate_above_1_is_refused() {
         "{stderr}"
     );
 }
+
+/// `report.html` has the re-fetch section: each edit that removes results at each swept
+/// rate (est. tokens here: no cache, no price) and where it stops saving.
+#[test]
+fn the_page_shows_each_edits_saving_at_each_rate_and_where_it_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("refetch.toml");
+    std::fs::write(&path, TRACE).unwrap();
+    let out = dir.path().join("o");
+    let output = Command::new(env!("CARGO_BIN_EXE_simulate"))
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let html = std::fs::read_to_string(out.join("refetch/report.html")).unwrap();
+    assert!(
+        html.contains("<th>est. tokens saved at 0</th><th>est. tokens saved at 0.1</th><th>est. tokens saved at 0.25</th><th>est. tokens saved at 0.5</th><th class=\"word\">stops saving</th>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<tr><td class=\"name\">cap reads</td><td>6,000</td><td>6,000</td><td>6,000</td><td>6,000</td><td class=\"word\">at re-fetch 1, exactly</td></tr>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("For comparison, the baseline itself read again 1 of 3 results later"),
+        "{html}"
+    );
+}

@@ -288,6 +288,7 @@ fn the_files_and_the_edits_file_a_person_reads() {
         support::names(&folder),
         vec![
             ".simulate-manifest",
+            "refetch.csv",
             "suggest.csv",
             "suggested.toml",
             "tradeoff-cap.svg",

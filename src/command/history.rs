@@ -589,6 +589,10 @@ fn finish(
             dir.write("summary.csv", |w| history::csv::write_summary(w, &report))?;
             dir.write("flips.csv", |w| history::csv::write_flips(w, &report))?;
             dir.write("sweep.csv", |w| history::csv::write_sweep(w, &report))?;
+            let refetch = history::csv::refetch_edits(&report);
+            if !refetch.is_empty() {
+                dir.write("refetch.csv", |w| history::csv::write_refetch(w, &refetch))?;
+            }
             if let Some(groups) = &report.groups {
                 dir.write("groups.csv", |w| history::csv::write_groups(w, groups))?;
             }

@@ -160,6 +160,16 @@ fn suggestion(
                 w.write_all(report.suggested_toml.as_bytes())
             })?;
             dir.write("suggest.csv", |w| suggest::csv::write(w, &report))?;
+            let refetch: Vec<(&str, &crate::history::refetch::RefetchAggregate)> = report
+                .candidates
+                .iter()
+                .filter_map(|s| Some((s.name.as_str(), s.refetch.as_ref()?)))
+                .collect();
+            if !refetch.is_empty() {
+                dir.write("refetch.csv", |w| {
+                    crate::history::csv::write_refetch(w, &refetch)
+                })?;
+            }
             // The agents' settings fragments: to copy from, never the user's own files.
             use suggest::settings::{Agent, fragment};
             for (agent, _) in &report.agents {

@@ -44,6 +44,8 @@ struct EditSums {
     /// without prices on, so an unpriced history keeps one list, not two.
     dollar_percents: Option<Vec<f64>>,
     what_if: Option<WhatIfAggregate>,
+    /// For an edit that removes results: its savings at each re-fetch rate, summed.
+    refetch: Option<super::refetch::RefetchSums>,
 }
 
 /// Sums sessions in the order they are added.
@@ -214,6 +216,9 @@ impl Accumulator {
                     .get_or_insert_with(Default::default)
                     .add(&s.name, w);
             }
+            if let Some(r) = &e.refetch {
+                sums.refetch.get_or_insert_with(Default::default).add(r);
+            }
             sums.saved += e.saved_tokens;
             sums.cost_saved += e.cost_saved;
             if let Some(d) = e.dollars_saved {
@@ -294,7 +299,9 @@ impl Accumulator {
         let mut cost_percents = Vec::with_capacity(self.edits.len());
         let mut dollar_percents = Vec::with_capacity(self.edits.len());
         let mut edits = Vec::with_capacity(self.edits.len());
-        for (i, (name, e)) in self.names.iter().zip(self.edits).enumerate() {
+        let mut refetch = Vec::with_capacity(self.edits.len());
+        for (i, (name, mut e)) in self.names.iter().zip(self.edits).enumerate() {
+            refetch.push(e.refetch.take());
             edits.push(EditAggregate {
                 name: name.clone(),
                 index: i,
@@ -317,6 +324,7 @@ impl Accumulator {
                 sessions_base_clamped_in_sweep: e.clamped_in_sweep,
                 base_clamped: e.base_clamped,
                 what_if: e.what_if,
+                refetch: None,
             });
             session_pcts.push(e.percents);
             cost_percents.push(e.cost_percents);
@@ -342,6 +350,10 @@ impl Accumulator {
         for ((e, &r), &c) in edits.iter_mut().zip(&ranking.ranks).zip(&cost_ranks) {
             e.rank = r;
             e.cost_rank = c;
+        }
+        // Where each stops saving is on the cost ranking's measure.
+        for (e, sums) in edits.iter_mut().zip(refetch) {
+            e.refetch = sums.and_then(|s| s.finish(by_dollars));
         }
         let across_sessions = agreement(
             &ranking,

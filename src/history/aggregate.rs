@@ -91,6 +91,10 @@ pub struct EditAggregate {
     /// (docs/model.md §9); absent for other edits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub what_if: Option<WhatIfAggregate>,
+    /// For an edit that removes results (docs/model.md §11): its summed saving at each
+    /// swept re-fetch rate, and where that stops; absent for other edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refetch: Option<super::refetch::RefetchAggregate>,
 }
 
 /// A what-if edit over every session.

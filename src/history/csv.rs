@@ -4,6 +4,8 @@
 //! - `sweep.csv`: one row per factor point and edit, the summed savings there;
 //! - `whatif.csv` (only with a what-if edit): one row per session and what-if edit;
 //! - `groups.csv` (only with `--group-by`): one row per group and edit;
+//! - `refetch.csv` (only with an edit that removes results): one row per such edit and
+//!   re-fetch rate, the summed savings there (docs/model.md §11);
 //! - `flips.csv`: every pair of edits whose aggregate order some sessions or factor points
 //!   reverse, with how many and the first named.
 
@@ -178,6 +180,67 @@ struct SummaryRow<'a> {
     baseline_total_tokens: f64,
     baseline_calls: usize,
     baseline_cost: f64,
+}
+
+/// A row of `refetch.csv` (docs/model.md §11): one edit that removes results at one
+/// re-fetch rate, summed over the sessions.
+#[derive(Serialize)]
+struct RefetchRow<'a> {
+    edit: &'a str,
+    /// The share of removed results fetched again.
+    refetch: f64,
+    saved_tokens: f64,
+    /// Input-token equivalents.
+    cost_saved: f64,
+    /// Over the sessions priced; empty where none is.
+    dollars_saved: Option<f64>,
+    /// `dollars` or `cost`: what `saves` and `stops_saving_at` are on.
+    measure: &'static str,
+    /// Whether the summed saving on `measure` is above 0 at this rate.
+    saves: bool,
+    /// The lowest swept rate at which it is ≤ 0 (the same on each of the edit's rows);
+    /// empty: it saves at every swept rate.
+    stops_saving_at: Option<f64>,
+    sessions: usize,
+    /// Σ results the edit removes at each session's nominal point.
+    results_removed: usize,
+}
+
+/// Writes `refetch.csv`: for each of `edits` (name and figures, in the order given) that
+/// removes results, one row per swept re-fetch rate, ascending.
+pub fn write_refetch(
+    out: &mut dyn Write,
+    edits: &[(&str, &super::refetch::RefetchAggregate)],
+) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for (name, a) in edits {
+        for r in &a.by_rate {
+            w.serialize(RefetchRow {
+                edit: name,
+                refetch: r.rate,
+                saved_tokens: r.saved_tokens,
+                cost_saved: r.cost_saved,
+                dollars_saved: r.dollars_saved,
+                measure: a.measure,
+                saves: a.saved(r) > 0.0,
+                stops_saving_at: a.stops_saving_at,
+                sessions: a.sessions,
+                results_removed: a.removed,
+            })
+            .map_err(csv_error)?;
+        }
+    }
+    w.flush()
+}
+
+/// The edits of `report` that remove results, ranked, with their re-fetch figures: what
+/// `refetch.csv` holds (empty: the file is not written).
+pub fn refetch_edits(report: &HistoryReport) -> Vec<(&str, &super::refetch::RefetchAggregate)> {
+    report
+        .edits
+        .iter()
+        .filter_map(|e| Some((e.name.as_str(), e.refetch.as_ref()?)))
+        .collect()
 }
 
 /// A row of `flips.csv`.

@@ -86,6 +86,7 @@ pub fn write(out: &mut dyn Write, r: &HistoryReport, charts: &[(&str, String)]) 
     edits(out, r, live.as_ref())?;
     groups(out, r)?;
     what_if(out, r)?;
+    refetch(out, r)?;
     base_clamps(out, r)?;
     let counted = if r.unchanged.left_out() == 0 {
         "sessions"
@@ -344,6 +345,35 @@ fn what_if(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
         )?;
     }
     writeln!(out, "</ul>")
+}
+
+/// What the agent does next (docs/model.md §11): each edit that removes results, its
+/// summed saving at each re-fetch rate, and where that stops.
+fn refetch(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let rows: Vec<crate::output::html_refetch::Row> = r
+        .edits
+        .iter()
+        .filter_map(|e| {
+            let a = e.refetch.as_ref()?;
+            Some(crate::output::html_refetch::Row {
+                name: e.name.clone(),
+                cells: a.by_rate.iter().map(|x| a.shown(x)).collect(),
+                stops: a.stops(),
+            })
+        })
+        .collect();
+    let by_dollars = r
+        .edits
+        .iter()
+        .filter_map(|e| e.refetch.as_ref())
+        .any(|a| a.measure == "dollars");
+    let note = super::refetch::NOTE;
+    let unit = if by_dollars {
+        "$ saved at"
+    } else {
+        "cost saved at"
+    };
+    crate::output::html_refetch::section(out, note, unit, &super::refetch::RATES, &rows)
 }
 
 /// The base edits larger than some session's base, every session named.

@@ -28,6 +28,7 @@ pub mod json;
 pub mod pass;
 pub mod percentile;
 mod progress;
+pub mod refetch;
 pub mod report;
 pub mod session;
 pub mod shard;

@@ -162,6 +162,24 @@ pub fn pass(
             )
             .into());
         }
+        let rates = &super::refetch::RATES;
+        if let Some(r) = s
+            .figures
+            .edits
+            .iter()
+            .filter_map(|e| e.refetch.as_ref())
+            .find(|r| !r.fits(rates))
+        {
+            return Err(Located::new(
+                s.figures.name.clone(),
+                format!(
+                    "this session's record has an edit's savings at the re-fetch rates {:?} ({} figures), where this simulate sweeps {rates:?}: the shard was written by another version of simulate, or was edited; run the shard again",
+                    r.rates,
+                    r.saved_tokens.len()
+                ),
+            )
+            .into());
+        }
         if let Some(sinks) = &mut sinks {
             sinks.add(&record, &names)?;
         }

@@ -58,6 +58,10 @@ pub struct SessionEdit {
     /// a dropped or deferred part's tools. Absent for other edits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub what_if: Option<WhatIfReport>,
+    /// For an edit that removes results (docs/model.md §11): its saving here at each
+    /// re-fetch rate of `refetch::RATES`. Absent for other edits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refetch: Option<super::refetch::SessionRefetch>,
 }
 
 /// Every figure of one session.
@@ -198,6 +202,7 @@ pub fn evaluate_session(
     let (baseline_total_tokens, baseline_cost) =
         (nominal.baseline.total_tokens, nominal.baseline.cost);
 
+    let mut refetch = super::refetch::of_session(&study, &nominal);
     let edits = nominal
         .edits
         .iter()
@@ -220,6 +225,7 @@ pub fn evaluate_session(
             base_clamped: study.edited[i].base_below_zero(at),
             base_clamped_points: clamped_points[i + 1],
             what_if: WhatIfReport::of(&study, &study.edited[i]),
+            refetch: refetch.get_mut(i).and_then(Option::take),
         })
         .collect();
     // A rule that selects nothing is counted per edit, not as a warning.

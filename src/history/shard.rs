@@ -604,6 +604,13 @@ mod tests {
                 base_clamped: true,
                 base_clamped_points: 2,
                 what_if: None,
+                refetch: Some(crate::history::refetch::SessionRefetch {
+                    removed: 5,
+                    rates: vec![0.25],
+                    saved_tokens: vec![numbers[14]],
+                    cost_saved: vec![numbers[15]],
+                    dollars_saved: Some(vec![numbers[1]]),
+                }),
             };
             Session {
                 figures: SessionFigures {

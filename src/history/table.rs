@@ -32,6 +32,7 @@ pub fn write(
     measured(out, r)?;
     writeln!(out, "\n{}", printable(&r.answer))?;
     edits(out, r)?;
+    refetch(out, r)?;
     if let Some(groups) = &r.groups {
         group_table(out, r, groups)?;
     }
@@ -344,6 +345,40 @@ fn edits(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
                 plural(priced, "session", "sessions")
             )?;
         }
+    }
+    Ok(())
+}
+
+/// What the agent does next (docs/model.md §11): one line per edit that removes results,
+/// its summed saving at each swept re-fetch rate and where that stops.
+fn refetch(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
+    let removing: Vec<(&super::EditAggregate, &super::refetch::RefetchAggregate)> = r
+        .edits
+        .iter()
+        .filter_map(|e| Some((e, e.refetch.as_ref()?)))
+        .collect();
+    let Some((_, first)) = removing.first() else {
+        return Ok(());
+    };
+    let (what, unit) = if first.measure == "dollars" {
+        ("$ saved", "")
+    } else {
+        ("cost saved", "input-token equivalents; ")
+    };
+    writeln!(
+        out,
+        "\nIf the agent fetches again what an edit removes (docs/model.md §11), summed {what} at\nre-fetch {} ({unit}each session at its own B and ρ):",
+        first.rates()
+    )?;
+    for (e, a) in removing {
+        let cells: Vec<String> = a.by_rate.iter().map(|x| a.shown(x)).collect();
+        writeln!(
+            out,
+            "  {}: {}; {}",
+            printable(&e.name),
+            cells.join(", "),
+            a.stops()
+        )?;
     }
     Ok(())
 }

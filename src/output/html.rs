@@ -90,6 +90,7 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
         measured(out, m)?;
     }
     clearings(out, r)?;
+    refetch(out, r)?;
     figures(out, charts)?;
     if let Some(live) = &live {
         html_live::script(out, live)?;
@@ -99,6 +100,48 @@ pub fn write(out: &mut dyn Write, report: &Report, charts: &[(&str, String)]) ->
         "<p class=\"note\">Made by simulate from {}. A reread total is a relative yardstick for comparing edits, not a bill; dollar figures count logical calls only (no HTTP retries).</p>\n</body>\n</html>",
         escape(&r.source)
     )
+}
+
+/// What the agent does next (docs/model.md §11): each edit that removes results at each
+/// re-fetch rate, and where it stops saving.
+fn refetch(out: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let b = &r.behaviour;
+    let by_cost = b.measure == "cost";
+    let rows: Vec<super::html_refetch::Row> = b
+        .edits
+        .iter()
+        .map(|e| super::html_refetch::Row {
+            name: e.name.clone(),
+            cells: e
+                .by_rate
+                .iter()
+                .map(|x| {
+                    grouped(
+                        if by_cost {
+                            x.saved_cost
+                        } else {
+                            x.saved_tokens
+                        },
+                        0,
+                    )
+                })
+                .collect(),
+            stops: crate::behaviour::short(&e.stops_saving, b.rates.last().copied().unwrap_or(0.0)),
+        })
+        .collect();
+    let mut note = format!(
+        "Every k-th result an edit removes (k = ⌈1/rate⌉) fetched again by one added call, at the nominal B and ρ; the nominal assumption is re-fetch {} (docs/model.md §11).",
+        crate::number::decimal(b.refetch)
+    );
+    if let Some(rr) = &b.baseline_rereads {
+        note.push_str(&format!(" For comparison, {}.", rr.sentence()));
+    }
+    let unit = if by_cost {
+        "cost saved at"
+    } else {
+        "est. tokens saved at"
+    };
+    super::html_refetch::section(out, &note, unit, &b.rates, &rows)
 }
 
 /// The charts section: every chart inline, captioned with its file name.

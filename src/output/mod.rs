@@ -10,6 +10,7 @@ pub mod csv;
 pub mod html;
 mod html_escape;
 pub(crate) mod html_live;
+pub mod html_refetch;
 pub mod json;
 pub mod ledger_csv;
 pub mod ledger_stream;

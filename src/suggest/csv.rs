@@ -44,6 +44,13 @@ struct Row<'a> {
     sweep_cost_rank_best: usize,
     sweep_cost_rank_worst: usize,
     holds_over_sweep: bool,
+    /// Whether it removes results the agent read (docs/model.md §11; refetch.csv has its
+    /// saving at each swept re-fetch rate).
+    removes_results: bool,
+    /// The lowest swept re-fetch rate at which its summed saving (dollars where every
+    /// session is priced, else cost) is ≤ 0; empty where it saves at every swept rate or
+    /// removes no results.
+    refetch_stops_saving_at: Option<f64>,
     /// Empty outside the parametric families.
     on_front: Option<bool>,
     evidence: &'a str,
@@ -89,6 +96,8 @@ pub fn write(out: &mut dyn Write, r: &SuggestReport) -> io::Result<()> {
             sweep_cost_rank_best: s.sweep_cost_rank_best,
             sweep_cost_rank_worst: s.sweep_cost_rank_worst,
             holds_over_sweep: s.holds_over_sweep,
+            removes_results: s.refetch.is_some(),
+            refetch_stops_saving_at: s.refetch.as_ref().and_then(|r| r.stops_saving_at),
             on_front: s.on_front,
             evidence: &s.evidence,
         })

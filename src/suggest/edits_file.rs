@@ -116,8 +116,12 @@ fn figures(s: &Suggested, of: usize) -> String {
         Some(false) => " Off its family's Pareto front.",
         None => "",
     };
+    let refetch = s
+        .refetch
+        .as_ref()
+        .map_or_else(String::new, |r| format!(" It {}.", r.clause()));
     format!(
-        "Evaluated: {} of {of} by cost; saves {} of the summed cost ({}) and {} of the reread tokens ({} est. tokens), removes {} est. tokens of context; saves cost in {} of {} sessions and at {} of {} sweep points ({} by cost there).{front}",
+        "Evaluated: {} of {of} by cost; saves {} of the summed cost ({}) and {} of the reread tokens ({} est. tokens), removes {} est. tokens of context; saves cost in {} of {} sessions and at {} of {} sweep points ({} by cost there).{refetch}{front}",
         super::report::ordinal(s.cost_rank),
         percent(s.cost_saved_pct),
         grouped(s.cost_saved, 0),

@@ -78,6 +78,10 @@ pub struct Suggested {
     pub sweep_cost_rank_worst: usize,
     /// Whether it saves cost at every factor point.
     pub holds_over_sweep: bool,
+    /// For an edit that removes results (docs/model.md §11): its summed saving at each
+    /// swept re-fetch rate and where that stops; absent for other edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refetch: Option<crate::history::refetch::RefetchAggregate>,
     /// For a parametric family: whether it is on the family's Pareto front.
     pub on_front: Option<bool>,
     /// In the family's chart: the curve it lies on and its label there.
@@ -238,6 +242,7 @@ impl SuggestReport {
                     sweep_cost_rank_best: ranks.clone().min().unwrap_or(0),
                     sweep_cost_rank_worst: ranks.max().unwrap_or(0),
                     holds_over_sweep: saving_points == points,
+                    refetch: e.refetch.clone(),
                     on_front: None,
                     series: c.series.clone(),
                     point_label: c.point_label.clone(),
@@ -441,6 +446,13 @@ fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
         factors.describe(),
         rank_range(best)
     ));
+    if let Some(r) = &best.refetch {
+        text.push_str(&format!(
+            " It {}, sampled on the re-fetch rates {} (docs/model.md §11).",
+            r.clause(),
+            r.rates()
+        ));
+    }
     text
 }
 

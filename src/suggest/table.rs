@@ -137,7 +137,7 @@ pub fn write(
     let dollar_header = if priced { "  $ saved" } else { "" };
     writeln!(
         out,
-        "  rank  {}  {:<16}  {:>11}  {:>7}{dollar_header}  {:>17}  {:>7}  {:>15}  {:>13}  {:>19}  {:>16}",
+        "  rank  {}  {:<16}  {:>11}  {:>7}{dollar_header}  {:>17}  {:>7}  {:>15}  {:>13}  {:>19}  {:>16}  {:>14}",
         pad("edit", columns),
         "family",
         "cost saved",
@@ -147,7 +147,8 @@ pub fn write(
         "context removed",
         "saves cost in",
         "per-session p10–p90",
-        "sweep: saves at"
+        "sweep: saves at",
+        "stops: re-fetch"
     )?;
     for s in r.candidates.iter().take(shown) {
         let d = &s.per_session_cost_pct;
@@ -166,7 +167,7 @@ pub fn write(
         };
         writeln!(
             out,
-            "  {:>4}  {}  {:<16}  {:>11}  {:>7}{dollar}  {:>17}  {:>7}  {:>15}  {:>13}  {:>19}  {:>16}",
+            "  {:>4}  {}  {:<16}  {:>11}  {:>7}{dollar}  {:>17}  {:>7}  {:>15}  {:>13}  {:>19}  {:>16}  {:>14}",
             s.cost_rank,
             pad(&s.name, columns),
             s.family_label,
@@ -193,7 +194,10 @@ pub fn write(
             format!(
                 "{} of {}, {ranks}",
                 s.sweep_points_saving_cost, s.sweep_points
-            )
+            ),
+            s.refetch
+                .as_ref()
+                .map_or_else(|| "—".to_string(), |r| r.cell())
         )?;
     }
     prose(
@@ -201,8 +205,15 @@ pub fn write(
         "  ",
         "   ",
         &format!(
-            "(cost saved: {}; saved: of the summed baseline; {}; saves cost in: sessions where the edit saves cost; p10–p90: of each session's own percentage of cost saved, nearest rank; sweep: the points of {} on every session's own B and ρ where the summed cost saving is positive, and the edit's cost rank among all candidates there)",
-            r.cost_unit, r.context_removed, r.sweep.grid
+            "(cost saved: {}; saved: of the summed baseline; {}; saves cost in: sessions where the edit saves cost; p10–p90: of each session's own percentage of cost saved, nearest rank; sweep: the points of {} on every session's own B and ρ where the summed cost saving is positive, and the edit's cost rank among all candidates there; stops: the lowest re-fetch rate, of {}, at which the summed saving of an edit that removes results is gone if the agent fetches again that share of what it removes (> the highest: it saves at every one; —: it removes nothing; docs/model.md §11))",
+            r.cost_unit,
+            r.context_removed,
+            r.sweep.grid,
+            crate::history::refetch::RATES
+                .iter()
+                .map(|&p| crate::number::decimal(p))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )?;
     if priced {

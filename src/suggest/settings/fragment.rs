@@ -47,6 +47,10 @@ fn split(how: &[HowTo], agent: Agent) -> (Vec<(&HowTo, &Key)>, Vec<&HowTo>) {
 fn comment(h: &HowTo, k: Option<&Key>) -> String {
     // Over this agent's sessions only: the file changes no other agent's.
     let saving = super::agent_saving(h, &format!("{}'s", h.agent.label()));
+    let saving = match &h.refetch {
+        Some(r) => format!("{saving}; {r}"),
+        None => saving,
+    };
     match k {
         Some(k) => format!(
             "{} — {saving}, rank {} by cost. Limits: {}",

@@ -83,7 +83,7 @@ pub fn seen(loaded: &[Loaded]) -> Vec<(Agent, usize)> {
 
 /// The saving of `s` in words: dollars where priced, else the share of the cost.
 pub fn saving(s: &Suggested) -> String {
-    match s.dollars_saved {
+    let saves = match s.dollars_saved {
         // The percentage is of the cost in input-token equivalents, not of the dollars:
         // beside dollars it would read as theirs.
         Some(d) => format!(
@@ -96,6 +96,11 @@ pub fn saving(s: &Suggested) -> String {
             crate::number::percent(s.cost_saved_pct),
             s.cost_rank
         ),
+    };
+    // How much re-fetching would undo it (docs/model.md §11), beside the saving.
+    match &s.refetch {
+        Some(r) => format!("{saves}; {}", r.clause()),
+        None => saves,
     }
 }
 
@@ -117,6 +122,8 @@ pub fn how_to(s: &Suggested, agent: Agent, share: &Share) -> HowTo {
         dollars_saved: share.dollars_saved,
         cost_saved: share.cost_saved,
         cost_saved_pct: share.cost_saved_pct(),
+        // Sampled over every session the suggestion was evaluated on, not this agent's alone.
+        refetch: s.refetch.as_ref().map(|r| r.clause()),
         key,
         how,
     }
@@ -252,6 +259,7 @@ mod tests {
             sweep_cost_rank_best: 1,
             sweep_cost_rank_worst: 1,
             holds_over_sweep: true,
+            refetch: None,
             on_front: None,
             series: None,
             point_label: String::new(),
@@ -269,6 +277,57 @@ mod tests {
             dollars_saved: Some(1.25),
         };
         agents.iter().map(|&(a, _)| (a, vec![share; n])).collect()
+    }
+
+    /// Beside the saving, how much re-fetching would undo it (docs/model.md §11), in the
+    /// table's line and in the settings fragments' comments.
+    #[test]
+    fn the_saving_says_the_re_fetch_rate_that_undoes_it() {
+        use crate::history::refetch::{RateSaving, RefetchAggregate};
+        let mut s = candidate(
+            "compact above 60,000 tokens",
+            Family::Compaction,
+            Parameters {
+                threshold_tokens: Some(60_000.0),
+                ..Parameters::default()
+            },
+            1,
+        );
+        assert_eq!(
+            saving(&s),
+            "saves $1.25 summed over every session, rank 1 by cost"
+        );
+        let at = |rate: f64, d: f64| RateSaving {
+            rate,
+            saved_tokens: 0.0,
+            cost_saved: 0.0,
+            dollars_saved: Some(d),
+        };
+        s.refetch = Some(RefetchAggregate {
+            sessions: 2,
+            removed: 7,
+            measure: "dollars",
+            by_rate: vec![at(0.0, 1.25), at(0.1, 1.0), at(0.25, 0.5), at(0.5, -0.25)],
+            stops_saving_at: Some(0.5),
+            saves_at: Some(0.25),
+        });
+        assert_eq!(
+            saving(&s),
+            "saves $1.25 summed over every session, rank 1 by cost; stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at 0.25)"
+        );
+        let share = Share {
+            sessions: 2,
+            priced_sessions: 2,
+            cost_saved: 100.0,
+            baseline_cost: 1000.0,
+            dollars_saved: Some(1.25),
+        };
+        let how = vec![how_to(&s, Agent::ClaudeCode, &share)];
+        let json = super::fragment::claude_code(&how, "logs");
+        assert!(
+            json.contains("compact above 60,000 tokens — saves $1.25 over Claude Code's 2 sessions; stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at 0.25), rank 1 by cost"),
+            "{json}"
+        );
     }
 
     fn every_kind() -> Vec<Suggested> {

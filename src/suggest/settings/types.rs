@@ -137,6 +137,10 @@ pub struct HowTo {
     /// their summed baseline cost.
     pub cost_saved: f64,
     pub cost_saved_pct: f64,
+    /// For an edit that removes results: how much re-fetching would undo it, as a clause
+    /// (`stops saving if the agent re-fetches ≥ 0.5 of what it removes (…)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refetch: Option<String>,
     /// The key that makes it real; None where no setting does.
     pub key: Option<Key>,
     /// What to do, in a sentence: where the key goes, or what would do instead.
