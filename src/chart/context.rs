@@ -564,6 +564,34 @@ mod tests {
         }
     }
 
+    /// `edits` edits, each a run of 40 calls going up and down (past the eighth, dashed).
+    fn many(edits: usize) -> ChartInput {
+        let mut input = input(40);
+        let template = input.context[1].clone();
+        input.edits = (0..edits).map(|k| format!("edit {k}")).collect();
+        input.context.truncate(1);
+        for k in 0..edits {
+            let mut run = template.clone();
+            run.name = format!("edit {k}");
+            run.edit = Some(k);
+            // Up and down every call: the lines' length is mostly the plot's height.
+            run.context_tokens = (0..40)
+                .map(|i| if i % 2 == 0 { 1_000.0 } else { 60_000.0 } + k as f64)
+                .collect();
+            input.context.push(run);
+        }
+        input
+    }
+
+    #[test]
+    fn a_long_legend_leaves_the_plot_its_height_and_the_file_grows_with_the_edits() {
+        // A plot as tall as the legend drew every dashed line longer with every edit: the
+        // file grew with edits² (240 MB at 1,000 edits).
+        let size = |n| draw(&prepare(&many(n)).unwrap()).unwrap().len() as f64;
+        let (small, large) = (size(20), size(80));
+        assert!(large / small < 8.0, "{small} bytes, then {large} bytes");
+    }
+
     #[test]
     fn short_runs_are_kept_whole_with_their_saving() {
         let chart = prepare(&input(22)).unwrap();
