@@ -897,7 +897,10 @@ fn a_shard_with_a_byte_order_mark_before_its_header_merges_as_without() {
     let mut shards = Vec::new();
     for k in 1..=2 {
         let out = format!("shards/{k}");
-        run(root, &[&WHOLE[..], &[&out, "--shard", &format!("{k}/2")]].concat());
+        run(
+            root,
+            &[&WHOLE[..], &[&out, "--shard", &format!("{k}/2")]].concat(),
+        );
         shards.push(format!("{out}/team"));
     }
     // Saved again by an editor that puts a byte-order mark first.

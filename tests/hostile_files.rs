@@ -79,8 +79,14 @@ fn a_symbolic_link_loop_under_a_suggest_directory_is_listed_and_the_rest_read() 
         2,
         "{stdout}"
     );
-    assert!(stdout.contains("skipped self.toml: a symbolic link loop"), "{stdout}");
-    assert!(stdout.contains("skipped deeper/up: a symbolic link loop"), "{stdout}");
+    assert!(
+        stdout.contains("skipped self.toml: a symbolic link loop"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("skipped deeper/up: a symbolic link loop"),
+        "{stdout}"
+    );
 }
 
 #[test]

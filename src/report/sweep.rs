@@ -188,7 +188,10 @@ fn by_pair(all: &[BreakEven]) -> Vec<BreakEvenSummary> {
 pub fn rows_by_pair(all: &[BreakEven]) -> FxHashMap<(&str, &str), Vec<&BreakEven>> {
     let mut rows_of: FxHashMap<(&str, &str), Vec<&BreakEven>> = FxHashMap::default();
     for x in all {
-        rows_of.entry((x.a.as_str(), x.b.as_str())).or_default().push(x);
+        rows_of
+            .entry((x.a.as_str(), x.b.as_str()))
+            .or_default()
+            .push(x);
     }
     rows_of
 }
