@@ -887,3 +887,26 @@ fn paths_from_shards_are_shown_escaped_and_crafted_names_refused() {
     assert!(e.contains("its header's edit name \"cap\\u{1b}"), "{e}");
     assert!(!root.join("n").exists());
 }
+
+#[test]
+fn a_shard_with_a_byte_order_mark_before_its_header_merges_as_without() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    team(root);
+    let whole = whole(root);
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let out = format!("shards/{k}");
+        run(
+            root,
+            &[&WHOLE[..], &[&out, "--shard", &format!("{k}/2")]].concat(),
+        );
+        shards.push(format!("{out}/team"));
+    }
+    // Saved again by an editor that puts a byte-order mark first.
+    let file = root.join(&shards[0]).join("shard.jsonl");
+    let text = fs::read(&file).unwrap();
+    fs::write(&file, [&b"\xEF\xBB\xBF"[..], &text].concat()).unwrap();
+    merge(root, &shards);
+    same_folders(&root.join("merged/team"), &whole);
+}

@@ -50,6 +50,46 @@ fn a_symbolic_link_loop_under_a_history_is_listed_and_the_rest_read() {
 }
 
 #[test]
+fn a_symbolic_link_loop_under_a_suggest_directory_is_listed_and_the_rest_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    fs::create_dir(&sessions).unwrap();
+    for f in ["a.toml", "b.toml", "c.toml"] {
+        fs::copy(
+            Path::new("tests/fixtures/history/small").join(f),
+            sessions.join(f),
+        )
+        .unwrap();
+    }
+    fs::create_dir(sessions.join("deeper")).unwrap();
+    symlink("..", sessions.join("deeper/up")).unwrap();
+    symlink("self.toml", sessions.join("self.toml")).unwrap();
+    let out = dir.path().join("out");
+    let assert = simulate()
+        .arg("suggest")
+        .arg(&sessions)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    // Both loops named, each once, as `history` lists them.
+    assert_eq!(
+        stdout.matches("a symbolic link loop").count(),
+        2,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("skipped self.toml: a symbolic link loop"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("skipped deeper/up: a symbolic link loop"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn a_symbolic_link_loop_under_an_import_is_listed_as_unreadable_and_the_rest_imported() {
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("logs");

@@ -283,8 +283,11 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
     let err = drawing(FILE);
     let band = layout::title_band_px(&chart.title, &chart.subtitle);
     let legend = legend(chart);
-    let height = (HEIGHT_PX as i32 + band - style::TITLE_BAND_PX)
-        .max(band + 10 + layout::legend_height(&legend) + MARGIN_PX) as u32;
+    // The plot keeps its own height however long the legend: a plot as tall as the legend
+    // of 1,000 edits (28,000 px) drew every dashed line that much longer, and the file grew
+    // with edits² (240 MB).
+    let plot_height = HEIGHT_PX as i32 + band - style::TITLE_BAND_PX;
+    let height = plot_height.max(band + 10 + layout::legend_height(&legend) + MARGIN_PX) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height)).into_drawing_area();
@@ -292,6 +295,11 @@ pub fn draw(chart: &ContextChart) -> Result<String, ChartError> {
         layout::draw_title(&root, &chart.title, &chart.subtitle, FILE)?;
         layout::draw_legend(&root, band + 10, &legend, FILE)?;
         let area = root.margin(band, MARGIN_PX, MARGIN_PX, WIDTH_PX as i32 - LEGEND_X + 12);
+        let plot_width = area.dim_in_pixel().0;
+        let area = area.shrink(
+            (0, 0),
+            (plot_width, (plot_height - band - MARGIN_PX).max(1) as u32),
+        );
         let (x_lo, x_hi) = chart.x_range;
         let (y_lo, y_hi) = chart.y_range;
         let rule_rows = chart
@@ -554,6 +562,34 @@ mod tests {
             totals_cost: None,
             cost: None,
         }
+    }
+
+    /// `edits` edits, each a run of 40 calls going up and down (past the eighth, dashed).
+    fn many(edits: usize) -> ChartInput {
+        let mut input = input(40);
+        let template = input.context[1].clone();
+        input.edits = (0..edits).map(|k| format!("edit {k}")).collect();
+        input.context.truncate(1);
+        for k in 0..edits {
+            let mut run = template.clone();
+            run.name = format!("edit {k}");
+            run.edit = Some(k);
+            // Up and down every call: the lines' length is mostly the plot's height.
+            run.context_tokens = (0..40)
+                .map(|i| if i % 2 == 0 { 1_000.0 } else { 60_000.0 } + k as f64)
+                .collect();
+            input.context.push(run);
+        }
+        input
+    }
+
+    #[test]
+    fn a_long_legend_leaves_the_plot_its_height_and_the_file_grows_with_the_edits() {
+        // A plot as tall as the legend drew every dashed line longer with every edit: the
+        // file grew with edits² (240 MB at 1,000 edits).
+        let size = |n| draw(&prepare(&many(n)).unwrap()).unwrap().len() as f64;
+        let (small, large) = (size(20), size(80));
+        assert!(large / small < 8.0, "{small} bytes, then {large} bytes");
     }
 
     #[test]

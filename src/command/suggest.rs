@@ -97,18 +97,19 @@ fn suggestion(
         source,
     })?;
     let single = !meta.is_dir();
-    let (dir, paths) = if single {
+    let (dir, paths, listed) = if single {
         let dir = c
             .path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."))
             .to_path_buf();
-        (dir, vec![c.path.clone()])
+        (dir, vec![c.path.clone()], Vec::new())
     } else {
-        // Nothing is skipped as "the edits file": a suggestion reads none.
-        let (paths, _) = files::find(&c.path, Path::new(""))?;
-        (c.path.clone(), paths)
+        // Nothing is skipped as "the edits file": a suggestion reads none. What the listing
+        // leaves out (link loops, broken links, pipes) is listed as `history` lists it.
+        let (paths, listed) = files::find(&c.path, Path::new(""))?;
+        (c.path.clone(), paths, listed)
     };
     if paths.is_empty() {
         return Err(Located::new(
@@ -142,6 +143,7 @@ fn suggestion(
     let suggestion = suggest::suggest(&suggest::Input {
         dir: &dir,
         paths: &paths,
+        listed: &listed,
         path_shown: &shown,
         name: &name,
         factors: &c.factors,

@@ -339,7 +339,10 @@ impl ShardFile {
             }
             None => return Err(not_a_shard("the file is empty".into())),
         };
-        let header: Header = serde_json::from_str(&first)
+        // A byte-order mark before the header (an editor or a copy through Windows tools)
+        // is read past, as the scenario, trace and log readers do.
+        let first = first.strip_prefix('\u{feff}').unwrap_or(&first);
+        let header: Header = serde_json::from_str(first)
             .map_err(|e| not_a_shard(format!("its first line is not a shard header ({e})")))?;
         if header.format != FORMAT {
             return Err(not_a_shard(format!(

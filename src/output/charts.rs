@@ -14,6 +14,7 @@ use crate::ledger::Assumptions;
 use crate::report::{MeasureReport, Report};
 use crate::sweep::{self, Grid, Point, PointSink, SweepOutcome, Totals};
 use crate::timeline;
+use rustc_hash::FxHashMap;
 use std::io;
 
 /// Most bytes-per-token panels drawn in `savings.svg`; more are thinned evenly.
@@ -171,7 +172,8 @@ pub fn input(
     let s = study.scenario;
     let at = nominal.at();
     let edits: Vec<String> = s.edits.iter().map(|e| e.name.clone()).collect();
-    let index_of = |name: &str| edits.iter().position(|e| e == name).unwrap_or(0);
+    let positions = positions(&edits);
+    let index_of = |name: &str| positions.get(name).copied().unwrap_or(0);
     let (mut context, mut cost) = runs(study, nominal);
     let totals = report
         .edits
@@ -495,6 +497,17 @@ fn ascending_run(origins: &[u32]) -> Vec<bool> {
     in_place
 }
 
+/// Each edit's position by name, the first of a repeated name as `position` would give:
+/// looked up once per break-even or flip (of order edits²), a linear search made the charts
+/// grow with the cube of the edits.
+fn positions(edits: &[String]) -> FxHashMap<&str, usize> {
+    let mut at = FxHashMap::default();
+    for (i, e) in edits.iter().enumerate() {
+        at.entry(e.as_str()).or_insert(i);
+    }
+    at
+}
+
 fn savings_grid(
     sw: &SweepOutcome,
     slice: &[SliceCell],
@@ -520,6 +533,7 @@ fn savings_grid(
         })
         .collect::<Option<Vec<_>>>()?;
     let base_total = sw.affine.first().copied().flatten();
+    let index = positions(edits);
     let break_evens = sw
         .break_even
         .iter()
@@ -531,8 +545,8 @@ fn savings_grid(
         })
         .filter_map(|x| {
             let b_star = x.base_tokens?;
-            let a = edits.iter().position(|e| *e == x.a)?;
-            let b = edits.iter().position(|e| *e == x.b)?;
+            let a = *index.get(x.a.as_str())?;
+            let b = *index.get(x.b.as_str())?;
             let point = Assumptions {
                 base_tokens: b_star,
                 bytes_per_token: x.bytes_per_token,
@@ -574,7 +588,8 @@ fn ranking_plane(
     let [nb, nr, nc, nt, _] = g.dims();
     let kept = kept_slices(g);
     let k = kept.len();
-    let index_of = |name: &str| edits.iter().position(|e| e == name);
+    let positions = positions(edits);
+    let index_of = |name: &str| positions.get(name).copied();
     let bs = thin(nb, MAX_MAP_AXIS, position(&g.base_tokens, at.base_tokens));
     let rs = thin(
         nr,

@@ -3,7 +3,7 @@
 
 use crate::number::{decimal, grouped, percent, plural, signed_percent};
 use crate::printable::{self, printable};
-use crate::report::{EditReport, IdleReport, MeasureReport, Report, SweepReport};
+use crate::report::{EditReport, IdleReport, MeasureReport, Report, SweepReport, rows_by_pair};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -584,17 +584,15 @@ fn sweep_section(out: &mut dyn Write, r: &Report, s: &SweepReport) -> io::Result
             Some(format!("{winner} > {other}"))
         })
         .collect();
+    let rows_of = rows_by_pair(&s.break_even);
     for pair in s
         .break_even_by_pair
         .iter()
         .filter(|p| p.kind != "never" || p.above.is_none())
     {
         if pair.of <= 4 && pair.kind != "never" && pair.kind != "same" {
-            for x in s
-                .break_even
-                .iter()
-                .filter(|x| x.a == pair.a && x.b == pair.b)
-            {
+            let rows = rows_of.get(&(pair.a.as_str(), pair.b.as_str()));
+            for x in rows.into_iter().flatten() {
                 writeln!(out, "    {}", x.sentence)?;
             }
         } else {

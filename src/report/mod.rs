@@ -16,7 +16,9 @@ pub use by_tool::{ToolShare, by_tool};
 pub use context_editing::ContextManagement;
 pub use live::{ClosedForms, Forms, LiveSamples, MAX_SAMPLED_AXIS, Samples};
 pub use measured::{CallDifference, MeasuredReport, cost_difference_pct};
-pub use sweep::{BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport};
+pub use sweep::{
+    BreakEvenSummary, FlipReport, GridReport, MeasureReport, Pair, SweepReport, rows_by_pair,
+};
 pub use whatif::{BEHAVIOUR, CacheTermsReport, WhatIfReport, named};
 
 use crate::cache::models;

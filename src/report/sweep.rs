@@ -167,7 +167,6 @@ fn sentence(x: &BreakEven) -> String {
 /// took 90 s).
 fn by_pair(all: &[BreakEven]) -> Vec<BreakEvenSummary> {
     let mut pairs: Vec<(&str, &str)> = Vec::new();
-    let mut rows_of: FxHashMap<(&str, &str), Vec<&BreakEven>> = FxHashMap::default();
     for x in all {
         let pair = (x.a.as_str(), x.b.as_str());
         // A pair's rows that are not adjacent make one summary each time it comes back,
@@ -175,12 +174,26 @@ fn by_pair(all: &[BreakEven]) -> Vec<BreakEvenSummary> {
         if pairs.last() != Some(&pair) {
             pairs.push(pair);
         }
-        rows_of.entry(pair).or_default().push(x);
     }
+    let rows_of = rows_by_pair(all);
     pairs
         .into_iter()
         .map(|(a, b)| summary(a, b, rows_of.get(&(a, b)).map_or(&[], Vec::as_slice)))
         .collect()
+}
+
+/// The break-even rows of each pair of edits `(a, b)`, in their order in `all`: every
+/// output that shows a pair's rows looks them up here, as filtering all the rows (edits² ×
+/// ρ values) for each pair grows with the fourth power of the edits (1,000 edits: minutes).
+pub fn rows_by_pair(all: &[BreakEven]) -> FxHashMap<(&str, &str), Vec<&BreakEven>> {
+    let mut rows_of: FxHashMap<(&str, &str), Vec<&BreakEven>> = FxHashMap::default();
+    for x in all {
+        rows_of
+            .entry((x.a.as_str(), x.b.as_str()))
+            .or_default()
+            .push(x);
+    }
+    rows_of
 }
 
 /// What the break-evens `rows` of edits `a` and `b` (one a swept ρ) say together.

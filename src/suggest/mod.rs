@@ -26,7 +26,7 @@ pub use report::SuggestReport;
 pub use rules::{Candidate, Family, Proposal, propose};
 
 use crate::error::{Error, Located};
-use crate::history::files::{self, Loaded};
+use crate::history::files::{self, Loaded, Skipped};
 use crate::history::{Factors, HistoryReport, accumulate};
 use crate::scenario::{self, BasePart, Edit};
 use rayon::prelude::*;
@@ -38,6 +38,9 @@ pub struct Input<'a> {
     pub dir: &'a Path,
     /// The session files, as `files::find` lists them (or the one scenario).
     pub paths: &'a [PathBuf],
+    /// What `files::find` listed and did not read (symbolic link loops, broken links,
+    /// named pipes), listed with the files the evaluation skips, as `history` lists them.
+    pub listed: &'a [Skipped],
     /// The scenario or directory, as given.
     pub path_shown: &'a str,
     /// Results go to `out/<name>/`.
@@ -119,7 +122,8 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         input.factors,
         input.progress,
     )?;
-    let mut skipped = evaluated.skipped;
+    let mut skipped = input.listed.to_vec();
+    skipped.extend(evaluated.skipped);
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
     let Some(aggregate) = accumulate::aggregate(&names, &evaluated.sessions) else {

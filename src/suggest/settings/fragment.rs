@@ -44,7 +44,14 @@ fn split(how: &[HowTo], agent: Agent) -> (Vec<(&HowTo, &Key)>, Vec<&HowTo>) {
     (keyed, none)
 }
 
+/// The comment on one suggestion, control characters escaped (`\u{1b}`, `\n`): tool and
+/// server names come from logs, and a TOML comment ends at a line break and may hold no
+/// other control character.
 fn comment(h: &HowTo, k: Option<&Key>) -> String {
+    crate::printable::printable(&raw_comment(h, k)).into_owned()
+}
+
+fn raw_comment(h: &HowTo, k: Option<&Key>) -> String {
     // Over this agent's sessions only: the file changes no other agent's.
     let saving = super::agent_saving(h, &format!("{}'s", h.agent.label()));
     let saving = match &h.refetch {
@@ -66,6 +73,7 @@ fn comment(h: &HowTo, k: Option<&Key>) -> String {
 /// `claude-code.settings.json`'s text (see the module's comment).
 pub fn claude_code(how: &[HowTo], source: &str) -> String {
     let (keyed, none) = split(how, Agent::ClaudeCode);
+    let source = crate::printable::printable(source);
     let mut root = Map::new();
     root.insert(
         "_comment".into(),
@@ -108,6 +116,8 @@ pub fn claude_code(how: &[HowTo], source: &str) -> String {
 /// `codex.config.toml`'s text.
 pub fn codex(how: &[HowTo], source: &str) -> String {
     let (keyed, none) = split(how, Agent::Codex);
+    // The directory as given: a line break in its name ended the comment (invalid TOML).
+    let source = crate::printable::printable(source);
     let mut out = format!(
         "# Written by simulate suggest from {source}: NOT your config. Copy the keys you want\n# into ~/.codex/config.toml. Keys and limits: docs/settings.md.\n"
     );

@@ -547,6 +547,31 @@ mod tests {
         for k in table.keys() {
             assert!(allowed.contains(&("codex".into(), k.clone())), "{k}");
         }
+        // A directory named with a line break, ESC, CR, BEL or DEL: the TOML comment took
+        // them raw (a line break ended the comment, the others are not allowed in one).
+        let hostile = "logs\nx = 1\u{1b}[31m\r\u{7}\u{7f}";
+        let toml_text = fragment::codex(&how, hostile);
+        let table: toml::Table = toml_text.parse().unwrap();
+        assert_eq!(
+            table.keys().collect::<Vec<_>>(),
+            ["model_auto_compact_token_limit"]
+        );
+        assert!(
+            toml_text.starts_with(
+                "# Written by simulate suggest from logs\\nx = 1\\u{1b}[31m\\r\\u{7}\\u{7f}: "
+            ),
+            "{toml_text}"
+        );
+        let json_text = fragment::claude_code(&how, hostile);
+        let json: serde_json::Value = serde_json::from_str(&json_text).unwrap();
+        assert!(
+            json["_comment"]
+                .as_str()
+                .unwrap()
+                .contains("from logs\\nx = 1\\u{1b}[31m\\r\\u{7}\\u{7f}: NOT"),
+            "{json_text}"
+        );
+        assert!(!json_text.contains('\u{7f}'), "{json_text}");
     }
 
     #[test]
