@@ -120,6 +120,14 @@ fn the_caps_summed_saving_stops_at_re_fetch_0_5_and_the_base_edit_has_no_re_fetc
     );
     // One line per edit that removes results: the base edit has none.
     assert!(!table.contains("drop 500 base tokens: "), "{table}");
+    // The base edit saves 500 × 10 calls = 5,000 at every rate: above the cap's −1,200 at
+    // 0.5, below its 23,400 at 0.25.
+    assert!(
+        table.contains(
+            "\n  Over every edit, the cost ranking holds up to re-fetch 0.25; at 0.5 \"drop 500 base tokens\" saves more than \"cap reads at 1,000 bytes\".\n"
+        ),
+        "{table}"
+    );
     let csv = std::fs::read_to_string(dir.path().join("o/hist/refetch.csv")).unwrap();
     assert_eq!(
         csv,

@@ -135,7 +135,15 @@ fn suggestion(
         Some(root) => root.join(&name).join(EDITS_FILE),
         None => PathBuf::from(EDITS_FILE),
     };
-    let rerun = rerun(&shown, single, &edits_path, c.out_root.is_some());
+    let mut rerun = rerun(&shown, single, &edits_path, c.out_root.is_some());
+    if c.local.is_some() {
+        // The cache folder is replaced once a log changes (the next day, for an active
+        // user): the rerun that outlives it reads the logs again.
+        rerun.push_str(&format!(
+            " (that folder is simulate's cache, replaced once a log changes; then: simulate history --edits {} with the same --since, --last or --project, which reads your logs again)",
+            edits_path.display()
+        ));
+    }
     let parts = match &c.context {
         Some(file) => crate::import::context::read_parts(file)?,
         None => Vec::new(),

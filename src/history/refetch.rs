@@ -268,6 +268,78 @@ impl RefetchAggregate {
     }
 }
 
+/// Where the cost ranking of `edits` first changes as the re-fetch rate rises
+/// (docs/model.md §11, sampled on [`RATES`]): an edit that removes nothing keeps its saving
+/// at every rate. The saving is on the stopping rate's measure (dollars where every session
+/// is priced). None when no edit removes results.
+pub fn ranking_holds(edits: &[super::EditAggregate]) -> Option<RankingHolds> {
+    let measure = edits.iter().find_map(|e| e.refetch.as_ref())?.measure;
+    let at = |e: &super::EditAggregate, k: usize| match &e.refetch {
+        Some(a) => a.by_rate.get(k).map_or(f64::NAN, |r| a.saved(r)),
+        None if measure == "dollars" => e.dollars_saved.unwrap_or(0.0),
+        None => e.cost_saved,
+    };
+    // The order at rate 0 is the cost ranking's (ties as it broke them).
+    let mut order: Vec<&super::EditAggregate> = edits.iter().collect();
+    order.sort_by_key(|e| e.cost_rank);
+    let mut holds_to = RATES[0];
+    for (k, &rate) in RATES.iter().enumerate().skip(1) {
+        // The first pair, in rank order, whose order the rate reverses.
+        let flip = order.iter().enumerate().find_map(|(i, a)| {
+            order[i + 1..]
+                .iter()
+                .find(|b| at(b, k) > at(a, k) && at(b, 0) <= at(a, 0) && a.cost_rank < b.cost_rank)
+                .map(|b| (a.name.clone(), b.name.clone()))
+        });
+        if let Some((above, below)) = flip {
+            return Some(RankingHolds {
+                holds_to,
+                flips_at: Some(rate),
+                above,
+                below,
+            });
+        }
+        holds_to = rate;
+    }
+    Some(RankingHolds {
+        holds_to,
+        flips_at: None,
+        above: String::new(),
+        below: String::new(),
+    })
+}
+
+/// Up to which swept re-fetch rate the cost ranking holds, and the first pair it reverses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankingHolds {
+    /// The highest swept rate at which every pair keeps its rate-0 order.
+    pub holds_to: f64,
+    /// The next swept rate, where a pair reverses; None: it holds at every swept rate.
+    pub flips_at: Option<f64>,
+    /// At `flips_at`, the edit ranked above at rate 0 that falls below `below`.
+    pub above: String,
+    pub below: String,
+}
+
+impl RankingHolds {
+    /// `the cost ranking holds up to re-fetch 0.25; at 0.5 "B" saves more than "A"`.
+    pub fn sentence(&self) -> String {
+        match self.flips_at {
+            None => format!(
+                "the cost ranking holds at every swept re-fetch rate (up to {})",
+                decimal(self.holds_to)
+            ),
+            Some(p) => format!(
+                "the cost ranking holds up to re-fetch {}; at {} \"{}\" saves more than \"{}\"",
+                decimal(self.holds_to),
+                decimal(p),
+                self.below,
+                self.above
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -380,6 +380,9 @@ fn refetch(out: &mut dyn Write, r: &HistoryReport) -> io::Result<()> {
             a.stops()
         )?;
     }
+    if let Some(h) = super::refetch::ranking_holds(&r.edits) {
+        writeln!(out, "  Over every edit, {}.", printable(&h.sentence()))?;
+    }
     Ok(())
 }
 

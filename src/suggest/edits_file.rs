@@ -120,11 +120,24 @@ fn figures(s: &Suggested, of: usize) -> String {
         .refetch
         .as_ref()
         .map_or_else(String::new, |r| format!(" It {}.", r.clause()));
+    // An edit that costs more stays in the file to compare against, said plainly: a
+    // "saves -32.6 %" reads as a saving at a glance.
+    let cost = if s.cost_saved < 0.0 {
+        format!(
+            "COSTS MORE, kept only to compare (not advised): adds {} of the summed cost ({})",
+            percent(-s.cost_saved_pct),
+            grouped(-s.cost_saved, 0)
+        )
+    } else {
+        format!(
+            "saves {} of the summed cost ({})",
+            percent(s.cost_saved_pct),
+            grouped(s.cost_saved, 0)
+        )
+    };
     format!(
-        "Evaluated: {} of {of} by cost; saves {} of the summed cost ({}) and {} of the reread tokens ({} est. tokens), removes {} est. tokens of context; saves cost in {} of {} sessions and at {} of {} sweep points ({} by cost there).{refetch}{front}",
+        "Evaluated: {} of {of} by cost; {cost} and {} of the reread tokens ({} est. tokens), removes {} est. tokens of context; saves cost in {} of {} sessions and at {} of {} sweep points ({} by cost there).{refetch}{front}",
         super::report::ordinal(s.cost_rank),
-        percent(s.cost_saved_pct),
-        grouped(s.cost_saved, 0),
         percent(s.saved_pct),
         grouped(s.saved_tokens, 0),
         grouped(s.context_removed_tokens, 0),

@@ -105,9 +105,10 @@ pub struct OpenAi {
     pub sessions: usize,
     /// The context each call from the second on reads, as [`Evidence::contexts`].
     pub contexts: Vec<f64>,
-    /// The largest B of these sessions: a compaction threshold at or below it plus the
-    /// summary would compact before every call.
-    pub largest_base: f64,
+    /// The 90th percentile (nearest rank) of these sessions' B: a compaction threshold at or
+    /// below a session's B plus the summary compacts before each of its calls, so
+    /// thresholds sit above this; the few sessions above it are priced as they are.
+    pub base_p90: f64,
     /// Pauses longer than the session's cache TTL (sessions with a `[cache]`) in the
     /// sessions whose every model offers extended prompt-cache retention; of them, those
     /// of at most 24 hours; and the sessions with such a pause.
@@ -137,8 +138,8 @@ pub struct Evidence {
     /// what joined before it), est. tokens, ascending: where a context trigger could fire.
     /// Sessions on OpenAI's API are apart, in [`OpenAi::contexts`].
     pub contexts: Vec<f64>,
-    /// The largest B of the sessions `contexts` comes from.
-    pub largest_base: f64,
+    /// The 90th percentile (nearest rank) of the B of the sessions `contexts` comes from.
+    pub base_p90: f64,
     /// By TTL, ascending: the pauses of the sessions not on OpenAI's API (`pauses` has
     /// every session's), for Anthropic's 1-hour cache.
     pub anthropic_pauses: Vec<Pauses>,
@@ -169,7 +170,11 @@ impl Evidence {
         let mut anthropic_pauses: Vec<Pauses> = Vec::new();
         let mut uncached = 0;
         let mut contexts = Vec::new();
-        let mut largest_base: f64 = 0.0;
+        // Each session's B, to place compaction thresholds above nearly all of them: the
+        // largest alone let one session after a reset (B of 117,672) push every threshold
+        // to 150,000.
+        let mut bases = Vec::new();
+        let mut openai_bases = Vec::new();
         let mut openai = OpenAi::default();
         let mut compactions = Vec::new();
         let mut parts: BTreeMap<String, PartUse> = BTreeMap::new();
@@ -254,10 +259,10 @@ impl Evidence {
             let mut context = s.base_tokens;
             let into = if on_openai {
                 openai.sessions += 1;
-                openai.largest_base = openai.largest_base.max(s.base_tokens);
+                openai_bases.push(s.base_tokens);
                 &mut openai.contexts
             } else {
-                largest_base = largest_base.max(s.base_tokens);
+                bases.push(s.base_tokens);
                 &mut contexts
             };
             for (i, slot) in run.iter().enumerate() {
@@ -297,6 +302,11 @@ impl Evidence {
         anthropic_pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
         contexts.sort_by(f64::total_cmp);
         openai.contexts.sort_by(f64::total_cmp);
+        let p90 = |mut b: Vec<f64>| {
+            b.sort_by(f64::total_cmp);
+            crate::history::percentile::nearest_rank(&b, 90.0).unwrap_or(0.0)
+        };
+        openai.base_p90 = p90(openai_bases);
         Evidence {
             sessions: sessions.len(),
             calls,
@@ -318,7 +328,7 @@ impl Evidence {
             pauses,
             uncached_sessions: uncached,
             contexts,
-            largest_base,
+            base_p90: p90(bases),
             anthropic_pauses,
             openai,
             compactions,

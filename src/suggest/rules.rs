@@ -776,14 +776,14 @@ fn compaction(e: &Evidence, p: &mut Proposal) {
     // again before every call.
     let thresholds: Vec<f64> = triggers(&e.contexts, Some(API_COMPACT_TRIGGER), API_COMPACT_MIN)
         .into_iter()
-        .filter(|&x| x > e.largest_base + s)
+        .filter(|&x| x > e.base_p90 + s)
         .collect();
     let text = format!(
-        "thresholds at the contexts' p50, p75 and p90 (rounded to {}) and the API's default {}, each at least its minimum {}, above the largest B + summary ({}) and below the largest context; summary {}",
+        "thresholds at the contexts' p50, p75 and p90 (rounded to {}) and the API's default {}, each at least its minimum {}, above the sessions' p90 B + summary ({}; a session whose B + summary is above a threshold compacts before each of its calls, and is priced so) and below the largest context; summary {}",
         grouped(TRIGGER_STEP_TOKENS, 0),
         grouped(API_COMPACT_TRIGGER, 0),
         grouped(API_COMPACT_MIN, 0),
-        grouped(e.largest_base + s, 0),
+        grouped(e.base_p90 + s, 0),
         p.summary.source
     );
     if thresholds.is_empty() {
@@ -840,13 +840,13 @@ fn openai_compaction(e: &Evidence, p: &mut Proposal) {
     let s = p.summary.tokens;
     let thresholds: Vec<f64> = triggers(&o.contexts, None, 0.0)
         .into_iter()
-        .filter(|&x| x > o.largest_base + s)
+        .filter(|&x| x > o.base_p90 + s)
         .collect();
     let text = format!(
-        "{} ran on OpenAI's API: its server-side compaction (the Responses API's compact_threshold) at their contexts' p50, p75 and p90 (rounded to {}), each above the largest B + summary ({}) and below the largest context; {}; summary {}",
+        "{} ran on OpenAI's API: its server-side compaction (the Responses API's compact_threshold) at their contexts' p50, p75 and p90 (rounded to {}), each above the sessions' p90 B + summary ({}) and below the largest context; {}; summary {}",
         plural(o.sessions, "session", "sessions"),
         grouped(TRIGGER_STEP_TOKENS, 0),
-        grouped(o.largest_base + s, 0),
+        grouped(o.base_p90 + s, 0),
         contexts_line(&o.contexts),
         p.summary.source
     );
@@ -1123,7 +1123,7 @@ mod tests {
             pauses: Vec::new(),
             uncached_sessions: 0,
             contexts: Vec::new(),
-            largest_base: 0.0,
+            base_p90: 0.0,
             anthropic_pauses: Vec::new(),
             openai: Default::default(),
             compactions: Vec::new(),
@@ -1328,7 +1328,7 @@ mod tests {
         e.openai.contexts = vec![
             10e3, 20e3, 30e3, 40e3, 52.4e3, 60e3, 70e3, 77.6e3, 91e3, 199e3,
         ];
-        e.openai.largest_base = 48_000.0;
+        e.openai.base_p90 = 48_000.0;
         e.openai.over_ttl = 3;
         e.openai.within_day = 3;
         e.openai.sessions_over_ttl = 1;
@@ -1355,7 +1355,7 @@ mod tests {
         // The same contexts on Anthropic's side: B + S drops the 50,000 threshold there too.
         let mut a = evidence();
         a.contexts = e.openai.contexts.clone();
-        a.largest_base = 48_000.0;
+        a.base_p90 = 48_000.0;
         let pa = propose(&a);
         let compactions: Vec<&str> = pa
             .candidates

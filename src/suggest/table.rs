@@ -120,9 +120,16 @@ pub fn write(
         return Ok(());
     }
     let shown = top.min(r.candidates.len());
+    // Ranked by dollars where every session is priced: the cost column (input-token
+    // equivalents) need not fall in that order, across models' prices.
+    let by = if r.baseline.ranked_by_dollars {
+        "summed dollars saved"
+    } else {
+        "summed cost saved"
+    };
     writeln!(
         out,
-        "\nTop {shown} of {} by summed cost saved (every candidate: suggest.csv):",
+        "\nTop {shown} of {} by {by} (every candidate: suggest.csv):",
         r.candidates.len()
     )?;
     let columns = r

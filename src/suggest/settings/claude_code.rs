@@ -73,8 +73,11 @@ pub fn how(s: &Suggested) -> (Option<Key>, String) {
                 ),
             )
         }),
-        Family::ToolDefinitions => match (p.part_action, p.part.as_deref()) {
-            (Some("defer"), _) => Some(env(
+        // Only MCP servers have these keys; the part is named `mcp:NAME` after its server.
+        // A claude.ai connector (`claude_ai_*`) is not a server of a project's .mcp.json,
+        // and skills or the system prompt are no server at all: no key for them.
+        Family::ToolDefinitions => match (p.part_action, mcp_server(p.part.as_deref())) {
+            (Some("defer"), Some(_)) => Some(env(
                 "ENABLE_TOOL_SEARCH",
                 "true".into(),
                 "defers every MCP server's tool definitions until the agent searches for them (the default on Anthropic's own API; off by default behind a proxy or gateway, ANTHROPIC_BASE_URL)".into(),
@@ -111,10 +114,34 @@ pub fn how(s: &Suggested) -> (Option<Key>, String) {
             Family::ContextEditing => "no setting exposes the API's context editing; nearest: an earlier auto-compaction (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE); through the API or the Agent SDK: the context_management block".into(),
             Family::HourCache => "no documented setting found (read 2026-12-02): the cache's 1-hour lifetime is the API's cache_control ttl, which Claude Code sets itself".into(),
             Family::Retention => "not for Claude Code: OpenAI's cache retention".into(),
+            Family::ToolDefinitions => not_a_server(p.part.as_deref().unwrap_or("this part")),
             _ => workflow(s, "CLAUDE.md"),
         },
     };
     (key, how)
+}
+
+/// The server's name of an `mcp:NAME` part that `.mcp.json` can hold (not a claude.ai
+/// connector, `claude_ai_*`, which is connected in claude.ai's settings).
+fn mcp_server(part: Option<&str>) -> Option<&str> {
+    part?
+        .strip_prefix("mcp:")
+        .filter(|name| !name.is_empty() && !name.starts_with("claude_ai_"))
+}
+
+/// What makes a part without a key real: a connector turned off, skills removed.
+fn not_a_server(part: &str) -> String {
+    if part.starts_with("mcp:claude_ai_") {
+        format!(
+            "no setting of Claude Code: {part} is a claude.ai connector (not a server of .mcp.json); turn it off where it was connected (claude.ai's connector settings, or /mcp)"
+        )
+    } else if part.starts_with("skills") {
+        "no setting: the skills' listing is what ~/.claude/skills, .claude/skills and plugins install; remove the skills not needed (their names stay listed while installed)".into()
+    } else {
+        format!(
+            "no setting found for {part}: remove it from the agent's tools while it is not needed"
+        )
+    }
 }
 
 /// The limit to say beside a key in the table (the whole in the fragment and the JSON).
