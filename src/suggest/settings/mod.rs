@@ -366,7 +366,7 @@ mod tests {
                 "defer mcp:gh",
                 Family::ToolDefinitions,
                 Parameters {
-                    part: Some("gh".into()),
+                    part: Some("mcp:gh".into()),
                     part_action: Some("defer"),
                     ..p()
                 },
@@ -376,7 +376,7 @@ mod tests {
                 "drop mcp:jira",
                 Family::ToolDefinitions,
                 Parameters {
-                    part: Some("jira".into()),
+                    part: Some("mcp:jira".into()),
                     part_action: Some("drop"),
                     ..p()
                 },
