@@ -342,3 +342,25 @@ fn no_logs_at_all_says_where_it_looked() {
     );
     assert!(!t.path().join("out").exists());
 }
+
+/// A log the import cannot read (here a named pipe) is said on the first run and on every
+/// run that reuses the cache folder: it is still left out (the import's own summary, which
+/// lists it, is not printed here).
+#[cfg(unix)]
+#[test]
+fn a_log_that_cannot_be_read_is_said_on_every_run() {
+    let home = home();
+    let pipe = home
+        .path()
+        .join(".claude/projects/-home-dev-shop/pipe.jsonl");
+    let mode = rustix::fs::Mode::from_bits_truncate(0o644);
+    rustix::fs::mkfifoat(rustix::fs::CWD, &pipe, mode).unwrap();
+    let said = "Not read: 1 log (~/.claude/projects/-home-dev-shop/pipe.jsonl: is a named pipe (FIFO), not a regular file: save what it carries to a file first); the rest was imported\n";
+    for run_number in 0..2 {
+        let a = run(home.path(), &["suggest", "--no-write"]).success();
+        let out = stdout(&a);
+        assert!(out.contains(said), "run {run_number}: {out}");
+    }
+    let reused = stdout(&run(home.path(), &["suggest", "--no-write"]).success());
+    assert!(reused.contains("(reused: no log changed"), "{reused}");
+}

@@ -30,6 +30,15 @@ pub struct ImportConfig {
 /// the staging folder as soon as it is read, and each trace is staged and dropped as soon
 /// as it is assembled ([`import::stream`]).
 pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
+    run_listing(c, out).map(|_| ())
+}
+
+/// [`run`], returning the files it could not read (listed in its summary too): for a
+/// caller that prints its own summary instead, so that nothing left out goes unsaid.
+pub fn run_listing(
+    c: &ImportConfig,
+    out: &mut dyn Write,
+) -> Result<Vec<import::files::Unreadable>, Error> {
     let reader = c.format.reader();
     let (files, loops) =
         import::files::find_listing(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
@@ -74,7 +83,8 @@ pub fn run(c: &ImportConfig, out: &mut dyn Write) -> Result<(), Error> {
         &written.paths,
         written.quality.as_deref(),
     )
-    .map_err(Error::Print)
+    .map_err(Error::Print)?;
+    Ok(loaded.unreadable)
 }
 
 /// Why no scenario could be written, naming each file.

@@ -155,7 +155,12 @@ pub fn import_cached(c: &LocalConfig, env: &Env) -> Result<Imported, Error> {
         said.push(format!(
             "Scenarios: {shown} (reused: no log changed since they were imported and fitted; nothing imported)"
         ));
+        // What the import could not read is said again on every reuse: it is still left out.
+        if let Ok(note) = std::fs::read_to_string(plan.dir.join(cache::NOT_READ)) {
+            said.extend(note.lines().map(String::from));
+        }
     } else {
+        let mut not_read = Vec::new();
         for &format in &formats {
             let paths: Vec<PathBuf> = selected
                 .iter()
@@ -172,19 +177,52 @@ pub fn import_cached(c: &LocalConfig, env: &Env) -> Result<Imported, Error> {
                 force: true,
                 fit: true,
             };
-            // The import's own summary is long; what matters is said below.
-            import::run(&config, &mut std::io::sink())?;
+            // The import's own summary is long; what matters is said below, with every
+            // file it could not read.
+            not_read.extend(import::run_listing(&config, &mut std::io::sink())?);
         }
-        cache::finish(&plan)?;
+        let note = not_read_note(&not_read, env);
+        cache::finish(&plan, &note)?;
         said.push(format!(
             "Scenarios: imported and fitted into {shown} (simulate's cache: reused while no log changes; never written into the logs' folders)"
         ));
+        said.extend(note.lines().map(String::from));
     }
     Ok(Imported {
         dir: plan.dir,
         said,
         formats,
     })
+}
+
+/// `Not read: 2 logs (~/.claude/projects/p/a.jsonl: Permission denied; …); the rest was
+/// imported`, the files named (at most 5), or nothing when every log was read.
+fn not_read_note(not_read: &[crate::import::files::Unreadable], env: &Env) -> String {
+    if not_read.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = not_read
+        .iter()
+        .take(5)
+        .map(|u| {
+            format!(
+                "{}: {}",
+                crate::printable::printable(&env.shown(std::path::Path::new(&u.file))),
+                crate::printable::printable(&u.reason)
+            )
+        })
+        .collect();
+    let more = not_read.len().saturating_sub(named.len());
+    format!(
+        "Not read: {} ({}{}); the rest was imported\n",
+        crate::number::plural(not_read.len(), "log", "logs"),
+        named.join("; "),
+        if more > 0 {
+            format!("; and {more} more: `simulate import` lists them")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// `simulate import [FORMAT] --out DIR` with no path: the user's own logs, each agent's

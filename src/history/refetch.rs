@@ -230,13 +230,15 @@ impl RefetchAggregate {
         let last = self.by_rate.last().map_or(0.0, |r| r.rate);
         match (self.stops_saving_at, self.saves_at) {
             (None, _) => format!(
-                "still saves if the agent re-fetches {} of what it removes (the most swept)",
-                decimal(last)
+                "still saves if the agent re-fetches {} of what it removes (the most swept{})",
+                decimal(last),
+                self.kept(last)
             ),
             (Some(p), Some(lo)) => format!(
-                "stops saving if the agent re-fetches ≥ {} of what it removes (still saves at {})",
+                "stops saving if the agent re-fetches ≥ {} of what it removes (still saves at {}{})",
                 decimal(p),
-                decimal(lo)
+                decimal(lo),
+                self.kept(lo)
             ),
             (Some(p), None) if p <= 0.0 => {
                 "saves nothing even if the agent re-fetches none of what it removes".into()
@@ -246,6 +248,29 @@ impl RefetchAggregate {
                 decimal(p)
             ),
         }
+    }
+
+    /// `, 9.4 % of its saving at 0 left`: what is left at `rate` of the saving with no
+    /// re-fetch, so that "still saves" is not read as "saves as much". Empty where the rate
+    /// is not swept or nothing is saved at 0.
+    fn kept(&self, rate: f64) -> String {
+        let (Some(at), Some(zero)) = (
+            self.by_rate.iter().find(|r| r.rate == rate),
+            self.by_rate.first(),
+        ) else {
+            return String::new();
+        };
+        let base = self.saved(zero);
+        if rate == zero.rate || base <= 0.0 {
+            return String::new();
+        }
+        // A share, not an amount: the clause also stands beside one agent's saving, and
+        // the amount is over every session.
+        format!(
+            ", {} of its saving at {} left",
+            crate::number::percent(100.0 * self.saved(at) / base),
+            decimal(zero.rate)
+        )
     }
 
     /// `0, 0.1, 0.25, 0.5`.

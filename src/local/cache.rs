@@ -16,6 +16,10 @@ use std::time::UNIX_EPOCH;
 /// The file whose presence marks a complete cache folder.
 pub const SOURCES: &str = "sources.tsv";
 
+/// The logs the import could not read, as said to the user (absent when it read them
+/// all): said again whenever the folder is reused.
+pub const NOT_READ: &str = "not-read.txt";
+
 /// Where a selection's scenarios are, and whether they are already there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
@@ -82,8 +86,11 @@ pub fn check_apart(cache: &Path, roots: &[&Path]) -> Result<(), Located> {
 /// Marks `plan.dir` complete, then removes the older cache folders simulate wrote.
 ///
 /// Errors: [`Error::Unwritable`] or [`Error::Write`] when `sources.tsv` cannot be written.
-pub fn finish(plan: &Plan) -> Result<(), Error> {
+pub fn finish(plan: &Plan, not_read: &str) -> Result<(), Error> {
     let set = crate::output::FileSet::prepare(&plan.dir)?;
+    if !not_read.is_empty() {
+        set.write(NOT_READ, |w| w.write_all(not_read.as_bytes()))?;
+    }
     set.write(SOURCES, |w| w.write_all(plan.sources.as_bytes()))?;
     set.commit()?;
     let Some(cache) = plan.dir.parent() else {
@@ -130,7 +137,7 @@ mod tests {
         let cache = t.path().join("cache");
         let first = plan(&cache, &[selected(vec![log.clone()])]);
         assert!(!first.reuse);
-        finish(&first).unwrap();
+        finish(&first, "").unwrap();
         let again = plan(&cache, &[selected(vec![log.clone()])]);
         assert_eq!(
             again,
@@ -143,7 +150,7 @@ mod tests {
         let changed = plan(&cache, &[selected(vec![log.clone()])]);
         assert!(!changed.reuse);
         assert_ne!(changed.dir, first.dir);
-        finish(&changed).unwrap();
+        finish(&changed, "").unwrap();
         assert!(!first.dir.exists(), "the older folder is removed");
         assert!(changed.dir.join(SOURCES).is_file());
         // The cache may not sit in the logs.

@@ -313,7 +313,7 @@ mod tests {
         });
         assert_eq!(
             saving(&s),
-            "saves $1.25 summed over every session, rank 1 by cost; stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at 0.25)"
+            "saves $1.25 summed over every session, rank 1 by cost; stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at 0.25, 40.0 % of its saving at 0 left)"
         );
         let share = Share {
             sessions: 2,
@@ -325,7 +325,7 @@ mod tests {
         let how = vec![how_to(&s, Agent::ClaudeCode, &share)];
         let json = super::fragment::claude_code(&how, "logs");
         assert!(
-            json.contains("compact above 60,000 tokens — saves $1.25 over Claude Code's 2 sessions; stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at 0.25), rank 1 by cost"),
+            json.contains("compact above 60,000 tokens — saves $1.25 over Claude Code's 2 sessions; stops saving if the agent re-fetches ≥ 0.5 of what it removes (still saves at 0.25, 40.0 % of its saving at 0 left), rank 1 by cost"),
             "{json}"
         );
     }
