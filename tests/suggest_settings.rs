@@ -156,6 +156,15 @@ fn each_agents_setting_carries_the_saving_over_its_own_sessions() {
         "{comment}"
     );
     assert!(!text.contains("Codex CLI, saves $0.00"), "{text}");
+    // The answer names the best change a setting of each agent makes, in that agent's
+    // terms: the best overall may be one no setting offers.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "The best change a setting makes: in Claude Code, {CAP} (BASH_MAX_OUTPUT_LENGTH=800), which saves $0.15 over its 2 sessions"
+        )),
+        "{flat}"
+    );
     let codex = fs::read_to_string(folder.join("codex.config.toml")).unwrap();
     assert!(!codex.contains("context editing"), "{codex}");
     assert!(
