@@ -106,7 +106,7 @@ pub fn of_session(study: &Study, nominal: &Evaluation) -> Vec<Option<SessionRefe
 }
 
 /// One edit's running sums over the sessions, at each of [`RATES`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RefetchSums {
     sessions: usize,
     removed: usize,

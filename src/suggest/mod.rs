@@ -186,10 +186,15 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         text
     };
     let how = settings::all(&report.candidates, &agents, &shares);
-    Ok(Suggestion {
-        report: report.with_edits_file(text).with_settings(agents, how),
-        edits,
-    })
+    // The best overall may be one no setting of the user's agent offers: the answer ends
+    // with the best each agent's settings make.
+    let best = settings::best_settings(&how);
+    let mut report = report.with_edits_file(text).with_settings(agents, how);
+    if let Some(sentence) = best {
+        report.answer.push(' ');
+        report.answer.push_str(&sentence);
+    }
+    Ok(Suggestion { report, edits })
 }
 
 /// `loaded` without the sessions whose simulated cost is more than `max` percent off the

@@ -304,10 +304,6 @@ impl SuggestReport {
     ) -> SuggestReport {
         self.agents = agents;
         self.settings = settings;
-        if let Some(sentence) = best_settings(&self.settings) {
-            self.answer.push(' ');
-            self.answer.push_str(&sentence);
-        }
         self
     }
 
@@ -458,49 +454,6 @@ fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
         ));
     }
     text
-}
-
-/// `The best change a setting makes: in Claude Code, compact above 75,000 tokens
-/// (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=38), which saves $6.50 over its 85 sessions.`: for each
-/// agent, the suggestion with a key that saves most over that agent's sessions (in dollars
-/// where priced): the best overall may be one no setting of the user's agent offers. None
-/// when no suggestion has a key.
-fn best_settings(how: &[super::settings::types::HowTo]) -> Option<String> {
-    use super::settings::types::Value;
-    let mut agents: Vec<_> = how.iter().map(|h| h.agent).collect();
-    agents.sort();
-    agents.dedup();
-    let measure = |h: &super::settings::types::HowTo| h.dollars_saved.unwrap_or(h.cost_saved);
-    let parts: Vec<String> = agents
-        .into_iter()
-        .filter_map(|agent| {
-            let best = how
-                .iter()
-                .filter(|h| h.agent == agent && h.saves && h.key.is_some())
-                .max_by(|a, b| {
-                    measure(a)
-                        .total_cmp(&measure(b))
-                        .then(b.cost_rank.cmp(&a.cost_rank))
-                })?;
-            let key = best.key.as_ref()?;
-            let value = match &key.value {
-                Value::Text(t) => t.clone(),
-                Value::Integer(n) => n.to_string(),
-                Value::List(l) => l.join(", "),
-            };
-            let setting = match key.path.strip_prefix("env.") {
-                Some(var) => format!("{var}={value}"),
-                None => format!("{} = {value}", key.path),
-            };
-            Some(format!(
-                "in {}, {} ({setting}), which {}",
-                agent.label(),
-                best.edit,
-                super::settings::agent_saving(best, "its")
-            ))
-        })
-        .collect();
-    (!parts.is_empty()).then(|| format!("The best change a setting makes: {}.", parts.join("; ")))
 }
 
 /// `1st` or `1st to 3rd`, the cost ranks over the sweep.

@@ -358,10 +358,17 @@ fn settings(out: &mut dyn Write, r: &SuggestReport, shown: usize) -> io::Result<
             } else {
                 "not in its settings"
             };
+            // The re-fetch clause over this agent's sessions, where it is not the total's.
+            let refetch = match (&h.refetch, &s.refetch) {
+                (Some(mine), Some(all)) if h.saves && *mine != all.clause() => {
+                    format!("; {mine}")
+                }
+                _ => String::new(),
+            };
             prose(
                 out,
                 &format!(
-                    "      {}, {}:",
+                    "      {}, {}{refetch}:",
                     h.agent.label(),
                     super::settings::agent_saving(h, "its")
                 ),

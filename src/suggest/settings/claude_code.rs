@@ -122,11 +122,12 @@ pub fn how(s: &Suggested) -> (Option<Key>, String) {
 }
 
 /// The server's name of an `mcp:NAME` part that `.mcp.json` can hold (not a claude.ai
-/// connector, `claude_ai_*`, which is connected in claude.ai's settings).
+/// connector, `claude_ai_*`, connected in claude.ai's settings, nor a plugin's server,
+/// `plugin_*`, which comes and goes with its plugin).
 fn mcp_server(part: Option<&str>) -> Option<&str> {
-    part?
-        .strip_prefix("mcp:")
-        .filter(|name| !name.is_empty() && !name.starts_with("claude_ai_"))
+    part?.strip_prefix("mcp:").filter(|name| {
+        !name.is_empty() && !name.starts_with("claude_ai_") && !name.starts_with("plugin_")
+    })
 }
 
 /// What makes a part without a key real: a connector turned off, skills removed.
@@ -134,6 +135,10 @@ fn not_a_server(part: &str) -> String {
     if part.starts_with("mcp:claude_ai_") {
         format!(
             "no setting of Claude Code: {part} is a claude.ai connector (not a server of .mcp.json); turn it off where it was connected (claude.ai's connector settings, or /mcp)"
+        )
+    } else if part.starts_with("mcp:plugin_") {
+        format!(
+            "no setting of Claude Code: {part} is a plugin's MCP server (not a server of .mcp.json); disable the plugin that brings it (/plugin) while it is not needed"
         )
     } else if part.starts_with("skills") {
         "no setting: the skills' listing is what ~/.claude/skills, .claude/skills and plugins install; remove the skills not needed (their names stay listed while installed)".into()

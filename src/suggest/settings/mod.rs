@@ -39,6 +39,9 @@ pub fn shares(agents: &[Agent], sessions: &[SessionFigures]) -> BTreeMap<Agent, 
                 share.dollars_saved = Some(share.dollars_saved.unwrap_or(0.0) + d);
                 share.priced_sessions += 1;
             }
+            if let Some(r) = &e.refetch {
+                share.refetch.add(r);
+            }
         }
     }
     out
@@ -69,6 +72,48 @@ pub fn agent_saving(h: &HowTo, whose: &str) -> String {
             )
         }
     }
+}
+
+/// `The best change a setting makes: in Claude Code, compact above 75,000 tokens
+/// (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=38), which saves $6.50 over its 85 sessions.`: for each
+/// agent, the suggestion with a key that saves most over that agent's sessions (in dollars
+/// where priced): the best overall may be one no setting of the user's agent offers. None
+/// when no suggestion has a key.
+pub fn best_settings(how: &[HowTo]) -> Option<String> {
+    let mut agents: Vec<_> = how.iter().map(|h| h.agent).collect();
+    agents.sort();
+    agents.dedup();
+    let measure = |h: &HowTo| h.dollars_saved.unwrap_or(h.cost_saved);
+    let parts: Vec<String> = agents
+        .into_iter()
+        .filter_map(|agent| {
+            let best = how
+                .iter()
+                .filter(|h| h.agent == agent && h.saves && h.key.is_some())
+                .max_by(|a, b| {
+                    measure(a)
+                        .total_cmp(&measure(b))
+                        .then(b.cost_rank.cmp(&a.cost_rank))
+                })?;
+            let key = best.key.as_ref()?;
+            let value = match &key.value {
+                Value::Text(t) => t.clone(),
+                Value::Integer(n) => n.to_string(),
+                Value::List(l) => l.join(", "),
+            };
+            let setting = match key.path.strip_prefix("env.") {
+                Some(var) => format!("{var}={value}"),
+                None => format!("{} = {value}", key.path),
+            };
+            Some(format!(
+                "in {}, {} ({setting}), which {}",
+                agent.label(),
+                best.edit,
+                agent_saving(best, "its")
+            ))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("The best change a setting makes: {}.", parts.join("; ")))
 }
 
 /// The agents the sessions came from, each with its number of sessions, in [`Agent`]
@@ -122,8 +167,13 @@ pub fn how_to(s: &Suggested, agent: Agent, share: &Share) -> HowTo {
         dollars_saved: share.dollars_saved,
         cost_saved: share.cost_saved,
         cost_saved_pct: share.cost_saved_pct(),
-        // Sampled over every session the suggestion was evaluated on, not this agent's alone.
-        refetch: s.refetch.as_ref().map(|r| r.clause()),
+        // Over this agent's sessions alone, on dollars where each of them is priced: the
+        // total's stopping rate may not be this agent's.
+        refetch: share
+            .refetch
+            .clone()
+            .finish(share.priced_sessions == share.sessions && share.sessions > 0)
+            .map(|r| r.clause()),
         key,
         how,
     }
@@ -160,14 +210,27 @@ pub fn all(
 pub fn workflow(s: &Suggested, memory_file: &str) -> String {
     let p = &s.parameters;
     match s.family {
-        Family::Cap => format!(
-            "no setting caps {}'s output; what would: an instruction in {memory_file} asking for smaller results (a Read with offset and limit, a narrower search)",
-            p.tool.as_deref().unwrap_or("this tool")
-        ),
+        Family::Cap => {
+            let tool = p.tool.as_deref().unwrap_or("this tool");
+            // How a smaller result is asked for depends on the tool.
+            let how = match tool {
+                "Read" => "a Read with offset and limit",
+                "Grep" | "Glob" => "a narrower pattern or path",
+                "Bash" | "exec_command" | "shell" | "write_stdin" => {
+                    "output piped through head or tail, quieter flags"
+                }
+                _ => "a narrower request",
+            };
+            format!(
+                "no setting caps {tool}'s output; what would: an instruction in {memory_file} asking for smaller results ({how})"
+            )
+        }
         Family::ReadOnce => format!(
             "no setting; what would: an instruction in {memory_file} not to read a file again unless it changed"
         ),
-        Family::IdleClearing => "no setting; what would: a habit, /clear (or /compact) when you come back after a pause longer than the cache's lifetime".into(),
+        // The edit replaces old tool results by a placeholder; /compact is the nearest a
+        // user can do by hand (it summarises them away too), /clear drops far more.
+        Family::IdleClearing => "no setting; nearest by hand: /compact when you come back after a pause longer than the cache's lifetime (the cache is cold there, so its rewrite costs nothing extra); the edit priced keeps the conversation and replaces only old tool results, which /compact summarises and /clear drops with everything else".into(),
         Family::ToolDefinitions => format!(
             "no setting found for {}: remove it from the agent's tools while it is not needed",
             p.part.as_deref().unwrap_or("this part")
@@ -275,8 +338,54 @@ mod tests {
             cost_saved: 100.0,
             baseline_cost: 1000.0,
             dollars_saved: Some(1.25),
+            ..Share::default()
         };
-        agents.iter().map(|&(a, _)| (a, vec![share; n])).collect()
+        agents
+            .iter()
+            .map(|&(a, _)| (a, vec![share.clone(); n]))
+            .collect()
+    }
+
+    /// An agent's re-fetch clause is over its own sessions: here they stop saving at 0.25
+    /// while the total (another agent's sessions in it) is not asked.
+    #[test]
+    fn an_agents_re_fetch_clause_is_over_its_own_sessions() {
+        use crate::history::refetch::SessionRefetch;
+        let s = candidate(
+            "cap Bash",
+            Family::Cap,
+            Parameters {
+                max_bytes: Some(800.0),
+                ..Parameters::default()
+            },
+            1,
+        );
+        let mut share = Share {
+            sessions: 1,
+            priced_sessions: 0,
+            cost_saved: 1000.0,
+            baseline_cost: 4000.0,
+            dollars_saved: None,
+            ..Share::default()
+        };
+        share.refetch.add(&SessionRefetch {
+            removed: 4,
+            rates: vec![0.0, 0.1, 0.25, 0.5],
+            saved_tokens: vec![1000.0, 600.0, -100.0, -500.0],
+            cost_saved: vec![1000.0, 600.0, -100.0, -500.0],
+            dollars_saved: None,
+        });
+        assert_eq!(
+            how_to(&s, Agent::ClaudeCode, &share).refetch.as_deref(),
+            Some(
+                "stops saving if the agent re-fetches ≥ 0.25 of what it removes (still saves at 0.1, 60.0 % of its saving at 0 left)"
+            )
+        );
+        assert_eq!(
+            how_to(&s, Agent::Codex, &Share::default()).refetch,
+            None,
+            "no session of the agent removes results"
+        );
     }
 
     /// Beside the saving, how much re-fetching would undo it (docs/model.md §11), in the
@@ -321,7 +430,17 @@ mod tests {
             cost_saved: 100.0,
             baseline_cost: 1000.0,
             dollars_saved: Some(1.25),
+            ..Share::default()
         };
+        // The agent's own sessions, here the same figures as the total.
+        let mut share = share;
+        share.refetch.add(&crate::history::refetch::SessionRefetch {
+            removed: 7,
+            rates: vec![0.0, 0.1, 0.25, 0.5],
+            saved_tokens: vec![0.0; 4],
+            cost_saved: vec![0.0; 4],
+            dollars_saved: Some(vec![1.25, 1.0, 0.5, -0.25]),
+        });
         let how = vec![how_to(&s, Agent::ClaudeCode, &share)];
         let json = super::fragment::claude_code(&how, "logs");
         assert!(

@@ -88,7 +88,7 @@ pub enum Value {
 
 /// A suggestion's saving over one agent's sessions only: the history's per-session rows
 /// of that agent summed (a setting changes only its own agent's sessions).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Share {
     pub sessions: usize,
     pub priced_sessions: usize,
@@ -97,6 +97,10 @@ pub struct Share {
     pub baseline_cost: f64,
     /// Σ dollars saved over the priced sessions; None where none is priced.
     pub dollars_saved: Option<f64>,
+    /// For an edit that removes results, its savings at each re-fetch rate summed over
+    /// these sessions: where it stops saving for this agent, which the total's rate need
+    /// not be.
+    pub refetch: crate::history::refetch::RefetchSums,
 }
 
 impl Share {
