@@ -328,3 +328,10 @@ fn the_oracle_gives_the_worked_example_of_at_cold() {
     let (diffs, failing) = check("at_cold", &cases);
     report(&diffs, &failing, 1);
 }
+
+/// docs/model.md §3 and §9: a cold clearing's trigger (`after_gap_s`) that found nothing to
+/// clear stays armed for the next cold call (exact figures: tests/at_cold.rs).
+#[test]
+fn a_cold_trigger_that_found_nothing_to_clear_stays_armed() {
+    fixed("cold_armed");
+}
