@@ -101,7 +101,10 @@ fn a_cold_trigger_that_found_nothing_to_clear_stays_armed() {
     let j = run("tests/fixtures/oracle/cold_armed.toml");
     assert_eq!(j["baseline"]["cost"].as_f64().unwrap(), 10_200.0);
     let cold = edit(&j, "cold");
-    assert!((cold["cost"].as_f64().unwrap() - 7_722.5).abs() < 1e-9, "{cold}");
+    assert!(
+        (cold["cost"].as_f64().unwrap() - 7_722.5).abs() < 1e-9,
+        "{cold}"
+    );
     assert_eq!(cold["total_tokens"].as_f64().unwrap(), 8_018.0);
     let events = cold["events"].as_array().unwrap();
     assert_eq!(events.len(), 1, "{cold}");

@@ -295,7 +295,11 @@ fn the_oracle_gives_the_worked_example_of_at_cold() {
         .arg(&path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let all: Value = serde_json::from_slice(&out.stdout).unwrap();
     let runs = &all[path.to_str().unwrap()]["runs"];
     let cost = |name: &str| runs[name]["cost"].as_f64().unwrap();
@@ -314,8 +318,15 @@ fn the_oracle_gives_the_worked_example_of_at_cold() {
     assert_eq!(before("clear"), vec![3, 4, 5]);
     // Cold: armed before call 3, cleared once before call 4 (calls 1 and 2):
     // 4,050 + 2,522.5 + 1,451.8, reread total 11,036.
-    assert!((cost("clear-cold") - 8_024.3).abs() < 1e-9, "{}", cost("clear-cold"));
-    assert_eq!(runs["clear-cold"]["total_tokens"].as_f64().unwrap(), 11_036.0);
+    assert!(
+        (cost("clear-cold") - 8_024.3).abs() < 1e-9,
+        "{}",
+        cost("clear-cold")
+    );
+    assert_eq!(
+        runs["clear-cold"]["total_tokens"].as_f64().unwrap(),
+        11_036.0
+    );
     assert_eq!(before("clear-cold"), vec![4]);
     assert_eq!(
         runs["clear-cold"]["events"][0]["cleared"],
