@@ -216,6 +216,11 @@ pub fn replay_with_joins(
     let mut last_clearing = 0usize;
     let mut context = at.base_tokens;
     let mut previous_segment = None;
+    // `at = "cold"`: the triggers that fired since the last clearing, waiting for a cold
+    // call. Kept apart because `after_gap_s` fires on one call's pause only: fired at a
+    // cold call that had nothing (or too little) to clear, it stays armed (docs/model.md
+    // §3, §9) and acts at the next cold call, whose own pause may be shorter than X.
+    let mut armed: Vec<&'static str> = Vec::new();
 
     for (i, slot) in run.iter().enumerate() {
         let segment = calls.segment(slot.origin as usize);
@@ -262,6 +267,19 @@ pub fn replay_with_joins(
             // `at = "cold"`: a fired trigger waits, armed, for a call the cache has expired
             // before (docs/model.md §9): there the prefix is written again anyway.
             let cold = !policy.at_cold || calls.gap_s(slot.origin as usize) > policy.lifetime_s;
+            if policy.at_cold {
+                for t in &triggers {
+                    if !armed.contains(t) {
+                        armed.push(t);
+                    }
+                }
+                if cold {
+                    triggers = TRIGGER_ORDER
+                        .into_iter()
+                        .filter(|t| armed.contains(t))
+                        .collect();
+                }
+            }
             if !triggers.is_empty() && !cold {
                 out.idle.not_cold += 1;
             } else if !triggers.is_empty() {
@@ -294,6 +312,7 @@ pub fn replay_with_joins(
                     head = end;
                     completed_since_clearing = 0;
                     last_clearing = i;
+                    armed.clear();
                 } else {
                     if count == 0 {
                         out.idle.nothing_to_clear += 1;
@@ -324,6 +343,16 @@ pub fn replay_with_joins(
     }
     out
 }
+
+/// The triggers in the order they are checked, and listed in an event (docs/model.md §3).
+const TRIGGER_ORDER: [&str; 6] = [
+    "every_segments",
+    "every_calls",
+    "above_tool_bytes",
+    "above_context_tokens",
+    "older_than_calls",
+    "after_gap_s",
+];
 
 /// The tokens a clearing frees: the cleared results' `measured` tokens and `bytes` less
 /// their `placeholders`' bytes, at `rho`. The measured tokens and the bytes are summed apart

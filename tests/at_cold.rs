@@ -88,3 +88,27 @@ fn at_takes_only_cold_and_not_with_the_providers_own_edits() {
         assert!(err.contains(want), "{err}");
     }
 }
+
+/// docs/model.md §3 and §9: a trigger that fired at a cold call with nothing to clear
+/// stays armed and acts at the next cold call, though `after_gap_s` does not fire there
+/// (its pause, 400 s, is past the 300 s lifetime but not past 1,000 s). B = 1,000, ρ = 1,
+/// calls a, b (after 2,000 s), c, d (after 400 s) of 1,000 bytes, `keep_results = 1`:
+/// before b only a stands, kept; before d, a and b are cleared (9-byte placeholders), so
+/// d writes 2,018 (2,522.5): 1,250 + 2,500 + 1,450 + 2,522.5 = 7,722.5 against 10,200.
+/// The binary lost the trigger after the empty attempt (found by tests/oracle.rs).
+#[test]
+fn a_cold_trigger_that_found_nothing_to_clear_stays_armed() {
+    let j = run("tests/fixtures/oracle/cold_armed.toml");
+    assert_eq!(j["baseline"]["cost"].as_f64().unwrap(), 10_200.0);
+    let cold = edit(&j, "cold");
+    assert!(
+        (cold["cost"].as_f64().unwrap() - 7_722.5).abs() < 1e-9,
+        "{cold}"
+    );
+    assert_eq!(cold["total_tokens"].as_f64().unwrap(), 8_018.0);
+    let events = cold["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{cold}");
+    assert_eq!(events[0]["before_call"], 4);
+    assert_eq!(events[0]["cleared"], serde_json::json!(["a", "b"]));
+    assert_eq!(events[0]["triggers"], serde_json::json!(["after_gap_s"]));
+}

@@ -280,3 +280,69 @@ fn a_result_the_size_of_its_placeholder_is_cleared_at_every_bytes_per_token() {
 fn the_sweep_agrees_with_a_run_where_a_clearing_would_free_fewer_than_nothing() {
     fixed("negative_freed");
 }
+
+/// docs/model.md §9's worked example of `at = "cold"` (`tests/fixtures/edits/at_cold.toml`:
+/// B = 1,000, ρ = 1, five calls of 1,000 bytes, the fourth after 400 s; read 0.1, write
+/// 1.25, TTL 300 s), its figures from the oracle, then the binary against it.
+#[test]
+fn the_oracle_gives_the_worked_example_of_at_cold() {
+    if !python_available() {
+        return;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/edits/at_cold.toml");
+    let out = Command::new("python3")
+        .arg(ORACLE)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = &all[path.to_str().unwrap()]["runs"];
+    let cost = |name: &str| runs[name]["cost"].as_f64().unwrap();
+    let before = |name: &str| -> Vec<u64> {
+        runs[name]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["before_call"].as_u64().unwrap())
+            .collect()
+    };
+    // 1,250 + 1,350 + 1,450 + 5,000 (the pause expired the prefix) + 1,650.
+    assert_eq!(cost("baseline"), 10_700.0);
+    // Clearing before calls 3, 4 and 5: 1,250 + 1,350 + 1,361.25 + 2,522.5 + 1,363.05.
+    assert!((cost("clear") - 7_846.8).abs() < 1e-9, "{}", cost("clear"));
+    assert_eq!(before("clear"), vec![3, 4, 5]);
+    // Cold: armed before call 3, cleared once before call 4 (calls 1 and 2):
+    // 4,050 + 2,522.5 + 1,451.8, reread total 11,036.
+    assert!(
+        (cost("clear-cold") - 8_024.3).abs() < 1e-9,
+        "{}",
+        cost("clear-cold")
+    );
+    assert_eq!(
+        runs["clear-cold"]["total_tokens"].as_f64().unwrap(),
+        11_036.0
+    );
+    assert_eq!(before("clear-cold"), vec![4]);
+    assert_eq!(
+        runs["clear-cold"]["events"][0]["cleared"],
+        serde_json::json!(["a", "b"])
+    );
+    assert_eq!(before("compact"), vec![3, 5]);
+    assert_eq!(before("compact-cold"), vec![4]);
+
+    let cases = vec![("at_cold".to_string(), fs::read_to_string(&path).unwrap())];
+    let (diffs, failing) = check("at_cold", &cases);
+    report(&diffs, &failing, 1);
+}
+
+/// docs/model.md §3 and §9: a cold clearing's trigger (`after_gap_s`) that found nothing to
+/// clear stays armed for the next cold call (exact figures: tests/at_cold.rs).
+#[test]
+fn a_cold_trigger_that_found_nothing_to_clear_stays_armed() {
+    fixed("cold_armed");
+}

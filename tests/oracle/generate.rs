@@ -1,6 +1,8 @@
 //! Random small scenarios for the oracle test: seeded, every key the oracle implements
-//! (MODEL.md §1–§5 and §9), edits of every kind, alone and in `steps`.
+//! (MODEL.md §1–§5 and §9), edits of every kind, alone and in `steps`, clearings and
+//! compactions also `at = "cold"` (docs/model.md §9).
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 
 /// SplitMix64: a small seeded generator, so every case is reproducible from its seed.
@@ -55,6 +57,10 @@ const MODELS: [&str; 3] = ["claude-sonnet-4-5", "claude-opus-4-5", "claude-haiku
 /// A random scenario's TOML text.
 pub fn scenario(seed: u64, options: Options) -> String {
     let mut r = Rng::new(seed);
+    // A second stream for `at = "cold"` and the pauses at the cache lifetime that make it
+    // matter, so the main stream (and every case made before them) is unchanged.
+    let mut side = Rng::new(seed ^ 0xC01D_C01D_C01D_C01D);
+    let cold_case = side.chance(0.5);
     let mut t = String::new();
     let base = r.int(2_000, 40_000) as f64 + if r.chance(0.3) { 0.5 } else { 0.0 };
     let rho = *r.pick(&[1.0, 2.5, 3.3, 4.0, 1.7]);
@@ -200,13 +206,18 @@ pub fn scenario(seed: u64, options: Options) -> String {
         } else if r.chance(0.1) {
             writeln!(t, "segment = {segment}").unwrap();
         }
-        if k > 0 && r.chance(0.25) {
-            writeln!(
-                t,
-                "gap_s = {}",
-                r.pick(&[5, 200, 301, 400, 1_000, 3_601, 5_000])
-            )
-            .unwrap();
+        let mut gap = if k > 0 && r.chance(0.25) {
+            Some(*r.pick(&[5, 200, 301, 400, 1_000, 3_601, 5_000]))
+        } else {
+            None
+        };
+        if cold_case && k > 0 && side.chance(0.3) {
+            // At, just under and just over both lifetimes (300 s, 3,600 s): a pause equal
+            // to the lifetime is not cold.
+            gap = Some(*side.pick(&[10, 299, 300, 301, 3_599, 3_600, 3_601]));
+        }
+        if let Some(gap) = gap {
+            writeln!(t, "gap_s = {gap}").unwrap();
         }
         if r.chance(0.5) {
             writeln!(t, "output_tokens = {}", r.int(0, 2_000)).unwrap();
@@ -231,6 +242,7 @@ pub fn scenario(seed: u64, options: Options) -> String {
         max_base,
         context_scale,
         options,
+        cold: cold_case.then(|| RefCell::new(side)),
     };
     for e in 0..edits {
         let mut current = calls.clone();
@@ -278,6 +290,8 @@ struct Gen {
     max_base: f64,
     context_scale: f64,
     options: Options,
+    /// The second stream, where clearings and compactions may wait for a cold call.
+    cold: Option<RefCell<Rng>>,
 }
 
 impl Gen {
@@ -496,7 +510,16 @@ impl Gen {
                     .to_string(),
             );
         }
+        keys.extend(self.at_cold());
         Some((Kind::Policy, format!("clear = {{ {} }}", keys.join(", "))))
+    }
+
+    /// `at = "cold"` on half the policies of a cold case (docs/model.md §9).
+    fn at_cold(&self) -> Option<String> {
+        let side = self.cold.as_ref()?;
+        side.borrow_mut()
+            .chance(0.5)
+            .then(|| "at = \"cold\"".to_string())
     }
 
     fn context_editing(&self, r: &mut Rng) -> String {
@@ -537,9 +560,10 @@ impl Gen {
         } else {
             format!("above_context_tokens = {}", x.round())
         };
+        let cold = self.at_cold().map(|s| format!(", {s}")).unwrap_or_default();
         Some((
             Kind::Policy,
-            format!("compact = {{ {trigger}, summary_tokens = {summary}{keep} }}"),
+            format!("compact = {{ {trigger}, summary_tokens = {summary}{keep}{cold} }}"),
         ))
     }
 

@@ -19,7 +19,8 @@ compare a scenario the oracle does not understand):
   output_tokens, [call.measured] (its model prices the call, §4);
 - edits: trim, merge, drop, move (by id), clear (§3, and api = "clear_tool_uses_20250919"
   as MODEL §9 describes it: stateless), compact (above_context_tokens or at_percent of
-  window_tokens, summary_tokens, keep_calls), base (by_tokens, by_bytes, to_tokens, drop,
+  window_tokens, summary_tokens, keep_calls), at = "cold" in clear and compact
+  (docs/model.md §9), base (by_tokens, by_bytes, to_tokens, drop,
   defer + stub_tokens), cache (ttl_s, write, read, min_tokens, traces), model (to,
   tokens_factor), and steps of them.
 
@@ -47,6 +48,12 @@ outputs' shape, each said here so a reader can check the choice:
   removal before the last call is fetched after it, one after the last call never; 1/p
   within 1e-9 of a whole number is that number; the default swept rates are 0, 0.1, 0.25
   and 0.5 (with the nominal one) where an edit clears or compacts;
+- `at = "cold"` (docs/model.md §9): a call is cold where its own pause (as it stands in the
+  edited run) exceeds the scenario's `[cache] ttl_s`, 300 s without a cache; a clearing's
+  triggers that fire before a call that is not cold stay armed, and the clearing is made at
+  the next cold call with the keep rules as they stand there, its triggers every one that
+  fired since the last clearing, in the order of TRIGGERS (as the binary lists them); one that clears nothing, or too little,
+  leaves them armed (as §3 says of any clearing);
 - the API's context editing (stateless) is reported as the binary reports it: an event where
   a request's edit clears results the previous request's did not (those ids), with all the
   request frees; ledger.csv's `cleared` names those ids.
@@ -163,6 +170,17 @@ def index_of(calls, cid):
     raise Refused(f"no call {cid!r}")
 
 
+def cold_only(a, where):
+    if a.get("at", "cold") != "cold":
+        raise Refused(f"{where}.at = {a['at']!r}")
+
+
+def lifetime(sc):
+    """The cache lifetime `at = "cold"` waits for (docs/model.md §9): the scenario's own
+    `[cache] ttl_s`, 300 s without a cache; never an edit's `cache` step's."""
+    return sc["cache"]["ttl"] if sc["cache"] else 300.0
+
+
 def apply_steps(sc, steps):
     """The run an edit describes: its calls, base operations, policy and pricing."""
     run = {
@@ -232,11 +250,13 @@ def apply_steps(sc, steps):
                 only(a, ["every_segments", "every_calls", "above_tool_bytes", "above_context_tokens",
                          "older_than_calls", "after_gap_s", "keep_segments", "keep_results",
                          "clear_at_least_tokens", "placeholder_bytes", "exclude_kinds", "tools",
-                         "exclude_tools"], "clear")
+                         "exclude_tools", "at"], "clear")
+                cold_only(a, "clear")
                 run["policy"] = ("clear", a)
         elif action == "compact":
             only(a, ["above_context_tokens", "at_percent", "window_tokens", "summary_tokens",
-                     "keep_calls"], "compact")
+                     "keep_calls", "at"], "compact")
+            cold_only(a, "compact")
             run["policy"] = ("compact", a)
         elif action == "base":
             only(a, ["by_tokens", "by_bytes", "to_tokens", "drop", "defer", "stub_tokens"], "base")
@@ -371,7 +391,7 @@ def walk(sc, run, B, rho, cache_read, retry, refetch=0.0):
         for p in range(n):
             add_call(p, blocks_for(p, set(), 0.0), [])
     elif policy[0] == "clear":
-        walk_clear(policy[1], calls, res, rho_e, blocks_for, add_call, events)
+        walk_clear(policy[1], calls, res, rho_e, blocks_for, add_call, events, lifetime(sc))
     elif policy[0] == "api":
         a = policy[1]
         trigger = float(a.get("trigger_input_tokens", 100000))
@@ -414,6 +434,10 @@ def walk(sc, run, B, rho, cache_read, retry, refetch=0.0):
         keep = int(a.get("keep_calls", 0))
         cut = 0  # calls before `cut` are summarized
         summary = None  # (key, tokens) of the standing summary
+        # docs/model.md §9, `at = "cold"`: a trigger that fires acts only before a call
+        # whose pause exceeds the scenario's cache lifetime; until then it stays armed.
+        cold_at = lifetime(sc) if a.get("at") == "cold" else None
+        armed = False
         for p in range(n):
             head = [summary] if summary else []
             bl = blocks_for(p, set(), 0.0, first=cut, head=head)
@@ -421,7 +445,12 @@ def walk(sc, run, B, rho, cache_read, retry, refetch=0.0):
             # MODEL §9 and docs/model.md §9 ("some call before it is not yet summarized")
             # leave open a compaction that would summarize nothing but the kept calls; the
             # binary runs none then, as §3 runs no clearing that clears nothing.
-            if p >= 1 and ctx > trigger and cut < p - keep:
+            fires = p >= 1 and ctx > trigger and cut < p - keep
+            armed = armed or fires
+            acts = fires if cold_at is None else (
+                armed and p >= 1 and cut < p - keep and calls[p]["gap"] > cold_at)
+            if acts:
+                armed = False
                 gap = calls[p]["gap"]
                 requests.append({"kind": "compaction", "pos": p, "blocks": bl, "gap": gap,
                                  "out": S, "model": calls[p]["model"], "cleared": []})
@@ -532,8 +561,15 @@ def with_refetches(requests, events, calls, res, size, p, search_at):
     return out
 
 
-def walk_clear(a, calls, res, rho_e, blocks_for, add_call, events):
-    """MODEL §3: persistent clearings, checked before each call from the second on."""
+# A clearing's triggers in the order an event lists them.
+TRIGGERS = ["every_segments", "every_calls", "above_tool_bytes", "above_context_tokens",
+            "older_than_calls", "after_gap_s"]
+
+
+def walk_clear(a, calls, res, rho_e, blocks_for, add_call, events, life):
+    """MODEL §3: persistent clearings, checked before each call from the second on; with
+    `at = "cold"` (docs/model.md §9) one acts only before a call whose pause exceeds `life`
+    seconds, the triggers that fired before staying armed until then."""
     n = len(calls)
     ph = float(a.get("placeholder_bytes", PLACEHOLDER_BYTES)) / rho_e
     exclude_kinds = a.get("exclude_kinds", ["web_search"])
@@ -556,6 +592,8 @@ def walk_clear(a, calls, res, rho_e, blocks_for, add_call, events):
         seg_tool[c["segment"]] = seg_tool.get(c["segment"], False) or ok[q]
     cleared = set()
     last_clearing = 0  # position of the call before which the last clearing happened
+    wait_cold = a.get("at") == "cold"
+    armed = []  # triggers that fired since the last clearing, waiting for a cold call
     for p in range(n):
         cleared_now = []
         if p >= 1:
@@ -583,6 +621,11 @@ def walk_clear(a, calls, res, rho_e, blocks_for, add_call, events):
             if "after_gap_s" in a:
                 if calls[p]["gap"] > a["after_gap_s"]:
                     fired.append("after_gap_s")
+            if wait_cold:
+                # Armed triggers wait; at a cold call the clearing is made there, with the
+                # keep rules as they stand there.
+                armed += [t for t in fired if t not in armed]
+                fired = [t for t in TRIGGERS if t in armed] if calls[p]["gap"] > life else []
             if fired:
                 kept = set()
                 clear_prior = [q for q in range(p) if ok[q]]
@@ -603,6 +646,7 @@ def walk_clear(a, calls, res, rho_e, blocks_for, add_call, events):
                     cleared |= set(to_clear)
                     cleared_now = to_clear
                     last_clearing = p
+                    armed = []
                     events.append({"before_call": p + 1,
                                    "cleared": [calls[q]["id"] for q in to_clear],
                                    "freed_tokens": freed, "triggers": fired})
