@@ -91,10 +91,23 @@ fn join(mut first: Parsed, second: Parsed) -> Parsed {
             }
             e
         }));
-    for (_, records) in second.sessions {
-        for mut r in records {
+    // A session's records are moved whole (a session only the second half has keeps its
+    // list) or appended to the first half's with room made for exactly them, so the join
+    // never holds a doubled list (a `Vec` grown record by record).
+    for (id, mut records) in second.sessions {
+        for r in &mut records {
             r.line += offset;
-            first.push(r);
+        }
+        match first.by_id.get(&id) {
+            Some(&s) => {
+                let held = &mut first.sessions[s].1;
+                held.reserve_exact(records.len());
+                held.append(&mut records);
+            }
+            None => {
+                first.by_id.insert(id.clone(), first.sessions.len());
+                first.sessions.push((id, records));
+            }
         }
     }
     first

@@ -22,7 +22,7 @@ use super::{Convention, Reader};
 use crate::error::Error;
 use compact_str::{CompactString, format_compact};
 use rayon::prelude::*;
-use record::{Body, Read, Record, Source};
+use record::{Body, Read, Record, Shared, Source};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 
@@ -100,6 +100,8 @@ struct Parsed {
     sessions: Vec<(CompactString, Vec<Record>)>,
     /// Where each session is in `sessions`.
     by_id: FxHashMap<CompactString, usize>,
+    /// The identity values seen ([`Record::user_id`]): each held once, shared by records.
+    shared: FxHashSet<Shared>,
     index: usize,
 }
 
@@ -197,18 +199,31 @@ impl Parsed {
             log,
             sessions: Vec::new(),
             by_id: FxHashMap::default(),
+            shared: FxHashSet::default(),
             index,
         }
     }
 
-    /// Adds `r` to its session's records.
-    fn push(&mut self, r: Record) {
-        let s = match self.by_id.get(&r.session) {
+    /// Adds `r` to its session's records, without its session id (the session's key) and
+    /// with its identity values shared: a record's own copies of them were most of an
+    /// import's peak memory (about 200 B a record).
+    fn push(&mut self, mut r: Record) {
+        let id = std::mem::take(&mut r.session);
+        for value in [&mut r.user_id, &mut r.organization_id, &mut r.account_uuid] {
+            if let Some(v) = value {
+                match self.shared.get(v) {
+                    Some(held) => *v = held.clone(),
+                    None => {
+                        self.shared.insert(v.clone());
+                    }
+                }
+            }
+        }
+        let s = match self.by_id.get(&id) {
             Some(&s) => s,
             None => {
-                self.sessions.push((r.session.clone(), Vec::new()));
-                self.by_id
-                    .insert(r.session.clone(), self.sessions.len() - 1);
+                self.sessions.push((id.clone(), Vec::new()));
+                self.by_id.insert(id, self.sessions.len() - 1);
                 self.sessions.len() - 1
             }
         };
@@ -377,9 +392,9 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
             sidechain: None,
         });
         let identity = Identity {
-            user_id: s.records.iter().find_map(|r| r.user_id.clone()),
-            organization_id: s.records.iter().find_map(|r| r.organization_id.clone()),
-            account_uuid: s.records.iter().find_map(|r| r.account_uuid.clone()),
+            user_id: s.records.iter().find_map(|r| r.user_id.as_deref().map(CompactString::from)),
+            organization_id: s.records.iter().find_map(|r| r.organization_id.as_deref().map(CompactString::from)),
+            account_uuid: s.records.iter().find_map(|r| r.account_uuid.as_deref().map(CompactString::from)),
             team: s.records.iter().find_map(|r| r.team.clone()),
         };
         if !s.id.is_empty() && identity != Identity::default() {

@@ -13,10 +13,14 @@ use compact_str::CompactString;
 use jiff::Timestamp;
 use serde_json::Value;
 
+/// A string many records hold the same of (see [`Record::user_id`]).
+pub type Shared = std::sync::Arc<str>;
+
 /// One event, ready to be ordered within its session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
-    /// `session.id`; empty when the record has none.
+    /// `session.id`; empty when the record has none, and once gathered into its session
+    /// (`Parsed::push` takes it as the session's key: one copy a session, not a record).
     pub session: CompactString,
     /// Which file of the import (an index), line and place in the line: the last resort of
     /// the order, and where a problem is reported.
@@ -26,10 +30,12 @@ pub struct Record {
     pub sequence: Option<u64>,
     pub time: Option<Timestamp>,
     pub prompt_id: Option<CompactString>,
-    pub user_id: Option<CompactString>,
-    pub organization_id: Option<CompactString>,
+    /// The identity attributes, the same on most records of a file: shared, one copy per
+    /// distinct value of a file (`Parsed::push` interns them), not one per record.
+    pub user_id: Option<Shared>,
+    pub organization_id: Option<Shared>,
     /// `user.account_uuid`: the Claude account, the same on every machine of a person.
-    pub account_uuid: Option<CompactString>,
+    pub account_uuid: Option<Shared>,
     /// The first team attribute the record or its resource carries ([`TEAM_KEYS`]), with
     /// its key.
     pub team: Option<(CompactString, CompactString)>,
@@ -238,9 +244,9 @@ pub fn read(
         sequence: a.whole("event.sequence").ok().flatten(),
         time,
         prompt_id: owned("prompt.id"),
-        user_id: owned("user.id"),
-        organization_id: owned("organization.id"),
-        account_uuid: owned("user.account_uuid"),
+        user_id: owned("user.id").map(|s| Shared::from(s.as_str())),
+        organization_id: owned("organization.id").map(|s| Shared::from(s.as_str())),
+        account_uuid: owned("user.account_uuid").map(|s| Shared::from(s.as_str())),
         team: team(&a),
         agent_id: None,
         span_id: r

@@ -18,7 +18,9 @@
 //! interaction.
 
 use super::parser::{AnyValue, Attributes, KeyValue, Span};
-use super::record::{Body, PromptEvent, Read, Record, RequestEvent, Source, ToolResultEvent};
+use super::record::{
+    Body, PromptEvent, Read, Record, RequestEvent, Shared, Source, ToolResultEvent,
+};
 use crate::import::event::Usage;
 use crate::import::json::text_input_hash;
 use crate::import::label::tool_label;
@@ -95,9 +97,9 @@ pub fn read(s: &Span<'_>, resource: &[KeyValue<'_>], file: usize, line: u64, pla
         sequence: None,
         time,
         prompt_id: owned("prompt.id"),
-        user_id: owned("user.id"),
-        organization_id: owned("organization.id"),
-        account_uuid: owned("user.account_uuid"),
+        user_id: owned("user.id").map(|s| Shared::from(s.as_str())),
+        organization_id: owned("organization.id").map(|s| Shared::from(s.as_str())),
+        account_uuid: owned("user.account_uuid").map(|s| Shared::from(s.as_str())),
         team: super::record::team(&a),
         agent_id: a.text("agent_id").map(|t| CompactString::from(t.as_ref())),
         span_id: s
