@@ -209,13 +209,12 @@ impl Parsed {
     /// import's peak memory (about 200 B a record).
     fn push(&mut self, mut r: Record) {
         let id = std::mem::take(&mut r.session);
-        for value in [&mut r.user_id, &mut r.organization_id, &mut r.account_uuid] {
-            if let Some(v) = value {
-                match self.shared.get(v) {
-                    Some(held) => *v = held.clone(),
-                    None => {
-                        self.shared.insert(v.clone());
-                    }
+        let values = [&mut r.user_id, &mut r.organization_id, &mut r.account_uuid];
+        for v in values.into_iter().flatten() {
+            match self.shared.get(v) {
+                Some(held) => *v = held.clone(),
+                None => {
+                    self.shared.insert(v.clone());
                 }
             }
         }
@@ -392,9 +391,18 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
             sidechain: None,
         });
         let identity = Identity {
-            user_id: s.records.iter().find_map(|r| r.user_id.as_deref().map(CompactString::from)),
-            organization_id: s.records.iter().find_map(|r| r.organization_id.as_deref().map(CompactString::from)),
-            account_uuid: s.records.iter().find_map(|r| r.account_uuid.as_deref().map(CompactString::from)),
+            user_id: s
+                .records
+                .iter()
+                .find_map(|r| r.user_id.as_deref().map(CompactString::from)),
+            organization_id: s
+                .records
+                .iter()
+                .find_map(|r| r.organization_id.as_deref().map(CompactString::from)),
+            account_uuid: s
+                .records
+                .iter()
+                .find_map(|r| r.account_uuid.as_deref().map(CompactString::from)),
             team: s.records.iter().find_map(|r| r.team.clone()),
         };
         if !s.id.is_empty() && identity != Identity::default() {
