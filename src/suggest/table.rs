@@ -354,26 +354,26 @@ fn settings(out: &mut dyn Write, r: &SuggestReport, shown: usize) -> io::Result<
         {
             // Over that agent's sessions alone: its setting changes no other's.
             let how = if h.saves {
-                h.how.as_str()
+                h.how.clone()
             } else {
-                "not in its settings"
+                "not in its settings".to_string()
             };
             // The re-fetch clause over this agent's sessions, where it is not the total's.
-            let refetch = match (&h.refetch, &s.refetch) {
+            let how = match (&h.refetch, &s.refetch) {
                 (Some(mine), Some(all)) if h.saves && *mine != all.clause() => {
-                    format!("; {mine}")
+                    format!("{how}; over its sessions it {mine}")
                 }
-                _ => String::new(),
+                _ => how,
             };
             prose(
                 out,
                 &format!(
-                    "      {}, {}{refetch}:",
+                    "      {}, {}:",
                     h.agent.label(),
                     super::settings::agent_saving(h, "its")
                 ),
                 "        ",
-                how,
+                &how,
             )?;
         }
     }
