@@ -95,19 +95,12 @@ pub fn how(s: &Suggested) -> (Option<Key>, String) {
         Some(k) if k.path.starts_with("env.") => format!(
             "{}={} (\"env\" in ~/.claude/settings.json, or export it){}",
             &k.path[4..],
-            match &k.value {
-                Value::Text(t) => t.clone(),
-                v => format!("{v:?}"),
-            },
+            k.value.plain(),
             brief(&k.path[4..])
         ),
         Some(k) => format!(
             "add {} to \"{}\" in .claude/settings.json (servers of a project's .mcp.json; others: `claude mcp remove NAME`)",
-            match &k.value {
-                Value::List(l) => l.join(", "),
-                Value::Text(t) => t.clone(),
-                Value::Integer(n) => n.to_string(),
-            },
+            k.value.plain(),
             k.path
         ),
         None => match s.family {

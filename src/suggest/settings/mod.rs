@@ -96,11 +96,7 @@ pub fn best_settings(how: &[HowTo]) -> Option<String> {
                         .then(b.cost_rank.cmp(&a.cost_rank))
                 })?;
             let key = best.key.as_ref()?;
-            let value = match &key.value {
-                Value::Text(t) => t.clone(),
-                Value::Integer(n) => n.to_string(),
-                Value::List(l) => l.join(", "),
-            };
+            let value = key.value.plain();
             let setting = match key.path.strip_prefix("env.") {
                 Some(var) => format!("{var}={value}"),
                 None => format!("{} = {value}", key.path),

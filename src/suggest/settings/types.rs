@@ -86,6 +86,17 @@ pub enum Value {
     List(Vec<String>),
 }
 
+impl Value {
+    /// The value as a sentence quotes it: text as is, a list joined by `, `.
+    pub fn plain(&self) -> String {
+        match self {
+            Value::Text(t) => t.clone(),
+            Value::Integer(n) => n.to_string(),
+            Value::List(l) => l.join(", "),
+        }
+    }
+}
+
 /// A suggestion's saving over one agent's sessions only: the history's per-session rows
 /// of that agent summed (a setting changes only its own agent's sessions).
 #[derive(Debug, Clone, PartialEq, Default)]
