@@ -1,5 +1,5 @@
-//! The binary against an independent implementation of MODEL.md §1–§5 and §9
-//! (`tests/oracle/oracle.py`: Python, standard library only, written from MODEL.md without
+//! The binary against an independent implementation of MODEL.md §1–§5, §9, §11 and §12's
+//! `avoid` (`tests/oracle/oracle.py`: Python, standard library only, written from MODEL.md without
 //! reading the engine), on random scenarios: the baseline's and every edit's reread total,
 //! cost, dollars and calls; every `ledger.csv` row; every clearing and compaction event;
 //! every `sweep.csv` point; all at a relative tolerance of 1e-9.
@@ -345,4 +345,12 @@ fn the_oracle_gives_the_worked_example_of_at_cold() {
 #[test]
 fn a_cold_trigger_that_found_nothing_to_clear_stays_armed() {
     fixed("cold_armed");
+}
+
+/// docs/model.md §9's worked example of `cache = { avoid = [...] }`, with a miss share
+/// (docs/model.md §4): baseline 10,200, avoid ttl 9,050, avoid ttl, cold and unexplained
+/// 4,450 (exact figures: tests/whatif.rs).
+#[test]
+fn the_binary_agrees_with_the_oracle_on_avoided_breaks() {
+    fixed("avoid");
 }

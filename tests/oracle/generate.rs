@@ -61,6 +61,9 @@ pub fn scenario(seed: u64, options: Options) -> String {
     // matter, so the main stream (and every case made before them) is unchanged.
     let mut side = Rng::new(seed ^ 0xC01D_C01D_C01D_C01D);
     let cold_case = side.chance(0.5);
+    // A third stream for the fitted cache terms (μ, w), the trace's kind and `avoid`
+    // (docs/model.md §4 and §9), so the cases made before them are unchanged.
+    let mut fitted = Rng::new(seed ^ 0xA501_D0A5_01D0_A501);
     let mut t = String::new();
     let base = r.int(2_000, 40_000) as f64 + if r.chance(0.3) { 0.5 } else { 0.0 };
     let rho = *r.pick(&[1.0, 2.5, 3.3, 4.0, 1.7]);
@@ -123,6 +126,20 @@ pub fn scenario(seed: u64, options: Options) -> String {
             // The output ratio given by hand (then said to be assumed): MODEL §4.
             writeln!(t, "output = {:?}", r.pick(&[4.0, 5.0])).unwrap();
         }
+        if fitted.chance(0.4) {
+            writeln!(t, "miss_share = {:?}", fitted.pick(&[0.1, 0.5, 1.0])).unwrap();
+        }
+        if fitted.chance(0.4) {
+            writeln!(t, "warm_share = {:?}", fitted.pick(&[0.25, 0.6, 1.0])).unwrap();
+        }
+    }
+    if fitted.chance(0.25) {
+        let trace = fitted.pick(&["subagent", "after-compaction", "main"]);
+        writeln!(
+            t,
+            "[import]\nformat = \"claude-code\"\nfile = \"oracle.jsonl\"\ntrace = \"{trace}\""
+        )
+        .unwrap();
     }
     if let Some((input, output, with_output)) = price {
         writeln!(t, "[price]").unwrap();
@@ -243,6 +260,7 @@ pub fn scenario(seed: u64, options: Options) -> String {
         context_scale,
         options,
         cold: cold_case.then(|| RefCell::new(side)),
+        fitted: RefCell::new(fitted),
     };
     for e in 0..edits {
         let mut current = calls.clone();
@@ -292,6 +310,8 @@ struct Gen {
     options: Options,
     /// The second stream, where clearings and compactions may wait for a cold call.
     cold: Option<RefCell<Rng>>,
+    /// The third stream, where a cache step may name break classes to avoid.
+    fitted: RefCell<Rng>,
 }
 
 impl Gen {
@@ -602,9 +622,15 @@ impl Gen {
         if r.chance(0.3) {
             keys.push(format!("min_tokens = {}", r.pick(&[0, 1024, 4096])));
         }
-        if keys.is_empty() || !self.cache && r.chance(0.7) {
+        let avoid = self.avoid();
+        if keys.is_empty() {
+            let avoid = avoid?;
+            return Some((Kind::Cache, format!("cache = {{ {avoid} }}")));
+        }
+        if !self.cache && r.chance(0.7) {
             return None;
         }
+        keys.extend(avoid);
         if r.chance(0.15) {
             keys.push(
                 r.pick(&["traces = [\"main\"]", "traces = [\"subagent\"]"])
@@ -612,6 +638,32 @@ impl Gen {
             );
         }
         Some((Kind::Cache, format!("cache = {{ {} }}", keys.join(", "))))
+    }
+
+    /// `avoid = [...]` of some break classes (never `model`, which the binary refuses), or
+    /// none, from the third stream.
+    fn avoid(&self) -> Option<String> {
+        let mut f = self.fitted.borrow_mut();
+        if !f.chance(0.35) {
+            return None;
+        }
+        let classes = [
+            "ttl",
+            "cold",
+            "compaction",
+            "unexplained",
+            "edit",
+            "provider",
+        ];
+        let picked: Vec<String> = classes
+            .iter()
+            .filter(|_| f.chance(0.4))
+            .map(|c| format!("\"{c}\""))
+            .collect();
+        if picked.is_empty() {
+            return Some("avoid = [\"ttl\"]".to_string());
+        }
+        Some(format!("avoid = [{}]", picked.join(", ")))
     }
 
     fn model(&self, r: &mut Rng) -> String {

@@ -14,14 +14,14 @@ What it covers (the keys it reads; anything else is refused, so a test cannot si
 compare a scenario the oracle does not understand):
 - the scenario: name, base_tokens, bytes_per_token, retry_rate, [behaviour] refetch,
   [sweep] (base_tokens, bytes_per_token, cache_read, retry_rate, refetch), [cache] (read, write, ttl_s, min_tokens,
-  output), [price] (input, output, source, or a model of the table below), [[base.part]] (name, tokens, source, tools);
+  output, miss_share, warm_share), [import] trace, [price] (input, output, source, or a model of the table below), [[base.part]] (name, tokens, source, tools);
 - calls: id, label, bytes, tokens, kind, tool, input_hash, pinned, segment, gap_s,
   output_tokens, [call.measured] (its model prices the call, §4);
 - edits: trim, merge, drop, move (by id), clear (§3, and api = "clear_tool_uses_20250919"
   as MODEL §9 describes it: stateless), compact (above_context_tokens or at_percent of
   window_tokens, summary_tokens, keep_calls), at = "cold" in clear and compact
   (docs/model.md §9), base (by_tokens, by_bytes, to_tokens, drop,
-  defer + stub_tokens), cache (ttl_s, write, read, min_tokens, traces), model (to,
+  defer + stub_tokens), cache (ttl_s, write, read, min_tokens, traces, avoid), model (to,
   tokens_factor), and steps of them.
 
 Where MODEL.md is silent, the oracle follows docs/model.md or, failing that, the binary's
@@ -36,6 +36,11 @@ outputs' shape, each said here so a reader can check the choice:
 - retries of a request under the cache's minimum cost 1 per token (docs/model.md §4);
 - a model edit: the target's 1-hour write price where the run's TTL is 3,600 s, its input
   price over the scenario's [price] input (1 without [price]) (docs/model.md §9);
+- the miss share μ prices every token a cache reads, the warm read of a cold request and
+  a retry's re-sent tokens too
+  (docs/model.md §4: "a token the cache would read"); a model switch reads no warm prefix
+  (§4 names the first request and those after a pause as cold); μ and w stay under an edit's
+  `cache` step and a `model` edit ("they describe the client and the provider");
 - a merged call keeps the tool of the call at its position, as its kind and segment;
 - swept lists are taken in ascending order (the binary's grid order);
 - MODEL §11's re-fetches (every ⌈1/p⌉-th removed result, in the order removed, fetched by
@@ -96,7 +101,14 @@ def load(path):
     with open(path, "rb") as f:
         doc = tomllib.load(f)
     only(doc, ["name", "description", "base_tokens", "bytes_per_token", "retry_rate", "sweep",
-               "cache", "price", "base", "call", "edit", "behaviour"], "scenario")
+               "cache", "price", "base", "call", "edit", "behaviour", "import"], "scenario")
+    imported = doc.get("import", {})
+    only(imported, ["format", "file", "trace"], "[import]")
+    # docs/model.md §9 (`traces`): a scenario's kind is its `[import] trace`; main for
+    # `main`, `after-compaction` and a scenario not written by an importer.
+    trace = imported.get("trace", "main")
+    if trace not in ("main", "subagent", "after-compaction"):
+        raise Refused(f"[import] trace = {trace!r}")
     behaviour = doc.get("behaviour", {})
     only(behaviour, ["refetch"], "[behaviour]")
     sc = {
@@ -108,12 +120,18 @@ def load(path):
         "cache": None,
         "price": None,
         "parts": {},
+        "trace": trace,
     }
     if "cache" in doc:
         c = doc["cache"]
-        only(c, ["read", "write", "ttl_s", "min_tokens", "output"], "[cache]")
+        only(c, ["read", "write", "ttl_s", "min_tokens", "output", "miss_share", "warm_share",
+                 "ttl_s_source", "miss_share_source", "warm_share_source"], "[cache]")
+        # μ and w (docs/model.md §4): a token the cache would read is priced
+        # (1 − μ)·read + μ·write; a cold request reads w·B.
         sc["cache"] = {"read": float(c["read"]), "write": float(c["write"]),
-                       "ttl": float(c["ttl_s"]), "min": float(c["min_tokens"])}
+                       "ttl": float(c["ttl_s"]), "min": float(c["min_tokens"]),
+                       "miss": float(c.get("miss_share", 0.0)),
+                       "warm": float(c.get("warm_share", 0.0))}
         sc["cache_output"] = float(c["output"]) if "output" in c else None
     else:
         sc["cache_output"] = None
@@ -179,6 +197,30 @@ def lifetime(sc):
     """The cache lifetime `at = "cold"` waits for (docs/model.md §9): the scenario's own
     `[cache] ttl_s`, 300 s without a cache; never an edit's `cache` step's."""
     return sc["cache"]["ttl"] if sc["cache"] else 300.0
+
+
+# The classes μ prices together: the misses within the lifetime (docs/model.md §9, avoid).
+WITHIN_LIFETIME = {"edit", "tools", "resume", "provider", "unexplained"}
+
+
+def avoid(sc, run, classes):
+    """`cache = { avoid = [...] }` (docs/model.md §9): the run priced as if breaks of those
+    classes had not happened. `ttl`: the prefix never expires (10⁹ s); `cold` on a trace
+    that starts a session or subagent, `compaction` on one that starts after a compaction:
+    warm_share = 1; any class μ prices: μ = 0; `model` is refused (by the binary too)."""
+    for name in classes:
+        if name == "ttl":
+            run["cache_edit"]["ttl"] = 1e9
+        elif name == "cold":
+            if sc["trace"] != "after-compaction":
+                run["cache_edit"]["warm"] = 1.0
+        elif name == "compaction":
+            if sc["trace"] == "after-compaction":
+                run["cache_edit"]["warm"] = 1.0
+        elif name in WITHIN_LIFETIME:
+            run["cache_edit"]["miss"] = 0.0
+        else:
+            raise Refused(f"avoid {name!r}")
 
 
 def apply_steps(sc, steps):
@@ -275,12 +317,14 @@ def apply_steps(sc, steps):
                 run["base_ops"].append(("by_tokens", part["tokens"] - stub))
                 run["defer"] = (a["defer"], part["tokens"], part["tools"])
         elif action == "cache":
-            only(a, ["ttl_s", "write", "read", "min_tokens", "traces"], "cache")
-            if "main" in a.get("traces", ["main", "subagent"]):
+            only(a, ["ttl_s", "write", "read", "min_tokens", "traces", "avoid"], "cache")
+            kind = "subagent" if sc["trace"] == "subagent" else "main"
+            if kind in a.get("traces", ["main", "subagent"]):
                 for key, name in [("ttl_s", "ttl"), ("write", "write"), ("read", "read"),
                                   ("min_tokens", "min")]:
                     if key in a:
                         run["cache_edit"][name] = float(a[key])
+                avoid(sc, run, a.get("avoid", []))
         elif action == "model":
             only(a, ["to", "tokens_factor"], "model")
             if a["to"] not in MODELS:
@@ -323,7 +367,8 @@ def run_terms(sc, run, cache_read):
             ttl = scn_cache["ttl"]
             write = m["write_1h"] if ttl == 3600 else m["write"]
             cache = {"read": m["read"] / m["input"], "write": write / m["input"], "ttl": ttl,
-                     "min": m["min_tokens"]}
+                     "min": m["min_tokens"], "miss": scn_cache["miss"],
+                     "warm": scn_cache["warm"]}
         scale = m["input"] / scn_input if scn_input else 1.0
         return {"cache": cache, "ratio": m["output"] / m["input"], "scale": scale,
                 "input": m["input"], "model": name}
@@ -685,11 +730,17 @@ def price(sc, run, calls, requests, events, cache_read, retry, policy):
             cached = 0.0
             if prev is not None and r["gap"] <= cache["ttl"] and t["model"] == prev_model:
                 cached = common_prefix(prev, r["blocks"])
-                if cached < cache["min"]:
-                    cached = 0.0
+            elif prev is None or r["gap"] > cache["ttl"]:
+                # A cold request (the first, or after a pause past the lifetime) reads the
+                # warm shared part of its own base; a model switch reads nothing (§12).
+                base_tokens = r["blocks"][0][1]
+                cached = min(cache["warm"] * base_tokens, ctx)
+            if cached < cache["min"]:
+                cached = 0.0
             written = ctx - cached
             uncached = 0.0
-            cost_in = cache["read"] * cached + cache["write"] * written + retry * cache["read"] * ctx
+            read_price = (1.0 - cache["miss"]) * cache["read"] + cache["miss"] * cache["write"]
+            cost_in = read_price * cached + cache["write"] * written + retry * read_price * ctx
         out_cost = 0.0
         if r["out"] > 0:
             if t["ratio"] is None:
