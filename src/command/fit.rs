@@ -32,8 +32,8 @@ struct FitReport<'a> {
     removed_sweep_axes: Vec<String>,
     /// Whether `[cache] miss_share` was written.
     wrote_miss_share: bool,
-    /// The `[cache]` keys written (`miss_share`, `warm_share`, `ttl_s`): written even when
-    /// B and ρ are not, since they rest on the measured cache reads alone.
+    /// The `[cache]` keys written (`miss_share`, `warm_share`, `ttl_s`, `min_tokens`):
+    /// written even when B and ρ are not, since they rest on the measured cache reads alone.
     cache_written: Vec<&'static str>,
     /// What the fitted values are labelled with in the file.
     source: String,
@@ -362,8 +362,8 @@ fn table(out: &mut dyn Write, r: &FitReport, c: &FitConfig) -> std::io::Result<(
     Ok(())
 }
 
-/// The cache terms fitted (docs/model.md §4): the miss share, the lifetime and the warm
-/// shared prefix, each with its evidence.
+/// The cache terms fitted (docs/model.md §4): the miss share, the lifetime, the minimum
+/// and the warm shared prefix, each with its evidence.
 fn cache_lines(out: &mut dyn Write, cache: &fit::cache::CacheFit) -> std::io::Result<()> {
     writeln!(
         out,
@@ -402,6 +402,13 @@ fn cache_lines(out: &mut dyn Write, cache: &fit::cache::CacheFit) -> std::io::Re
         "  cache lifetime      {:>8} s   ({evidence})",
         grouped(cache.ttl_s, 0)
     )?;
+    if let Some(e) = fit::written::min_evidence(cache) {
+        writeln!(
+            out,
+            "  cache minimum       {:>8} tokens   (fitted: {e})",
+            grouped(cache.min_tokens.floor(), 0)
+        )?;
+    }
     if let Some(e) = fit::written::warm_evidence(cache) {
         writeln!(
             out,

@@ -1,7 +1,11 @@
 //! How the provider's prompt cache really behaved, against a perfect prefix cache
 //! (docs/model.md §4 and §6.2, "Cache misses"; ../shared/MODEL.md §12).
 //!
-//! Three terms are fitted from the measured cache reads, each with its evidence:
+//! Four terms are fitted from the measured cache reads, each with its evidence:
+//! - the **minimum** the reads prove: a read of N tokens proves the provider caches a
+//!   prefix that short, whatever its documentation says (Gemini 3 Pro through OpenRouter
+//!   read prefixes of 1,958 to 2,100 tokens where Google documents 4,096); a higher
+//!   minimum bills every shorter request at the plain input price;
 //! - the **lifetime** the reads prove: a request that read (at least half of) the previous
 //!   request's input after a pause longer than the scenario's TTL proves the provider kept
 //!   the prefix that long (OpenAI served cached prefixes after pauses of 317 to 3,942 s; a
@@ -38,6 +42,11 @@ pub struct CacheFit {
     pub ttl_s: f64,
     /// How the lifetime was fitted, with its evidence.
     pub ttl: TtlFit,
+    /// The minimum cacheable length the requests were compared under, tokens: the fitted
+    /// one ([`MinFit::tokens`]).
+    pub min_tokens: f64,
+    /// How the minimum was fitted, with its evidence.
+    pub min: MinFit,
     /// Requests after the first whose gap is within the lifetime and that report cache
     /// reads.
     pub requests_compared: usize,
@@ -91,6 +100,33 @@ pub struct TtlFit {
     pub missed_within: usize,
 }
 
+/// The minimum cacheable length a trace's reads prove.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MinFit {
+    /// The scenario's minimum (its `[cache]` or preset; 0 without one), tokens.
+    pub given_tokens: f64,
+    /// The fitted minimum: the shortest read, where it is below `given_tokens`; else
+    /// `given_tokens`. A cached prefix is at least the minimum long, so a read proves the
+    /// minimum is no longer than it.
+    pub tokens: f64,
+    /// The shortest read, where it is below the given minimum.
+    pub proof: Option<ShortRead>,
+    /// Requests that read less than the given minimum (each proves it too long).
+    pub short_reads: usize,
+}
+
+/// The shortest read of a trace.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ShortRead {
+    /// 1-based position in the trace.
+    pub call: usize,
+    pub id: String,
+    /// Tokens it read from the cache.
+    pub read_tokens: f64,
+    /// Its whole input, tokens.
+    pub input_tokens: f64,
+}
+
 /// One request's read after a pause.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PauseRead {
@@ -129,10 +165,11 @@ struct Request {
 
 /// Compares `scenario`'s measured cache reads with a perfect prefix cache, fitting the
 /// lifetime the reads prove (never below the scenario's `[cache]` TTL, or
-/// [`DEFAULT_TTL_S`] without one) and what the cold requests read; None when no call
-/// reports cache reads, or fewer than two requests can be compared.
+/// [`DEFAULT_TTL_S`] without one), the minimum they prove (never above the scenario's)
+/// and what the cold requests read; None when no call reports cache reads, or fewer than
+/// two requests can be compared.
 pub fn fit(scenario: &Scenario) -> Option<CacheFit> {
-    let (given_s, min_tokens) = scenario
+    let (given_s, given_min) = scenario
         .cache
         .as_ref()
         .map_or((DEFAULT_TTL_S, 0.0), |c| (c.ttl_s, c.min_tokens));
@@ -141,10 +178,14 @@ pub fn fit(scenario: &Scenario) -> Option<CacheFit> {
         return None;
     }
     let ttl = lifetime(scenario, &requests, given_s);
+    let min = minimum(scenario, &requests, given_min);
+    let min_tokens = min.tokens;
     let mut out = CacheFit {
         miss_share: 0.0,
         ttl_s: ttl.ttl_s,
         ttl,
+        min_tokens,
+        min,
         requests_compared: 0,
         prefix_tokens: 0.0,
         missed_tokens: 0.0,
@@ -275,6 +316,26 @@ fn lifetime(scenario: &Scenario, requests: &[Request], given_s: f64) -> TtlFit {
         missed_within: after_first()
             .filter(|r| r.gap_s > given_s && r.gap_s <= ttl_s && !held(r, warm))
             .count(),
+    }
+}
+
+/// The minimum the reads prove: the shortest read, where it is below `given` (a cached
+/// prefix is never shorter than the provider's minimum), else `given`.
+fn minimum(scenario: &Scenario, requests: &[Request], given: f64) -> MinFit {
+    let short = || requests.iter().filter(|r| r.read > 0.0 && r.read < given);
+    let proof = short()
+        .min_by(|a, b| a.read.total_cmp(&b.read))
+        .map(|r| ShortRead {
+            call: r.call + 1,
+            id: scenario.calls.at(r.call).id.to_string(),
+            read_tokens: r.read,
+            input_tokens: r.total,
+        });
+    MinFit {
+        given_tokens: given,
+        tokens: proof.as_ref().map_or(given, |p| p.read_tokens),
+        short_reads: short().count(),
+        proof,
     }
 }
 

@@ -38,6 +38,9 @@ pub fn fitted(f: &Fit, source: &str, with_base: bool) -> Fitted {
         ttl_s: cache
             .filter(|c| c.ttl.proof.is_some())
             .and_then(|c| Some((c.ttl_s, labelled(ttl_evidence(c)?)))),
+        min_tokens: cache
+            .filter(|c| c.min.proof.is_some())
+            .and_then(|c| Some((c.min_tokens, labelled(min_evidence(c)?)))),
     }
 }
 
@@ -91,6 +94,21 @@ pub fn warm_evidence(c: &CacheFit) -> Option<String> {
         "{which} {} tokens from a cache already warm{range}, of B = {}",
         grouped(w.tokens, 0),
         grouped(c.warm_share_of_base_tokens, 0)
+    ))
+}
+
+/// `call 5 read 1,993 of its 2,593 input tokens from the cache, below the scenario's
+/// minimum of 4,096; 9 requests read less than it`.
+pub fn min_evidence(c: &CacheFit) -> Option<String> {
+    let m = &c.min;
+    let p = m.proof.as_ref()?;
+    Some(format!(
+        "call {} read {} of its {} input tokens from the cache, below the scenario's minimum of {}; {} read less than it",
+        p.call,
+        grouped(p.read_tokens, 0),
+        grouped(p.input_tokens, 0),
+        grouped(m.given_tokens, 0),
+        plural(m.short_reads, "request", "requests")
     ))
 }
 

@@ -32,6 +32,8 @@ pub struct Quality {
     pub miss_share: Option<f64>,
     /// The cache lifetime the reads prove, seconds, where fitted.
     pub ttl_s: Option<f64>,
+    /// The minimum cacheable length the reads prove, tokens, where below the scenario's.
+    pub min_tokens: Option<f64>,
     /// The share of B the cold requests read from a cache kept warm, where fitted.
     pub warm_share: Option<f64>,
     /// The `[cache]` keys written (even where B and ρ are not).
@@ -106,6 +108,11 @@ pub fn assess_one(file_name: &str, text: &mut String, out: &Path) -> Quality {
         terms: f.terms.iter().map(|t| (t.key, t.tokens)).collect(),
         miss_share: f.cache.as_ref().map(|c| c.miss_share),
         ttl_s: f.cache.as_ref().map(|c| c.ttl_s),
+        min_tokens: f
+            .cache
+            .as_ref()
+            .filter(|c| c.min.proof.is_some())
+            .map(|c| c.min_tokens.floor()),
         warm_share: f.cache.as_ref().map(|c| c.warm_share),
         cache_written,
         median_residual_pct: Some(f.median_residual_pct),
@@ -143,6 +150,7 @@ fn warm_of_short(s: &scenario::Scenario, text: &mut String, path: &Path, q: &mut
         miss_share: None,
         warm_share: Some((share, source)),
         ttl_s: None,
+        min_tokens: None,
     };
     if let Ok((written, changes)) =
         scenario::write_fitted(text, &path.display().to_string(), &fitted)
@@ -180,6 +188,7 @@ fn not_fitted(name: String, calls: usize, reason: String) -> Quality {
         terms: Vec::new(),
         miss_share: None,
         ttl_s: None,
+        min_tokens: None,
         warm_share: None,
         cache_written: Vec::new(),
         median_residual_pct: None,

@@ -336,6 +336,7 @@ pub struct CacheFile {
     pub ttl_s: Option<Spanned<f64>>,
     pub ttl_s_source: Option<Spanned<String>>,
     pub min_tokens: Option<Spanned<f64>>,
+    pub min_tokens_source: Option<Spanned<String>>,
     pub miss_share: Option<Spanned<f64>>,
     pub miss_share_source: Option<Spanned<String>>,
     pub warm_share: Option<Spanned<f64>>,

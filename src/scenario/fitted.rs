@@ -24,6 +24,9 @@ pub struct Fitted {
     /// The cache lifetime the reads prove, seconds, and its source (likewise; written
     /// rounded to whole seconds, up).
     pub ttl_s: Option<(f64, String)>,
+    /// The minimum cacheable length the reads prove, tokens, and its source (likewise;
+    /// written rounded to whole tokens, down, so the read that proves it stays above it).
+    pub min_tokens: Option<(f64, String)>,
 }
 
 /// What [`write_fitted`] changed.
@@ -35,7 +38,8 @@ pub struct FittedChanges {
     pub removed_sweep_axes: Vec<String>,
     /// Whether the miss share was written (the scenario has a `[cache]`).
     pub wrote_miss_share: bool,
-    /// The `[cache]` keys written, in order (`miss_share`, `warm_share`, `ttl_s`).
+    /// The `[cache]` keys written, in order (`miss_share`, `warm_share`, `ttl_s`,
+    /// `min_tokens`).
     pub cache_keys: Vec<&'static str>,
 }
 
@@ -92,13 +96,14 @@ pub fn write_fitted(
             ("miss_share", &fitted.miss_share),
             ("warm_share", &fitted.warm_share),
             ("ttl_s", &fitted.ttl_s),
+            ("min_tokens", &fitted.min_tokens),
         ];
         for (key, term) in terms {
             let Some((x, source)) = term else { continue };
-            let x = if key == "ttl_s" {
-                value(x.ceil() as i64)
-            } else {
-                value(round_significant(*x, 3))
+            let x = match key {
+                "ttl_s" => value(x.ceil() as i64),
+                "min_tokens" => value(x.floor() as i64),
+                _ => value(round_significant(*x, 3)),
             };
             // Each value beside its source, at the end of the table: a key the scenario
             // gave moves there.
@@ -149,6 +154,7 @@ mod tests {
             miss_share: Some((0.23456, "fitted (test)".into())),
             warm_share: None,
             ttl_s: None,
+            min_tokens: None,
         };
         let (out, changes) = write_fitted(text, "x.toml", &fitted).unwrap();
         assert!(out.starts_with("# my run\n"), "{out}");

@@ -93,9 +93,10 @@ pub(super) fn cache(ck: &Checker, c: &Spanned<CacheFile>) -> Result<CacheSpec, L
         }
         None => None,
     };
-    // Where a fitted lifetime came from: checked like every label; the value's own label
-    // in reports is the preset's "with ttl_s from the scenario file".
+    // Where a fitted lifetime or minimum came from: checked like every label; the value's
+    // own label in reports is the preset's "with ttl_s from the scenario file".
     source(&c.ttl_s_source, "ttl_s_source")?;
+    source(&c.min_tokens_source, "min_tokens_source")?;
     Ok(CacheSpec {
         output,
         model: preset.and_then(|p| preset_model(&p.name)),
