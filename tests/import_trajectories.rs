@@ -192,6 +192,75 @@ fn imported_runs_fit_and_run_with_their_measured_dollars() {
         .success();
 }
 
+/// Simulated and measured cost of `scenario` (input-token equivalents, output included).
+fn costs(scenario: &Path) -> (f64, f64) {
+    let run = simulate()
+        .arg(scenario)
+        .args(["--no-write", "--format", "json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&run.get_output().stdout).unwrap();
+    let m = &v["measured"];
+    (
+        m["measured_cost"].as_f64().unwrap(),
+        m["simulated_cost"].as_f64().unwrap(),
+    )
+}
+
+/// Gemini 3 Pro through OpenRouter reads prefixes of about 2,000 tokens where Google
+/// documents a minimum of 4,096 (the shared SWE-bench runs: reads of 1,958 to 2,100): the
+/// shortest read is the minimum the fit writes, and with it the simulated cost is the
+/// measured one. The run (`make.py`): prompts 1,600, 2,200, 2,800, 3,400, 4,400, 5,000
+/// (B = 1,600, ρ = 4), reads 0, 0, 2,000, 2,000, 2,000, 4,000, 100 output tokens each at 6
+/// input tokens ($12 ÷ $2): measured 9,400 + 0.1·10,000 + 600·6 = 14,000.
+#[test]
+fn the_fit_writes_the_minimum_the_shortest_read_proves() {
+    let out = tempfile::tempdir().unwrap();
+    simulate()
+        .args([
+            "import",
+            "mini-swe-agent",
+            "tests/fixtures/import/mini-swe-agent-blocks",
+            "--fit",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let path = out.path().join("demo__short-1.toml");
+    let s = scenario(out.path(), "demo__short-1");
+    let cache = s["cache"].as_table().unwrap();
+    assert_eq!(cache["min_tokens"].as_integer(), Some(2000));
+    assert_eq!(
+        cache["min_tokens_source"].as_str().unwrap(),
+        "fitted at import (simulate fit: R² = 1.000 on 6 of 6 calls: call 3 read 2,000 of its 2,800 input tokens from the cache, below the scenario's minimum of 4,096; 4 requests read less than it)"
+    );
+    // Compared under the minimum of 2,000: prefixes 2,200 + 2,800 + 3,400 + 4,400 =
+    // 12,800, of which 200 + 800 + 1,400 + 400 = 2,800 written again: μ = 0.21875.
+    assert_eq!(cache["miss_share"].as_float(), Some(0.219));
+    // Calls 1 (below 2,000) and 2 (its prefix of 1,600 is) at 1.0: 3,800; calls 3 to 6,
+    // the prefix at 0.9·μ + 0.1 per token and the rest written: 12,800·(0.1 + 0.9·0.219)
+    // + 2,800 = 6,602.88; output 3,600. μ written to 3 digits: +2.88 against 14,000.
+    let (measured, simulated) = costs(&path);
+    assert_eq!(measured, 14_000.0);
+    assert!((simulated - 14_002.88).abs() < 1e-6, "{simulated}");
+    // What the fit wrote before it fitted the minimum: no minimum, and no μ (only call 6's
+    // prefix reaches 4,096: one request compared, too few). Calls 1 to 5 at 1.0
+    // (1,600 + 2,200 + 2,800 + 3,400 + 4,400), call 6 reads 4,400 at 0.1 and writes 600:
+    // 15,440 + 3,600 = 19,040, +36 %.
+    let text = fs::read_to_string(&path).unwrap();
+    let before: String = text
+        .lines()
+        .filter(|l| !l.starts_with("min_tokens") && !l.starts_with("miss_share"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let old = out.path().join("before.toml");
+    fs::write(&old, before).unwrap();
+    let (measured, simulated) = costs(&old);
+    assert_eq!(measured, 14_000.0);
+    assert!((simulated - 19_040.0).abs() < 1e-6, "{simulated}");
+}
+
 #[test]
 fn atif_trajectories_import_with_exact_sums_segments_and_subagents() {
     let out = tempfile::tempdir().unwrap();

@@ -299,3 +299,53 @@ fn a_per_call_term_that_cannot_be_told_from_rho_is_left_out() {
         "with it ρ came out 20 bytes per token, outside the physical 1 to 8: it cannot be told apart from ρ in this trace"
     );
 }
+
+#[test]
+fn the_minimum_is_the_shortest_read_below_the_given_one() {
+    // Gemini's documented 4,096; reads of 0, 2,050, 1,990 and 4,100 tokens: 1,990 at call
+    // 3 proves the provider caches a prefix that short, and two reads were below 4,096.
+    let scenario = |min: u32| {
+        let mut text = format!(
+            "name = \"m\"\nbase_tokens = 1\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1\nttl_s = 300\nmin_tokens = {min}\n"
+        );
+        for (i, (total, read)) in [(1_800, 0), (2_600, 2_050), (3_100, 1_990), (4_600, 4_100)]
+            .into_iter()
+            .enumerate()
+        {
+            let _ = write!(
+                text,
+                "[[call]]\nid = \"r{i}\"\nlabel = \"c{i}\"\nbytes = 100\ngap_s = 3\n[call.measured]\ninput_tokens = {total}\ncache_read_input_tokens = {read}\nconvention = \"openai\"\n"
+            );
+        }
+        load(&text)
+    };
+    let c = cache::fit(&scenario(4096)).unwrap();
+    assert_eq!(
+        (c.min.given_tokens, c.min_tokens, c.min.short_reads),
+        (4096.0, 1990.0, 2)
+    );
+    let p = c.min.proof.as_ref().unwrap();
+    assert_eq!(
+        (p.call, p.id.as_str(), p.read_tokens, p.input_tokens),
+        (3, "r2", 1990.0, 3100.0)
+    );
+    assert_eq!(
+        written::min_evidence(&c).unwrap(),
+        "call 3 read 1,990 of its 3,100 input tokens from the cache, below the scenario's minimum of 4,096; 2 requests read less than it"
+    );
+    // μ under the fitted minimum: request 2's prefix of 1,800 is below 1,990, not
+    // compared; requests 3 and 4 compare 2,600 and 3,100, missing 2,600 − 1,990 = 610 and
+    // nothing (4,100 read).
+    assert_eq!(
+        (c.requests_compared, c.prefix_tokens, c.missed_tokens),
+        (2, 5_700.0, 610.0)
+    );
+    // A minimum no read falls below stands, with nothing to prove.
+    let c = cache::fit(&scenario(1024)).unwrap();
+    assert_eq!((c.min_tokens, c.min.short_reads), (1024.0, 0));
+    assert!(c.min.proof.is_none() && written::min_evidence(&c).is_none());
+    // The fitted minimum is written, rounded down, beside its source.
+    let f = fit(&scenario(4096)).unwrap();
+    let fitted = written::fitted(&f, "fitted (test)", false);
+    assert_eq!(fitted.min_tokens.as_ref().map(|m| m.0), Some(1990.0));
+}
