@@ -189,14 +189,16 @@ impl Assembler {
     /// The traces of one file (not yet named), in the order they were opened.
     pub fn file(&mut self, mut log: FileLog) -> Vec<Trace> {
         let events = std::mem::take(&mut log.events);
-        let mut f = self.begin(log);
+        let mut f = self.begin(log, false);
         let mut traces = self.part(&mut f, events);
         traces.extend(self.end(f));
         traces
     }
 
     /// Starts a file given in parts ([`Assembler::part`]): its log, without events.
-    pub fn begin(&mut self, log: FileLog) -> FileState {
+    /// `last`: no file follows it, so the keys of its requests need not be kept for
+    /// later files' dedupe (memory that would grow with its requests).
+    pub fn begin(&mut self, log: FileLog, last: bool) -> FileState {
         for (kind, s) in &log.skipped {
             let e = self.out.skipped.entry(kind.clone()).or_default();
             e.lines += s.lines;
@@ -208,20 +210,28 @@ impl Assembler {
             e.bytes += a.bytes;
             e.joins = a.joins;
         }
-        FileState::new(log)
+        let mut f = FileState::new(log);
+        f.remember = !last;
+        f
     }
 
     /// Takes the next `events` of file `f`, in line order; returns the traces they
-    /// finished. Every trace opened so far is finished here, as at the end of the file:
+    /// finished. Every trace opened so far is finished here, as at the end of the file,
+    /// and the file's indexes of request keys, tool-use ids and lines joined are emptied:
     /// right when no later part reaches them, which a reader that gives a file in parts
     /// must make sure of (the OpenTelemetry reader gives one session a part, and only
-    /// where no request of a session has the key of another's; a part never starts with
-    /// a problem, which would go to the trace of the part before). A file in one part is
-    /// the same as [`Assembler::file`].
+    /// where no two sessions share a request key, a tool-use id or a line id; a part never
+    /// starts with a problem, which would go to the trace of the part before). So memory
+    /// holds one part's traces and indexes. A file in one part is the same as
+    /// [`Assembler::file`].
     pub fn part(&mut self, f: &mut FileState, events: Vec<Event>) -> Vec<Trace> {
         for event in events {
             f.event(event, &self.earlier, &mut self.out, self.convention);
         }
+        f.here = KeyIndex::new();
+        f.tool_calls = FxHashMap::default();
+        f.replayed_tools = FxHashSet::default();
+        f.joined_once = FxHashSet::default();
         f.flush()
     }
 
@@ -312,6 +322,8 @@ pub struct FileState {
     /// A tool use is answered once and a line joins once: copies of either are dropped.
     joined_once: FxHashSet<u128>,
     kept: Vec<Key>,
+    /// Whether `kept` is kept (not for the last file: no later file asks).
+    remember: bool,
     last_route: usize,
     /// Requests dropped as duplicates on traces finished without a call.
     dropped: u64,
@@ -353,6 +365,7 @@ impl FileState {
             replayed_tools: FxHashSet::default(),
             joined_once: FxHashSet::default(),
             kept: Vec::new(),
+            remember: true,
             last_route: 0,
             dropped: 0,
             traced: false,
@@ -499,7 +512,9 @@ impl FileState {
                     segment,
                 });
                 self.here.insert(key, (t, c));
-                self.kept.push(key);
+                if self.remember {
+                    self.kept.push(key);
+                }
                 for u in &open.calls[c].tool_uses {
                     self.tool_calls.entry(u.id.clone()).or_insert((t, c));
                 }

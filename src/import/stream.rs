@@ -187,6 +187,11 @@ fn session_projects(
     stored: &[Stored],
     spill: Option<&Spill>,
 ) -> Result<BTreeMap<CompactString, String>, Error> {
+    // Only a file with a project names one; without any (OpenTelemetry's), the pass and
+    // its index of every request's key are not needed.
+    if stored.iter().all(|s| s.log.project.is_none()) {
+        return Ok(BTreeMap::new());
+    }
     let mut projects = Projects::default();
     for s in stored {
         projects.file(&s.keys(spill)?, &s.log.routes, s.log.project.as_deref());
@@ -206,7 +211,8 @@ pub fn assemble(
 ) -> Result<Assembled, Error> {
     let mut namer = Namer::new(session_projects(&stored, spill)?);
     let mut assembler = Assembler::new(convention);
-    for s in stored {
+    let files = stored.len();
+    for (i, s) in stored.into_iter().enumerate() {
         if !s.independent || s.parts.len() < 2 {
             for mut t in assembler.file(s.into_log(spill)?) {
                 namer.name(&mut t);
@@ -215,7 +221,7 @@ pub fn assemble(
             continue;
         }
         // A part at a time: memory holds one part's events and traces.
-        let mut file = assembler.begin(s.log);
+        let mut file = assembler.begin(s.log, i + 1 == files);
         for p in s.parts {
             for mut t in assembler.part(&mut file, p.events(spill)?) {
                 namer.name(&mut t);

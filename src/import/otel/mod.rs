@@ -348,11 +348,10 @@ struct Session {
 /// is no file "without a request".
 ///
 /// A file's parts are assembled one at a time ([`crate::import::assemble::Assembler::part`])
-/// where that is what assembling it whole gives: no request of a session has the dedupe
-/// key of another session's (a copy would join the other's call) and no part starts with
-/// a problem; else the file is assembled whole, as before. Tool-use ids and lines joined
-/// once need no such check: a result joins only a call of its own conversation's open
-/// trace, and the assembler keeps those sets for the whole file.
+/// where that is what assembling it whole gives ([`apart`]): no two sessions share a
+/// request's dedupe key (a copy would join the other's call), a tool-use id or a line id
+/// (the assembler's indexes of them are emptied between parts), and no part starts with a
+/// problem; else the file is assembled whole, as before.
 ///
 /// Errors: a session's records cannot be read back from the spill.
 fn build(parsed: Vec<Parsed>, spill: Option<&Spill>) -> Result<Vec<Stored>, Error> {
@@ -408,9 +407,9 @@ fn build(parsed: Vec<Parsed>, spill: Option<&Spill>) -> Result<Vec<Stored>, Erro
         })
         .collect();
     let mut parts: Vec<Parts> = logs.iter().map(|_| Parts::new(spill)).collect();
-    // Per file, the session each request's message key was first seen in, and whether
-    // its parts are independent (see above).
-    let mut keys: Vec<FxHashMap<u128, usize>> = vec![FxHashMap::default(); logs.len()];
+    // Per file, the session each identifier was first seen in (a hash of it: two equal
+    // hashes only cost the parts), and whether its parts are independent (see above).
+    let mut seen: Vec<FxHashMap<u64, u32>> = vec![FxHashMap::default(); logs.len()];
     let mut independent = vec![true; logs.len()];
     for (n, s) in sessions.into_iter().enumerate() {
         let mut records = s.records.records(spill)?;
@@ -441,21 +440,9 @@ fn build(parsed: Vec<Parsed>, spill: Option<&Spill>) -> Result<Vec<Stored>, Erro
         }
         let converted = session_events(route, &s.id, records, log, &names);
         if converted.iter().any(|e| !matches!(e, Event::Malformed(_))) {
-            if independent[s.file] {
-                let seen = &mut keys[s.file];
-                let starts_with_problem = matches!(converted.first(), Some(Event::Malformed(_)));
-                let shared = converted.iter().any(|e| match e {
-                    Event::Request(r) => {
-                        let key = crate::import::assemble::Key::of(r).message;
-                        *seen.entry(key).or_insert(n) != n
-                    }
-                    _ => false,
-                });
-                if starts_with_problem || shared {
-                    independent[s.file] = false;
-                    seen.clear();
-                    seen.shrink_to_fit();
-                }
+            if independent[s.file] && !apart(&converted, n as u32, &mut seen[s.file]) {
+                independent[s.file] = false;
+                seen[s.file] = FxHashMap::default();
             }
             parts[s.file].push(converted);
         } else {
@@ -463,7 +450,7 @@ fn build(parsed: Vec<Parsed>, spill: Option<&Spill>) -> Result<Vec<Stored>, Erro
             leads[s.file].extend(converted);
         }
     }
-    drop(keys);
+    drop(seen);
 
     let mut out: Vec<Option<(FileLog, Vec<Event>, Parts)>> = logs
         .into_iter()
@@ -499,6 +486,33 @@ fn build(parsed: Vec<Parsed>, spill: Option<&Spill>) -> Result<Vec<Stored>, Erro
             stored.finish(log, independent[i])
         })
         .collect())
+}
+
+/// Whether the identifiers `events` (session `n`'s) bring to the assembler's indexes of
+/// a file (request keys, tool-use ids, lines joined once) are none another session
+/// brought (`seen`, which they join), and the events do not start with a problem: what
+/// assembling the session apart from the others needs (see [`build`]).
+fn apart(events: &[Event], n: u32, seen: &mut FxHashMap<u64, u32>) -> bool {
+    let hash = |kind: u8, id: &str| {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&[kind]);
+        h.update(id.as_bytes());
+        h.digest()
+    };
+    let mut own = |kind: u8, id: &str| *seen.entry(hash(kind, id)).or_insert(n) == n;
+    if matches!(events.first(), Some(Event::Malformed(_))) {
+        return false;
+    }
+    events.iter().all(|e| match e {
+        Event::Request(r) => {
+            own(0, &r.message_key) && r.tool_uses.iter().all(|u| own(1, &u.id))
+        }
+        Event::Joined(j) => {
+            j.answers.as_deref().is_none_or(|id| own(1, id))
+                && j.line_id.as_deref().is_none_or(|id| own(2, id))
+        }
+        _ => true,
+    })
 }
 
 /// What the records of one session, in order, make of it.

@@ -150,8 +150,9 @@ pub(super) fn flush(
             lines: 0,
         });
         at += len as u64;
-        // The buffer is reused by the session's next records: its capacity stays.
-        k.buffer.clear();
+        // Freed, not kept for the session's next records: a session that has ended would
+        // hold its capacity to the end of the import.
+        k.buffer = Vec::new();
     }
     dirty.clear();
 }
