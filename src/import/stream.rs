@@ -140,6 +140,11 @@ pub fn store(mut log: FileLog, spill: Option<&Spill>) -> Stored {
 }
 
 impl Stored {
+    /// Whether the parts are assembled one at a time (see [`Stored`]).
+    pub fn independent(&self) -> bool {
+        self.independent
+    }
+
     fn keys(&self, spill: Option<&Spill>) -> Result<Vec<(usize, super::assemble::Key)>, Error> {
         let mut keys = Vec::new();
         for p in &self.parts {

@@ -322,7 +322,11 @@ impl<'s> Parsed<'s> {
 
 /// File `index` read: in two halves at once where that is provably the one pass
 /// (`halves`), else in one pass; its records go to `spill` (`store`).
-fn parse<'s>(index: usize, file: &SourceFile, spill: Option<&'s Spill>) -> Result<Parsed<'s>, Error> {
+fn parse<'s>(
+    index: usize,
+    file: &SourceFile,
+    spill: Option<&'s Spill>,
+) -> Result<Parsed<'s>, Error> {
     if let Some(p) = halves::read(index, file, spill) {
         return Ok(p);
     }
@@ -504,9 +508,7 @@ fn apart(events: &[Event], n: u32, seen: &mut FxHashMap<u64, u32>) -> bool {
         return false;
     }
     events.iter().all(|e| match e {
-        Event::Request(r) => {
-            own(0, &r.message_key) && r.tool_uses.iter().all(|u| own(1, &u.id))
-        }
+        Event::Request(r) => own(0, &r.message_key) && r.tool_uses.iter().all(|u| own(1, &u.id)),
         Event::Joined(j) => {
             j.answers.as_deref().is_none_or(|id| own(1, id))
                 && j.line_id.as_deref().is_none_or(|id| own(2, id))
