@@ -44,12 +44,13 @@ pub fn run_listing(
         import::files::find_listing(&c.paths, |p| reader.is_log(p), reader.logs_are())?;
     import::files::check_out(&c.out, &files)?;
     let spill = import::spill::Spill::create(&c.out);
-    let (stored, mut unreadable) =
-        reader.read_all(&files, &|log| import::stream::store(log, spill.as_ref()));
-    unreadable.extend(loops);
+    let read = reader.read_all(&files, spill.as_ref());
+    // A failed write to the spill is the error to give, before what it made unreadable.
     if let Some(s) = &spill {
         s.check()?;
     }
+    let (stored, mut unreadable) = read?;
+    unreadable.extend(loops);
     let stored = import::stream::order(stored);
     if !import::stream::any_request(&stored) {
         let loaded = Loaded {

@@ -187,7 +187,18 @@ impl Assembler {
     }
 
     /// The traces of one file (not yet named), in the order they were opened.
-    pub fn file(&mut self, log: FileLog) -> Vec<Trace> {
+    pub fn file(&mut self, mut log: FileLog) -> Vec<Trace> {
+        let events = std::mem::take(&mut log.events);
+        let mut f = self.begin(log, false);
+        let mut traces = self.part(&mut f, events);
+        traces.extend(self.end(f));
+        traces
+    }
+
+    /// Starts a file given in parts ([`Assembler::part`]): its log, without events.
+    /// `last`: no file follows it, so the keys of its requests need not be kept for
+    /// later files' dedupe (memory that would grow with its requests).
+    pub fn begin(&mut self, log: FileLog, last: bool) -> FileState {
         for (kind, s) in &log.skipped {
             let e = self.out.skipped.entry(kind.clone()).or_default();
             e.lines += s.lines;
@@ -199,7 +210,35 @@ impl Assembler {
             e.bytes += a.bytes;
             e.joins = a.joins;
         }
-        let (traces, kept) = assemble_file(log, &self.earlier, &mut self.out, self.convention);
+        let mut f = FileState::new(log);
+        f.remember = !last;
+        f
+    }
+
+    /// Takes the next `events` of file `f`, in line order; returns the traces they
+    /// finished. Every trace opened so far is finished here, as at the end of the file,
+    /// and the file's indexes of request keys, tool-use ids and lines joined are emptied:
+    /// right when no later part reaches them, which a reader that gives a file in parts
+    /// must make sure of (the OpenTelemetry reader gives one session a part, and only
+    /// where no two sessions share a request key, a tool-use id or a line id; a part never
+    /// starts with a problem, which would go to the trace of the part before). So memory
+    /// holds one part's traces and indexes. A file in one part is the same as
+    /// [`Assembler::file`].
+    pub fn part(&mut self, f: &mut FileState, events: Vec<Event>) -> Vec<Trace> {
+        for event in events {
+            f.event(event, &self.earlier, &mut self.out, self.convention);
+        }
+        f.here = KeyIndex::new();
+        f.tool_calls = FxHashMap::default();
+        f.replayed_tools = FxHashSet::default();
+        f.joined_once = FxHashSet::default();
+        f.flush()
+    }
+
+    /// Ends file `f`: the traces not yet finished (none after [`Assembler::part`]); the
+    /// keys of its requests join those of the earlier files.
+    pub fn end(&mut self, f: FileState) -> Vec<Trace> {
+        let (traces, kept) = f.finish(&mut self.out);
         for key in kept {
             self.earlier.insert(key, ());
         }
@@ -230,7 +269,7 @@ impl Projects {
         routes: &[super::event::Route],
         project: Option<&str>,
     ) {
-        // As in `assemble_file`: a request is kept unless this file or an earlier one
+        // As in `FileState::event`: a request is kept unless this file or an earlier one
         // already kept its key; a route with a kept request gives a trace.
         let n = routes.len().max(1);
         let mut here: KeyIndex<()> = KeyIndex::new();
@@ -261,45 +300,86 @@ impl Projects {
     }
 }
 
-/// Assembles one file: its traces, and the keys of the requests it kept; its malformed
-/// lines and (without a trace) its leftover go to `out`.
-fn assemble_file(
-    log: FileLog,
-    earlier: &KeyIndex<()>,
-    out: &mut Assembled,
-    convention: Convention,
-) -> (Vec<Trace>, Vec<Key>) {
-    let FileLog {
-        file,
-        events,
-        routes: route_info,
-        project,
-        lines,
-        skipped,
-        identities,
-        no_requests_because,
-        declared,
-        unmeasured,
-        ..
-    } = log;
-    let mut opened: Vec<Open> = Vec::new();
-    let mut routes: Vec<RouteState> = Vec::new();
-    routes.resize_with(route_info.len().max(1), RouteState::default);
-    let mut here: KeyIndex<(usize, usize)> = KeyIndex::new();
-    let mut tool_calls: FxHashMap<CompactString, (usize, usize)> = FxHashMap::default();
-    let mut replayed_tools: FxHashSet<CompactString> = FxHashSet::default();
-    // A tool use is answered once and a line joins once: copies of either are dropped.
-    let mut joined_once: FxHashSet<u128> = FxHashSet::default();
-    let mut kept = Vec::new();
-    let mut last_route = 0;
+/// One file being assembled ([`Assembler::begin`]): what is kept from event to event;
+/// its malformed lines and (without a trace) its leftover go to the assembler's output.
+pub struct FileState {
+    file: String,
+    route_info: Vec<super::event::Route>,
+    project: Option<String>,
+    lines: u64,
+    skipped: BTreeMap<String, Skipped>,
+    identities: BTreeMap<CompactString, super::event::Identity>,
+    no_requests_because: Option<String>,
+    declared: BTreeMap<CompactString, super::event::Declared>,
+    unmeasured: Option<super::event::RunTotals>,
+    /// The traces opened and not yet finished: trace `t` is `opened[t - base]`.
+    opened: Vec<Open>,
+    base: usize,
+    routes: Vec<RouteState>,
+    here: KeyIndex<(usize, usize)>,
+    tool_calls: FxHashMap<CompactString, (usize, usize)>,
+    replayed_tools: FxHashSet<CompactString>,
+    /// A tool use is answered once and a line joins once: copies of either are dropped.
+    joined_once: FxHashSet<u128>,
+    kept: Vec<Key>,
+    /// Whether `kept` is kept (not for the last file: no later file asks).
+    remember: bool,
+    last_route: usize,
+    /// Requests dropped as duplicates on traces finished without a call.
+    dropped: u64,
+    /// Whether a trace with calls was finished.
+    traced: bool,
+}
 
-    let open = |route: usize, routes: &mut Vec<RouteState>, opened: &mut Vec<Open>| -> usize {
-        if let Some(t) = routes[route].trace {
+impl FileState {
+    fn new(log: FileLog) -> FileState {
+        let FileLog {
+            file,
+            routes: route_info,
+            project,
+            lines,
+            skipped,
+            identities,
+            no_requests_because,
+            declared,
+            unmeasured,
+            ..
+        } = log;
+        let mut routes: Vec<RouteState> = Vec::new();
+        routes.resize_with(route_info.len().max(1), RouteState::default);
+        FileState {
+            file,
+            route_info,
+            project,
+            lines,
+            skipped,
+            identities,
+            no_requests_because,
+            declared,
+            unmeasured,
+            opened: Vec::new(),
+            base: 0,
+            routes,
+            here: KeyIndex::new(),
+            tool_calls: FxHashMap::default(),
+            replayed_tools: FxHashSet::default(),
+            joined_once: FxHashSet::default(),
+            kept: Vec::new(),
+            remember: true,
+            last_route: 0,
+            dropped: 0,
+            traced: false,
+        }
+    }
+
+    /// The open trace of `route`, opened if it has none.
+    fn open(&mut self, route: usize) -> usize {
+        if let Some(t) = self.routes[route].trace {
             return t;
         }
-        let info = route_info.get(route);
+        let info = self.route_info.get(route);
         let subagent = info.is_some_and(|r| r.subagent);
-        let state = &mut routes[route];
+        let state = &mut self.routes[route];
         state.parts += 1;
         let reset = state.reset.take();
         let role = match (subagent, state.parts, reset) {
@@ -309,9 +389,9 @@ fn assemble_file(
             (false, _, None) => TraceRole::AfterCompaction,
         };
         let session = info.and_then(|r| r.session_id.clone());
-        opened.push(Open {
+        self.opened.push(Open {
             trace: Trace {
-                file: file.clone(),
+                file: self.file.clone(),
                 session_id: session.clone(),
                 role,
                 part: state.parts,
@@ -324,18 +404,18 @@ fn assemble_file(
                     None
                 },
                 reset,
-                project: project.clone(),
+                project: self.project.clone(),
                 identity: info
                     .and_then(|r| r.session_id.as_ref())
-                    .and_then(|s| identities.get(s))
+                    .and_then(|s| self.identities.get(s))
                     .cloned()
                     .unwrap_or_default(),
                 declared: if subagent {
                     Default::default()
                 } else {
                     info.and_then(|r| r.session_id.as_ref())
-                        .and_then(|s| declared.get(s))
-                        .or_else(|| declared.get(""))
+                        .and_then(|s| self.declared.get(s))
+                        .or_else(|| self.declared.get(""))
                         .cloned()
                         .unwrap_or_default()
                 },
@@ -344,40 +424,59 @@ fn assemble_file(
                 duplicates_removed: 0,
                 malformed: Vec::new(),
                 name: String::new(),
-                unmeasured,
+                unmeasured: self.unmeasured,
             },
             calls: Vec::new(),
         });
-        state.trace = Some(opened.len() - 1);
-        opened.len() - 1
-    };
+        let t = self.base + self.opened.len() - 1;
+        state.trace = Some(t);
+        t
+    }
 
-    for event in events {
+    /// Trace `t`, open and not finished.
+    fn at(&mut self, t: usize) -> &mut Open {
+        &mut self.opened[t - self.base]
+    }
+
+    /// Takes the next event of the file.
+    fn event(
+        &mut self,
+        event: Event,
+        earlier: &KeyIndex<()>,
+        out: &mut Assembled,
+        convention: Convention,
+    ) {
         match event {
             Event::Request(r) => {
-                let route = r.route.min(routes.len() - 1);
-                last_route = route;
+                let route = r.route.min(self.routes.len() - 1);
+                self.last_route = route;
                 let key = Key::of(&r);
-                if let Some((t, c)) = here.find(key) {
-                    let call = &mut opened[t].calls[c];
-                    merge(call, &r);
+                // A copy of a request of a trace already finished (which only a reader
+                // that said its parts were independent can bring, wrongly) is dropped as
+                // a copy from an earlier file would be, never merged into nothing.
+                let found = self.here.find(key);
+                if let Some((t, c)) = found.filter(|(t, _)| *t >= self.base) {
+                    let open = self.at(t);
+                    merge(&mut open.calls[c], &r);
+                    open.trace.duplicates_removed += 1;
                     for u in &r.tool_uses {
-                        tool_calls.entry(u.id.clone()).or_insert((t, c));
+                        self.tool_calls.entry(u.id.clone()).or_insert((t, c));
                     }
-                    opened[t].trace.duplicates_removed += 1;
-                    continue;
+                    return;
                 }
-                if earlier.find(key).is_some() {
-                    let t = open(route, &mut routes, &mut opened);
-                    opened[t].trace.duplicates_removed += 1;
-                    replayed_tools.extend(r.tool_uses.iter().map(|u| u.id.clone()));
-                    routes[route].current = None;
-                    continue;
+                if found.is_some() || earlier.find(key).is_some() {
+                    let t = self.open(route);
+                    self.at(t).trace.duplicates_removed += 1;
+                    self.replayed_tools
+                        .extend(r.tool_uses.iter().map(|u| u.id.clone()));
+                    self.routes[route].current = None;
+                    return;
                 }
                 // A context that fell far with no compaction in the log ends the trace.
-                if let Some(t) = routes[route].trace {
+                if let Some(t) = self.routes[route].trace {
                     let total = |u: &super::event::Usage| u.total_input(convention);
-                    let previous = opened[t]
+                    let previous = self
+                        .at(t)
                         .calls
                         .iter()
                         .rev()
@@ -386,28 +485,22 @@ fn assemble_file(
                     if let Some(reset) =
                         previous.and_then(|from| Reset::between(from, total(&r.usage)))
                     {
-                        let state = &mut routes[route];
+                        let state = &mut self.routes[route];
                         state.trace = None;
                         state.current = None;
                         state.prompt_pending = false;
                         state.reset = Some(reset);
                     }
                 }
-                let t = open(route, &mut routes, &mut opened);
-                let state = &mut routes[route];
-                let segment = match opened[t].calls.last() {
+                let t = self.open(route);
+                let pending = self.routes[route].prompt_pending;
+                let open = &mut self.opened[t - self.base];
+                let segment = match open.calls.last() {
                     None => 1,
-                    Some(prev) => prev.segment + u64::from(state.prompt_pending),
+                    Some(prev) => prev.segment + u64::from(pending),
                 };
-                state.prompt_pending = false;
-                let c = opened[t].calls.len();
-                here.insert(key, (t, c));
-                kept.push(key);
-                for u in &r.tool_uses {
-                    tool_calls.entry(u.id.clone()).or_insert((t, c));
-                }
-                state.current = Some((t, c));
-                opened[t].calls.push(Building {
+                let c = open.calls.len();
+                open.calls.push(Building {
                     tool_uses: r.tool_uses.clone(),
                     request: *r,
                     bytes: 0,
@@ -418,82 +511,112 @@ fn assemble_file(
                     user_text: None,
                     segment,
                 });
+                self.here.insert(key, (t, c));
+                if self.remember {
+                    self.kept.push(key);
+                }
+                for u in &open.calls[c].tool_uses {
+                    self.tool_calls.entry(u.id.clone()).or_insert((t, c));
+                }
+                let state = &mut self.routes[route];
+                state.prompt_pending = false;
+                state.current = Some((t, c));
             }
             Event::Joined(j) => {
-                let route = j.route.min(routes.len() - 1);
-                last_route = route;
+                let route = j.route.min(self.routes.len() - 1);
+                self.last_route = route;
                 let once = match (&j.answers, &j.line_id) {
                     (Some(tool), _) => Some(pair_hash("tool", tool)),
                     (None, Some(line)) => Some(pair_hash("line", line)),
                     (None, None) => None,
                 };
-                if once.is_some_and(|k| !joined_once.insert(k)) {
-                    continue;
+                if once.is_some_and(|k| !self.joined_once.insert(k)) {
+                    return;
                 }
                 join(
                     &j,
-                    &mut routes[route],
-                    &tool_calls,
-                    &replayed_tools,
-                    &mut opened,
+                    &mut self.routes[route],
+                    &self.tool_calls,
+                    &self.replayed_tools,
+                    &mut self.opened,
+                    self.base,
                 );
             }
             Event::Boundary { route, compaction } => {
-                let route = route.min(routes.len() - 1);
-                last_route = route;
-                let state = &mut routes[route];
+                let route = route.min(self.routes.len() - 1);
+                self.last_route = route;
+                let state = &mut self.routes[route];
                 state.trace = None;
                 state.current = None;
                 state.prompt_pending = false;
                 state.compaction = Some(compaction);
             }
             Event::Summary { route, bytes } => {
-                let route = route.min(routes.len() - 1);
-                if let Some(c) = routes[route].compaction.as_mut() {
+                let route = route.min(self.routes.len() - 1);
+                if let Some(c) = self.routes[route].compaction.as_mut() {
                     *c.summary_bytes.get_or_insert(0) += bytes;
                 }
             }
             Event::Malformed(m) => {
                 out.malformed.push(m.clone());
-                let t = open(last_route, &mut routes, &mut opened);
-                opened[t].trace.malformed.push(m);
+                let t = self.open(self.last_route);
+                self.at(t).trace.malformed.push(m);
             }
         }
     }
 
-    let mut leftover = Leftover {
-        file,
-        lines,
-        duplicates_removed: 0,
-        unknown_types: skipped
-            .into_iter()
-            .filter(|(_, s)| !s.known)
-            .map(|(kind, _)| kind)
-            .collect(),
-        note: no_requests_because,
-    };
-    let mut traces = Vec::new();
-    for o in opened {
-        if o.calls.is_empty() {
-            leftover.duplicates_removed += o.trace.duplicates_removed;
-            continue;
+    /// Finishes every trace opened so far, in the order opened (those without a call
+    /// give none). Right only where no later event reaches them: see
+    /// [`Assembler::part`].
+    fn flush(&mut self) -> Vec<Trace> {
+        let mut traces = Vec::new();
+        self.base += self.opened.len();
+        // No route goes on with a finished trace.
+        for r in &mut self.routes {
+            r.trace = None;
+            r.current = None;
         }
-        let mut trace = o.trace;
-        // Every MCP tool a request used, not only each call's first: the base's parts.
-        trace.mcp_tools_used = o
-            .calls
-            .iter()
-            .flat_map(|b| b.tool_uses.iter())
-            .filter(|u| u.name.starts_with("mcp__"))
-            .map(|u| u.name.to_string())
-            .collect();
-        trace.calls = finish_calls(o.calls);
-        traces.push(trace);
+        for o in self.opened.drain(..) {
+            if o.calls.is_empty() {
+                self.dropped += o.trace.duplicates_removed;
+                continue;
+            }
+            let mut trace = o.trace;
+            // Every MCP tool a request used, not only each call's first: the base's parts.
+            trace.mcp_tools_used = o
+                .calls
+                .iter()
+                .flat_map(|b| b.tool_uses.iter())
+                .filter(|u| u.name.starts_with("mcp__"))
+                .map(|u| u.name.to_string())
+                .collect();
+            trace.calls = finish_calls(o.calls);
+            traces.push(trace);
+        }
+        self.traced |= !traces.is_empty();
+        traces
     }
-    if traces.is_empty() {
-        out.leftovers.push(leftover);
+
+    /// The traces not yet finished, and the keys of the requests the file kept; without
+    /// a trace, the file's leftover goes to `out`.
+    fn finish(mut self, out: &mut Assembled) -> (Vec<Trace>, Vec<Key>) {
+        let traces = self.flush();
+        if !self.traced {
+            out.leftovers.push(Leftover {
+                file: self.file,
+                lines: self.lines,
+                duplicates_removed: self.dropped,
+                unknown_types: self
+                    .skipped
+                    .into_iter()
+                    .filter(|(_, s)| !s.known)
+                    .map(|(kind, _)| kind)
+                    .collect(),
+                note: self.no_requests_because,
+            });
+        }
+        (traces, self.kept)
     }
-    (traces, kept)
 }
 
 /// The tools a request used after its first, each once, in order, never the first again.
@@ -543,6 +666,7 @@ fn join(
     tool_calls: &FxHashMap<CompactString, (usize, usize)>,
     replayed_tools: &FxHashSet<CompactString>,
     opened: &mut [Open],
+    base: usize,
 ) {
     if j.user_text.as_ref().is_some_and(|u| u.real_prompt) {
         state.prompt_pending = true;
@@ -562,7 +686,13 @@ fn join(
     let Some((t, c)) = answered.or(state.current) else {
         return;
     };
-    let call = &mut opened[t].calls[c];
+    let Some(call) = t
+        .checked_sub(base)
+        .and_then(|t| opened.get_mut(t))
+        .and_then(|o| o.calls.get_mut(c))
+    else {
+        return;
+    };
     call.bytes += j.bytes;
     call.images += j.images;
     call.loaded_tools += j.tool_references;

@@ -90,18 +90,24 @@ pub trait Reader: Sync {
     /// file that cannot be read at all is an error.
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error>;
     /// Reads every file (in parallel, one file per task), in the order given: each log
-    /// read, as `keep` keeps it (its events spilled as soon as it is read, so memory holds
-    /// the files in flight), and the files that could not be read at all (listed, not an
-    /// error). A format whose conversations run across files (a collector's output,
-    /// rotated) reads them together; the others read each on its own.
+    /// read and kept for assembly ([`stream::store`]: its events spilled to `spill` as soon
+    /// as it is read, so memory holds the files in flight), and the files that could not
+    /// be read at all (listed, not an error). A format whose conversations run across
+    /// files (a collector's output, rotated) reads them together; the others read each on
+    /// its own.
+    ///
+    /// Errors: what the reader kept aside cannot be read back (the spill file).
+    #[allow(clippy::type_complexity)]
     fn read_all(
         &self,
         files: &[SourceFile],
-        keep: &(dyn Fn(FileLog) -> stream::Stored + Sync),
-    ) -> (Vec<stream::Stored>, Vec<files::Unreadable>) {
-        let read: Vec<Result<stream::Stored, Error>> =
-            files.par_iter().map(|f| self.read(f).map(keep)).collect();
-        files::partition(files, read)
+        spill: Option<&spill::Spill>,
+    ) -> Result<(Vec<stream::Stored>, Vec<files::Unreadable>), Error> {
+        let read: Vec<Result<stream::Stored, Error>> = files
+            .par_iter()
+            .map(|f| self.read(f).map(|log| stream::store(log, spill)))
+            .collect();
+        Ok(files::partition(files, read))
     }
     /// What a call's `bytes` count, when not UTF-8 bytes: said in every scenario and
     /// summary of the format.
@@ -128,7 +134,7 @@ pub struct Loaded {
 /// The same passes as `simulate import` (`crate::command::import`, [`stream`]), with every file's events held in memory and
 /// every trace kept: for tests and callers that want the traces themselves.
 pub fn load(reader: &dyn Reader, files: &[SourceFile]) -> Result<Loaded, Error> {
-    let (stored, unreadable) = reader.read_all(files, &|log| stream::store(log, None));
+    let (stored, unreadable) = reader.read_all(files, None)?;
     let mut traces = Vec::new();
     let mut assembled = stream::assemble(stream::order(stored), None, reader.convention(), |t| {
         traces.push(t)

@@ -109,6 +109,37 @@ impl Spill {
         }
     }
 
+    /// Appends `bytes` as they are (a reader's own encoding, read back with
+    /// [`Spill::bytes`]): where they start, or None when the write failed (kept for
+    /// [`Spill::check`]).
+    pub fn put_bytes(&self, bytes: &[u8]) -> Option<u64> {
+        let offset = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        match self.file.write_all_at(bytes, offset) {
+            Ok(()) => Some(offset),
+            Err(e) => {
+                let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+                failed.get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// The `len` bytes [`Spill::put_bytes`] wrote at `offset`.
+    ///
+    /// Errors: [`crate::error::Error::Unreadable`] when they cannot be read back.
+    pub fn bytes(&self, offset: u64, len: usize) -> Result<Vec<u8>, crate::error::Error> {
+        self.read(offset, len)
+    }
+
+    /// Whether a write has failed (the import then stops with [`Spill::check`]'s error,
+    /// so nothing need be read back).
+    pub fn has_failed(&self) -> bool {
+        self.failed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// The first write that failed, if any.
     ///
     /// Errors: [`crate::error::Error::Write`] naming the spill file.
@@ -150,7 +181,8 @@ impl Spill {
         decode_events(&bytes).map_err(|source| self.corrupt(source))
     }
 
-    fn corrupt(&self, source: io::Error) -> crate::error::Error {
+    /// `source` (a record that did not decode) as the error naming the spill file.
+    pub fn corrupt(&self, source: io::Error) -> crate::error::Error {
         crate::error::Error::Unreadable {
             path: self.path.clone(),
             source,
@@ -425,18 +457,18 @@ fn read_request(r: &mut R) -> io::Result<Request> {
     })
 }
 
-fn invalid() -> io::Error {
+pub(crate) fn invalid() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
         "the import's own spill file does not read back as written (changed while the import ran?)",
     )
 }
 
-/// Writes the encoding.
-struct W<'a>(&'a mut Vec<u8>);
+/// Writes the encoding (also the OpenTelemetry reader's spilled records').
+pub(crate) struct W<'a>(pub(crate) &'a mut Vec<u8>);
 
 impl W<'_> {
-    fn u(&mut self, mut v: u64) {
+    pub(crate) fn u(&mut self, mut v: u64) {
         while v >= 0x80 {
             self.0.push((v as u8) | 0x80);
             v >>= 7;
@@ -444,20 +476,20 @@ impl W<'_> {
         self.0.push(v as u8);
     }
 
-    fn b(&mut self, v: bool) {
+    pub(crate) fn b(&mut self, v: bool) {
         self.0.push(u8::from(v));
     }
 
-    fn u128(&mut self, v: u128) {
+    pub(crate) fn u128(&mut self, v: u128) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
 
-    fn s(&mut self, v: &str) {
+    pub(crate) fn s(&mut self, v: &str) {
         self.u(v.len() as u64);
         self.0.extend_from_slice(v.as_bytes());
     }
 
-    fn os(&mut self, v: Option<&str>) {
+    pub(crate) fn os(&mut self, v: Option<&str>) {
         match v {
             Some(s) => {
                 self.b(true);
@@ -467,7 +499,7 @@ impl W<'_> {
         }
     }
 
-    fn ou(&mut self, v: Option<u64>) {
+    pub(crate) fn ou(&mut self, v: Option<u64>) {
         match v {
             Some(x) => {
                 self.b(true);
@@ -479,20 +511,30 @@ impl W<'_> {
 }
 
 /// Reads it back; every read is checked, so a damaged record is an error, never a panic.
-struct R<'a> {
+pub(crate) struct R<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> R<'a> {
-    fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
+    /// A reader of `bytes` from their start.
+    pub(crate) fn new(bytes: &'a [u8]) -> R<'a> {
+        R { bytes, at: 0 }
+    }
+
+    /// Whether every byte was read.
+    pub(crate) fn done(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+
+    pub(crate) fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
         let end = self.at.checked_add(n).ok_or_else(invalid)?;
         let part = self.bytes.get(self.at..end).ok_or_else(invalid)?;
         self.at = end;
         Ok(part)
     }
 
-    fn u(&mut self) -> io::Result<u64> {
+    pub(crate) fn u(&mut self) -> io::Result<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = *self.take(1)?.first().ok_or_else(invalid)?;
@@ -504,11 +546,11 @@ impl<'a> R<'a> {
         Err(invalid())
     }
 
-    fn usize(&mut self) -> io::Result<usize> {
+    pub(crate) fn usize(&mut self) -> io::Result<usize> {
         usize::try_from(self.u()?).map_err(|_| invalid())
     }
 
-    fn b(&mut self) -> io::Result<bool> {
+    pub(crate) fn b(&mut self) -> io::Result<bool> {
         match self.take(1)?.first() {
             Some(0) => Ok(false),
             Some(1) => Ok(true),
@@ -521,20 +563,20 @@ impl<'a> R<'a> {
         Ok(u128::from_le_bytes(bytes))
     }
 
-    fn s(&mut self) -> io::Result<&'a str> {
+    pub(crate) fn s(&mut self) -> io::Result<&'a str> {
         let n = self.usize()?;
         std::str::from_utf8(self.take(n)?).map_err(|_| invalid())
     }
 
-    fn os(&mut self) -> io::Result<Option<&'a str>> {
+    pub(crate) fn os(&mut self) -> io::Result<Option<&'a str>> {
         Ok(if self.b()? { Some(self.s()?) } else { None })
     }
 
-    fn ocs(&mut self) -> io::Result<Option<CompactString>> {
+    pub(crate) fn ocs(&mut self) -> io::Result<Option<CompactString>> {
         Ok(self.os()?.map(CompactString::from))
     }
 
-    fn ou(&mut self) -> io::Result<Option<u64>> {
+    pub(crate) fn ou(&mut self) -> io::Result<Option<u64>> {
         Ok(if self.b()? { Some(self.u()?) } else { None })
     }
 }

@@ -12,7 +12,7 @@
 //! it ([`Projects`]), reading only the keys' part of each spilled record.
 
 use super::assemble::{Assembled, Assembler, Projects};
-use super::event::FileLog;
+use super::event::{Event, FileLog};
 use super::spill::{self, Span, Spill};
 use super::trace::{Namer, Trace};
 use super::write::{Staged, Stager};
@@ -22,49 +22,149 @@ use jiff::Timestamp;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// One file, read: its log, without its events where they were spilled.
+/// One file, read: its log, without its events; they are in its parts.
 #[derive(Debug)]
 pub struct Stored {
     latest: Option<Timestamp>,
     /// Request lines (copies included).
     requests: usize,
     log: FileLog,
-    spilled: Option<Span>,
+    /// The file's events, in line order, in one part or several.
+    parts: Vec<Part>,
+    /// Whether each part can be assembled on its own, its traces finished at its end
+    /// ([`Assembler::part`]): so a file's traces need not all be held at once.
+    independent: bool,
+}
+
+/// Some events of a file: spilled, or held where there is no spill.
+#[derive(Debug)]
+pub enum Part {
+    Spilled(Span),
+    Held(Vec<Event>),
+}
+
+impl Part {
+    fn events(self, spill: Option<&Spill>) -> Result<Vec<Event>, Error> {
+        match (self, spill) {
+            (Part::Held(events), _) => Ok(events),
+            (Part::Spilled(span), Some(spill)) => spill.events(span),
+            (Part::Spilled(_), None) => Err(no_spill()),
+        }
+    }
+
+    fn keys(&self, spill: Option<&Spill>) -> Result<Vec<(usize, super::assemble::Key)>, Error> {
+        match (self, spill) {
+            (Part::Spilled(span), Some(spill)) => spill.keys(*span),
+            (Part::Held(events), _) => Ok(spill::keys_of(events)),
+            (Part::Spilled(_), None) => Err(no_spill()),
+        }
+    }
+}
+
+/// A spilled part asked for without the spill it went to (a caller's mistake).
+fn no_spill() -> Error {
+    Error::Unreadable {
+        path: "(the import's spill file)".into(),
+        source: spill::invalid(),
+    }
+}
+
+/// A file's events gathered part by part, each spilled as it comes where there is a
+/// spill (failures are kept by the spill, for [`Spill::check`]).
+#[derive(Debug)]
+pub struct Parts<'s> {
+    spill: Option<&'s Spill>,
+    latest: Option<Timestamp>,
+    requests: usize,
+    parts: Vec<Part>,
+}
+
+impl<'s> Parts<'s> {
+    /// No part yet; parts go to `spill` where there is one.
+    pub fn new(spill: Option<&'s Spill>) -> Parts<'s> {
+        Parts {
+            spill,
+            latest: None,
+            requests: 0,
+            parts: Vec::new(),
+        }
+    }
+
+    /// Adds the next `events` of the file (nothing if there are none).
+    pub fn push(&mut self, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        for e in &events {
+            if let Event::Request(r) = e {
+                self.requests += 1;
+                self.latest = self.latest.max(r.timestamp);
+            }
+        }
+        let part = match self.spill.and_then(|s| s.put(&events)) {
+            Some(span) => Part::Spilled(span),
+            None => Part::Held(events),
+        };
+        self.parts.push(part);
+    }
+
+    /// These parts, then `other`'s.
+    pub fn then(mut self, other: Parts<'s>) -> Parts<'s> {
+        self.requests += other.requests;
+        self.latest = self.latest.max(other.latest);
+        self.parts.extend(other.parts);
+        self
+    }
+
+    /// The file, its `log` without events: its parts assembled one by one where
+    /// `independent` ([`Assembler::part`]), else together.
+    pub fn finish(self, mut log: FileLog, independent: bool) -> Stored {
+        debug_assert!(log.events.is_empty());
+        log.events = Vec::new();
+        Stored {
+            latest: self.latest,
+            requests: self.requests,
+            log,
+            parts: self.parts,
+            independent,
+        }
+    }
 }
 
 /// Keeps one file's log for assembly: its events go to `spill` where there is one
 /// (failures are kept by the spill, for [`Spill::check`]).
 pub fn store(mut log: FileLog, spill: Option<&Spill>) -> Stored {
-    let latest = log.latest_request();
-    let requests = log
-        .events
-        .iter()
-        .filter(|e| matches!(e, super::event::Event::Request(_)))
-        .count();
-    let spilled = spill.and_then(|s| s.put(&log.events));
-    if spilled.is_some() {
-        log.events = Vec::new();
-    }
-    Stored {
-        latest,
-        requests,
-        log,
-        spilled,
-    }
+    let mut parts = Parts::new(spill);
+    parts.push(std::mem::take(&mut log.events));
+    parts.finish(log, false)
 }
 
 impl Stored {
-    fn keys(&self, spill: Option<&Spill>) -> Result<Vec<(usize, super::assemble::Key)>, Error> {
-        match (self.spilled, spill) {
-            (Some(span), Some(spill)) => spill.keys(span),
-            _ => Ok(spill::keys_of(&self.log.events)),
-        }
+    /// Whether the parts are assembled one at a time (see [`Stored`]).
+    pub fn independent(&self) -> bool {
+        self.independent
     }
 
-    fn into_log(self, spill: Option<&Spill>) -> Result<FileLog, Error> {
+    fn keys(&self, spill: Option<&Spill>) -> Result<Vec<(usize, super::assemble::Key)>, Error> {
+        let mut keys = Vec::new();
+        for p in &self.parts {
+            keys.extend(p.keys(spill)?);
+        }
+        Ok(keys)
+    }
+
+    /// The file's log with all its events.
+    ///
+    /// Errors: a spilled part that cannot be read back.
+    pub fn into_log(self, spill: Option<&Spill>) -> Result<FileLog, Error> {
         let mut log = self.log;
-        if let (Some(span), Some(spill)) = (self.spilled, spill) {
-            log.events = spill.events(span)?;
+        for p in self.parts {
+            let events = p.events(spill)?;
+            if log.events.is_empty() {
+                log.events = events;
+            } else {
+                log.events.extend(events);
+            }
         }
         Ok(log)
     }
@@ -92,6 +192,11 @@ fn session_projects(
     stored: &[Stored],
     spill: Option<&Spill>,
 ) -> Result<BTreeMap<CompactString, String>, Error> {
+    // Only a file with a project names one; without any (OpenTelemetry's), the pass and
+    // its index of every request's key are not needed.
+    if stored.iter().all(|s| s.log.project.is_none()) {
+        return Ok(BTreeMap::new());
+    }
     let mut projects = Projects::default();
     for s in stored {
         projects.file(&s.keys(spill)?, &s.log.routes, s.log.project.as_deref());
@@ -111,8 +216,24 @@ pub fn assemble(
 ) -> Result<Assembled, Error> {
     let mut namer = Namer::new(session_projects(&stored, spill)?);
     let mut assembler = Assembler::new(convention);
-    for s in stored {
-        for mut t in assembler.file(s.into_log(spill)?) {
+    let files = stored.len();
+    for (i, s) in stored.into_iter().enumerate() {
+        if !s.independent || s.parts.len() < 2 {
+            for mut t in assembler.file(s.into_log(spill)?) {
+                namer.name(&mut t);
+                each(t);
+            }
+            continue;
+        }
+        // A part at a time: memory holds one part's events and traces.
+        let mut file = assembler.begin(s.log, i + 1 == files);
+        for p in s.parts {
+            for mut t in assembler.part(&mut file, p.events(spill)?) {
+                namer.name(&mut t);
+                each(t);
+            }
+        }
+        for mut t in assembler.end(file) {
             namer.name(&mut t);
             each(t);
         }

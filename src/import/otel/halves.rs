@@ -17,6 +17,7 @@
 use super::Parsed;
 use crate::import::event::{Event, FileLog};
 use crate::import::files::{self, SourceFile};
+use crate::import::spill::Spill;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
@@ -29,7 +30,11 @@ const MIN_BYTES: u64 = 8 << 20;
 const WINDOW: usize = 1 << 16;
 
 /// File `index` read in two halves at once, or `None` (see the module).
-pub(super) fn read(index: usize, file: &SourceFile) -> Option<Parsed> {
+pub(super) fn read<'s>(
+    index: usize,
+    file: &SourceFile,
+    spill: Option<&'s Spill>,
+) -> Option<Parsed<'s>> {
     if rayon::current_num_threads() < 2 {
         return None;
     }
@@ -43,7 +48,7 @@ pub(super) fn read(index: usize, file: &SourceFile) -> Option<Parsed> {
         return None;
     }
     let cut = cut(&opened, size)?;
-    read_cut(&opened, index, &file.display(), cut, size)
+    read_cut(&opened, index, &file.display(), cut, size, spill)
 }
 
 /// Just after the first line end at or after the middle of `file` (`size` bytes), if it
@@ -57,15 +62,23 @@ fn cut(file: &File, size: u64) -> Option<u64> {
 }
 
 /// The bytes `[0, cut)` and `[cut, size)` of `file` read at once and joined.
-fn read_cut(file: &File, index: usize, name: &str, cut: u64, size: u64) -> Option<Parsed> {
-    let half = |from: u64, to: u64| -> io::Result<Parsed> {
-        let mut p = Parsed::new(FileLog::new(name), index);
+fn read_cut<'s>(
+    file: &File,
+    index: usize,
+    name: &str,
+    cut: u64,
+    size: u64,
+    spill: Option<&'s Spill>,
+) -> Option<Parsed<'s>> {
+    let half = |from: u64, to: u64| -> io::Result<Parsed<'s>> {
+        let mut p = Parsed::new(FileLog::new(name), index, spill);
         let mut part = At {
             file,
             at: from,
             end: to,
         };
         files::read_json_part(&mut part, &mut p)?;
+        p.flush();
         Ok(p)
     };
     let (first, second) = rayon::join(|| half(0, cut), || half(cut, size));
@@ -74,7 +87,9 @@ fn read_cut(file: &File, index: usize, name: &str, cut: u64, size: u64) -> Optio
 
 /// The second half's records and problems after the first's, as one pass reads them
 /// (each session's records in the order read, sessions in the order of their first).
-fn join(mut first: Parsed, second: Parsed) -> Parsed {
+/// Records are not read again: each session's written chunks are listed after the first
+/// half's, their line numbers to be moved on by the first half's lines.
+fn join<'s>(mut first: Parsed<'s>, second: Parsed<'s>) -> Parsed<'s> {
     let offset = first.log.lines;
     first.log.lines += second.log.lines;
     for (kind, s) in second.log.skipped {
@@ -91,19 +106,10 @@ fn join(mut first: Parsed, second: Parsed) -> Parsed {
             }
             e
         }));
-    // A session's records are moved whole (a session only the second half has keeps its
-    // list) or appended to the first half's with room made for exactly them, so the join
-    // never holds a doubled list (a `Vec` grown record by record).
     for (id, mut records) in second.sessions {
-        for r in &mut records {
-            r.line += offset;
-        }
+        records.shift_lines(offset);
         match first.by_id.get(&id) {
-            Some(&s) => {
-                let held = &mut first.sessions[s].1;
-                held.reserve_exact(records.len());
-                held.append(&mut records);
-            }
+            Some(&s) => first.sessions[s].1.append(records),
             None => {
                 first.by_id.insert(id.clone(), first.sessions.len());
                 first.sessions.push((id, records));
@@ -138,24 +144,51 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    /// `text` in a file, read in one pass and then cut after each line end in turn.
-    fn one_pass_and_halves(text: &str) -> (Parsed, Vec<(u64, Parsed)>) {
+    /// Each session of `p` with its records, read back from `spill`.
+    fn sessions(p: &Parsed, spill: Option<&Spill>) -> Vec<(String, Vec<super::super::Record>)> {
+        p.sessions
+            .iter()
+            .map(|(id, kept)| (id.to_string(), kept.records(spill).unwrap()))
+            .collect()
+    }
+
+    /// `text` in a file, read in one pass and then cut after each line end in turn, the
+    /// records kept in memory and then spilled: each read's log and sessions.
+    #[allow(clippy::type_complexity)]
+    fn one_pass_and_halves(
+        text: &str,
+    ) -> Vec<(
+        Option<u64>,
+        FileLog,
+        Vec<(String, Vec<super::super::Record>)>,
+    )> {
         let mut f = tempfile::NamedTempFile::new().unwrap();
         f.write_all(text.as_bytes()).unwrap();
         let file = SourceFile {
             path: f.path().to_path_buf(),
             canonical: f.path().to_path_buf(),
         };
-        let whole = super::super::parse(0, &file).unwrap();
-        let ends = text.match_indices('\n').map(|(i, _)| i as u64 + 1);
-        let cuts = ends
-            .filter(|&c| c < text.len() as u64)
-            .map(|cut| {
-                let p = read_cut(f.as_file(), 0, &file.display(), cut, text.len() as u64);
-                (cut, p.unwrap())
-            })
-            .collect();
-        (whole, cuts)
+        let dir = tempfile::tempdir().unwrap();
+        let spill = Spill::create(dir.path()).unwrap();
+        let mut out = Vec::new();
+        for spill in [None, Some(&spill)] {
+            let whole = super::super::parse(0, &file, spill).unwrap();
+            out.push((None, whole.log.clone(), sessions(&whole, spill)));
+            let ends = text.match_indices('\n').map(|(i, _)| i as u64 + 1);
+            for cut in ends.filter(|&c| c < text.len() as u64) {
+                let p = read_cut(
+                    f.as_file(),
+                    0,
+                    &file.display(),
+                    cut,
+                    text.len() as u64,
+                    spill,
+                )
+                .unwrap();
+                out.push((Some(cut), p.log.clone(), sessions(&p, spill)));
+            }
+        }
+        out
     }
 
     /// Wherever the cut (at a line end), two halves give what one pass gives.
@@ -195,16 +228,15 @@ mod tests {
             line(vec![request(8)]),
         ]
         .concat();
-        let (whole, cuts) = one_pass_and_halves(&text);
-        assert_eq!(
-            whole.sessions.iter().map(|(_, r)| r.len()).sum::<usize>(),
-            6
-        );
-        assert_eq!(whole.log.events.len(), 2);
-        assert_eq!(cuts.len(), 8);
-        for (cut, got) in cuts {
-            assert_eq!(got.sessions, whole.sessions, "cut {cut}");
-            assert_eq!(got.log, whole.log, "cut {cut}");
+        let reads = one_pass_and_halves(&text);
+        let (_, log, sessions) = &reads[0];
+        assert_eq!(sessions.iter().map(|(_, r)| r.len()).sum::<usize>(), 6);
+        assert_eq!(log.events.len(), 2);
+        // One pass and 8 cuts, records in memory, then the same spilled.
+        assert_eq!(reads.len(), 18);
+        for (cut, got_log, got) in &reads {
+            assert_eq!(got, sessions, "cut {cut:?}");
+            assert_eq!(got_log, log, "cut {cut:?}");
         }
     }
 }

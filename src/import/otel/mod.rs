@@ -4,9 +4,12 @@
 //! Unlike a transcript, one file holds many sessions, interleaved in whatever order the
 //! exports arrived, and a session may go on in the next (rotated) file. So the files are
 //! read together: every record is read (in parallel, one file per task) into a few figures,
-//! the records are gathered by `session.id` across files, each session is put in order
-//! (`event.sequence`, then time), and only then made into events: a call per
-//! `api_request`, the `tool_result`s after it joining it, a `compaction` ending its trace.
+//! the records are gathered by `session.id` across files (kept out of memory meanwhile,
+//! `store`), each session is put in order (`event.sequence`, then time), and only then
+//! made into events: a call per `api_request`, the `tool_result`s after it joining it, a
+//! `compaction` ending its trace. Each session's events are spilled as one part of its
+//! file, and assembled one part at a time where that is provably what assembling the file
+//! whole gives (`build`): memory holds the sessions' buffers and one session, not the file.
 //! The format, its sources and what the telemetry lacks: `src/import/README.md`.
 
 mod agents;
@@ -15,14 +18,17 @@ mod join;
 mod parser;
 mod record;
 mod span;
+mod store;
 
 use super::event::{Event, FileLog, Identity, Joined, Malformed, Request, Route, UserText};
 use super::files::{self, SourceFile};
+use super::spill::Spill;
+use super::stream::{Parts, Stored};
 use super::{Convention, Reader};
 use crate::error::Error;
 use compact_str::{CompactString, format_compact};
 use rayon::prelude::*;
-use record::{Body, Read, Record, Shared, Source};
+use record::{Body, Read, Record, Source};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 
@@ -66,22 +72,30 @@ impl Reader for Otel {
     }
 
     fn read(&self, file: &SourceFile) -> Result<FileLog, Error> {
-        let mut logs = build(vec![parse(0, file)?]);
-        Ok(logs.pop().unwrap_or_else(|| FileLog::new(file.display())))
+        let mut stored = build(vec![parse(0, file, None)?], None)?;
+        match stored.pop() {
+            Some(s) => s.into_log(None),
+            None => Ok(FileLog::new(file.display())),
+        }
     }
 
     fn read_all(
         &self,
         files: &[SourceFile],
-        keep: &(dyn Fn(FileLog) -> crate::import::stream::Stored + Sync),
-    ) -> (Vec<crate::import::stream::Stored>, Vec<files::Unreadable>) {
+        spill: Option<&Spill>,
+    ) -> Result<(Vec<Stored>, Vec<files::Unreadable>), Error> {
         let parsed: Vec<Result<Parsed, Error>> = files
             .par_iter()
             .enumerate()
-            .map(|(i, f)| parse(i, f))
+            .map(|(i, f)| parse(i, f, spill))
             .collect();
         let (parsed, unreadable) = files::partition(files, parsed);
-        (build(parsed).into_iter().map(keep).collect(), unreadable)
+        // A failed write lost records: the import stops with it (`Spill::check`), so
+        // nothing is read back.
+        if spill.is_some_and(Spill::has_failed) {
+            return Ok((Vec::new(), unreadable));
+        }
+        Ok((build(parsed, spill)?, unreadable))
     }
 
     fn bytes_unit(&self) -> Option<&'static str> {
@@ -90,22 +104,23 @@ impl Reader for Otel {
 }
 
 /// One file, read: its records, and what could not be read or was skipped.
-struct Parsed {
+struct Parsed<'s> {
     /// The file's log, without events yet: lines, skipped records, line-level problems.
     log: FileLog,
     /// The records by session, sessions in the order of their first record, each
-    /// session's records in the order read. Gathered as they are read, so that no list of
-    /// the whole file's records is held beside the sessions' (which would double the
-    /// import's peak memory).
-    sessions: Vec<(CompactString, Vec<Record>)>,
+    /// session's records in the order read, kept out of memory (`store`).
+    sessions: Vec<(CompactString, store::Kept)>,
     /// Where each session is in `sessions`.
     by_id: FxHashMap<CompactString, usize>,
-    /// The identity values seen ([`Record::user_id`]): each held once, shared by records.
-    shared: FxHashSet<Shared>,
+    /// The sessions with records buffered, and the bytes buffered.
+    dirty: Vec<usize>,
+    buffered: usize,
+    /// Where records go once the buffers are full; None: kept in memory, encoded.
+    spill: Option<&'s Spill>,
     index: usize,
 }
 
-impl files::JsonLines for Parsed {
+impl files::JsonLines for Parsed<'_> {
     fn log(&mut self) -> &mut FileLog {
         &mut self.log
     }
@@ -152,7 +167,7 @@ impl files::JsonLines for Parsed {
     }
 }
 
-impl Parsed {
+impl<'s> Parsed<'s> {
     /// A line parsed whole: its spans, then its records, as [`files::JsonLines::line`]
     /// takes them one by one.
     fn typed(&mut self, number: u64, line: parser::TypedLine<'_>) {
@@ -194,39 +209,43 @@ impl Parsed {
         }
     }
 
-    fn new(log: FileLog, index: usize) -> Parsed {
+    fn new(log: FileLog, index: usize, spill: Option<&'s Spill>) -> Parsed<'s> {
         Parsed {
             log,
             sessions: Vec::new(),
             by_id: FxHashMap::default(),
-            shared: FxHashSet::default(),
+            dirty: Vec::new(),
+            buffered: 0,
+            spill,
             index,
         }
     }
 
-    /// Adds `r` to its session's records, without its session id (the session's key) and
-    /// with its identity values shared: a record's own copies of them were most of an
-    /// import's peak memory (about 200 B a record).
+    /// Adds `r` to its session's records, without its session id (the session's key).
     fn push(&mut self, mut r: Record) {
         let id = std::mem::take(&mut r.session);
-        let values = [&mut r.user_id, &mut r.organization_id, &mut r.account_uuid];
-        for v in values.into_iter().flatten() {
-            match self.shared.get(v) {
-                Some(held) => *v = held.clone(),
-                None => {
-                    self.shared.insert(v.clone());
-                }
-            }
-        }
         let s = match self.by_id.get(&id) {
             Some(&s) => s,
             None => {
-                self.sessions.push((id.clone(), Vec::new()));
+                self.sessions.push((id.clone(), store::Kept::default()));
                 self.by_id.insert(id, self.sessions.len() - 1);
                 self.sessions.len() - 1
             }
         };
-        self.sessions[s].1.push(r);
+        let kept = &mut self.sessions[s].1;
+        if !kept.buffered() {
+            self.dirty.push(s);
+        }
+        self.buffered += kept.push(&r);
+        if self.buffered >= store::BUDGET {
+            self.flush();
+        }
+    }
+
+    /// Writes every session's buffered records out.
+    fn flush(&mut self) {
+        store::flush(&mut self.sessions, &mut self.dirty, self.spill);
+        self.buffered = 0;
     }
 
     /// A line without `resourceLogs`: spans alone (read already), or skipped by its kind.
@@ -302,13 +321,18 @@ impl Parsed {
 }
 
 /// File `index` read: in two halves at once where that is provably the one pass
-/// (`halves`), else in one pass.
-fn parse(index: usize, file: &SourceFile) -> Result<Parsed, Error> {
-    if let Some(p) = halves::read(index, file) {
+/// (`halves`), else in one pass; its records go to `spill` (`store`).
+fn parse<'s>(
+    index: usize,
+    file: &SourceFile,
+    spill: Option<&'s Spill>,
+) -> Result<Parsed<'s>, Error> {
+    if let Some(p) = halves::read(index, file, spill) {
         return Ok(p);
     }
-    let mut p = Parsed::new(FileLog::new(file.display()), index);
+    let mut p = Parsed::new(FileLog::new(file.display()), index, spill);
     files::read_json_lines(file, &mut p)?;
+    p.flush();
     Ok(p)
 }
 
@@ -317,14 +341,24 @@ struct Session {
     id: CompactString,
     /// The file of its first record (the one its scenario names).
     file: usize,
-    records: Vec<Record>,
+    records: store::Kept,
 }
 
-/// The files' records → one log per file, each holding the sessions whose first record is
-/// in it. A file that only goes on with sessions of earlier files (rotated output, a copy)
-/// is folded into the log of the first of them: its problems and skipped records are
-/// counted there, and it is no file "without a request".
-fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
+/// The files' records → one stored log per file, each holding the sessions whose first
+/// record is in it: its own problems first (with those of the sessions that gave nothing
+/// else), then one part per session, made and spilled one session at a time. A file that
+/// only goes on with sessions of earlier files (rotated output, a copy) is folded into the
+/// log of the first of them: its problems and skipped records are counted there, and it
+/// is no file "without a request".
+///
+/// A file's parts are assembled one at a time ([`crate::import::assemble::Assembler::part`])
+/// where that is what assembling it whole gives ([`apart`]): no two sessions share a
+/// request's dedupe key (a copy would join the other's call), a tool-use id or a line id
+/// (the assembler's indexes of them are emptied between parts), and no part starts with a
+/// problem; else the file is assembled whole, as before.
+///
+/// Errors: a session's records cannot be read back from the spill.
+fn build(parsed: Vec<Parsed>, spill: Option<&Spill>) -> Result<Vec<Stored>, Error> {
     let mut sessions: Vec<Session> = Vec::new();
     let mut by_id: FxHashMap<CompactString, usize> = FxHashMap::default();
     let mut logs: Vec<FileLog> = Vec::with_capacity(parsed.len());
@@ -342,23 +376,19 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
                     sessions.push(Session {
                         id: id.clone(),
                         file: p.index,
-                        records: Vec::new(),
+                        records: store::Kept::default(),
                     });
                     by_id.insert(id, sessions.len() - 1);
                     sessions.len() - 1
                 }
             };
             first.get_or_insert(s);
-            let gathered = &mut sessions[s].records;
-            if gathered.is_empty() {
-                *gathered = records;
-            } else {
-                gathered.extend(records);
-            }
+            sessions[s].records.append(records);
         }
         first_session.push(first);
         logs.push(p.log);
     }
+    drop(by_id);
     let session_file: Vec<usize> = sessions.iter().map(|s| s.file).collect();
     let mut started = vec![false; logs.len()];
     for &f in &session_file {
@@ -368,7 +398,7 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
 
     // Route 0 of every log is no session's, and the file's line-level problems come first
     // in its events, so they belong to no trace (the summary lists them all the same).
-    let mut events: Vec<Vec<Event>> = logs
+    let mut leads: Vec<Vec<Event>> = logs
         .iter_mut()
         .map(|log| {
             log.routes.push(Route {
@@ -380,9 +410,16 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
             std::mem::take(&mut log.events)
         })
         .collect();
-    for mut s in sessions {
+    let mut parts: Vec<Parts> = logs.iter().map(|_| Parts::new(spill)).collect();
+    // Per file, the session each identifier was first seen in (a hash of it: two equal
+    // hashes only cost the parts), and whether its parts are independent (see above).
+    let mut seen: Vec<FxHashMap<u64, u32>> = vec![FxHashMap::default(); logs.len()];
+    let mut independent = vec![true; logs.len()];
+    for (n, s) in sessions.into_iter().enumerate() {
+        let mut records = s.records.records(spill)?;
+        drop(s.records);
         let log = &mut logs[s.file];
-        join::join_and_order(&mut s.records, log);
+        join::join_and_order(&mut records, log);
         let route = log.routes.len();
         log.routes.push(Route {
             subagent: false,
@@ -391,66 +428,93 @@ fn build(parsed: Vec<Parsed>) -> Vec<FileLog> {
             sidechain: None,
         });
         let identity = Identity {
-            user_id: s
-                .records
+            user_id: records
                 .iter()
                 .find_map(|r| r.user_id.as_deref().map(CompactString::from)),
-            organization_id: s
-                .records
+            organization_id: records
                 .iter()
                 .find_map(|r| r.organization_id.as_deref().map(CompactString::from)),
-            account_uuid: s
-                .records
+            account_uuid: records
                 .iter()
                 .find_map(|r| r.account_uuid.as_deref().map(CompactString::from)),
-            team: s.records.iter().find_map(|r| r.team.clone()),
+            team: records.iter().find_map(|r| r.team.clone()),
         };
         if !s.id.is_empty() && identity != Identity::default() {
             log.identities.insert(s.id.clone(), identity);
         }
-        let converted = session_events(route, &s.id, s.records, log, &names);
+        let converted = session_events(route, &s.id, records, log, &names);
         if converted.iter().any(|e| !matches!(e, Event::Malformed(_))) {
-            events[s.file].extend(converted);
+            if independent[s.file] && !apart(&converted, n as u32, &mut seen[s.file]) {
+                independent[s.file] = false;
+                seen[s.file] = FxHashMap::default();
+            }
+            parts[s.file].push(converted);
         } else {
             // Only problems: they go with the file's own.
-            lead_with(&mut events[s.file], converted);
+            leads[s.file].extend(converted);
         }
     }
+    drop(seen);
 
-    let mut out: Vec<Option<(FileLog, Vec<Event>)>> =
-        logs.into_iter().zip(events).map(Some).collect();
+    let mut out: Vec<Option<(FileLog, Vec<Event>, Parts)>> = logs
+        .into_iter()
+        .zip(leads)
+        .zip(parts)
+        .map(|((log, lead), parts)| Some((log, lead, parts)))
+        .collect();
     for (i, first) in first_session.iter().enumerate() {
         let Some(target) = first.map(|s| session_file[s]).filter(|_| !started[i]) else {
             continue;
         };
-        let Some((folded, folded_events)) = out[i].take() else {
+        let Some((folded, folded_events, _)) = out[i].take() else {
             continue;
         };
-        if let Some((log, events)) = out[target].as_mut() {
+        if let Some((log, lead, _)) = out[target].as_mut() {
             for (kind, s) in folded.skipped {
                 let e = log.skipped.entry(kind).or_default();
                 e.lines += s.lines;
                 e.known = s.known;
             }
-            lead_with(events, folded_events);
+            lead.extend(folded_events);
         }
     }
-    out.into_iter()
-        .flatten()
-        .map(|(mut log, events)| {
-            log.events = events;
-            log
+    Ok(out
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, o)| o.map(|o| (i, o)))
+        .map(|(i, (log, lead, sessions))| {
+            // The problems first, then the sessions' parts.
+            let mut all = Parts::new(spill);
+            all.push(lead);
+            let stored = all.then(sessions);
+            stored.finish(log, independent[i])
         })
-        .collect()
+        .collect())
 }
 
-/// Puts `problems` after the problems `events` starts with, before any session's events.
-fn lead_with(events: &mut Vec<Event>, problems: Vec<Event>) {
-    let lead = events
-        .iter()
-        .take_while(|e| matches!(e, Event::Malformed(_)))
-        .count();
-    events.splice(lead..lead, problems);
+/// Whether the identifiers `events` (session `n`'s) bring to the assembler's indexes of
+/// a file (request keys, tool-use ids, lines joined once) are none another session
+/// brought (`seen`, which they join), and the events do not start with a problem: what
+/// assembling the session apart from the others needs (see [`build`]).
+fn apart(events: &[Event], n: u32, seen: &mut FxHashMap<u64, u32>) -> bool {
+    let hash = |kind: u8, id: &str| {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&[kind]);
+        h.update(id.as_bytes());
+        h.digest()
+    };
+    let mut own = |kind: u8, id: &str| *seen.entry(hash(kind, id)).or_insert(n) == n;
+    if matches!(events.first(), Some(Event::Malformed(_))) {
+        return false;
+    }
+    events.iter().all(|e| match e {
+        Event::Request(r) => own(0, &r.message_key) && r.tool_uses.iter().all(|u| own(1, &u.id)),
+        Event::Joined(j) => {
+            j.answers.as_deref().is_none_or(|id| own(1, id))
+                && j.line_id.as_deref().is_none_or(|id| own(2, id))
+        }
+        _ => true,
+    })
 }
 
 /// What the records of one session, in order, make of it.

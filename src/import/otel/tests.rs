@@ -193,3 +193,82 @@ fn an_image_read_counts_as_an_image_not_its_base64() {
     assert_eq!((c.bytes, c.images), (0, 1));
     assert_eq!(c.label, "Read: /tmp/shot.PNG [+1 image ≈1600 est. tokens]");
 }
+
+/// One file of `records` (one export line each), read as `import` reads it, into `dir`.
+fn stored(dir: &std::path::Path, records: Vec<Value>) -> (Vec<SourceFile>, Vec<Stored>) {
+    let path = dir.join("t.json");
+    let lines: Vec<String> = records
+        .into_iter()
+        .map(|r| json!({"resourceLogs": [{"scopeLogs": [{"logRecords": [r]}]}]}).to_string())
+        .collect();
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let files = vec![SourceFile {
+        canonical: path.clone(),
+        path,
+    }];
+    let (stored, _) = Otel.read_all(&files, None).unwrap();
+    (files, stored)
+}
+
+/// What the files assemble to, part by part where the reader said so, and whole.
+fn both_ways(
+    records: Vec<Value>,
+) -> (
+    bool,
+    crate::import::assemble::Assembled,
+    crate::import::assemble::Assembled,
+) {
+    use crate::import::stream;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, parts) = stored(dir.path(), records.clone());
+    let independent = parts.iter().all(Stored::independent);
+    let convention = Otel.convention();
+    let mut by_parts = Vec::new();
+    let mut a = stream::assemble(parts, None, convention, |t| by_parts.push(t)).unwrap();
+    a.traces = by_parts;
+    let (_, whole) = stored(dir.path(), records);
+    let whole: Vec<Stored> = whole
+        .into_iter()
+        .map(|s| stream::store(s.into_log(None).unwrap(), None))
+        .collect();
+    assert!(whole.iter().all(|s| !s.independent()));
+    let mut traces = Vec::new();
+    let mut b = stream::assemble(whole, None, convention, |t| traces.push(t)).unwrap();
+    b.traces = traces;
+    (independent, a, b)
+}
+
+/// Sessions interleaved in one file, assembled one session at a time, give what the
+/// file assembled whole gives; a request id two sessions share (a copy joins the first
+/// session's call) makes the file assembled whole.
+#[test]
+fn sessions_assembled_apart_give_what_the_whole_file_gives() {
+    let interleaved = vec![
+        rec("a", 1, "user_prompt", &[("prompt_length", "5")]),
+        rec("b", 1, "user_prompt", &[("prompt_length", "9")]),
+        request("a", 2, "ra1", &[]),
+        request("b", 2, "rb1", &[]),
+        tool("a", 3, "Read", "ta1", "100"),
+        tool("b", 3, "Bash", "tb1", "40"),
+        request("b", 4, "rb2", &[]),
+        request("a", 4, "ra2", &[]),
+        json!({"attributes": "odd"}),
+        rec("c", 1, "compaction", &[("pre_tokens", "9000")]),
+        request("c", 2, "rc1", &[]),
+    ];
+    let (independent, parts, whole) = both_ways(interleaved.clone());
+    assert!(independent);
+    assert_eq!(parts.traces.len(), 3);
+    assert_eq!(parts, whole);
+
+    let mut shared = interleaved;
+    shared.push(request("c", 3, "ra1", &[]));
+    let (independent, parts, whole) = both_ways(shared);
+    assert!(!independent);
+    assert_eq!(parts, whole);
+    let a = whole
+        .traces
+        .iter()
+        .find(|t| t.session_id.as_deref() == Some("a"));
+    assert_eq!(a.unwrap().duplicates_removed, 1);
+}
