@@ -290,11 +290,7 @@ fn provider_evidence(seen: &[Seen], i: usize) -> bool {
 /// has `loaded_tools` (a `tool_reference` result joined after it), so request `i` is the
 /// first to carry them ([`BreakClass::Tools`]).
 fn loaded_before(s: &Scenario, i: usize) -> bool {
-    i > 0
-        && s.calls
-            .at(i - 1)
-            .detail
-            .is_some_and(|d| d.loaded_tools > 0)
+    i > 0 && s.calls.at(i - 1).detail.is_some_and(|d| d.loaded_tools > 0)
 }
 
 /// The breaks of `s` under its own values: its `[cache]` lifetime (fitted where written;
