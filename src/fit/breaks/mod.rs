@@ -42,12 +42,20 @@ pub enum BreakClass {
     Compaction,
     /// Another model than the previous request's: each model has its own cache.
     Model,
-    /// The measured input fell with no compaction: an in-place clearing (a client's
-    /// microcompact, the API's context editing), or a trace the importer started where the
-    /// context fell.
+    /// The measured input fell with no compaction, by any number of tokens: appending
+    /// never shrinks a request, so something before its end was removed or rewritten (a
+    /// client's microcompact, the API's context editing, thinking the API drops at a new
+    /// prompt); or a trace the importer started where the context fell.
     Edit,
-    /// The log records that the tool list or the base changed before the request
-    /// (`[call.measured] cache_event = "tools"`: Claude Code's `deferred_tools_delta`).
+    /// The tool list or the base changed before the request: the log records it
+    /// (`[call.measured] cache_event = "tools"`: Claude Code's `deferred_tools_delta`), or
+    /// the call before it loaded tool definitions (`loaded_tools`, Claude Code's tool
+    /// search). On the shared Claude Code 2.1.x logs the first request after a trace's
+    /// first tool search read nothing or only the first 10,496 tokens in 4 of 4 traces,
+    /// although Anthropic's tool-use-with-prompt-caching page says an inline
+    /// `tool_reference` keeps the prefix
+    /// (platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching,
+    /// read 2026-12-02): the client changes the request when it loads them.
     Tools,
     /// The request came from a new file or process of the same session
     /// (`cache_event = "resume"`).
@@ -278,6 +286,13 @@ fn provider_evidence(seen: &[Seen], i: usize) -> bool {
     })
 }
 
+/// Whether tool search loaded tool definitions just before request `i`: the call before it
+/// has `loaded_tools` (a `tool_reference` result joined after it), so request `i` is the
+/// first to carry them ([`BreakClass::Tools`]).
+fn loaded_before(s: &Scenario, i: usize) -> bool {
+    i > 0 && s.calls.at(i - 1).detail.is_some_and(|d| d.loaded_tools > 0)
+}
+
 /// The breaks of `s` under its own values: its `[cache]` lifetime (fitted where written;
 /// [`super::cache::DEFAULT_TTL_S`] without a cache) and its B.
 pub fn of(s: &Scenario) -> Option<Breaks> {
@@ -357,9 +372,9 @@ pub fn breaks(s: &Scenario, ttl_s: f64, base_tokens: f64) -> Option<Breaks> {
                         BreakClass::Compaction
                     } else if model.is_some() && prev_model.is_some() && model != prev_model {
                         BreakClass::Model
-                    } else if total < prev - BREAK_MIN_TOKENS || event(s, i) == Some("edit") {
+                    } else if total < prev || event(s, i) == Some("edit") {
                         BreakClass::Edit
-                    } else if event(s, i) == Some("tools") {
+                    } else if event(s, i) == Some("tools") || loaded_before(s, i) {
                         BreakClass::Tools
                     } else if event(s, i) == Some("resume") {
                         BreakClass::Resume

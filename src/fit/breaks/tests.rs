@@ -212,3 +212,37 @@ fn an_openai_read_short_by_less_than_a_128_token_block_is_no_shortfall() {
     assert!(b.breaks.is_empty());
     assert_eq!((b.small, b.small_tokens), (0, 0.0));
 }
+
+#[test]
+fn loaded_tool_definitions_and_any_fall_of_the_input_are_named() {
+    // Request 3 follows a call whose result loaded tool definitions (`loaded_tools`):
+    // tools. Request 5's input fell by 300 tokens, under the 1,024 of a break: an append
+    // never shrinks the input, so something before its end was removed: edit.
+    let mut text = String::from(
+        "name = \"t\"\nbase_tokens = 10000\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n[terms]\ntokens_per_loaded_tool = 500\n",
+    );
+    let calls = [
+        (10_000.0, 10_000.0, 0),
+        (12_000.0, 10_000.0, 2),
+        (14_000.0, 0.0, 0),
+        (16_000.0, 14_000.0, 0),
+        (15_700.0, 9_000.0, 0),
+        (16_000.0, 15_700.0, 0),
+    ];
+    for (i, (total, read, loaded)) in calls.iter().enumerate() {
+        let _ = write!(
+            text,
+            "[[call]]\nlabel = \"c{}\"\nbytes = 1\ngap_s = 5\nloaded_tools = {loaded}\n[call.measured]\ninput_tokens = 0\ncache_creation_input_tokens = {}\ncache_read_input_tokens = {read}\nconvention = \"anthropic\"\n",
+            i + 1,
+            total - read
+        );
+    }
+    let s = load_str(&text, Path::new("t.toml")).unwrap();
+    let b = breaks(&s, 300.0, 10_000.0).unwrap();
+    let got: Vec<(usize, &str, f64)> = b
+        .breaks
+        .iter()
+        .map(|b| (b.call, b.class.key(), b.written_tokens))
+        .collect();
+    assert_eq!(got, vec![(3, "tools", 12_000.0), (5, "edit", 6_700.0)]);
+}
