@@ -49,6 +49,9 @@ pub struct TradeoffInput {
     /// A bound no dot can pass, drawn as a dashed rule with its label (the schedule
     /// search's: what avoiding every cache break saves).
     pub bound: Option<(f64, String)>,
+    /// Whether a series' dots are joined in order (a parameter's curve); the schedules of
+    /// a grid are not in an order that a line would mean anything along.
+    pub join: bool,
 }
 
 /// A point singled out on the chart.
@@ -108,6 +111,9 @@ pub struct TradeoffChart {
     pub on_front: usize,
     pub points: usize,
     pub bound: Option<(f64, String)>,
+    pub join: bool,
+    /// The legend's word for a dot, plural and capitalised (`Edits`).
+    pub dots: String,
 }
 
 /// Series, axes and the front of one family.
@@ -203,11 +209,19 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
             .bound
             .as_ref()
             .map(|(y, l)| (*y, style::truncate(&style::clean(l), 60))),
+        join: input.join,
+        dots: {
+            let mut w = input.dots.1.to_string();
+            if let Some(c) = w.get(..1) {
+                w.replace_range(..1, &c.to_uppercase());
+            }
+            w
+        },
     })
 }
 
 fn legend(chart: &TradeoffChart) -> Vec<Entry> {
-    let mut entries = vec![Entry::new(Key::Heading, "Edits, one dot each")];
+    let mut entries = vec![Entry::new(Key::Heading, format!("{}, one dot each", chart.dots))];
     for (i, s) in chart.series.iter().enumerate() {
         entries.push(Entry::new(
             Key::Line(style::edit_colour(i), 2),
@@ -247,7 +261,10 @@ fn legend(chart: &TradeoffChart) -> Vec<Entry> {
         );
     }
     if let Some((_, label)) = &chart.bound {
-        entries.push(Entry::new(Key::Swatch(INK, 1.0), label.clone()));
+        entries.push(
+            Entry::new(Key::Line(INK, 1), label.clone())
+                .with_note("dashed: the upper bound (cache = { avoid = [every class] })"),
+        );
     }
     entries
 }
@@ -416,8 +433,10 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
         for (i, s) in chart.series.iter().enumerate() {
             let colour = style::edit_colour(i);
             let path: Vec<(f64, f64)> = s.points.iter().map(|p| (p.removed, p.saved)).collect();
-            plot.draw_series([PathElement::new(path.clone(), colour.stroke_width(2))])
-                .map_err(&err)?;
+            if chart.join {
+                plot.draw_series([PathElement::new(path.clone(), colour.stroke_width(2))])
+                    .map_err(&err)?;
+            }
             plot.draw_series(path.iter().map(|&xy| Circle::new(xy, 5, colour.filled())))
                 .map_err(&err)?;
         }
@@ -543,6 +562,7 @@ mod tests {
             ],
             dots: ("suggested edit", "edits"),
             bound: None,
+            join: true,
         }
     }
 
@@ -592,6 +612,7 @@ mod tests {
             series,
             dots: ("suggested edit", "edits"),
             bound: None,
+            join: true,
         }
     }
 

@@ -55,11 +55,16 @@ pub fn inputs(report: &SuggestReport) -> Vec<TradeoffInput> {
             series,
             dots: ("suggested edit", "edits"),
             bound: None,
+            join: true,
         });
     }
     out.extend(schedule_inputs(report));
     out
 }
+
+/// A front of at most this many schedules has each labelled; a longer one only its
+/// naive and chosen (the JSON names every schedule).
+const FRONT_LABELS: usize = 6;
 
 /// Each searched family's chart input: every schedule tried, on curves by trigger (or
 /// batch, or cold), the naive and the chosen marked, the bound drawn. Only the front's,
@@ -83,6 +88,7 @@ fn schedule_inputs(report: &SuggestReport) -> Vec<TradeoffInput> {
     let mut out = Vec::new();
     for f in &search.families {
         let mut series: Vec<TradeoffSeries> = Vec::new();
+        let front = f.tried.iter().filter(|t| t.on_front).count();
         for (k, t) in f.tried.iter().enumerate() {
             let mark = if f.chosen == Some(k) {
                 Some(Mark::Chosen)
@@ -94,7 +100,7 @@ fn schedule_inputs(report: &SuggestReport) -> Vec<TradeoffInput> {
             let label = match mark {
                 Some(Mark::Chosen) => format!("chosen: {}", t.schedule.label),
                 Some(Mark::Naive) => format!("naive: {}", t.schedule.label),
-                None if t.on_front => t.schedule.label.clone(),
+                None if t.on_front && front <= FRONT_LABELS => t.schedule.label.clone(),
                 None => String::new(),
             };
             let point = TradeoffPoint {
@@ -122,11 +128,12 @@ fn schedule_inputs(report: &SuggestReport) -> Vec<TradeoffInput> {
         out.push(TradeoffInput {
             file: f.chart,
             name: report.name.clone(),
-            family: format!("{} schedules", f.label),
+            family: format!("{} schedules", f.family.key().replace('-', " ")),
             sessions: search.sessions,
             saved_unit,
             series,
             dots: ("schedule tried", "schedules"),
+            join: false,
             bound: Some((
                 bound,
                 format!("every cache break avoided: {}", search.bound_amount()),

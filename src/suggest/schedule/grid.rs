@@ -175,7 +175,13 @@ fn clearing(f: &Found) -> Vec<Schedule> {
                         ),
                         action,
                         parameters: parameters.clone(),
-                        series: format!("{label}{}", if cold { ", at cold" } else { "" }),
+                        series: if idle {
+                            "after a pause".into()
+                        } else if cold {
+                            "at cold calls only".into()
+                        } else {
+                            "each time it fires".into()
+                        },
                         naive,
                     });
                 }

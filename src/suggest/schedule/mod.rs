@@ -326,38 +326,66 @@ impl ScheduleSearch {
         proposal
     }
 
+    /// How far `t` is from the bound: `$1.16 short of the bound`, or more than it (a
+    /// schedule also reads less, which avoiding breaks does not).
+    pub fn distance(&self, t: &Tried) -> String {
+        let bound = match (self.by_dollars, self.bound.dollars_saved) {
+            (true, Some(d)) => d,
+            _ => self.bound.cost_saved,
+        };
+        let gap = bound - t.saved(self.by_dollars);
+        let shown = |x: f64| {
+            if self.by_dollars {
+                dollars(x)
+            } else {
+                grouped(x, 0)
+            }
+        };
+        if gap >= 0.0 {
+            format!("{} short of the bound", shown(gap))
+        } else {
+            format!(
+                "{} past the bound: it also reads less, which avoiding breaks does not",
+                shown(-gap)
+            )
+        }
+    }
+
     /// The answer's sentence: each family's cheapest against the naive and the bound.
     pub fn sentence(&self) -> Option<String> {
         let mut parts = Vec::new();
         for f in &self.families {
             let Some(k) = f.chosen else {
-                parts.push(format!("no {} schedule saves", f.label));
+                parts.push(format!("no {} saves", f.label));
                 continue;
             };
             let t = &f.tried[k];
-            let naive = f.naive.map_or(String::new(), |n| {
-                format!(
-                    " (the naive {}: {})",
+            let naive = match f.naive {
+                Some(n) if n != k => format!(
+                    "; the naive {}: {}",
                     f.tried[n].schedule.label,
                     amount(self.by_dollars, &f.tried[n])
-                )
-            });
+                ),
+                Some(_) => "; it is the naive one".into(),
+                None => String::new(),
+            };
             parts.push(format!(
-                "the cheapest {} is {}: it saves {}{naive}",
+                "the cheapest {} is {}: it saves {} ({}{naive})",
                 f.label,
                 t.schedule.label,
-                amount(self.by_dollars, t)
+                amount(self.by_dollars, t),
+                self.distance(t)
             ));
         }
         if parts.is_empty() {
             return None;
         }
         Some(format!(
-            "The schedule search priced {} on every session: {}. The cache breaks themselves cost {} ({}): what no timing of an edit can win back more of.",
+            "The schedule search priced {} on every session; the upper bound, every cache break avoided ({}), saves {}: {}.",
             plural(self.schedules, "schedule", "schedules"),
-            parts.join("; "),
+            self.bound.action,
             self.bound_amount(),
-            self.bound.action
+            parts.join("; ")
         ))
     }
 }
