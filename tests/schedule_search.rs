@@ -106,10 +106,10 @@ fn the_search_picks_the_schedule_computed_cheapest_by_hand() {
     assert_eq!(proposal.candidates.len(), 1);
     let c = &proposal.candidates[0];
     assert_eq!(c.action, "clear = { above_context_tokens = 2500 }");
-    assert_eq!(c.name, "cheapest clearing schedule: A");
+    assert_eq!(c.name, "cheapest: clear A");
     assert_eq!(
         search.families[0].candidate.as_deref(),
-        Some("cheapest clearing schedule: A")
+        Some("cheapest: clear A")
     );
     let sentence = search.sentence().unwrap();
     assert!(

@@ -297,7 +297,12 @@ impl ScheduleSearch {
                 f.candidate = Some(c.name.clone());
                 continue;
             }
-            let name = format!("cheapest {}: {}", f.label, s.label);
+            let verb = match f.family {
+                Family::Clearing => "clear",
+                Family::Compaction => "compact",
+                _ => f.label,
+            };
+            let name = format!("cheapest: {verb} {}", s.label);
             let naive = f.naive.map(|n| &f.tried[n]);
             let against = naive.map_or(String::new(), |n| {
                 format!(
