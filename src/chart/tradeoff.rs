@@ -221,7 +221,10 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
 }
 
 fn legend(chart: &TradeoffChart) -> Vec<Entry> {
-    let mut entries = vec![Entry::new(Key::Heading, format!("{}, one dot each", chart.dots))];
+    let mut entries = vec![Entry::new(
+        Key::Heading,
+        format!("{}, one dot each", chart.dots),
+    )];
     for (i, s) in chart.series.iter().enumerate() {
         entries.push(Entry::new(
             Key::Line(style::edit_colour(i), 2),
@@ -244,7 +247,13 @@ fn legend(chart: &TradeoffChart) -> Vec<Entry> {
         Entry::new(Key::Marker(Marker::Square), "doing nothing")
             .with_note("no context removed, no cost saved"),
     );
-    let marked = |m| chart.series.iter().flat_map(|s| &s.points).any(|p| p.mark == Some(m));
+    let marked = |m| {
+        chart
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .any(|p| p.mark == Some(m))
+    };
     if marked(Mark::Naive) || marked(Mark::Chosen) {
         entries.push(Entry::new(Key::Heading, "Marked"));
     }
@@ -421,8 +430,7 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
         ])
         .map_err(&err)?;
         if let Some((y, _)) = &chart.bound {
-            plot.draw_series(dashed(x_lo, x_hi, *y))
-                .map_err(&err)?;
+            plot.draw_series(dashed(x_lo, x_hi, *y)).map_err(&err)?;
         }
         // The front's band, under everything else.
         plot.draw_series([PathElement::new(
@@ -458,8 +466,12 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
                     taken.push((x - 5, y - 5, x + 5, y + 5));
                 }
                 match p.mark {
-                    Some(Mark::Naive) => layout::marker(&root, Marker::OpenDiamond, (x, y), chart.file)?,
-                    Some(Mark::Chosen) => layout::marker(&root, Marker::Diamond, (x, y), chart.file)?,
+                    Some(Mark::Naive) => {
+                        layout::marker(&root, Marker::OpenDiamond, (x, y), chart.file)?
+                    }
+                    Some(Mark::Chosen) => {
+                        layout::marker(&root, Marker::Diamond, (x, y), chart.file)?
+                    }
                     None => {}
                 }
                 // A dot without a label (a schedule off the front) is drawn, not named.

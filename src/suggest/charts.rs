@@ -5,9 +5,7 @@
 
 use super::SuggestReport;
 use crate::chart::ChartError;
-use crate::chart::tradeoff::{
-    self, Mark, SavedUnit, TradeoffInput, TradeoffPoint, TradeoffSeries,
-};
+use crate::chart::tradeoff::{self, Mark, SavedUnit, TradeoffInput, TradeoffPoint, TradeoffSeries};
 
 /// Each family's chart input, in family order. The candidates keep the order the rules
 /// gave them (by parameter), grouped into series by their `series`.

@@ -263,7 +263,12 @@ fn compaction(f: &Found) -> Vec<Schedule> {
                     at_cold: cold,
                     ..Parameters::default()
                 },
-                series: if cold { "at cold calls" } else { "when past it" }.into(),
+                series: if cold {
+                    "at cold calls"
+                } else {
+                    "when past it"
+                }
+                .into(),
                 naive: !cold && Some(x) == naive_at,
             });
         }

@@ -150,7 +150,10 @@ pub fn search_with(
 ) -> Result<ScheduleSearch, Error> {
     let mut text = String::new();
     for (k, s) in schedules.iter().enumerate() {
-        text.push_str(&format!("[[edit]]\nname = \"schedule {k}\"\n{}\n", s.action));
+        text.push_str(&format!(
+            "[[edit]]\nname = \"schedule {k}\"\n{}\n",
+            s.action
+        ));
     }
     text.push_str(&format!(
         "[[edit]]\nname = \"upper bound\"\n{}\n",

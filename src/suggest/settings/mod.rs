@@ -228,14 +228,17 @@ pub fn workflow(s: &Suggested, memory_file: &str) -> String {
         // user can do by hand (it summarises them away too), /clear drops far more.
         Family::IdleClearing => "no setting; nearest by hand: /compact when you come back after a pause longer than the cache's lifetime (the cache is cold there, so its rewrite costs nothing extra); the edit priced keeps the conversation and replaces only old tool results, which /compact summarises and /clear drops with everything else".into(),
         Family::Clearing => format!(
-            "no setting; what would: an agent that replaces its old tool results by a placeholder in the history it re-sends (as Claude Code's microcompact does) {}, keeping the latest {}{}{}",
+            "no setting; what would: an agent that replaces its old tool results by a placeholder in the history it re-sends (as Claude Code's microcompact does) {}, keeping {}{}{}",
             match (p.trigger_tokens, p.every_calls, p.after_gap_s) {
                 (Some(t), _, _) => format!("once the context passes {} tokens", crate::number::grouped(t, 0)),
                 (_, Some(k), _) => format!("every {k} calls"),
                 (_, _, Some(g)) => format!("after a pause longer than {} s", crate::number::grouped(g, 0)),
                 _ => "on a schedule".into(),
             },
-            crate::number::plural(p.keep_results.unwrap_or(0) as usize, "result", "results"),
+            match p.keep_results.unwrap_or(0) {
+                0 => "none of them".to_string(),
+                k => format!("the latest {}", crate::number::plural(k as usize, "result", "results")),
+            },
             match p.clear_at_least_tokens {
                 Some(m) if m > 0.0 => format!(", only when that frees at least {} tokens", crate::number::grouped(m, 0)),
                 _ => String::new(),
