@@ -78,6 +78,9 @@ fn the_candidates_their_figures_and_their_ranking_by_hand() {
         ranked,
         vec![
             "cap Bash at 4,000 bytes (p75)",
+            // The schedule search's cheapest clearing (tests/schedule_search.rs prices one
+            // by hand).
+            "cheapest: clear above 50k, keep 0",
             "context editing at 50,000, keep 1",
             "context editing at 50,000, keep 3",
             "context editing at 50,000, keep 5",
@@ -289,6 +292,9 @@ fn the_files_and_the_edits_file_a_person_reads() {
         vec![
             ".simulate-manifest",
             "refetch.csv",
+            "schedule-clearing.svg",
+            "schedule-compaction.svg",
+            "schedule-context-editing.svg",
             "suggest.csv",
             "suggested.toml",
             "tradeoff-cap.svg",
@@ -296,7 +302,10 @@ fn the_files_and_the_edits_file_a_person_reads() {
             "tradeoff-context-editing.svg"
         ]
     );
-    assert!(table.contains("Top 3 of 9 by summed cost saved"), "{table}");
+    assert!(
+        table.contains("Top 3 of 10 by summed cost saved"),
+        "{table}"
+    );
     assert!(
         table.contains(
             "Rerun (the same figures): simulate history tests/fixtures/suggest/small --edits"
@@ -311,7 +320,7 @@ fn the_files_and_the_edits_file_a_person_reads() {
     );
     assert!(text.contains("cap = { select = { tool = \"Bash\" }, max_bytes = 4000 }"));
     assert!(
-        text.contains("# Evaluated: 1st of 9 by cost; saves 62.4 % of the summed cost (252,000)")
+        text.contains("# Evaluated: 1st of 10 by cost; saves 62.4 % of the summed cost (252,000)")
     );
     assert!(text.contains("compact = { above_context_tokens = 50000, summary_tokens = 4000 }"));
     assert!(text.contains("cache = { ttl_s = 3600, write = 2.0 }"));
@@ -579,11 +588,13 @@ fn read_once_is_not_proposed_where_repeats_see_something_new() {
 /// "the best of 3 candidate edits … is context editing at 30,000, keep 1: it saves 0.0 %").
 #[test]
 fn nothing_to_suggest_is_said_so() {
+    // The one result is a server-side search result, which no clearing may replace: no
+    // schedule of the search saves either.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("one.toml");
     std::fs::write(
         &file,
-        "name = \"one\"\nbase_tokens = 30000\nbytes_per_token = 3\n[cache]\npreset = \"claude-sonnet-4-5\"\n[[call]]\nlabel = \"a\"\nbytes = 300\n[[call]]\nlabel = \"b\"\nbytes = 0\n",
+        "name = \"one\"\nbase_tokens = 30000\nbytes_per_token = 3\n[cache]\npreset = \"claude-sonnet-4-5\"\n[[call]]\nlabel = \"a\"\nbytes = 300\nkind = \"web_search\"\n[[call]]\nlabel = \"b\"\nbytes = 0\n",
     )
     .unwrap();
     let text = suggest(file.to_str().unwrap(), dir.path(), &[]);

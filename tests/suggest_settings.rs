@@ -126,7 +126,7 @@ fn each_agents_setting_carries_the_saving_over_its_own_sessions() {
     let text = String::from_utf8(text.get_output().stdout.clone()).unwrap();
     assert!(
         text.contains(&format!(
-            "1. {CAP}: saves $0.23 summed over every session, rank 1 by cost; still saves\n      if the agent re-fetches 0.5 of what it removes (the most swept, 100.0 % of its saving at 0\n      left)\n      Claude Code, saves $0.15 over its 2 sessions: BASH_MAX_OUTPUT_LENGTH=800"
+            "2. {CAP}: saves $0.23 summed over every session, rank 2 by cost; still saves\n      if the agent re-fetches 0.5 of what it removes (the most swept, 100.0 % of its saving at 0\n      left)\n      Claude Code, saves $0.15 over its 2 sessions: BASH_MAX_OUTPUT_LENGTH=800"
         )),
         "{text}"
     );
@@ -151,7 +151,7 @@ fn each_agents_setting_carries_the_saving_over_its_own_sessions() {
         .unwrap();
     assert!(
         comment.starts_with(&format!(
-            "{CAP} — saves $0.15 over Claude Code's 2 sessions; still saves if the agent re-fetches 0.5 of what it removes (the most swept, 100.0 % of its saving at 0 left), rank 1 by cost."
+            "{CAP} — saves $0.15 over Claude Code's 2 sessions; still saves if the agent re-fetches 0.5 of what it removes (the most swept, 100.0 % of its saving at 0 left), rank 2 by cost."
         )),
         "{comment}"
     );

@@ -44,6 +44,23 @@ pub struct TradeoffInput {
     pub saved_unit: SavedUnit,
     /// One curve per value of the other parameter (a tool, a keep count), in order.
     pub series: Vec<TradeoffSeries>,
+    /// What a dot is, singular and plural (`suggested edit`, `schedule tried`).
+    pub dots: (&'static str, &'static str),
+    /// A bound no dot can pass, drawn as a dashed rule with its label (the schedule
+    /// search's: what avoiding every cache break saves).
+    pub bound: Option<(f64, String)>,
+    /// Whether a series' dots are joined in order (a parameter's curve); the schedules of
+    /// a grid are not in an order that a line would mean anything along.
+    pub join: bool,
+}
+
+/// A point singled out on the chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// The family's default schedule.
+    Naive,
+    /// The one proposed.
+    Chosen,
 }
 
 /// The unit of the cost saved (the y axis).
@@ -72,6 +89,8 @@ pub struct TradeoffPoint {
     /// Cost saved, summed over the sessions, in the input's [`SavedUnit`].
     pub saved: f64,
     pub on_front: bool,
+    /// Naive or chosen, drawn with its own marker and named in the legend.
+    pub mark: Option<Mark>,
 }
 
 /// The chart, ready to draw.
@@ -91,6 +110,10 @@ pub struct TradeoffChart {
     /// How many edits are on the front, of all.
     pub on_front: usize,
     pub points: usize,
+    pub bound: Option<(f64, String)>,
+    pub join: bool,
+    /// The legend's word for a dot, plural and capitalised (`Edits`).
+    pub dots: String,
 }
 
 /// Series, axes and the front of one family.
@@ -121,8 +144,19 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
     front.insert(0, (0.0, 0.0));
     let (x_lo, x_hi) =
         style::finite_range(all.iter().map(|p| p.removed).chain([0.0])).unwrap_or((0.0, 1.0));
-    let (y_lo, y_hi) =
-        style::finite_range(all.iter().map(|p| p.saved).chain([0.0])).unwrap_or((0.0, 1.0));
+    if input.bound.as_ref().is_some_and(|b| !b.0.is_finite()) {
+        return Err(ChartError::Data {
+            chart: input.file,
+            message: "the bound is not finite".into(),
+        });
+    }
+    let (y_lo, y_hi) = style::finite_range(
+        all.iter()
+            .map(|p| p.saved)
+            .chain([0.0])
+            .chain(input.bound.as_ref().map(|b| b.0)),
+    )
+    .unwrap_or((0.0, 1.0));
     // Room on the right for the labels of the edits furthest out.
     let (x_lo, x_hi) = style::padded(x_lo, x_hi + 0.18 * (x_hi - x_lo), 0.04);
     let y_range = style::padded(y_lo, y_hi, 0.08);
@@ -133,11 +167,13 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
             input.name, input.family
         ),
         subtitle: format!(
-            "One dot per suggested edit, summed over {}. Up: more cost saved; right: more context the agent no longer sees.\n\
-             Ringed and joined by the grey band: the Pareto front ({} of {}), the edits that no other edit here, nor doing nothing, beats on both: pick one by how much context you can spare.",
+            "One dot per {}, summed over {}. Up: more cost saved; right: more context the agent no longer sees.\n\
+             Ringed and joined by the grey band: the Pareto front ({} of {}), the {} that no other here, nor doing nothing, beats on both: pick one by how much context you can spare.",
+            input.dots.0,
             crate::number::plural(input.sessions, "session", "sessions"),
             on_front,
-            all.len()
+            all.len(),
+            input.dots.1
         ),
         x_desc: "context removed, est. tokens (summed over sessions, each counted once)".into(),
         y_desc: match input.saved_unit {
@@ -169,11 +205,26 @@ pub fn prepare(input: &TradeoffInput) -> Result<TradeoffChart, ChartError> {
         front,
         on_front,
         points: all.len(),
+        bound: input
+            .bound
+            .as_ref()
+            .map(|(y, l)| (*y, style::truncate(&style::clean(l), 60))),
+        join: input.join,
+        dots: {
+            let mut w = input.dots.1.to_string();
+            if let Some(c) = w.get(..1) {
+                w.replace_range(..1, &c.to_uppercase());
+            }
+            w
+        },
     })
 }
 
 fn legend(chart: &TradeoffChart) -> Vec<Entry> {
-    let mut entries = vec![Entry::new(Key::Heading, "Edits, one dot each")];
+    let mut entries = vec![Entry::new(
+        Key::Heading,
+        format!("{}, one dot each", chart.dots),
+    )];
     for (i, s) in chart.series.iter().enumerate() {
         entries.push(Entry::new(
             Key::Line(style::edit_colour(i), 2),
@@ -196,6 +247,34 @@ fn legend(chart: &TradeoffChart) -> Vec<Entry> {
         Entry::new(Key::Marker(Marker::Square), "doing nothing")
             .with_note("no context removed, no cost saved"),
     );
+    let marked = |m| {
+        chart
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .any(|p| p.mark == Some(m))
+    };
+    if marked(Mark::Naive) || marked(Mark::Chosen) {
+        entries.push(Entry::new(Key::Heading, "Marked"));
+    }
+    if marked(Mark::Naive) {
+        entries.push(
+            Entry::new(Key::Marker(Marker::OpenDiamond), "naive")
+                .with_note("the default: at the threshold, each time, no batch, not at cold"),
+        );
+    }
+    if marked(Mark::Chosen) {
+        entries.push(
+            Entry::new(Key::Marker(Marker::Diamond), "chosen")
+                .with_note("the cheapest, proposed in suggested.toml"),
+        );
+    }
+    if let Some((_, label)) = &chart.bound {
+        entries.push(
+            Entry::new(Key::Line(INK, 1), label.clone())
+                .with_note("dashed: the upper bound (cache = { avoid = [every class] })"),
+        );
+    }
     entries
 }
 
@@ -279,6 +358,19 @@ fn place_labels(
     out
 }
 
+/// A dashed horizontal rule at `y` from `x_lo` to `x_hi`: the bound.
+fn dashed(x_lo: f64, x_hi: f64, y: f64) -> Vec<PathElement<(f64, f64)>> {
+    const DASHES: usize = 60;
+    let step = (x_hi - x_lo) / DASHES as f64;
+    (0..DASHES)
+        .step_by(2)
+        .map(|k| {
+            let a = x_lo + step * k as f64;
+            PathElement::new(vec![(a, y), (a + step, y)], INK.stroke_width(1))
+        })
+        .collect()
+}
+
 /// Renders the chart as SVG text.
 pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
     let err = drawing(chart.file);
@@ -337,6 +429,9 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
             PathElement::new(vec![(0.0, y_lo), (0.0, y_hi)], MUTED.stroke_width(1)),
         ])
         .map_err(&err)?;
+        if let Some((y, _)) = &chart.bound {
+            plot.draw_series(dashed(x_lo, x_hi, *y)).map_err(&err)?;
+        }
         // The front's band, under everything else.
         plot.draw_series([PathElement::new(
             chart.front.clone(),
@@ -346,8 +441,10 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
         for (i, s) in chart.series.iter().enumerate() {
             let colour = style::edit_colour(i);
             let path: Vec<(f64, f64)> = s.points.iter().map(|p| (p.removed, p.saved)).collect();
-            plot.draw_series([PathElement::new(path.clone(), colour.stroke_width(2))])
-                .map_err(&err)?;
+            if chart.join {
+                plot.draw_series([PathElement::new(path.clone(), colour.stroke_width(2))])
+                    .map_err(&err)?;
+            }
             plot.draw_series(path.iter().map(|&xy| Circle::new(xy, 5, colour.filled())))
                 .map_err(&err)?;
         }
@@ -367,6 +464,19 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
                     taken.push((x - 10, y - 10, x + 10, y + 10));
                 } else {
                     taken.push((x - 5, y - 5, x + 5, y + 5));
+                }
+                match p.mark {
+                    Some(Mark::Naive) => {
+                        layout::marker(&root, Marker::OpenDiamond, (x, y), chart.file)?
+                    }
+                    Some(Mark::Chosen) => {
+                        layout::marker(&root, Marker::Diamond, (x, y), chart.file)?
+                    }
+                    None => {}
+                }
+                // A dot without a label (a schedule off the front) is drawn, not named.
+                if p.label.is_empty() {
+                    continue;
                 }
                 dots.push((x, y, style::text_width_px(&p.label, SMALL_SIZE)));
                 labelled.push(p);
@@ -389,7 +499,11 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
                 root.draw(&PathElement::new(vec![from, to], MUTED.stroke_width(1)))
                     .map_err(&err)?;
             }
-            let colour = if p.on_front { INK } else { MUTED };
+            let colour = if p.on_front || p.mark.is_some() {
+                INK
+            } else {
+                MUTED
+            };
             root.draw(&Rectangle::new(
                 [(rect.0 - 1, rect.1), (rect.2 + 1, rect.3)],
                 BACKGROUND.mix(0.8).filled(),
@@ -434,6 +548,7 @@ mod tests {
             removed,
             saved,
             on_front,
+            mark: None,
         };
         TradeoffInput {
             file: "tradeoff-cap.svg",
@@ -457,6 +572,9 @@ mod tests {
                     ],
                 },
             ],
+            dots: ("suggested edit", "edits"),
+            bound: None,
+            join: true,
         }
     }
 
@@ -492,6 +610,7 @@ mod tests {
                         removed: 60_000.0 + 1_500.0 * f64::from(k) + 700.0 * f64::from(s),
                         saved: 4.0 + 0.3 * f64::from(k) + 0.1 * f64::from(s),
                         on_front: s == 0 || k == 5,
+                        mark: None,
                     })
                     .collect(),
             })
@@ -503,6 +622,9 @@ mod tests {
             sessions: 12,
             saved_unit: SavedUnit::PercentOfCost,
             series,
+            dots: ("suggested edit", "edits"),
+            bound: None,
+            join: true,
         }
     }
 

@@ -32,6 +32,9 @@ fn heading(f: Family) -> &'static str {
         Family::Cap => "caps: tools whose outputs are large and skewed, at their p75 and p90 sizes",
         Family::ReadOnce => "read once: tools whose inputs repeat (input_hash seen again)",
         Family::IdleClearing => "clearing on idle time, at the cache TTL the pauses exceed",
+        Family::Clearing => {
+            "the cheapest clearing schedule the search found (trigger, keep, batch size, at cold)"
+        }
         Family::ContextEditing => {
             "Anthropic's context editing at its defaults and on a grid of triggers × tool uses kept"
         }

@@ -18,6 +18,7 @@ pub mod measure;
 pub mod pareto;
 pub mod report;
 pub mod rules;
+pub mod schedule;
 pub mod settings;
 pub mod table;
 
@@ -100,7 +101,10 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     }
     let agents = settings::seen(&loaded);
     let evidence = Evidence::gather(&loaded);
+    // The cheapest schedule of each family joins the candidates (docs/suggest.md).
     let proposal = propose(&evidence);
+    let mut search = schedule::search(&loaded, &proposal, input.edits_path)?;
+    let proposal = search.propose_into(proposal);
     let header = edits_file::Header {
         path: input.path_shown,
         sessions: loaded.len(),
@@ -189,7 +193,10 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     // The best overall may be one no setting of the user's agent offers: the answer ends
     // with the best each agent's settings make.
     let best = settings::best_settings(&how);
-    let mut report = report.with_edits_file(text).with_settings(agents, how);
+    let mut report = report
+        .with_edits_file(text)
+        .with_settings(agents, how)
+        .with_schedules(search);
     if let Some(sentence) = best {
         report.answer.push(' ');
         report.answer.push_str(&sentence);

@@ -157,6 +157,9 @@ pub struct SuggestReport {
     pub agents: Vec<(super::settings::types::Agent, usize)>,
     /// Each candidate that saves cost, in each agent's settings (docs/settings.md).
     pub settings: Vec<super::settings::types::HowTo>,
+    /// The schedule search (clearing, context editing, compaction) and its upper bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedules: Option<super::schedule::ScheduleSearch>,
 }
 
 /// What the report is built from.
@@ -290,6 +293,7 @@ impl SuggestReport {
             suggested_toml: String::new(),
             agents: Vec::new(),
             settings: Vec::new(),
+            schedules: None,
             skipped: h.skipped.clone(),
             warnings: h.warnings.clone(),
         }
@@ -304,6 +308,16 @@ impl SuggestReport {
     ) -> SuggestReport {
         self.agents = agents;
         self.settings = settings;
+        self
+    }
+
+    /// The report with the schedule search, its sentence added to the answer.
+    pub fn with_schedules(mut self, search: super::schedule::ScheduleSearch) -> SuggestReport {
+        if let Some(sentence) = search.sentence() {
+            self.answer.push(' ');
+            self.answer.push_str(&sentence);
+        }
+        self.schedules = Some(search);
         self
     }
 

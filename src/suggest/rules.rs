@@ -72,6 +72,9 @@ pub enum Family {
     Cap,
     ReadOnce,
     IdleClearing,
+    /// The cheapest clearing schedule the search found (`super::schedule`): a client-side
+    /// clearing with its trigger, keep, batch size and `at = "cold"`.
+    Clearing,
     ContextEditing,
     Compaction,
     HourCache,
@@ -81,10 +84,11 @@ pub enum Family {
 
 impl Family {
     /// In the order the rules run and the edits file lists them.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::Cap,
         Family::ReadOnce,
         Family::IdleClearing,
+        Family::Clearing,
         Family::ContextEditing,
         Family::Compaction,
         Family::HourCache,
@@ -98,6 +102,7 @@ impl Family {
             Family::Cap => "cap",
             Family::ReadOnce => "read-once",
             Family::IdleClearing => "idle-clearing",
+            Family::Clearing => "clearing",
             Family::ContextEditing => "context-editing",
             Family::Compaction => "compaction",
             Family::HourCache => "1-hour-cache",
@@ -112,6 +117,7 @@ impl Family {
             Family::Cap => "cap size",
             Family::ReadOnce => "read once",
             Family::IdleClearing => "idle clearing",
+            Family::Clearing => "clearing schedule",
             Family::ContextEditing => "context editing",
             Family::Compaction => "compaction",
             Family::HourCache => "1-hour cache",
@@ -149,6 +155,22 @@ pub struct Parameters {
     /// `drop` or `defer`.
     pub part_action: Option<&'static str>,
     pub stub_tokens: Option<f64>,
+    /// A clearing schedule's trigger (`super::schedule`): every K calls, or after a pause
+    /// longer than this many seconds (`trigger_tokens` is its context trigger).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_calls: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_gap_s: Option<f64>,
+    /// The latest results a client-side clearing keeps (`keep_results`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_results: Option<u64>,
+    /// The batch size: a clearing (or the API's edit) that would free fewer tokens does
+    /// nothing (`clear_at_least_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clear_at_least_tokens: Option<f64>,
+    /// Whether the edit waits for a call where the cache is already cold (`at = "cold"`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub at_cold: bool,
 }
 
 /// One edit the data suggests.
@@ -596,7 +618,7 @@ fn idle_clearing(e: &Evidence, p: &mut Proposal) {
 /// The context triggers found in `contexts` (ascending): their percentiles, rounded, with
 /// `extra` (a default), each below the largest context (else it never fires) and at least
 /// `floor`; ascending, distinct.
-fn triggers(contexts: &[f64], extra: Option<f64>, floor: f64) -> Vec<f64> {
+pub(crate) fn triggers(contexts: &[f64], extra: Option<f64>, floor: f64) -> Vec<f64> {
     let largest = contexts.last().copied().unwrap_or(0.0);
     let mut t: Vec<f64> = CONTEXT_PERCENTILES
         .iter()

@@ -57,6 +57,9 @@ pub fn how(s: &Suggested) -> (Option<Key>, String) {
             )),
             _ => None,
         },
+        // Auto-compaction fires when the context passes its threshold: it cannot wait
+        // for a cold cache.
+        Family::Compaction if p.at_cold => None,
         Family::Compaction => p.threshold_tokens.map(|t| {
             let pct = (100.0 * t / WINDOW_TOKENS).round().clamp(1.0, 100.0);
             env(

@@ -9,6 +9,8 @@ use crate::suggest::rules::Family;
 /// The key (if any) and the sentence for `s`.
 pub fn how(s: &Suggested) -> (Option<Key>, String) {
     let key = match (s.family, s.parameters.threshold_tokens) {
+        // Codex compacts when the context passes the limit: it cannot wait for a cold cache.
+        (Family::Compaction, Some(_)) if s.parameters.at_cold => None,
         (Family::Compaction, Some(t)) => Some(Key {
             path: "model_auto_compact_token_limit".into(),
             value: Value::Integer(t.round() as u64),

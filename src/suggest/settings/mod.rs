@@ -227,6 +227,28 @@ pub fn workflow(s: &Suggested, memory_file: &str) -> String {
         // The edit replaces old tool results by a placeholder; /compact is the nearest a
         // user can do by hand (it summarises them away too), /clear drops far more.
         Family::IdleClearing => "no setting; nearest by hand: /compact when you come back after a pause longer than the cache's lifetime (the cache is cold there, so its rewrite costs nothing extra); the edit priced keeps the conversation and replaces only old tool results, which /compact summarises and /clear drops with everything else".into(),
+        Family::Clearing => format!(
+            "no setting; what would: an agent that replaces its old tool results by a placeholder in the history it re-sends (as Claude Code's microcompact does) {}, keeping {}{}{}",
+            match (p.trigger_tokens, p.every_calls, p.after_gap_s) {
+                (Some(t), _, _) => format!("once the context passes {} tokens", crate::number::grouped(t, 0)),
+                (_, Some(k), _) => format!("every {k} calls"),
+                (_, _, Some(g)) => format!("after a pause longer than {} s", crate::number::grouped(g, 0)),
+                _ => "on a schedule".into(),
+            },
+            match p.keep_results.unwrap_or(0) {
+                0 => "none of them".to_string(),
+                k => format!("the latest {}", crate::number::plural(k as usize, "result", "results")),
+            },
+            match p.clear_at_least_tokens {
+                Some(m) if m > 0.0 => format!(", only when that frees at least {} tokens", crate::number::grouped(m, 0)),
+                _ => String::new(),
+            },
+            if p.at_cold { ", and only at a call after a pause longer than the cache's lifetime (the cache is cold there)" } else { "" }
+        ),
+        Family::Compaction if p.at_cold => format!(
+            "no setting waits for a cold cache; what would: compact by hand (/compact) when you come back after a pause longer than the cache's lifetime and the context is above {} tokens",
+            crate::number::grouped(p.threshold_tokens.unwrap_or(0.0), 0)
+        ),
         Family::ToolDefinitions => format!(
             "no setting found for {}: remove it from the agent's tools while it is not needed",
             p.part.as_deref().unwrap_or("this part")
@@ -239,8 +261,15 @@ fn anthropic_api(s: &Suggested) -> String {
     let p = &s.parameters;
     match (s.family, p.trigger_tokens, p.threshold_tokens) {
         (Family::ContextEditing, Some(t), _) => format!(
-            "add to each Messages API request: \"context_management\": {{\"edits\": [{{\"type\": \"clear_tool_uses_20250919\", \"trigger\": {{\"type\": \"input_tokens\", \"value\": {t:.0}}}, \"keep\": {{\"type\": \"tool_uses\", \"value\": {}}}}}]}} with the beta header context-management-2025-06-27 (platform.claude.com/docs/en/build-with-claude/context-editing)",
-            p.keep_tool_uses.unwrap_or(crate::suggest::rules::API_CLEAR_KEEP)
+            "add to each Messages API request: \"context_management\": {{\"edits\": [{{\"type\": \"clear_tool_uses_20250919\", \"trigger\": {{\"type\": \"input_tokens\", \"value\": {t:.0}}}, \"keep\": {{\"type\": \"tool_uses\", \"value\": {}}}{}}}]}} with the beta header context-management-2025-06-27 (platform.claude.com/docs/en/build-with-claude/context-editing)",
+            p.keep_tool_uses.unwrap_or(crate::suggest::rules::API_CLEAR_KEEP),
+            match p.clear_at_least_tokens {
+                Some(m) if m > 0.0 => format!(", \"clear_at_least\": {{\"type\": \"input_tokens\", \"value\": {m:.0}}}"),
+                _ => String::new(),
+            }
+        ),
+        (Family::Compaction, _, Some(t)) if p.at_cold => format!(
+            "send the Messages API's compaction (compact_20260112, trigger {t:.0} input tokens) only with a request that comes after a pause longer than the cache's lifetime, where the cache is cold anyway"
         ),
         (Family::Compaction, _, Some(t)) => format!(
             "the Messages API's compaction (compact_20260112) with its trigger at {t:.0} input tokens, in the request's context_management edits"
