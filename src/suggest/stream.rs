@@ -61,8 +61,8 @@ pub fn gather(
                         scenario: l.scenario.with_parts(parts, edits_shown),
                         file: l.file,
                     };
-                    let difference = max_cost_diff
-                        .and_then(|_| crate::report::cost_difference_pct(&l.scenario));
+                    let difference =
+                        max_cost_diff.and_then(|_| crate::report::cost_difference_pct(&l.scenario));
                     (l, difference)
                 }))
             })
@@ -175,7 +175,11 @@ pub fn evaluate(
         .windows(2)
         .find(|w| w[0].0.figures.name == w[1].0.figures.name)
     {
-        return Err(files::same_name(dir, &pair[0].0.figures, &pair[1].0.figures));
+        return Err(files::same_name(
+            dir,
+            &pair[0].0.figures,
+            &pair[1].0.figures,
+        ));
     }
     let mut sweep = SweepSums::new(factors.len(), edits.len());
     let mut out = Evaluated {
@@ -202,4 +206,47 @@ pub fn changed(path_shown: &str) -> Error {
         "the session files changed while they were read: run again",
     )
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The evidence gathered a session at a time, in any order, is what a pass in name
+    /// order gathers: the parts' figures from the first declaring session by name, the
+    /// compactions in name order. Each session here declares the part with its own tokens
+    /// and records its own compaction, so an order that leaked would show.
+    #[test]
+    fn evidence_in_any_order_is_the_evidence_in_name_order() {
+        let mut all = Vec::new();
+        for dir in ["tests/fixtures/suggest/parts", "scenarios/history"] {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            let (paths, _) = files::find(&dir, Path::new("none.toml")).unwrap();
+            all.extend(files::load_all(&dir, &paths).unwrap().0);
+        }
+        for (i, l) in all.iter_mut().enumerate() {
+            for part in &mut l.scenario.base_parts {
+                part.tokens = 1_000.0 + i as f64;
+            }
+            if let Some(import) = &mut l.scenario.import {
+                import.compaction_summary_bytes = Some(5_000 + i as u64);
+            }
+        }
+        all.sort_by(|a, b| a.scenario.name.cmp(&b.scenario.name));
+        let expected = Evidence::gather(&all);
+        assert!(
+            expected.compactions.len() >= 2,
+            "{:?}",
+            expected.compactions
+        );
+        assert!(!expected.parts.is_empty());
+        let n = all.len();
+        for turn in 0..n {
+            let mut g = Gatherer::default();
+            for k in (0..n).rev() {
+                g.add(&all[(k + turn) % n].scenario);
+            }
+            assert_eq!(g.finish(), expected, "turn {turn}");
+        }
+    }
 }
