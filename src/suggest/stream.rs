@@ -20,6 +20,10 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// A file of the first pass: the session with its simulated cost's difference from the
+/// measured, in percent (where `--max-cost-diff` asks for it), or why it is not one.
+type Read = Result<(Loaded, Option<f64>), Skipped>;
+
 /// What the first pass found.
 pub struct Gathered {
     pub evidence: Evidence,
@@ -53,7 +57,7 @@ pub fn gather(
     let mut skipped = Vec::new();
     let mut off: Vec<(String, f64)> = Vec::new();
     for chunk in paths.chunks(CHUNK) {
-        let read: Vec<Result<Result<(Loaded, Option<f64>), Skipped>, Error>> = chunk
+        let read: Vec<Result<Read, Error>> = chunk
             .par_iter()
             .map(|path| {
                 Ok(files::load_one(dir, path)?.map(|l| {
