@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Sessions read and evaluated per parallel chunk (between progress updates).
-pub(super) const CHUNK: usize = 256;
+pub(crate) const CHUNK: usize = 256;
 
 /// The most sweep totals kept in memory (sessions × factor points × (1 + edits)), about
 /// 400 MB; a larger history is refused with what to shrink.
@@ -253,20 +253,8 @@ pub struct Loaded {
 /// same rule). For a command that looks at the data before it chooses the edits
 /// (`simulate suggest`); a broken scenario is the same error.
 pub fn load_all(dir: &Path, files: &[PathBuf]) -> Result<(Vec<Loaded>, Vec<Skipped>), Error> {
-    let outcomes: Vec<Result<Result<Loaded, Skipped>, Error>> = files
-        .par_iter()
-        .map(|path| {
-            let text = read_scenario_text(path)?;
-            let file = relative(dir, path);
-            match load_quick(&text, path) {
-                Ok(scenario) => Ok(Ok(Loaded { file, scenario })),
-                Err(e) => match not_a_scenario(&text) {
-                    Some(reason) => Ok(Err(Skipped { file, reason })),
-                    None => Err(e),
-                },
-            }
-        })
-        .collect();
+    let outcomes: Vec<Result<Result<Loaded, Skipped>, Error>> =
+        files.par_iter().map(|path| load_one(dir, path)).collect();
     let mut sessions = Vec::with_capacity(files.len());
     let mut skipped = Vec::new();
     for outcome in outcomes {
@@ -277,6 +265,20 @@ pub fn load_all(dir: &Path, files: &[PathBuf]) -> Result<(Vec<Loaded>, Vec<Skipp
     }
     sessions.sort_by(|a, b| a.scenario.name.cmp(&b.scenario.name));
     Ok((sessions, skipped))
+}
+
+/// Reads the file at `path` (under `dir`) as [`load_all`] reads each: the session, or why
+/// the file is not one; a broken scenario is an error.
+pub fn load_one(dir: &Path, path: &Path) -> Result<Result<Loaded, Skipped>, Error> {
+    let text = read_scenario_text(path)?;
+    let file = relative(dir, path);
+    match load_quick(&text, path) {
+        Ok(scenario) => Ok(Ok(Loaded { file, scenario })),
+        Err(e) => match not_a_scenario(&text) {
+            Some(reason) => Ok(Err(Skipped { file, reason })),
+            None => Err(e),
+        },
+    }
 }
 
 /// Why `text` is not a scenario at all, if it is valid TOML without `[[call]]` tables or
@@ -339,7 +341,7 @@ pub fn default_name(dir: &Path) -> String {
 }
 
 /// Two sessions of one name: the error names the later file, and the earlier.
-pub(super) fn same_name(dir: &Path, a: &SessionFigures, b: &SessionFigures) -> Error {
+pub(crate) fn same_name(dir: &Path, a: &SessionFigures, b: &SessionFigures) -> Error {
     let (first, second) = if a.file <= b.file { (a, b) } else { (b, a) };
     Located::new(
         dir.join(&second.file).display().to_string(),
@@ -356,7 +358,7 @@ pub(super) fn same_name(dir: &Path, a: &SessionFigures, b: &SessionFigures) -> E
 /// Refuses a history whose sweep totals (files × factor points × runs) would pass `limit`
 /// before any file is read, naming the figures and what to change; `more` adds a way out
 /// (`" (--shard K/N)"` where sessions are streamed).
-pub(super) fn check_sweep_size(
+pub(crate) fn check_sweep_size(
     files: usize,
     factors: &Factors,
     edits: usize,

@@ -27,7 +27,7 @@ pub mod html;
 pub mod json;
 pub mod pass;
 pub mod percentile;
-mod progress;
+pub(crate) mod progress;
 pub mod refetch;
 pub mod report;
 pub mod session;

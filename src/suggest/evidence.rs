@@ -6,6 +6,7 @@
 use crate::history::files::Loaded;
 use crate::report::Sources;
 use crate::run::Run;
+use crate::scenario::Scenario;
 use crate::scenario::provider::{self, Provider, Providers};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -154,161 +155,246 @@ pub struct Evidence {
 impl Evidence {
     /// Gathers the evidence of `sessions` (in their order, by name).
     pub fn gather(sessions: &[Loaded]) -> Evidence {
-        // By tool: the sizes of its replaceable results, those of kind `tool` alone, the
-        // sessions, the searches and the pinned calls.
-        #[derive(Default)]
-        struct Outputs {
-            sizes: Vec<f64>,
-            tool_kind: Vec<f64>,
-            sessions: usize,
-            searches: usize,
-            pinned: usize,
-        }
-        let mut tools: BTreeMap<String, Outputs> = BTreeMap::new();
-        let mut repeats: BTreeMap<String, Repeats> = BTreeMap::new();
-        let mut pauses: Vec<Pauses> = Vec::new();
-        let mut anthropic_pauses: Vec<Pauses> = Vec::new();
-        let mut uncached = 0;
-        let mut contexts = Vec::new();
-        // Each session's B, to place compaction thresholds above nearly all of them: the
-        // largest alone let one session after a reset (B of 117,672) push every threshold
-        // to 150,000.
-        let mut bases = Vec::new();
-        let mut openai_bases = Vec::new();
-        let mut openai = OpenAi::default();
-        let mut compactions = Vec::new();
-        let mut parts: BTreeMap<String, PartUse> = BTreeMap::new();
-        let mut calls = 0;
+        let mut g = Gatherer::default();
         for loaded in sessions {
-            let s = &loaded.scenario;
-            calls += s.calls.len();
-            // Output sizes, per tool, and which tools this session has.
-            let mut seen_tools: Vec<&str> = Vec::new();
-            for c in s.calls.iter() {
-                if let Some(tool) = c.tool().filter(|_| c.bytes > 0.0) {
-                    let entry = tools.entry(tool.to_string()).or_default();
-                    if c.kind == "web_search" {
-                        entry.searches += 1;
-                    } else if c.pinned {
-                        entry.pinned += 1;
-                    } else {
-                        entry.sizes.push(c.bytes);
-                        if c.kind == "tool" {
-                            entry.tool_kind.push(c.bytes);
-                        }
-                    }
-                    if !seen_tools.contains(&tool) {
-                        seen_tools.push(tool);
-                        entry.sessions += 1;
+            g.add(&loaded.scenario);
+        }
+        g.finish()
+    }
+}
+
+/// By tool: the sizes of its replaceable results, those of kind `tool` alone, the
+/// sessions, the searches and the pinned calls.
+#[derive(Default)]
+struct Outputs {
+    sizes: Vec<f64>,
+    tool_kind: Vec<f64>,
+    sessions: usize,
+    searches: usize,
+    pinned: usize,
+}
+
+/// The evidence gathered one session at a time, in any order, each session dropped once
+/// added: what depends on the order (the compactions' list, a part's figures as its first
+/// declaring session gives them, the models without retention in the order seen) is kept
+/// with the session's name and put in name order by [`Gatherer::finish`], so the evidence
+/// is the one [`Evidence::gather`] gives over the sessions in name order.
+#[derive(Default)]
+pub struct Gatherer {
+    tools: BTreeMap<String, Outputs>,
+    repeats: BTreeMap<String, Repeats>,
+    pauses: Vec<Pauses>,
+    anthropic_pauses: Vec<Pauses>,
+    uncached: usize,
+    contexts: Vec<f64>,
+    // Each session's B, to place compaction thresholds above nearly all of them: the
+    // largest alone let one session after a reset (B of 117,672) push every threshold
+    // to 150,000.
+    bases: Vec<f64>,
+    openai_bases: Vec<f64>,
+    openai: OpenAi,
+    /// The session (by name) that first named each model of `openai.without_retention`,
+    /// with the model's place among that session's.
+    without_retention_first: Vec<(String, usize)>,
+    compactions: Vec<Compaction>,
+    /// Each part with the session whose figures it carries (the first by name).
+    parts: BTreeMap<String, (String, PartUse)>,
+    sessions: usize,
+    calls: usize,
+}
+
+impl Gatherer {
+    /// Adds one session's evidence.
+    pub fn add(&mut self, s: &Scenario) {
+        self.sessions += 1;
+        self.calls += s.calls.len();
+        // Output sizes, per tool, and which tools this session has.
+        let mut seen_tools: Vec<&str> = Vec::new();
+        for c in s.calls.iter() {
+            if let Some(tool) = c.tool().filter(|_| c.bytes > 0.0) {
+                let entry = self.tools.entry(tool.to_string()).or_default();
+                if c.kind == "web_search" {
+                    entry.searches += 1;
+                } else if c.pinned {
+                    entry.pinned += 1;
+                } else {
+                    entry.sizes.push(c.bytes);
+                    if c.kind == "tool" {
+                        entry.tool_kind.push(c.bytes);
                     }
                 }
+                if !seen_tools.contains(&tool) {
+                    seen_tools.push(tool);
+                    entry.sessions += 1;
+                }
             }
-            // Repeated inputs: the first call with each hash, and the repeats after it.
-            let mut first: FxHashMap<&str, f64> = FxHashMap::default();
-            let mut repeated_tools: Vec<&str> = Vec::new();
-            for c in s.calls.iter() {
-                let (Some(tool), Some(hash)) = (c.tool(), c.input_hash()) else {
-                    continue;
-                };
-                match first.get(hash) {
-                    None => {
-                        first.insert(hash, c.bytes);
-                    }
-                    Some(&bytes) => {
-                        let r = repeats.entry(tool.to_string()).or_insert_with(|| Repeats {
+        }
+        // Repeated inputs: the first call with each hash, and the repeats after it.
+        let mut first: FxHashMap<&str, f64> = FxHashMap::default();
+        let mut repeated_tools: Vec<&str> = Vec::new();
+        for c in s.calls.iter() {
+            let (Some(tool), Some(hash)) = (c.tool(), c.input_hash()) else {
+                continue;
+            };
+            match first.get(hash) {
+                None => {
+                    first.insert(hash, c.bytes);
+                }
+                Some(&bytes) => {
+                    let r = self
+                        .repeats
+                        .entry(tool.to_string())
+                        .or_insert_with(|| Repeats {
                             tool: tool.to_string(),
                             calls: 0,
                             same_size: 0,
                             sessions: 0,
                         });
-                        r.calls += 1;
-                        r.same_size += usize::from(bytes == c.bytes);
-                        if !repeated_tools.contains(&tool) {
-                            repeated_tools.push(tool);
-                            r.sessions += 1;
-                        }
+                    r.calls += 1;
+                    r.same_size += usize::from(bytes == c.bytes);
+                    if !repeated_tools.contains(&tool) {
+                        repeated_tools.push(tool);
+                        r.sessions += 1;
                     }
                 }
-            }
-            let providers = Providers::of(s);
-            let on_openai = providers
-                .seen
-                .iter()
-                .any(|p| p.provider == Provider::OpenAi);
-            // Pauses against the session's own cache TTL.
-            match &s.cache {
-                None => uncached += 1,
-                Some(cache) => {
-                    let over: Vec<f64> = s
-                        .calls
-                        .iter()
-                        .skip(1)
-                        .map(|c| c.gap_s)
-                        .filter(|&g| g > cache.ttl_s)
-                        .collect();
-                    add_pauses(&mut pauses, cache.ttl_s, &over);
-                    if on_openai {
-                        openai.add_pauses(&providers, &over);
-                    } else {
-                        add_pauses(&mut anthropic_pauses, cache.ttl_s, &over);
-                    }
-                }
-            }
-            // The context each call reads, at the session's nominal point.
-            let run = Run::baseline(&s.calls, &s.terms);
-            let mut context = s.base_tokens;
-            let into = if on_openai {
-                openai.sessions += 1;
-                openai_bases.push(s.base_tokens);
-                &mut openai.contexts
-            } else {
-                bases.push(s.base_tokens);
-                &mut contexts
-            };
-            for (i, slot) in run.iter().enumerate() {
-                if i > 0 {
-                    into.push(context);
-                }
-                context += slot.size(s.bytes_per_token);
-            }
-            if let Some(bytes) = s.import.as_ref().and_then(|i| i.compaction_summary_bytes) {
-                compactions.push(Compaction {
-                    session: s.name.clone(),
-                    summary_bytes: bytes,
-                    bytes_per_token: s.bytes_per_token,
-                    bytes_per_token_source: Sources::of(s, false, false).bytes_per_token,
-                });
-            }
-            for part in &s.base_parts {
-                let using = s.calls.iter().filter(|c| part.used_by(c)).count();
-                let p = parts.entry(part.name.clone()).or_insert_with(|| PartUse {
-                    part: part.name.clone(),
-                    tokens: part.tokens,
-                    source: part.source.clone(),
-                    sessions: 0,
-                    sessions_using: 0,
-                    calls: 0,
-                    calls_using: 0,
-                    tools: part.tools.len(),
-                    deferred: part.deferred,
-                });
-                p.sessions += 1;
-                p.sessions_using += usize::from(using > 0);
-                p.calls += s.calls.len();
-                p.calls_using += using;
             }
         }
+        let providers = Providers::of(s);
+        let on_openai = providers
+            .seen
+            .iter()
+            .any(|p| p.provider == Provider::OpenAi);
+        // Pauses against the session's own cache TTL.
+        match &s.cache {
+            None => self.uncached += 1,
+            Some(cache) => {
+                let over: Vec<f64> = s
+                    .calls
+                    .iter()
+                    .skip(1)
+                    .map(|c| c.gap_s)
+                    .filter(|&g| g > cache.ttl_s)
+                    .collect();
+                add_pauses(&mut self.pauses, cache.ttl_s, &over);
+                if on_openai {
+                    let before = self.openai.without_retention.len();
+                    let models = self.openai.add_pauses(&providers, &over);
+                    // A model seen before in a session later by name is moved to this one.
+                    for (i, m) in models.iter().enumerate() {
+                        let Some(at) = self
+                            .openai
+                            .without_retention
+                            .iter()
+                            .position(|(x, _)| x == *m)
+                        else {
+                            continue;
+                        };
+                        if at >= before {
+                            self.without_retention_first.push((s.name.clone(), i));
+                        } else if s.name < self.without_retention_first[at].0 {
+                            self.without_retention_first[at] = (s.name.clone(), i);
+                        }
+                    }
+                } else {
+                    add_pauses(&mut self.anthropic_pauses, cache.ttl_s, &over);
+                }
+            }
+        }
+        // The context each call reads, at the session's nominal point.
+        let run = Run::baseline(&s.calls, &s.terms);
+        let mut context = s.base_tokens;
+        let into = if on_openai {
+            self.openai.sessions += 1;
+            self.openai_bases.push(s.base_tokens);
+            &mut self.openai.contexts
+        } else {
+            self.bases.push(s.base_tokens);
+            &mut self.contexts
+        };
+        for (i, slot) in run.iter().enumerate() {
+            if i > 0 {
+                into.push(context);
+            }
+            context += slot.size(s.bytes_per_token);
+        }
+        if let Some(bytes) = s.import.as_ref().and_then(|i| i.compaction_summary_bytes) {
+            self.compactions.push(Compaction {
+                session: s.name.clone(),
+                summary_bytes: bytes,
+                bytes_per_token: s.bytes_per_token,
+                bytes_per_token_source: Sources::of(s, false, false).bytes_per_token,
+            });
+        }
+        for part in &s.base_parts {
+            let using = s.calls.iter().filter(|c| part.used_by(c)).count();
+            let own = || PartUse {
+                part: part.name.clone(),
+                tokens: part.tokens,
+                source: part.source.clone(),
+                sessions: 0,
+                sessions_using: 0,
+                calls: 0,
+                calls_using: 0,
+                tools: part.tools.len(),
+                deferred: part.deferred,
+            };
+            let (first, p) = self
+                .parts
+                .entry(part.name.clone())
+                .or_insert_with(|| (s.name.clone(), own()));
+            if s.name < *first {
+                // The figures are the first declaring session's by name; the counts go on.
+                let mine = own();
+                *first = s.name.clone();
+                p.tokens = mine.tokens;
+                p.source = mine.source;
+                p.tools = mine.tools;
+                p.deferred = mine.deferred;
+            }
+            p.sessions += 1;
+            p.sessions_using += usize::from(using > 0);
+            p.calls += s.calls.len();
+            p.calls_using += using;
+        }
+    }
+
+    /// The evidence of every session added.
+    pub fn finish(self) -> Evidence {
+        let Gatherer {
+            tools,
+            repeats,
+            mut pauses,
+            mut anthropic_pauses,
+            uncached,
+            mut contexts,
+            bases,
+            openai_bases,
+            mut openai,
+            without_retention_first,
+            mut compactions,
+            parts,
+            sessions,
+            calls,
+        } = self;
         pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
         anthropic_pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
         contexts.sort_by(f64::total_cmp);
         openai.contexts.sort_by(f64::total_cmp);
+        // In the order a pass by name would have met them.
+        let mut models: Vec<_> = without_retention_first
+            .into_iter()
+            .zip(std::mem::take(&mut openai.without_retention))
+            .collect();
+        models.sort_by(|a, b| a.0.cmp(&b.0));
+        openai.without_retention = models.into_iter().map(|(_, m)| m).collect();
+        compactions.sort_by(|a, b| a.session.cmp(&b.session));
         let p90 = |mut b: Vec<f64>| {
             b.sort_by(f64::total_cmp);
             crate::history::percentile::nearest_rank(&b, 90.0).unwrap_or(0.0)
         };
         openai.base_p90 = p90(openai_bases);
         Evidence {
-            sessions: sessions.len(),
+            sessions,
             calls,
             tools: tools
                 .into_iter()
@@ -332,7 +418,7 @@ impl Evidence {
             anthropic_pauses,
             openai,
             compactions,
-            parts: parts.into_values().collect(),
+            parts: parts.into_values().map(|(_, p)| p).collect(),
         }
     }
 }
@@ -361,12 +447,14 @@ fn add_pauses(pauses: &mut Vec<Pauses>, ttl_s: f64, over: &[f64]) {
 
 impl OpenAi {
     /// Adds an OpenAI session's pauses over its TTL, where its models offer extended
-    /// retention; else notes the models that do not.
-    fn add_pauses(&mut self, providers: &Providers, over: &[f64]) {
+    /// retention; else notes the models that do not. Returns those models (each once, in
+    /// the session's order).
+    fn add_pauses<'a>(&mut self, providers: &'a Providers, over: &[f64]) -> Vec<&'a String> {
         let models: Vec<&String> = providers.seen.iter().flat_map(|s| &s.models).collect();
+        let mut without = Vec::new();
         if models.is_empty() {
             self.sessions_without_model += 1;
-            return;
+            return without;
         }
         let mut offers = true;
         for m in models {
@@ -374,6 +462,9 @@ impl OpenAi {
                 offers = false;
                 if !self.without_retention.iter().any(|(x, _)| x == m) {
                     self.without_retention.push((m.clone(), why));
+                }
+                if !without.contains(&m) {
+                    without.push(m);
                 }
             }
         }
@@ -385,5 +476,6 @@ impl OpenAi {
                 .count();
             self.sessions_over_ttl += usize::from(!over.is_empty());
         }
+        without
     }
 }

@@ -20,6 +20,7 @@ pub mod report;
 pub mod rules;
 pub mod schedule;
 pub mod settings;
+pub mod stream;
 pub mod table;
 
 pub use evidence::Evidence;
@@ -27,10 +28,9 @@ pub use report::SuggestReport;
 pub use rules::{Candidate, Family, Proposal, propose};
 
 use crate::error::{Error, Located};
-use crate::history::files::{self, Loaded, Skipped};
+use crate::history::files::Skipped;
 use crate::history::{Factors, HistoryReport, accumulate};
 use crate::scenario::{self, BasePart, Edit};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// What a suggestion reads and how it names its outputs.
@@ -72,42 +72,39 @@ pub struct Suggestion {
 /// Reads the sessions, proposes the candidates, evaluates them as `simulate history
 /// DIR --edits suggested.toml` does, and measures what the history does not give.
 pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
-    // The files that are not sessions are listed by the evaluation below, by the same rule.
-    let (loaded, _) = files::load_all(input.dir, input.paths)?;
     let edits_shown = input.edits_path.display().to_string();
-    let loaded: Vec<Loaded> = loaded
-        .into_iter()
-        .map(|l| Loaded {
-            scenario: l.scenario.with_parts(input.parts, &edits_shown),
-            file: l.file,
-        })
-        .collect();
-    // Sessions the simulation does not reproduce, left out before anything is read from
-    // them: their evidence would propose edits, their savings would count.
-    let (loaded, excluded) = without_sessions_off(loaded, input.max_cost_diff);
-    let kept: Vec<PathBuf>;
-    let paths = if excluded.count == 0 {
-        input.paths
-    } else {
-        kept = loaded.iter().map(|l| input.dir.join(&l.file)).collect();
-        &kept[..]
-    };
-    if loaded.is_empty() {
+    // Sessions the simulation does not reproduce are left out before anything is read
+    // from them: their evidence would propose edits, their savings would count.
+    let gathered = stream::gather(
+        input.dir,
+        input.paths,
+        input.parts,
+        &edits_shown,
+        input.max_cost_diff,
+    )?;
+    let excluded = gathered.excluded;
+    if gathered.names.is_empty() {
         return Err(Located::new(
             input.path_shown,
             "no scenario files found (searched recursively for *.toml with [[call]] tables or calls_tsv, as `simulate import` writes)",
         )
         .into());
     }
-    let agents = settings::seen(&loaded);
-    let evidence = Evidence::gather(&loaded);
+    let agents = gathered.agents;
+    let evidence = gathered.evidence;
     // The cheapest schedule of each family joins the candidates (docs/suggest.md).
     let proposal = propose(&evidence);
-    let mut search = schedule::search(&loaded, &proposal, input.edits_path)?;
+    let mut search = schedule::search_files(
+        input.dir,
+        &gathered.kept,
+        input.parts,
+        &proposal,
+        input.edits_path,
+    )?;
     let proposal = search.propose_into(proposal);
     let header = edits_file::Header {
         path: input.path_shown,
-        sessions: loaded.len(),
+        sessions: gathered.names.len(),
         rerun: input.rerun,
         parts: input.parts,
     };
@@ -117,39 +114,41 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     } else {
         scenario::load_edits_str(&first, input.edits_path)?.edits
     };
-    let evaluated = files::evaluate_all(
+    let evaluated = stream::evaluate(
         input.dir,
-        paths,
+        input.path_shown,
+        &gathered.kept,
         &edits,
         input.parts,
         &edits_shown,
         input.factors,
         input.progress,
     )?;
+    drop(gathered.kept);
     let mut skipped = input.listed.to_vec();
-    skipped.extend(evaluated.skipped);
+    // The files that are not sessions, as the evaluation of every file lists them (where
+    // no session was left out, it read them all).
+    if excluded.count == 0 {
+        skipped.extend(gathered.skipped);
+    }
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
     let Some(aggregate) = accumulate::aggregate(&names, &evaluated.sessions) else {
         return Err(Located::new(input.path_shown, "no sessions to evaluate").into());
     };
-    // The history's sessions and the ones read here are the same files, in name order.
-    let same = evaluated.sessions.len() == loaded.len()
+    // The history's sessions and the ones read first are the same files, in name order.
+    let same = evaluated.sessions.len() == gathered.names.len()
         && evaluated
             .sessions
             .iter()
-            .zip(&loaded)
-            .all(|(s, l)| s.name == l.scenario.name);
+            .zip(&gathered.names)
+            .all(|(s, n)| s.name == *n);
     if !same {
-        return Err(Located::new(
-            input.path_shown,
-            "the session files changed while they were read: run again",
-        )
-        .into());
+        return Err(stream::changed(input.path_shown));
     }
+    drop(gathered.names);
     // Each agent's setting carries the saving over that agent's sessions alone.
-    let agent_of: Vec<settings::Agent> = loaded.iter().map(settings::Agent::of).collect();
-    let shares = settings::shares(&agent_of, &evaluated.sessions);
+    let shares = settings::shares(&evaluated.agents, &evaluated.sessions);
     let sweep = evaluated.sweep.finish(input.factors, &aggregate);
     let mut aggregate = aggregate;
     aggregate.excluded = excluded;
@@ -162,8 +161,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         evaluated.sessions,
         skipped,
     );
-    let measures = measure_all(&loaded, &edits, &edits_shown, input.factors)?;
-    let sums = measure::Sums::of(&measures, edits.len(), input.factors.len());
+    let sums = measure::Sums::of(&evaluated.measures, edits.len(), input.factors.len());
     let report = SuggestReport::new(&report::Parts {
         name: input.name,
         path: input.path_shown,
@@ -202,48 +200,4 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         report.answer.push_str(&sentence);
     }
     Ok(Suggestion { report, edits })
-}
-
-/// `loaded` without the sessions whose simulated cost is more than `max` percent off the
-/// measured, and those (none without `max`).
-fn without_sessions_off(
-    loaded: Vec<Loaded>,
-    max: Option<f64>,
-) -> (Vec<Loaded>, crate::history::aggregate::OffSessions) {
-    let mut excluded = crate::history::aggregate::OffSessions::default();
-    let Some(max) = max else {
-        return (loaded, excluded);
-    };
-    let differences: Vec<Option<f64>> = loaded
-        .par_iter()
-        .map(|l| crate::report::cost_difference_pct(&l.scenario))
-        .collect();
-    let kept = loaded
-        .into_iter()
-        .zip(differences)
-        .filter_map(|(l, d)| match d {
-            Some(d) if d.abs() > max => {
-                excluded.add(&l.scenario.name, d);
-                None
-            }
-            _ => Some(l),
-        })
-        .collect();
-    (kept, excluded)
-}
-
-/// Every session's measures, in session (name) order.
-fn measure_all(
-    loaded: &[Loaded],
-    edits: &[Edit],
-    edits_shown: &str,
-    factors: &Factors,
-) -> Result<Vec<measure::SessionMeasure>, Error> {
-    loaded
-        .par_iter()
-        .map(|l| {
-            let s = l.scenario.clone().with_edits(edits.to_vec(), edits_shown);
-            measure::measure(&s, factors)
-        })
-        .collect()
 }

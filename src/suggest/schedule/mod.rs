@@ -17,14 +17,14 @@ use super::pareto::{self, Tradeoff};
 use super::rules::{Candidate, Family, Proposal};
 use crate::error::Error;
 use crate::evaluate::{Study, outcome};
-use crate::history::files::Loaded;
+use crate::history::files::{self, Loaded};
 use crate::ledger::Assumptions;
 use crate::number::{dollars, grouped, plural};
 use crate::rank;
-use crate::scenario::{self, AVOIDABLE, Edit};
+use crate::scenario::{self, AVOIDABLE, BasePart, Edit};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One schedule, priced: summed over the sessions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -148,6 +148,55 @@ pub fn search_with(
     schedules: Vec<Schedule>,
     edits_path: &Path,
 ) -> Result<ScheduleSearch, Error> {
+    search_over(schedules, edits_path, |edits, shown| {
+        loaded
+            .par_iter()
+            .map(|l| Ok((l.scenario.name.clone(), price(l, edits, shown)?)))
+            .collect()
+    })
+}
+
+/// The search over the session files `kept` (under `dir`), read a chunk at a time and
+/// dropped once priced, each with `parts` as its own (as `suggest`'s streamed passes read
+/// them): memory per session is the schedules' figures, not the session.
+pub fn search_files(
+    dir: &Path,
+    kept: &[PathBuf],
+    parts: &[BasePart],
+    proposal: &Proposal,
+    edits_path: &Path,
+) -> Result<ScheduleSearch, Error> {
+    search_over(grid::grid(proposal), edits_path, |edits, shown| {
+        let mut out = Vec::with_capacity(kept.len());
+        for chunk in kept.chunks(files::CHUNK) {
+            let priced: Vec<Result<Option<(String, SessionCosts)>, Error>> = chunk
+                .par_iter()
+                .map(|path| match files::load_one(dir, path)? {
+                    Ok(l) => {
+                        let l = Loaded {
+                            scenario: l.scenario.with_parts(parts, shown),
+                            file: l.file,
+                        };
+                        Ok(Some((l.scenario.name.clone(), price(&l, edits, shown)?)))
+                    }
+                    Err(_) => Ok(None),
+                })
+                .collect();
+            for p in priced {
+                out.extend(p?);
+            }
+        }
+        Ok(out)
+    })
+}
+
+/// Prices every session (`sessions` gives each one's name and figures) under the grid's
+/// edits and the bound, and sums them in session-name order, as the history sums.
+fn search_over(
+    schedules: Vec<Schedule>,
+    edits_path: &Path,
+    sessions: impl FnOnce(&[Edit], &str) -> Result<Vec<(String, SessionCosts)>, Error>,
+) -> Result<ScheduleSearch, Error> {
     let mut text = String::new();
     for (k, s) in schedules.iter().enumerate() {
         text.push_str(&format!(
@@ -161,10 +210,9 @@ pub fn search_with(
     ));
     let edits = scenario::load_edits_str(&text, edits_path)?.edits;
     let shown = edits_path.display().to_string();
-    let per: Vec<SessionCosts> = loaded
-        .par_iter()
-        .map(|l| price(l, &edits, &shown))
-        .collect::<Result<_, _>>()?;
+    let mut named = sessions(&edits, &shown)?;
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    let per: Vec<SessionCosts> = named.into_iter().map(|(_, c)| c).collect();
     let n = edits.len();
     let mut cost_saved = vec![0.0; n];
     let mut dollars_saved = vec![Some(0.0); n];
@@ -181,8 +229,8 @@ pub fn search_with(
             removed[k] += s.removed[k];
         }
     }
-    let by_dollars = !loaded.is_empty() && baseline_dollars.is_some();
-    let baseline_dollars = baseline_dollars.filter(|_| !loaded.is_empty());
+    let by_dollars = !per.is_empty() && baseline_dollars.is_some();
+    let baseline_dollars = baseline_dollars.filter(|_| !per.is_empty());
     let tol_saved = rank::TIE_TOLERANCE
         * if by_dollars {
             baseline_dollars.unwrap_or(0.0).abs()
@@ -254,7 +302,7 @@ pub fn search_with(
     }
     Ok(ScheduleSearch {
         schedules: count,
-        sessions: loaded.len(),
+        sessions: per.len(),
         by_dollars,
         baseline_cost,
         baseline_dollars,

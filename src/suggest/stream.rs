@@ -1,0 +1,256 @@
+//! A suggestion's two passes over the session files, each reading a file, taking what it
+//! needs and dropping the session: no session's calls are held beyond its own step.
+//!
+//! The first pass gathers the evidence (`evidence::Gatherer`), the agents and the names;
+//! the second evaluates the candidates on each session as `simulate history` does and
+//! measures it (`measure`) from the same read, keeping only its figures. Both read the
+//! files in chunks, in parallel, in path order; what is summed is summed afterwards in
+//! session (name) order, as before, so the figures are the same to the bit.
+
+use super::evidence::{Evidence, Gatherer};
+use super::measure::{self, SessionMeasure};
+use super::settings::Agent;
+use crate::error::{Error, Located};
+use crate::history::aggregate::{OffSessions, SweepSums};
+use crate::history::files::{self, CHUNK, Loaded, Skipped};
+use crate::history::progress::Progress;
+use crate::history::{Factors, SessionFigures, evaluate_session};
+use crate::scenario::{BasePart, Edit};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A file of the first pass: the session with its simulated cost's difference from the
+/// measured, in percent (where `--max-cost-diff` asks for it), or why it is not one.
+type Read = Result<(Loaded, Option<f64>), Skipped>;
+
+/// What the first pass found.
+pub struct Gathered {
+    pub evidence: Evidence,
+    /// Sessions by agent (as `settings::seen` counts them).
+    pub agents: Vec<(Agent, usize)>,
+    /// The sessions' names, in name order.
+    pub names: Vec<String>,
+    /// The session files, in path order (the sessions left out by `--max-cost-diff` not
+    /// among them).
+    pub kept: Vec<PathBuf>,
+    /// The files that are not sessions.
+    pub skipped: Vec<Skipped>,
+    /// The sessions `--max-cost-diff` left out.
+    pub excluded: OffSessions,
+}
+
+/// Reads `paths` (under `dir`) with `parts` as each session's own (named by
+/// `edits_shown`), leaving out those whose simulated cost is more than `max_cost_diff`
+/// percent off the measured, and gathers the evidence of the others.
+pub fn gather(
+    dir: &Path,
+    paths: &[PathBuf],
+    parts: &[BasePart],
+    edits_shown: &str,
+    max_cost_diff: Option<f64>,
+) -> Result<Gathered, Error> {
+    let mut gatherer = Gatherer::default();
+    let mut agents: BTreeMap<Agent, usize> = BTreeMap::new();
+    let mut names = Vec::new();
+    let mut kept = Vec::new();
+    let mut skipped = Vec::new();
+    let mut off: Vec<(String, f64)> = Vec::new();
+    for chunk in paths.chunks(CHUNK) {
+        let read: Vec<Result<Read, Error>> = chunk
+            .par_iter()
+            .map(|path| {
+                Ok(files::load_one(dir, path)?.map(|l| {
+                    let l = Loaded {
+                        scenario: l.scenario.with_parts(parts, edits_shown),
+                        file: l.file,
+                    };
+                    let difference =
+                        max_cost_diff.and_then(|_| crate::report::cost_difference_pct(&l.scenario));
+                    (l, difference)
+                }))
+            })
+            .collect();
+        for (path, r) in chunk.iter().zip(read) {
+            let (l, difference) = match r? {
+                Ok(x) => x,
+                Err(s) => {
+                    skipped.push(s);
+                    continue;
+                }
+            };
+            if let (Some(max), Some(d)) = (max_cost_diff, difference)
+                && d.abs() > max
+            {
+                off.push((l.scenario.name.clone(), d));
+                continue;
+            }
+            gatherer.add(&l.scenario);
+            *agents.entry(Agent::of(&l)).or_insert(0) += 1;
+            names.push(l.scenario.name);
+            kept.push(path.clone());
+        }
+    }
+    names.sort();
+    off.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut excluded = OffSessions::default();
+    for (name, d) in &off {
+        excluded.add(name, *d);
+    }
+    Ok(Gathered {
+        evidence: gatherer.finish(),
+        agents: agents.into_iter().collect(),
+        names,
+        kept,
+        skipped,
+        excluded,
+    })
+}
+
+/// Every session evaluated and measured, in name order.
+pub struct Evaluated {
+    pub sessions: Vec<SessionFigures>,
+    pub sweep: SweepSums,
+    pub measures: Vec<SessionMeasure>,
+    pub agents: Vec<Agent>,
+}
+
+/// Reads the session files `paths` (under `dir`) again and evaluates each with `edits`
+/// as `simulate history --edits` does (`files::evaluate_all`), and measures it as
+/// `measure::measure` does, from the one read.
+///
+/// Errors: as `files::evaluate_all`; a file that is no longer a session.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate(
+    dir: &Path,
+    path_shown: &str,
+    paths: &[PathBuf],
+    edits: &[Edit],
+    parts: &[BasePart],
+    edits_shown: &str,
+    factors: &Factors,
+    progress: bool,
+) -> Result<Evaluated, Error> {
+    files::check_sweep_size(
+        paths.len(),
+        factors,
+        edits.len(),
+        files::MAX_SWEEP_VALUES,
+        "",
+    )?;
+    let mut progress = Progress::new(progress, paths.len());
+    let mut done = Vec::with_capacity(paths.len());
+    for chunk in paths.chunks(CHUNK) {
+        let read: Vec<Result<_, Error>> = chunk
+            .par_iter()
+            .map(|path| {
+                let Ok(l) = files::load_one(dir, path)? else {
+                    return Err(changed(path_shown));
+                };
+                let agent = Agent::of(&l);
+                let raw = l.scenario;
+                // As the history reads it, and as the measures read it (parts, then edits).
+                let measured = raw
+                    .clone()
+                    .with_parts(parts, edits_shown)
+                    .with_edits(edits.to_vec(), edits_shown);
+                let m = measure::measure(&measured, factors)?;
+                drop(measured);
+                let s = raw
+                    .with_edits(edits.to_vec(), edits_shown)
+                    .with_parts(parts, edits_shown);
+                Ok((evaluate_session(&s, &l.file, factors)?, m, agent))
+            })
+            .collect();
+        for r in read {
+            match r {
+                Ok(x) => done.push(x),
+                Err(e) => {
+                    progress.finish();
+                    return Err(e);
+                }
+            }
+        }
+        progress.advance(chunk.len());
+    }
+    progress.finish();
+    done.sort_by(|a, b| a.0.figures.name.cmp(&b.0.figures.name));
+    if let Some(pair) = done
+        .windows(2)
+        .find(|w| w[0].0.figures.name == w[1].0.figures.name)
+    {
+        return Err(files::same_name(
+            dir,
+            &pair[0].0.figures,
+            &pair[1].0.figures,
+        ));
+    }
+    let mut sweep = SweepSums::new(factors.len(), edits.len());
+    let mut out = Evaluated {
+        sessions: Vec::with_capacity(done.len()),
+        sweep: SweepSums::new(factors.len(), edits.len()),
+        measures: Vec::with_capacity(done.len()),
+        agents: Vec::with_capacity(done.len()),
+    };
+    for (s, m, agent) in done {
+        sweep.add(&s.sweep_totals);
+        sweep.add_closed_forms(&s.closed_forms);
+        out.sessions.push(s.figures);
+        out.measures.push(m);
+        out.agents.push(agent);
+    }
+    out.sweep = sweep;
+    Ok(out)
+}
+
+/// The error of a session file that changed between the two passes.
+pub fn changed(path_shown: &str) -> Error {
+    Located::new(
+        path_shown,
+        "the session files changed while they were read: run again",
+    )
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The evidence gathered a session at a time, in any order, is what a pass in name
+    /// order gathers: the parts' figures from the first declaring session by name, the
+    /// compactions in name order. Each session here declares the part with its own tokens
+    /// and records its own compaction, so an order that leaked would show.
+    #[test]
+    fn evidence_in_any_order_is_the_evidence_in_name_order() {
+        let mut all = Vec::new();
+        for dir in ["tests/fixtures/suggest/parts", "scenarios/history"] {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            let (paths, _) = files::find(&dir, Path::new("none.toml")).unwrap();
+            all.extend(files::load_all(&dir, &paths).unwrap().0);
+        }
+        for (i, l) in all.iter_mut().enumerate() {
+            for part in &mut l.scenario.base_parts {
+                part.tokens = 1_000.0 + i as f64;
+            }
+            if let Some(import) = &mut l.scenario.import {
+                import.compaction_summary_bytes = Some(5_000 + i as u64);
+            }
+        }
+        all.sort_by(|a, b| a.scenario.name.cmp(&b.scenario.name));
+        let expected = Evidence::gather(&all);
+        assert!(
+            expected.compactions.len() >= 2,
+            "{:?}",
+            expected.compactions
+        );
+        assert!(!expected.parts.is_empty());
+        let n = all.len();
+        for turn in 0..n {
+            let mut g = Gatherer::default();
+            for k in (0..n).rev() {
+                g.add(&all[(k + turn) % n].scenario);
+            }
+            assert_eq!(g.finish(), expected, "turn {turn}");
+        }
+    }
+}
