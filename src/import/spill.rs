@@ -302,19 +302,7 @@ fn request(w: &mut W, r: &Request) {
         }
         None => w.b(false),
     }
-    let u = &r.usage;
-    w.u(u.input_tokens);
-    w.ou(u.cache_creation_input_tokens);
-    w.ou(u.cache_creation_1h_input_tokens);
-    w.u(u.cache_read_input_tokens);
-    w.u(u.output_tokens);
-    match u.cost_usd {
-        Some(c) => {
-            w.b(true);
-            w.0.extend_from_slice(&c.to_bits().to_le_bytes());
-        }
-        None => w.b(false),
-    }
+    w.usage(&r.usage);
     w.os(r.model.as_deref());
     w.u(r.tool_uses.len() as u64);
     for t in &r.tool_uses {
@@ -404,19 +392,7 @@ fn read_request(r: &mut R) -> io::Result<Request> {
     } else {
         None
     };
-    let usage = Usage {
-        input_tokens: r.u()?,
-        cache_creation_input_tokens: r.ou()?,
-        cache_creation_1h_input_tokens: r.ou()?,
-        cache_read_input_tokens: r.u()?,
-        output_tokens: r.u()?,
-        cost_usd: if r.b()? {
-            let bits: [u8; 8] = r.take(8)?.try_into().map_err(|_| invalid())?;
-            Some(f64::from_bits(u64::from_le_bytes(bits)))
-        } else {
-            None
-        },
-    };
+    let usage = r.usage()?;
     let model = r.ocs()?;
     let n = r.usize()?;
     let mut tool_uses = Vec::with_capacity(n.min(r.bytes.len()));
@@ -468,6 +444,23 @@ pub(crate) fn invalid() -> io::Error {
 pub(crate) struct W<'a>(pub(crate) &'a mut Vec<u8>);
 
 impl W<'_> {
+    /// A request's usage, as `R::usage` reads it back (the Claude Code and OpenTelemetry
+    /// spills share it).
+    pub(crate) fn usage(&mut self, u: &Usage) {
+        self.u(u.input_tokens);
+        self.ou(u.cache_creation_input_tokens);
+        self.ou(u.cache_creation_1h_input_tokens);
+        self.u(u.cache_read_input_tokens);
+        self.u(u.output_tokens);
+        match u.cost_usd {
+            Some(c) => {
+                self.b(true);
+                self.0.extend_from_slice(&c.to_bits().to_le_bytes());
+            }
+            None => self.b(false),
+        }
+    }
+
     pub(crate) fn u(&mut self, mut v: u64) {
         while v >= 0x80 {
             self.0.push((v as u8) | 0x80);
@@ -517,6 +510,23 @@ pub(crate) struct R<'a> {
 }
 
 impl<'a> R<'a> {
+    /// A request's usage, as `W::usage` wrote it.
+    pub(crate) fn usage(&mut self) -> io::Result<Usage> {
+        Ok(Usage {
+            input_tokens: self.u()?,
+            cache_creation_input_tokens: self.ou()?,
+            cache_creation_1h_input_tokens: self.ou()?,
+            cache_read_input_tokens: self.u()?,
+            output_tokens: self.u()?,
+            cost_usd: if self.b()? {
+                let bits: [u8; 8] = self.take(8)?.try_into().map_err(|_| invalid())?;
+                Some(f64::from_bits(u64::from_le_bytes(bits)))
+            } else {
+                None
+            },
+        })
+    }
+
     /// A reader of `bytes` from their start.
     pub(crate) fn new(bytes: &'a [u8]) -> R<'a> {
         R { bytes, at: 0 }

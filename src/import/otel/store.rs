@@ -15,7 +15,7 @@
 
 use super::record::{Body, PromptEvent, Record, RequestEvent, Shared, Source, ToolResultEvent};
 use crate::error::Error;
-use crate::import::event::{Compaction, Usage};
+use crate::import::event::Compaction;
 use crate::import::spill::{self, R, Spill, W};
 use compact_str::CompactString;
 use jiff::Timestamp;
@@ -205,13 +205,7 @@ pub(super) fn encode(r: &Record, out: &mut Vec<u8>) {
             w.u(0);
             w.os(q.request_id.as_deref());
             w.os(q.model.as_deref());
-            let u = &q.usage;
-            w.u(u.input_tokens);
-            w.ou(u.cache_creation_input_tokens);
-            w.ou(u.cache_creation_1h_input_tokens);
-            w.u(u.cache_read_input_tokens);
-            w.u(u.output_tokens);
-            w.ou(u.cost_usd.map(f64::to_bits));
+            w.usage(&q.usage);
             match &q.source {
                 Source::Main => w.u(0),
                 Source::Subagent => w.u(1),
@@ -284,14 +278,7 @@ pub(super) fn decode(r: &mut R) -> io::Result<Record> {
         0 => {
             let request_id = r.ocs()?;
             let model = r.ocs()?;
-            let usage = Usage {
-                input_tokens: r.u()?,
-                cache_creation_input_tokens: r.ou()?,
-                cache_creation_1h_input_tokens: r.ou()?,
-                cache_read_input_tokens: r.u()?,
-                output_tokens: r.u()?,
-                cost_usd: r.ou()?.map(f64::from_bits),
-            };
+            let usage = r.usage()?;
             let source = match r.u()? {
                 0 => Source::Main,
                 1 => Source::Subagent,
