@@ -384,6 +384,29 @@ pub(crate) fn check_sweep_size(
     .into())
 }
 
+/// One session file as `suggest`'s passes read it: `load_one`, with `parts` as the
+/// session's own (named by `edits_shown`); a file that is not a session is `Skipped`.
+pub fn load_with_parts(
+    dir: &Path,
+    path: &Path,
+    parts: &[BasePart],
+    edits_shown: &str,
+) -> Result<Result<Loaded, Skipped>, Error> {
+    Ok(load_one(dir, path)?.map(|l| Loaded {
+        scenario: l.scenario.with_parts(parts, edits_shown),
+        file: l.file,
+    }))
+}
+
+/// The error of a session file that changed between the two passes.
+pub fn changed(path_shown: &str) -> Error {
+    Located::new(
+        path_shown,
+        "the session files changed while they were read: run again",
+    )
+    .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,9 +10,10 @@
 use super::evidence::{Evidence, Gatherer};
 use super::measure::{self, SessionMeasure};
 use super::settings::Agent;
-use crate::error::{Error, Located};
+use crate::error::Error;
 use crate::history::aggregate::{OffSessions, SweepSums};
 use crate::history::files::{self, CHUNK, Loaded, Skipped};
+pub use crate::history::files::{changed, load_with_parts};
 use crate::history::progress::Progress;
 use crate::history::{Factors, SessionFigures, evaluate_session};
 use crate::scenario::{BasePart, Edit};
@@ -60,11 +61,7 @@ pub fn gather(
         let read: Vec<Result<Read, Error>> = chunk
             .par_iter()
             .map(|path| {
-                Ok(files::load_one(dir, path)?.map(|l| {
-                    let l = Loaded {
-                        scenario: l.scenario.with_parts(parts, edits_shown),
-                        file: l.file,
-                    };
+                Ok(load_with_parts(dir, path, parts, edits_shown)?.map(|l| {
                     let difference =
                         max_cost_diff.and_then(|_| crate::report::cost_difference_pct(&l.scenario));
                     (l, difference)
@@ -201,15 +198,6 @@ pub fn evaluate(
     }
     out.sweep = sweep;
     Ok(out)
-}
-
-/// The error of a session file that changed between the two passes.
-pub fn changed(path_shown: &str) -> Error {
-    Located::new(
-        path_shown,
-        "the session files changed while they were read: run again",
-    )
-    .into()
 }
 
 #[cfg(test)]

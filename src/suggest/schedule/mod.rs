@@ -169,21 +169,18 @@ pub fn search_files(
     search_over(grid::grid(proposal), edits_path, |edits, shown| {
         let mut out = Vec::with_capacity(kept.len());
         for chunk in kept.chunks(files::CHUNK) {
-            let priced: Vec<Result<Option<(String, SessionCosts)>, Error>> = chunk
+            let priced: Vec<Result<(String, SessionCosts), Error>> = chunk
                 .par_iter()
-                .map(|path| match files::load_one(dir, path)? {
-                    Ok(l) => {
-                        let l = Loaded {
-                            scenario: l.scenario.with_parts(parts, shown),
-                            file: l.file,
-                        };
-                        Ok(Some((l.scenario.name.clone(), price(&l, edits, shown)?)))
-                    }
-                    Err(_) => Ok(None),
-                })
+                .map(
+                    |path| match files::load_with_parts(dir, path, parts, shown)? {
+                        Ok(l) => Ok((l.scenario.name.clone(), price(&l, edits, shown)?)),
+                        // The first pass kept only sessions: as the evaluation pass says.
+                        Err(_) => Err(files::changed(&dir.display().to_string())),
+                    },
+                )
                 .collect();
             for p in priced {
-                out.extend(p?);
+                out.push(p?);
             }
         }
         Ok(out)
