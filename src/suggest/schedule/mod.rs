@@ -10,6 +10,7 @@
 //! sweep, no re-fetch sweep: those run for the proposed ones only, as for every candidate).
 
 pub mod grid;
+mod ordered;
 
 pub use grid::Schedule;
 
@@ -22,6 +23,7 @@ use crate::ledger::Assumptions;
 use crate::number::{dollars, grouped, plural};
 use crate::rank;
 use crate::scenario::{self, AVOIDABLE, BasePart, Edit};
+use ordered::Ordered;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -149,16 +151,25 @@ pub fn search_with(
     edits_path: &Path,
 ) -> Result<ScheduleSearch, Error> {
     search_over(schedules, edits_path, |edits, shown| {
-        loaded
+        let priced: Vec<Result<(String, SessionCosts), Error>> = loaded
             .par_iter()
             .map(|l| Ok((l.scenario.name.clone(), price(l, edits, shown)?)))
-            .collect()
+            .collect();
+        let mut out = Ordered::held();
+        for p in priced {
+            let (name, costs) = p?;
+            out.push(name, costs)?;
+        }
+        Ok(out)
     })
 }
 
-/// The search over the session files `kept` (under `dir`), read a chunk at a time and
-/// dropped once priced, each with `parts` as its own (as `suggest`'s streamed passes read
-/// them): memory per session is the schedules' figures, not the session.
+/// [`search_with`] over the session files `kept` (under `dir`, each with `parts`), read
+/// a chunk at a time: no session is held beyond its pricing, and its figures wait in a
+/// spill beside `edits_path` until they are summed in session-name order.
+///
+/// Errors: a kept file that is no longer a session ([`files::changed`]); an edit's; the
+/// spill's reads and writes.
 pub fn search_files(
     dir: &Path,
     kept: &[PathBuf],
@@ -167,7 +178,7 @@ pub fn search_files(
     edits_path: &Path,
 ) -> Result<ScheduleSearch, Error> {
     search_over(grid::grid(proposal), edits_path, |edits, shown| {
-        let mut out = Vec::with_capacity(kept.len());
+        let mut out = Ordered::near(edits_path);
         for chunk in kept.chunks(files::CHUNK) {
             let priced: Vec<Result<(String, SessionCosts), Error>> = chunk
                 .par_iter()
@@ -180,7 +191,8 @@ pub fn search_files(
                 )
                 .collect();
             for p in priced {
-                out.push(p?);
+                let (name, costs) = p?;
+                out.push(name, costs)?;
             }
         }
         Ok(out)
@@ -188,11 +200,12 @@ pub fn search_files(
 }
 
 /// Prices every session (`sessions` gives each one's name and figures) under the grid's
-/// edits and the bound, and sums them in session-name order, as the history sums.
+/// edits and the bound, and sums them in session-name order, as the history sums (the
+/// figures wait in an [`Ordered`], spilled where they are many).
 fn search_over(
     schedules: Vec<Schedule>,
     edits_path: &Path,
-    sessions: impl FnOnce(&[Edit], &str) -> Result<Vec<(String, SessionCosts)>, Error>,
+    sessions: impl FnOnce(&[Edit], &str) -> Result<Ordered, Error>,
 ) -> Result<ScheduleSearch, Error> {
     let mut text = String::new();
     for (k, s) in schedules.iter().enumerate() {
@@ -207,16 +220,15 @@ fn search_over(
     ));
     let edits = scenario::load_edits_str(&text, edits_path)?.edits;
     let shown = edits_path.display().to_string();
-    let mut named = sessions(&edits, &shown)?;
-    named.sort_by(|a, b| a.0.cmp(&b.0));
-    let per: Vec<SessionCosts> = named.into_iter().map(|(_, c)| c).collect();
+    let named = sessions(&edits, &shown)?;
+    let count_sessions = named.len();
     let n = edits.len();
     let mut cost_saved = vec![0.0; n];
     let mut dollars_saved = vec![Some(0.0); n];
     let mut removed = vec![0.0; n];
     let (mut baseline_cost, mut baseline_dollars) = (0.0, Some(0.0));
     // Summed in session order, as the history sums.
-    for s in &per {
+    named.in_name_order(|s| {
         baseline_cost += s.cost[0];
         baseline_dollars = baseline_dollars.zip(s.dollars[0]).map(|(a, b)| a + b);
         for k in 0..n {
@@ -225,9 +237,9 @@ fn search_over(
             dollars_saved[k] = dollars_saved[k].zip(d).map(|(a, b)| a + b);
             removed[k] += s.removed[k];
         }
-    }
-    let by_dollars = !per.is_empty() && baseline_dollars.is_some();
-    let baseline_dollars = baseline_dollars.filter(|_| !per.is_empty());
+    })?;
+    let by_dollars = count_sessions > 0 && baseline_dollars.is_some();
+    let baseline_dollars = baseline_dollars.filter(|_| count_sessions > 0);
     let tol_saved = rank::TIE_TOLERANCE
         * if by_dollars {
             baseline_dollars.unwrap_or(0.0).abs()
@@ -299,7 +311,7 @@ fn search_over(
     }
     Ok(ScheduleSearch {
         schedules: count,
-        sessions: per.len(),
+        sessions: count_sessions,
         by_dollars,
         baseline_cost,
         baseline_dollars,
