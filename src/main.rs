@@ -3,6 +3,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+/// mimalloc in place of the system's malloc: the history and suggest passes make and drop
+/// many small vectors per session (a third of `suggest`'s time went to glibc's malloc and
+/// free in a profile of 2,000 sessions: docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let result = simulate::cli::parse()
         .map_err(simulate::Error::from)
