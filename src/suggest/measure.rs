@@ -35,7 +35,8 @@ pub fn end_context(study: &Study, subject: &Subject, at: Assumptions) -> f64 {
     end_context_with(subject, frame, &clearings)
 }
 
-fn end_context_with(
+/// [`end_context`] with the subject's `clearings` already made (an outcome's, at `frame`).
+pub fn end_context_with(
     subject: &Subject,
     frame: Assumptions,
     clearings: &crate::clear::Clearings,

@@ -124,19 +124,23 @@ fn price(l: &Loaded, edits: &[Edit], shown: &str) -> Result<SessionCosts, Error>
         bytes_per_token: s.bytes_per_token,
     };
     let point = study.nominal(at);
-    let end = |subject| super::measure::end_context(&study, subject, at);
-    let baseline_end = end(&study.baseline);
     let mut out = SessionCosts {
         cost: Vec::with_capacity(edits.len() + 1),
         dollars: Vec::with_capacity(edits.len() + 1),
         removed: Vec::with_capacity(edits.len()),
     };
+    let mut baseline_end = 0.0;
     for (k, subject) in study.subjects().enumerate() {
         let o = outcome(&study, subject, &point);
+        // The outcome's clearings are the ones the end context needs (the nominal point's
+        // B, ρ and re-fetch rate): made once, not replayed again for it.
+        let end = super::measure::end_context_with(subject, subject.at(at), &o.clearings);
         out.cost.push(o.cost);
         out.dollars.push(o.dollars);
-        if k > 0 {
-            out.removed.push(baseline_end - end(subject));
+        if k == 0 {
+            baseline_end = end;
+        } else {
+            out.removed.push(baseline_end - end);
         }
     }
     Ok(out)
