@@ -965,20 +965,22 @@ fn hour_cache(e: &Evidence, p: &mut Proposal) {
         .filter(|x| x.ttl_s >= HOUR_S)
         .map(|x| x.sessions_with_ttl)
         .sum();
-    let mut leaves = vec![
-        format!(
-            "{} whose cache already lives an hour or longer",
-            grouped(longer as f64, 0)
-        ),
-        format!(
-            "{} not at Anthropic (on OpenAI's API)",
-            grouped(e.openai.sessions as f64, 0)
-        ),
-    ];
     let uncached = e.uncached_sessions - e.openai.uncached;
-    if uncached > 0 {
-        leaves.push(format!("{} without a cache", grouped(uncached as f64, 0)));
-    }
+    let leaves: Vec<String> = [
+        (longer, "whose cache already lives an hour or longer"),
+        (e.openai.sessions, "not at Anthropic (on OpenAI's API)"),
+        (uncached, "without a cache"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{} {what}", grouped(n as f64, 0)))
+    .collect();
+    let left = if leaves.is_empty() {
+        "leaves none (none has a cache living an hour already, none ran on OpenAI's API)"
+            .to_string()
+    } else {
+        format!("leaves as they are {}", and_list(&leaves))
+    };
     p.candidates.push(Candidate {
         name: "1-hour cache".into(),
         family: Family::HourCache,
@@ -988,9 +990,8 @@ fn hour_cache(e: &Evidence, p: &mut Proposal) {
             ryu::Buffer::new().format(HOUR_WRITE)
         ),
         evidence: format!(
-            "{text}: a cache living an hour (its writes at {HOUR_WRITE}× input, Anthropic's 1-hour price) keeps the prefix over them. It changes the {} at Anthropic whose cache lives less than an hour, and leaves as they are {}.",
+            "{text}: a cache living an hour (its writes at {HOUR_WRITE}× input, Anthropic's 1-hour price) keeps the prefix over them. It changes the {} at Anthropic whose cache lives less than an hour, and {left}.",
             plural(sessions, "session", "sessions"),
-            and_list(&leaves)
         ),
         parameters: Parameters {
             ttl_s: Some(HOUR_S),
@@ -1199,6 +1200,16 @@ mod tests {
         }
     }
 
+    /// The 1-hour cache candidate's evidence.
+    fn hour_evidence(e: &Evidence) -> String {
+        propose(e)
+            .candidates
+            .into_iter()
+            .find(|c| c.family == Family::HourCache)
+            .map(|c| c.evidence)
+            .unwrap_or_default()
+    }
+
     fn names(p: &Proposal) -> Vec<&str> {
         p.candidates.iter().map(|c| c.name.as_str()).collect()
     }
@@ -1319,6 +1330,11 @@ mod tests {
             ),
             "{}",
             hour.evidence
+        );
+        let hour = hour_evidence(&e);
+        assert!(
+            hour.ends_with("It changes the 2 sessions at Anthropic whose cache lives less than an hour, and leaves none (none has a cache living an hour already, none ran on OpenAI's API)."),
+            "{hour}"
         );
         assert!(names(&p).contains(&"clear after a 300 s pause (the cache TTL)"));
         // The same pauses in sessions on OpenAI's API: no Anthropic 1-hour cache.
