@@ -323,7 +323,10 @@ fn the_files_and_the_edits_file_a_person_reads() {
         text.contains("# Evaluated: 1st of 10 by cost; saves 62.4 % of the summed cost (252,000)")
     );
     assert!(text.contains("compact = { above_context_tokens = 50000, summary_tokens = 4000 }"));
-    assert!(text.contains("cache = { ttl_s = 3600, write = 2.0 }"));
+    // The 1-hour cache only where it lengthens the cache, only at Anthropic.
+    assert!(text.contains(
+        "cache = { ttl_s = 3600, write = 2.0, only_longer = true, providers = [\"anthropic\"] }"
+    ));
     // The JSON holds the same text; --no-write writes nothing.
     let nothing = tempfile::tempdir().unwrap();
     let r: Value = serde_json::from_str(&suggest(

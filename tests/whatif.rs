@@ -247,6 +247,108 @@ fn a_one_hour_cache_keeps_the_prefix_over_a_ten_minute_pause() {
     assert!(study.edited[1].whatif.trace_unchanged.is_some());
 }
 
+/// The 1-hour cache as `simulate suggest` proposes it: only where the session's cache lives
+/// less than an hour, only at Anthropic.
+const HOUR_ONLY_LONGER: &str = "[[edit]]\nname = \"1-hour cache\"\ncache = { ttl_s = 3600, write = 2.0, only_longer = true, providers = [\"anthropic\"] }\n[[edit]]\nname = \"1-hour cache, everywhere\"\ncache = { ttl_s = 3600, write = 2.0 }\n";
+
+#[test]
+fn an_only_longer_anthropic_hour_cache_changes_only_the_sessions_it_would_help() {
+    // The pause trace at 300 s: as above, 28,600 → 26,100, a saving of 2,500, with either
+    // edit.
+    let s = scenario(&format!("{PAUSE}{HOUR_ONLY_LONGER}"));
+    let e = nominal(&s);
+    close(e.baseline.cost, 28_600.0);
+    close(e.edits[0].outcome.cost, 26_100.0);
+    close(e.edits[0].cost_saving.saved, 2_500.0);
+    close(e.edits[1].cost_saving.saved, 2_500.0);
+    assert!(Study::new(&s).unwrap().edit_notes[0].is_empty());
+
+    // A fitted lifetime of an hour, its writes at the 5-minute price: call 1 writes 10,000
+    // (12,500), call 2 reads 10,000 over the pause and writes 1,000 (1,000 + 1,250), call 3
+    // reads 11,000 and writes 1,000 (1,100 + 1,250): 17,100. The edit leaves it (saving 0,
+    // said); the same terms everywhere would price its writes at 2 (26,100: −9,000).
+    let s = scenario(&format!(
+        "{}{HOUR_ONLY_LONGER}",
+        PAUSE.replace("ttl_s = 300", "ttl_s = 3600")
+    ));
+    let e = nominal(&s);
+    close(e.baseline.cost, 17_100.0);
+    close(e.edits[0].outcome.cost, 17_100.0);
+    close(e.edits[0].cost_saving.saved, 0.0);
+    close(e.edits[1].cost_saving.saved, -9_000.0);
+    let study = Study::new(&s).unwrap();
+    assert_eq!(
+        study.edit_notes[0],
+        vec![
+            "cache: the cache already lives 3,600 s, at least the edit's ttl_s = 3,600 (only_longer): the step changes nothing"
+        ]
+    );
+    assert!(study.edited[0].whatif.is_none());
+    // Longer still (7,200 s): never shortened; the same terms everywhere would shorten it.
+    let s = scenario(&format!(
+        "{}{HOUR_ONLY_LONGER}",
+        PAUSE.replace("ttl_s = 300", "ttl_s = 7200")
+    ));
+    close(nominal(&s).edits[0].cost_saving.saved, 0.0);
+
+    // At OpenAI (no write premium): 10,000, then 11,000 written again after the pause, then
+    // 1,100 + 1,000: 23,100. The edit leaves it (said); everywhere, writes at 2 and an
+    // hour's lifetime: 20,000 + 3,000 + 3,100 = 26,100 (−3,000).
+    let openai = PAUSE.replace("write = 1.25", "write = 1.0").replace(
+        "[price]",
+        "[import]\nformat = \"codex\"\nfile = \"rollout.jsonl\"\nconvention = \"openai\"\n[price]",
+    );
+    let s = scenario(&format!("{openai}{HOUR_ONLY_LONGER}"));
+    let e = nominal(&s);
+    close(e.baseline.cost, 23_100.0);
+    close(e.edits[0].cost_saving.saved, 0.0);
+    close(e.edits[1].cost_saving.saved, -3_000.0);
+    assert_eq!(
+        Study::new(&s).unwrap().edit_notes[0],
+        vec![
+            "cache: these calls ran on OpenAI's API (convention openai), which providers = [\"anthropic\"] leaves out: the step changes nothing"
+        ]
+    );
+}
+
+#[test]
+fn only_longer_and_providers_are_checked_where_they_are_written() {
+    let with = |edit: &str| format!("{PAUSE}[[edit]]\nname = \"e\"\n{edit}\n");
+    let e = error(&with("cache = { write = 2.0, only_longer = true }"));
+    assert!(
+        e.contains("cache.only_longer") && e.contains("add ttl_s"),
+        "{e}"
+    );
+    let e = error(&with("cache = { ttl_s = 3600, only_longer = \"yes\" }"));
+    assert!(
+        e.contains("only_longer") && e.contains("true or false"),
+        "{e}"
+    );
+    let e = error(&with(
+        "cache = { ttl_s = 3600, providers = [\"Anthropic\"] }",
+    ));
+    assert!(
+        e.contains("cache.providers")
+            && e.contains("\"Anthropic\" is not a provider: give anthropic or openai"),
+        "{e}"
+    );
+    let e = error(&with("cache = { ttl_s = 3600, providers = [] }"));
+    assert!(e.contains("providers = [] changes no run"), "{e}");
+    let e = error(&with(
+        "cache = { ttl_s = 3600, providers = [\"openai\", \"openai\"] }",
+    ));
+    assert!(e.contains("names openai twice"), "{e}");
+    let e = error(&with(
+        "cache = { retention = \"24h\", providers = [\"openai\"] }",
+    ));
+    assert!(e.contains("give it without providers"), "{e}");
+    // Written by hand, a scenario names no provider: it takes the edit.
+    let s = scenario(&with(
+        "cache = { ttl_s = 3600, write = 2.0, providers = [\"openai\"] }",
+    ));
+    close(nominal(&s).edits[0].cost_saving.saved, 2_500.0);
+}
+
 #[test]
 fn a_model_edit_prices_with_the_targets_terms_and_minimum() {
     // Sonnet 4.5 (min 1,024, $3/M) to Haiku 4.5 (min 4,096, $1/M): B = 3,000, calls of

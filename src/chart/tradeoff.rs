@@ -8,6 +8,7 @@
 //! them, docs/model.md §4), else a percentage of the summed baseline cost in input-token
 //! equivalents; the axis says which.
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::{
     ChartBuilder, Circle, Color, IntoDrawingArea, PathElement, Rectangle, SVGBackend, Text,
 };
@@ -271,7 +272,7 @@ fn legend(chart: &TradeoffChart) -> Vec<Entry> {
     }
     if let Some((_, label)) = &chart.bound {
         entries.push(
-            Entry::new(Key::Line(INK, 1), label.clone())
+            Entry::new(Key::MarkedLine(INK, 1, BOUND_MARK), label.clone())
                 .with_note("dashed: the upper bound (cache = { avoid = [every class] })"),
         );
     }
@@ -358,18 +359,15 @@ fn place_labels(
     out
 }
 
-/// A dashed horizontal rule at `y` from `x_lo` to `x_hi`: the bound.
-fn dashed(x_lo: f64, x_hi: f64, y: f64) -> Vec<PathElement<(f64, f64)>> {
-    const DASHES: usize = 60;
-    let step = (x_hi - x_lo) / DASHES as f64;
-    (0..DASHES)
-        .step_by(2)
-        .map(|k| {
-            let a = x_lo + step * k as f64;
-            PathElement::new(vec![(a, y), (a + step, y)], INK.stroke_width(1))
-        })
-        .collect()
+/// A dashed horizontal rule at `y` from `x_lo` to `x_hi`: the bound, with the dash and gap
+/// of the legend's sample ([`BOUND_MARK`]), in px, so the two look alike.
+fn dashed(x_lo: f64, x_hi: f64, y: f64) -> DashedPathElement<std::vec::IntoIter<(f64, f64)>, u32> {
+    let (on, off) = style::dashes(BOUND_MARK).unwrap_or((1, 0));
+    DashedPathElement::new(vec![(x_lo, y), (x_hi, y)], on, off, INK.stroke_width(1))
 }
+
+/// The bound's line as the legend and the plot draw it.
+const BOUND_MARK: style::Mark = style::Mark::Dashed;
 
 /// Renders the chart as SVG text.
 pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
@@ -430,7 +428,8 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
         ])
         .map_err(&err)?;
         if let Some((y, _)) = &chart.bound {
-            plot.draw_series(dashed(x_lo, x_hi, *y)).map_err(&err)?;
+            plot.draw_series(std::iter::once(dashed(x_lo, x_hi, *y)))
+                .map_err(&err)?;
         }
         // The front's band, under everything else.
         plot.draw_series([PathElement::new(

@@ -228,6 +228,8 @@ fn example(key: &str) -> Option<&'static str> {
         "read" => "read = 0.1",
         "write" => "write = 1.25",
         "ttl_s" => "ttl_s = 300",
+        "only_longer" => "only_longer = true",
+        "providers" => "providers = [\"anthropic\"]",
         "min_tokens" => "min_tokens = 1024",
         "preset" => "preset = \"anthropic-5m\"",
         "input" => "input = 3.0",

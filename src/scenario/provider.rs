@@ -83,10 +83,22 @@ impl Provider {
     }
 
     fn convention(self) -> &'static str {
+        self.key()
+    }
+
+    /// The word a cache edit's `providers` and a call's `convention` use.
+    pub fn key(self) -> &'static str {
         match self {
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
         }
+    }
+
+    /// The provider a word names.
+    pub fn parse(word: &str) -> Option<Provider> {
+        [Provider::Anthropic, Provider::OpenAi]
+            .into_iter()
+            .find(|p| p.key() == word)
     }
 }
 

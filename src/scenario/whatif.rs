@@ -65,6 +65,17 @@ pub struct CacheChange {
     /// `avoid = ["ttl", …]`: the run priced as if the cache breaks of these classes had not
     /// happened (docs/model.md §9): an upper bound on what any schedule can save.
     pub avoid: Vec<&'static str>,
+    /// `only_longer = true`: the step applies only to a run whose cache lives less than
+    /// `ttl_s` (its own `[cache] ttl_s`, fitted or a `-1h` preset's, or an earlier step's);
+    /// a run whose cache already lives `ttl_s` or longer is left unchanged (and said), its
+    /// lifetime never shortened. Default false: every run takes the terms.
+    pub only_longer: bool,
+    /// `providers = ["anthropic"]`: the providers whose calls the step changes (their
+    /// write price is that provider's: Anthropic's 1-hour cache writes cost 2× input,
+    /// OpenAI has no write premium). A run whose calls ran on another provider is left
+    /// unchanged (and said); a run that names no provider (written by hand) takes it.
+    /// None: every provider.
+    pub providers: Option<Vec<super::provider::Provider>>,
 }
 
 /// The break classes `cache = { avoid = [...] }` takes, and what avoiding each changes in

@@ -5,7 +5,8 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-/// `cache = { preset, read, write, ttl_s, min_tokens, traces }` in an edit.
+/// `cache = { preset, read, write, ttl_s, min_tokens, traces, avoid, only_longer,
+/// providers }` in an edit.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CacheEditFile {
@@ -19,6 +20,10 @@ pub struct CacheEditFile {
     pub retention: Option<Spanned<String>>,
     /// Break classes priced as if they had not happened (docs/model.md §9, `avoid`).
     pub avoid: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `true`: only where the run's cache lives less than `ttl_s` (docs/model.md §9).
+    pub only_longer: Option<Spanned<bool>>,
+    /// The providers whose runs the step changes (`anthropic`, `openai`).
+    pub providers: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `model = { to, tokens_factor, select }` in an edit.

@@ -104,6 +104,8 @@ pub struct PartUse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct OpenAi {
     pub sessions: usize,
+    /// Of them, those without a `[cache]`.
+    pub uncached: usize,
     /// The context each call from the second on reads, as [`Evidence::contexts`].
     pub contexts: Vec<f64>,
     /// The 90th percentile (nearest rank) of these sessions' B: a compaction threshold at or
@@ -266,7 +268,10 @@ impl Gatherer {
             .any(|p| p.provider == Provider::OpenAi);
         // Pauses against the session's own cache TTL.
         match &s.cache {
-            None => self.uncached += 1,
+            None => {
+                self.uncached += 1;
+                self.openai.uncached += usize::from(on_openai);
+            }
             Some(cache) => {
                 let over: Vec<f64> = s
                     .calls

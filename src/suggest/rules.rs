@@ -911,7 +911,11 @@ fn openai_compaction(e: &Evidence, p: &mut Proposal) {
 }
 
 /// A 1-hour TTL where the pauses longer than the cache's TTL are mostly up to an hour
-/// (Anthropic's 1-hour cache: sessions on OpenAI's API are left to [`retention`]).
+/// (Anthropic's 1-hour cache: sessions on OpenAI's API are left to [`retention`]). The edit
+/// changes only the sessions at Anthropic whose cache lives less than an hour
+/// (`only_longer`, `providers`): one whose fitted or logged lifetime is an hour already
+/// would otherwise be shortened to it and pay the 1-hour write price for nothing, and one
+/// on OpenAI's API would be given a write premium its provider does not charge.
 fn hour_cache(e: &Evidence, p: &mut Proposal) {
     let shorter: Vec<_> = e
         .anthropic_pauses
@@ -953,16 +957,41 @@ fn hour_cache(e: &Evidence, p: &mut Proposal) {
         return;
     }
     p.find(Family::HourCache, format!("{text}: a 1-hour cache"));
+    // The sessions the edit leaves: `only_longer` those whose cache lives an hour already,
+    // `providers` those on OpenAI's API; and, as every cache edit, those without a cache.
+    let longer: usize = e
+        .anthropic_pauses
+        .iter()
+        .filter(|x| x.ttl_s >= HOUR_S)
+        .map(|x| x.sessions_with_ttl)
+        .sum();
+    let uncached = e.uncached_sessions - e.openai.uncached;
+    let leaves: Vec<String> = [
+        (longer, "whose cache already lives an hour or longer"),
+        (e.openai.sessions, "not at Anthropic (on OpenAI's API)"),
+        (uncached, "without a cache"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{} {what}", grouped(n as f64, 0)))
+    .collect();
+    let left = if leaves.is_empty() {
+        "leaves none (none has a cache living an hour already, none ran on OpenAI's API)"
+            .to_string()
+    } else {
+        format!("leaves as they are {}", and_list(&leaves))
+    };
     p.candidates.push(Candidate {
         name: "1-hour cache".into(),
         family: Family::HourCache,
         action: format!(
-            "cache = {{ ttl_s = {}, write = {} }}",
+            "cache = {{ ttl_s = {}, write = {}, only_longer = true, providers = [\"anthropic\"] }}",
             toml_number(HOUR_S),
             ryu::Buffer::new().format(HOUR_WRITE)
         ),
         evidence: format!(
-            "{text}: a cache living an hour (its writes at {HOUR_WRITE}× input, Anthropic's 1-hour price) keeps the prefix over them."
+            "{text}: a cache living an hour (its writes at {HOUR_WRITE}× input, Anthropic's 1-hour price) keeps the prefix over them. It changes the {} at Anthropic whose cache lives less than an hour, and {left}.",
+            plural(sessions, "session", "sessions"),
         ),
         parameters: Parameters {
             ttl_s: Some(HOUR_S),
@@ -971,6 +1000,14 @@ fn hour_cache(e: &Evidence, p: &mut Proposal) {
         series: None,
         point_label: "1 h".into(),
     });
+}
+
+/// `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.join(""),
+    }
 }
 
 /// OpenAI's extended prompt-cache retention (24 hours, same prices) for the sessions on
@@ -1163,6 +1200,16 @@ mod tests {
         }
     }
 
+    /// The 1-hour cache candidate's evidence.
+    fn hour_evidence(e: &Evidence) -> String {
+        propose(e)
+            .candidates
+            .into_iter()
+            .find(|c| c.family == Family::HourCache)
+            .map(|c| c.evidence)
+            .unwrap_or_default()
+    }
+
     fn names(p: &Proposal) -> Vec<&str> {
         p.candidates.iter().map(|c| c.name.as_str()).collect()
     }
@@ -1254,6 +1301,41 @@ mod tests {
         e.anthropic_pauses = e.pauses.clone();
         let p = propose(&e);
         assert!(names(&p).contains(&"1-hour cache"));
+        // Only where it lengthens the cache, only at Anthropic; the evidence counts the
+        // sessions it changes and those it leaves.
+        let mut counted = e.clone();
+        counted.anthropic_pauses.push(Pauses {
+            ttl_s: 3_600.0,
+            sessions_with_ttl: 3,
+            over_ttl: 1,
+            within_hour: 0,
+            sessions: 1,
+        });
+        counted.openai.sessions = 4;
+        counted.openai.uncached = 1;
+        counted.uncached_sessions = 2;
+        let p = propose(&counted);
+        let hour = p
+            .candidates
+            .iter()
+            .find(|c| c.name == "1-hour cache")
+            .unwrap();
+        assert_eq!(
+            hour.action,
+            "cache = { ttl_s = 3600, write = 2.0, only_longer = true, providers = [\"anthropic\"] }"
+        );
+        assert!(
+            hour.evidence.ends_with(
+                "It changes the 2 sessions at Anthropic whose cache lives less than an hour, and leaves as they are 3 whose cache already lives an hour or longer, 4 not at Anthropic (on OpenAI's API) and 1 without a cache."
+            ),
+            "{}",
+            hour.evidence
+        );
+        let hour = hour_evidence(&e);
+        assert!(
+            hour.ends_with("It changes the 2 sessions at Anthropic whose cache lives less than an hour, and leaves none (none has a cache living an hour already, none ran on OpenAI's API)."),
+            "{hour}"
+        );
         assert!(names(&p).contains(&"clear after a 300 s pause (the cache TTL)"));
         // The same pauses in sessions on OpenAI's API: no Anthropic 1-hour cache.
         e.anthropic_pauses.clear();

@@ -3,8 +3,10 @@
 
 use super::{Scope, WhatIf};
 use crate::cache::models::{self, ONE_HOUR_S};
+use crate::number::grouped;
 use crate::pricing::{self, Pricing};
 use crate::run::EditError;
+use crate::scenario::provider::Providers;
 use crate::scenario::{CacheChange, ModelChange};
 
 fn error(key: &str, message: String) -> EditError {
@@ -16,7 +18,8 @@ fn error(key: &str, message: String) -> EditError {
 
 /// A `cache` step: the terms it gives replace those of every model the run's calls are
 /// at; a trace kind it does not list, or a scenario without a cache, is left unchanged
-/// (and said).
+/// (and said), and so is a run on a provider its `providers` leaves out, or, with
+/// `only_longer`, a run whose cache already lives `ttl_s` or longer.
 pub(super) fn cache(
     scope: &Scope,
     whatif: &mut WhatIf,
@@ -27,6 +30,10 @@ pub(super) fn cache(
         && !kinds.contains(&scope.trace)
     {
         whatif.trace_unchanged = Some(scope.trace);
+        return Ok(());
+    }
+    if let Some(note) = left_unchanged(scope, whatif, change) {
+        notes.push(note);
         return Ok(());
     }
     let pricing = whatif.pricing.get_or_insert_with(|| scope.pricing.clone());
@@ -69,6 +76,10 @@ pub(super) fn cache(
     };
     let mut refused = None;
     pricing.map_caches(|c| {
+        // Another model's cache already living as long is not shortened either.
+        if change.only_longer && change.ttl_s.is_some_and(|asked| c.ttl_s >= asked) {
+            return;
+        }
         let mut next = c.clone();
         next.read = change.read.unwrap_or(next.read);
         next.write = change.write.unwrap_or(next.write);
@@ -105,6 +116,52 @@ pub(super) fn cache(
         ));
     }
     Ok(())
+}
+
+/// Why a `cache` step leaves this run as it is, as a note, if it does: `providers` leaves
+/// out the provider its calls ran on (as [`Providers`] reads them: a run that names none
+/// takes the step), or, with `only_longer`, its cache already lives the step's `ttl_s` or
+/// longer (its own `[cache] ttl_s`, fitted or a preset's, or what an earlier step set).
+fn left_unchanged(scope: &Scope, whatif: &WhatIf, change: &CacheChange) -> Option<String> {
+    if let Some(wanted) = &change.providers {
+        let providers = Providers::of_calls(
+            scope.calls,
+            scope.import.and_then(|i| i.convention),
+            scope.import.and_then(|i| i.model.as_deref()),
+        );
+        if let Some(other) = providers
+            .seen
+            .iter()
+            .find(|s| !wanted.contains(&s.provider))
+        {
+            let model = other
+                .models
+                .first()
+                .map_or_else(String::new, |m| format!("model {m}, "));
+            let listed: Vec<String> = wanted.iter().map(|p| format!("\"{}\"", p.key())).collect();
+            return Some(format!(
+                "cache: these calls ran on {} ({model}convention {}), which providers = [{}] leaves out: the step changes nothing",
+                other.provider.api(),
+                other.provider.key(),
+                listed.join(", ")
+            ));
+        }
+    }
+    let asked = change.ttl_s.filter(|_| change.only_longer)?;
+    let current = whatif
+        .pricing
+        .as_ref()
+        .unwrap_or(scope.pricing)
+        .main()
+        .cache
+        .as_ref()?;
+    (current.ttl_s >= asked).then(|| {
+        format!(
+            "cache: the cache already lives {} s, at least the edit's ttl_s = {} (only_longer): the step changes nothing",
+            grouped(current.ttl_s, 0),
+            grouped(asked, 0)
+        )
+    })
 }
 
 /// A `model` step: the calls `selected` (by baseline call; None: every call) at the

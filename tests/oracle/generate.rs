@@ -64,6 +64,11 @@ pub fn scenario(seed: u64, options: Options) -> String {
     // A third stream for the fitted cache terms (μ, w), the trace's kind and `avoid`
     // (docs/model.md §4 and §9), so the cases made before them are unchanged.
     let mut fitted = Rng::new(seed ^ 0xA501_D0A5_01D0_A501);
+    // A fourth stream for a cache step's `only_longer` and `providers`, and calls measured
+    // at OpenAI for `providers` to leave out (not beside Anthropic's context editing, which
+    // a scenario of OpenAI calls refuses).
+    let mut hour = Rng::new(seed ^ 0x0001_4004_0001_4004);
+    let openai = hour.chance(0.2) && !options.context_editing;
     let mut t = String::new();
     let base = r.int(2_000, 40_000) as f64 + if r.chance(0.3) { 0.5 } else { 0.0 };
     let rho = *r.pick(&[1.0, 2.5, 3.3, 4.0, 1.7]);
@@ -243,7 +248,8 @@ pub fn scenario(seed: u64, options: Options) -> String {
             writeln!(t, "[call.measured]").unwrap();
             writeln!(t, "input_tokens = {}", r.int(1, 50_000)).unwrap();
             writeln!(t, "output_tokens = {}", r.int(0, 2_000)).unwrap();
-            writeln!(t, "convention = \"anthropic\"").unwrap();
+            let convention = if openai { "openai" } else { "anthropic" };
+            writeln!(t, "convention = \"{convention}\"").unwrap();
         }
         calls.push(Call { id, bytes, segment });
     }
@@ -261,6 +267,7 @@ pub fn scenario(seed: u64, options: Options) -> String {
         options,
         cold: cold_case.then(|| RefCell::new(side)),
         fitted: RefCell::new(fitted),
+        hour: RefCell::new(hour),
     };
     for e in 0..edits {
         let mut current = calls.clone();
@@ -312,6 +319,9 @@ struct Gen {
     cold: Option<RefCell<Rng>>,
     /// The third stream, where a cache step may name break classes to avoid.
     fitted: RefCell<Rng>,
+    /// The fourth stream, where a cache step may apply only where it lengthens the cache's
+    /// lifetime, or only to some providers.
+    hour: RefCell<Rng>,
 }
 
 impl Gen {
@@ -631,6 +641,20 @@ impl Gen {
             return None;
         }
         keys.extend(avoid);
+        let mut h = self.hour.borrow_mut();
+        if keys.iter().any(|k| k.starts_with("ttl_s")) && h.chance(0.35) {
+            keys.push("only_longer = true".to_string());
+        }
+        if h.chance(0.25) {
+            keys.push(
+                h.pick(&[
+                    "providers = [\"anthropic\"]",
+                    "providers = [\"openai\"]",
+                    "providers = [\"openai\", \"anthropic\"]",
+                ])
+                .to_string(),
+            );
+        }
         if r.chance(0.15) {
             keys.push(
                 r.pick(&["traces = [\"main\"]", "traces = [\"subagent\"]"])

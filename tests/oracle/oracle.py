@@ -16,12 +16,14 @@ compare a scenario the oracle does not understand):
   [sweep] (base_tokens, bytes_per_token, cache_read, retry_rate, refetch), [cache] (read, write, ttl_s, min_tokens,
   output, miss_share, warm_share), [import] trace, [price] (input, output, source, or a model of the table below), [[base.part]] (name, tokens, source, tools);
 - calls: id, label, bytes, tokens, kind, tool, input_hash, pinned, segment, gap_s,
-  output_tokens, [call.measured] (its model prices the call, §4);
+  output_tokens, [call.measured] (its model prices the call, §4; its convention is the
+  provider a cache step's `providers` compares);
 - edits: trim, merge, drop, move (by id), clear (§3, and api = "clear_tool_uses_20250919"
   as MODEL §9 describes it: stateless), compact (above_context_tokens or at_percent of
   window_tokens, summary_tokens, keep_calls), at = "cold" in clear and compact
   (docs/model.md §9), base (by_tokens, by_bytes, to_tokens, drop,
-  defer + stub_tokens), cache (ttl_s, write, read, min_tokens, traces, avoid), model (to,
+  defer + stub_tokens), cache (ttl_s, write, read, min_tokens, traces, avoid, only_longer,
+  providers), model (to,
   tokens_factor), and steps of them.
 
 Where MODEL.md is silent, the oracle follows docs/model.md or, failing that, the binary's
@@ -168,6 +170,7 @@ def load(path):
             "gap": float(c.get("gap_s", 0.0)),
             "out": float(c.get("output_tokens", 0.0)),
             "model": measured.get("model"),
+            "convention": measured.get("convention"),
         })
     sc["calls"] = calls
     sc["edits"] = []
@@ -221,6 +224,26 @@ def avoid(sc, run, classes):
             run["cache_edit"]["miss"] = 0.0
         else:
             raise Refused(f"avoid {name!r}")
+
+
+def takes_provider(sc, a):
+    """`providers = [...]` (docs/model.md §9): a run whose calls say they ran on a provider
+    the list leaves out (a measured call's `convention`) is left unchanged; a run whose
+    calls say nothing takes the step."""
+    if "providers" not in a:
+        return True
+    said = {c["convention"] for c in sc["calls"] if c["convention"] is not None}
+    return all(p in a["providers"] for p in said)
+
+
+def lives_longer(sc, run, a):
+    """`only_longer = true` (docs/model.md §9): the run's cache (its [cache] ttl_s, or what an
+    earlier step set) already lives the step's ttl_s or longer: the step leaves it, every
+    term unchanged."""
+    if not a.get("only_longer", False) or not sc["cache"]:
+        return False
+    current = run["cache_edit"].get("ttl", sc["cache"]["ttl"])
+    return current >= float(a["ttl_s"])
 
 
 def apply_steps(sc, steps):
@@ -317,9 +340,11 @@ def apply_steps(sc, steps):
                 run["base_ops"].append(("by_tokens", part["tokens"] - stub))
                 run["defer"] = (a["defer"], part["tokens"], part["tools"])
         elif action == "cache":
-            only(a, ["ttl_s", "write", "read", "min_tokens", "traces", "avoid"], "cache")
+            only(a, ["ttl_s", "write", "read", "min_tokens", "traces", "avoid", "only_longer",
+                     "providers"], "cache")
             kind = "subagent" if sc["trace"] == "subagent" else "main"
-            if kind in a.get("traces", ["main", "subagent"]):
+            if (kind in a.get("traces", ["main", "subagent"]) and takes_provider(sc, a)
+                    and not lives_longer(sc, run, a)):
                 for key, name in [("ttl_s", "ttl"), ("write", "write"), ("read", "read"),
                                   ("min_tokens", "min")]:
                     if key in a:

@@ -6,7 +6,7 @@ use super::{Checker, shown};
 use crate::cache::{models, presets};
 use crate::error::Located;
 use crate::scenario::file::{BaseFile, BaseTableFile, CacheEditFile, ModelEditFile};
-use crate::scenario::provider::{OPENAI_RETENTION, RETENTION_24H_S};
+use crate::scenario::provider::{OPENAI_RETENTION, Provider, RETENTION_24H_S};
 use crate::scenario::published;
 use crate::scenario::{
     Action, BasePart, CacheChange, LabelGlob, ModelChange, PartChange, PartEdit, Terms, TraceKind,
@@ -21,7 +21,8 @@ pub const MAX_TOKENS_FACTOR: f64 = 10.0;
 /// ρ ÷ factor infinite.
 pub const MIN_TOKENS_FACTOR: f64 = 1.0 / MAX_TOKENS_FACTOR;
 
-/// `cache = { preset, read, write, ttl_s, min_tokens, traces }`.
+/// `cache = { preset, read, write, ttl_s, min_tokens, traces, avoid, only_longer,
+/// providers }`.
 pub(super) fn cache_edit(
     ck: &Checker,
     c: &Spanned<CacheEditFile>,
@@ -88,7 +89,20 @@ pub(super) fn cache_edit(
             .transpose()?,
         retention: None,
         avoid: avoid(ck, c, place)?,
+        only_longer: c.only_longer.as_ref().is_some_and(|b| *b.get_ref()),
+        providers: c
+            .providers
+            .as_ref()
+            .map(|p| providers(ck, p, place))
+            .transpose()?,
     };
+    if change.only_longer && change.ttl_s.is_none() {
+        return Err(ck.err(
+            c.only_longer.as_ref().map(|b| b.span()).or(span),
+            &format!("{place}.only_longer"),
+            "only_longer compares each run's cache lifetime with the edit's ttl_s, which it does not give: add ttl_s (cache = { ttl_s = 3600, write = 2.0, only_longer = true }) or a preset with one, or leave only_longer out",
+        ));
+    }
     if [change.read, change.write, change.ttl_s, change.min_tokens]
         .iter()
         .all(Option::is_none)
@@ -152,12 +166,17 @@ fn retention(
         (c.write.is_some(), "write"),
         (c.ttl_s.is_some(), "ttl_s"),
         (c.min_tokens.is_some(), "min_tokens"),
+        (c.providers.is_some(), "providers"),
     ] {
         if given {
             return Err(ck.err(
                 Some(r.span()),
                 &format!("{place}.{key}"),
-                format!("retention sets the cache's lifetime and keeps its prices (OpenAI prices both retention policies alike): give it without {key} (traces may go with it)"),
+                if key == "providers" {
+                    "retention is OpenAI's own: it applies to the calls on OpenAI's API alone already, so give it without providers (traces may go with it)".to_string()
+                } else {
+                    format!("retention sets the cache's lifetime and keeps its prices (OpenAI prices both retention policies alike): give it without {key} (traces may go with it)")
+                },
             ));
         }
     }
@@ -176,6 +195,8 @@ fn retention(
             .transpose()?,
         retention: Some(OPENAI_RETENTION),
         avoid: avoid(ck, c, place)?,
+        only_longer: c.only_longer.as_ref().is_some_and(|b| *b.get_ref()),
+        providers: None,
     }))
 }
 
@@ -214,6 +235,45 @@ fn avoid(ck: &Checker, c: &CacheEditFile, place: &str) -> Result<Vec<&'static st
                 crate::scenario::AVOIDABLE.join(", ")
             ),
         ));
+    }
+    Ok(out)
+}
+
+/// `providers = ["anthropic"]`: known providers (as a call's `convention` names them), each
+/// once.
+fn providers(
+    ck: &Checker,
+    list: &Spanned<Vec<Spanned<String>>>,
+    place: &str,
+) -> Result<Vec<Provider>, Located> {
+    let at = format!("{place}.providers");
+    if list.get_ref().is_empty() {
+        return Err(ck.err(
+            Some(list.span()),
+            &at,
+            "providers = [] changes no run: name anthropic, openai or both, or leave providers out (every provider)",
+        ));
+    }
+    let mut out = Vec::new();
+    for word in list.get_ref() {
+        let Some(provider) = Provider::parse(word.get_ref()) else {
+            return Err(ck.err(
+                Some(word.span()),
+                &at,
+                format!(
+                    "\"{}\" is not a provider: give anthropic or openai (as a call's measured convention names them), e.g. providers = [\"anthropic\"]",
+                    shown(word.get_ref())
+                ),
+            ));
+        };
+        if out.contains(&provider) {
+            return Err(ck.err(
+                Some(word.span()),
+                &at,
+                format!("names {} twice; list each provider once", provider.key()),
+            ));
+        }
+        out.push(provider);
     }
     Ok(out)
 }
