@@ -171,4 +171,3 @@ impl Evidence {
         g.finish()
     }
 }
-

@@ -69,7 +69,13 @@ fn session(i: usize, r: &mut Sequence) -> Scenario {
         }
     }
     for c in 0..3 + r.next(12) {
-        let tool = r.pick(&["Bash", "Read", "WebFetch", "mcp__github__get", "mcp__jira__get"]);
+        let tool = r.pick(&[
+            "Bash",
+            "Read",
+            "WebFetch",
+            "mcp__github__get",
+            "mcp__jira__get",
+        ]);
         text += &format!(
             "\n[[call]]\nid = \"c{c}\"\ntool = \"{tool}\"\nbytes = {}\ninput_hash = \"h{}\"\ngap_s = {}\n",
             r.next(8) * 1_000 + r.next(3),
@@ -104,7 +110,11 @@ fn shards_merged_in_any_order_are_the_evidence_in_name_order() {
     let all = sessions();
     let expected = gather(&all.iter().collect::<Vec<_>>()).finish();
     // The splits would prove little if the evidence had nothing that depends on order.
-    assert!(expected.compactions.len() >= 2, "{:?}", expected.compactions);
+    assert!(
+        expected.compactions.len() >= 2,
+        "{:?}",
+        expected.compactions
+    );
     assert_eq!(expected.parts.len(), 2);
     assert!(expected.openai.without_retention.len() >= 2);
     assert!(expected.tools.iter().any(|t| t.searches > 0));
@@ -159,7 +169,10 @@ fn bad_evidence_files_are_refused_naming_the_file() {
         .unwrap_err()
         .to_string();
     assert!(err.starts_with("shard-2.json:1:"), "{err}");
-    assert!(err.contains("not the evidence `simulate suggest` gathers"), "{err}");
+    assert!(
+        err.contains("not the evidence `simulate suggest` gathers"),
+        "{err}"
+    );
     let all = sessions();
     let mut g = gather(&all.iter().collect::<Vec<_>>());
     g.without_retention_first.pop();

@@ -31,7 +31,11 @@ fn key(x: f64) -> u64 {
 
 /// The value of a [`key`].
 fn value(key: u64) -> f64 {
-    f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })
+    f64::from_bits(if key >> 63 == 1 {
+        key & !(1 << 63)
+    } else {
+        !key
+    })
 }
 
 /// A finished multiset: the values ascending (by `total_cmp`), each with its count.
@@ -371,7 +375,11 @@ mod tests {
     fn bad_lists_are_refused_with_why() {
         let one = 1.0f64.to_bits();
         let two = 2.0f64.to_bits();
-        let read = |text: String| serde_json::from_str::<Values>(&text).unwrap_err().to_string();
+        let read = |text: String| {
+            serde_json::from_str::<Values>(&text)
+                .unwrap_err()
+                .to_string()
+        };
         assert!(read(format!("[[{two},1],[{one},1]]")).contains("values out of order: 1 after 2"));
         assert!(read(format!("[[{one},1],[{one},1]]")).contains("values out of order"));
         assert!(read(format!("[[{one},0]]")).contains("value 1 with a count of 0"));
