@@ -146,7 +146,11 @@ impl FromIterator<f64> for Values {
 
 impl Serialize for Values {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_runs(s, self.runs.len(), self.runs.iter().copied())
+        let mut seq = s.serialize_seq(Some(self.runs.len()))?;
+        for &(k, count) in &self.runs {
+            seq.serialize_element(&(value(k).to_bits(), count))?;
+        }
+        seq.end()
     }
 }
 
@@ -180,19 +184,6 @@ impl<'de> Deserialize<'de> for Values {
         }
         Ok(values)
     }
-}
-
-/// Writes `(key, count)` runs as `[bits, count]` pairs.
-fn serialize_runs<S: Serializer>(
-    s: S,
-    len: usize,
-    runs: impl Iterator<Item = (u64, u64)>,
-) -> Result<S::Ok, S::Error> {
-    let mut seq = s.serialize_seq(Some(len))?;
-    for (k, count) in runs {
-        seq.serialize_element(&(value(k).to_bits(), count))?;
-    }
-    seq.end()
 }
 
 /// A multiset being gathered: finished runs, and the values added since, unsorted, merged
@@ -256,15 +247,28 @@ impl PartialEq for Tally {
     }
 }
 
-/// As the [`Values`] it would finish as (the pending values merged into a copy).
+/// As the [`Values`] it would finish as: the pending values sorted apart and merged with
+/// the runs as they are written (no copy of the runs).
 impl Serialize for Tally {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.pending.is_empty() {
-            return self.values.serialize(s);
+        let pending = sorted_runs(&mut self.pending.clone());
+        let (runs, mut i, mut j) = (&self.values.runs, 0, 0);
+        let merged = std::iter::from_fn(|| {
+            let next = match (runs.get(i), pending.get(j)) {
+                (Some(&(a, m)), Some(&(b, n))) if a == b => (a, m + n),
+                (Some(&a), Some(&b)) => a.min(b),
+                (Some(&a), None) | (None, Some(&a)) => a,
+                (None, None) => return None,
+            };
+            i += usize::from(runs.get(i).is_some_and(|r| r.0 == next.0));
+            j += usize::from(pending.get(j).is_some_and(|r| r.0 == next.0));
+            Some(next)
+        });
+        let mut seq = s.serialize_seq(None)?;
+        for (k, count) in merged {
+            seq.serialize_element(&(value(k).to_bits(), count))?;
         }
-        let mut copy = self.values.clone();
-        copy.merge_runs(&sorted_runs(&mut self.pending.clone()));
-        copy.serialize(s)
+        seq.end()
     }
 }
 
