@@ -4,12 +4,17 @@
 /// Nearest-rank percentile of ascending `sorted`: the value at rank `⌈p/100 · N⌉` (at least
 /// 1). None for an empty list.
 pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
+    sorted.get(rank(sorted.len(), p)? - 1).copied()
+}
+
+/// The nearest rank of percentile `p` among `n` values, 1-based: `⌈p/100 · n⌉` clamped to
+/// `1..=n`. None when `n` is 0. Shared with the evidence's multisets
+/// (`suggest::evidence::Values`), so both pick the same value.
+pub fn rank(n: usize, p: f64) -> Option<usize> {
     if n == 0 {
         return None;
     }
-    let rank = (p / 100.0 * n as f64).ceil().clamp(1.0, n as f64) as usize;
-    sorted.get(rank - 1).copied()
+    Some((p / 100.0 * n as f64).ceil().clamp(1.0, n as f64) as usize)
 }
 
 #[cfg(test)]

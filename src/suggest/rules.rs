@@ -5,8 +5,7 @@
 //! Every threshold a rule uses is a constant here, named and documented, so the
 //! docs, the table and the tests read the same numbers.
 
-use super::evidence::{Evidence, HOUR_S, ToolOutputs};
-use crate::history::percentile::nearest_rank;
+use super::evidence::{Evidence, HOUR_S, ToolOutputs, Values};
 use crate::number::{grouped, plural};
 use serde::Serialize;
 
@@ -290,9 +289,9 @@ pub fn toml_string(text: &str) -> String {
     out
 }
 
-/// Nearest-rank percentile `p` of ascending `sorted` (0 when empty).
-fn percentile(sorted: &[f64], p: u32) -> f64 {
-    nearest_rank(sorted, f64::from(p)).unwrap_or(0.0)
+/// Nearest-rank percentile `p` of `values` (0 when empty).
+fn percentile(values: &Values, p: u32) -> f64 {
+    values.nearest_rank(f64::from(p)).unwrap_or(0.0)
 }
 
 fn bytes(x: f64) -> String {
@@ -310,7 +309,7 @@ fn sizes_line(t: &ToolOutputs) -> String {
         bytes(percentile(s, 50)),
         grouped(percentile(s, 75), 0),
         grouped(percentile(s, 90), 0),
-        grouped(s.last().copied().unwrap_or(0.0), 0)
+        grouped(s.largest().unwrap_or(0.0), 0)
     )
 }
 
@@ -344,7 +343,7 @@ fn caps(e: &Evidence, p: &mut Proposal) {
             continue;
         }
         let (median, p90) = (percentile(s, 50), percentile(s, 90));
-        let largest = s.last().copied().unwrap_or(0.0);
+        let largest = s.largest().unwrap_or(0.0);
         if p90 < CAP_LARGE_BYTES {
             small.push(format!("{} ({})", t.tool, grouped(p90, 0)));
             continue;
@@ -374,7 +373,7 @@ fn caps(e: &Evidence, p: &mut Proposal) {
                 continue;
             }
             last = Some(at);
-            let cut = s.iter().filter(|&&x| x > at).count();
+            let cut = s.count_above(at);
             proposed.push(format!("p{q} ({})", bytes(at)));
             // Search results are left to the API: the cap selects the tool's own results.
             let kind = if t.searches > 0 {
@@ -615,11 +614,11 @@ fn idle_clearing(e: &Evidence, p: &mut Proposal) {
     }
 }
 
-/// The context triggers found in `contexts` (ascending): their percentiles, rounded, with
-/// `extra` (a default), each below the largest context (else it never fires) and at least
-/// `floor`; ascending, distinct.
-pub(crate) fn triggers(contexts: &[f64], extra: Option<f64>, floor: f64) -> Vec<f64> {
-    let largest = contexts.last().copied().unwrap_or(0.0);
+/// The context triggers found in `contexts`: their percentiles, rounded, with `extra` (a
+/// default), each below the largest context (else it never fires) and at least `floor`;
+/// ascending, distinct.
+pub(crate) fn triggers(contexts: &Values, extra: Option<f64>, floor: f64) -> Vec<f64> {
+    let largest = contexts.largest().unwrap_or(0.0);
     let mut t: Vec<f64> = CONTEXT_PERCENTILES
         .iter()
         .map(|&q| {
@@ -635,14 +634,14 @@ pub(crate) fn triggers(contexts: &[f64], extra: Option<f64>, floor: f64) -> Vec<
 }
 
 /// `the calls read a median of 48,000 tokens (p75 …, p90 …, largest …)`.
-fn contexts_line(c: &[f64]) -> String {
+fn contexts_line(c: &Values) -> String {
     format!(
         "the {} after each session's first read a median of {} est. tokens of context (p75 {}, p90 {}, largest {})",
         plural(c.len(), "call", "calls"),
         grouped(percentile(c, 50), 0),
         grouped(percentile(c, 75), 0),
         grouped(percentile(c, 90), 0),
-        grouped(c.last().copied().unwrap_or(0.0), 0)
+        grouped(c.largest().unwrap_or(0.0), 0)
     )
 }
 
@@ -704,7 +703,7 @@ fn context_editing(e: &Evidence, p: &mut Proposal) {
             } else {
                 format!("context editing at {}, keep {keep}", grouped(trigger, 0))
             };
-            let affected = e.contexts.iter().filter(|&&c| c > trigger).count();
+            let affected = e.contexts.count_above(trigger);
             p.candidates.push(Candidate {
                 name,
                 family: Family::ContextEditing,
@@ -744,8 +743,7 @@ fn summary_size(e: &Evidence) -> SummarySize {
             ),
         };
     }
-    let mut tokens: Vec<f64> = e.compactions.iter().map(|c| c.summary_tokens()).collect();
-    tokens.sort_by(f64::total_cmp);
+    let tokens: Values = e.compactions.iter().map(|c| c.summary_tokens()).collect();
     let median = percentile(&tokens, 50).round().max(1.0);
     let list: Vec<String> = e
         .compactions
@@ -818,7 +816,7 @@ fn compaction(e: &Evidence, p: &mut Proposal) {
         format!("{text}: thresholds {}", listed.join(", ")),
     );
     for &x in &thresholds {
-        let affected = e.contexts.iter().filter(|&&c| c > x).count();
+        let affected = e.contexts.count_above(x);
         p.candidates.push(Candidate {
             name: format!("compact above {} tokens", grouped(x, 0)),
             family: Family::Compaction,
@@ -882,7 +880,7 @@ fn openai_compaction(e: &Evidence, p: &mut Proposal) {
         format!("{text}: thresholds {}", listed.join(", ")),
     );
     for &x in &thresholds {
-        let affected = o.contexts.iter().filter(|&&c| c > x).count();
+        let affected = o.contexts.count_above(x);
         p.candidates.push(Candidate {
             name: format!("OpenAI compaction above {} tokens", grouped(x, 0)),
             family: Family::Compaction,
@@ -1181,7 +1179,7 @@ mod tests {
             repeats: Vec::new(),
             pauses: Vec::new(),
             uncached_sessions: 0,
-            contexts: Vec::new(),
+            contexts: Values::default(),
             base_p90: 0.0,
             anthropic_pauses: Vec::new(),
             openai: Default::default(),
@@ -1193,7 +1191,7 @@ mod tests {
     fn tool(name: &str, sizes: &[f64]) -> ToolOutputs {
         ToolOutputs {
             tool: name.into(),
-            sizes: sizes.to_vec(),
+            sizes: sizes.iter().copied().collect(),
             sessions: 1,
             searches: 0,
             pinned: 0,
@@ -1262,9 +1260,10 @@ mod tests {
         let mut e = evidence();
         // p50 (rank 5) 52,400 → 50,000; p75 (rank 8) 77,600 → 80,000; p90 (rank 9)
         // 91,000 → 90,000; 100,000 is above the largest.
-        e.contexts = vec![
+        let mut contexts = vec![
             10e3, 20e3, 30e3, 40e3, 52.4e3, 60e3, 70e3, 77.6e3, 91e3, 99e3,
         ];
+        e.contexts = contexts.iter().copied().collect();
         assert_eq!(
             triggers(&e.contexts, Some(API_CLEAR_TRIGGER), 0.0),
             vec![50e3, 80e3, 90e3]
@@ -1282,7 +1281,8 @@ mod tests {
         assert_eq!(clears.count(), 9);
         assert!(names(&p).contains(&"compact above 80,000 tokens"));
         // With a context past 100,000 the API's defaults are proposed under their name.
-        e.contexts.push(120e3);
+        contexts.push(120e3);
+        e.contexts = contexts.into_iter().collect();
         let p = propose(&e);
         assert!(names(&p).contains(&"context editing: API defaults (100,000, keep 3)"));
     }
@@ -1429,9 +1429,11 @@ mod tests {
         e.openai.sessions = 2;
         // p50 (rank 5) 52,400 → 50,000 (not above B + S = 48,000 + 4,000); p75 (rank 8)
         // 80,000; p90 (rank 9) 90,000.
-        e.openai.contexts = vec![
+        e.openai.contexts = [
             10e3, 20e3, 30e3, 40e3, 52.4e3, 60e3, 70e3, 77.6e3, 91e3, 199e3,
-        ];
+        ]
+        .into_iter()
+        .collect();
         e.openai.base_p90 = 48_000.0;
         e.openai.over_ttl = 3;
         e.openai.within_day = 3;

@@ -1,208 +1,64 @@
-//! What the sessions show that an edit could act on (docs/model.md §9, "Suggested edits"):
-//! each tool's output sizes, repeated inputs, pauses against the cache TTL, the contexts
-//! the calls read, the compactions the logs recorded and the base's named parts. Pure
-//! arithmetic over the scenarios; the rules in `rules` turn it into candidate edits.
+//! The evidence gathered one session at a time, in any order, and from shards merged in
+//! any order: what a pass over every session in name order would have found.
 
-use crate::history::files::Loaded;
+use super::{Compaction, Evidence, HOUR_S, OpenAi, PartUse, Pauses, Repeats, Tally, ToolOutputs};
 use crate::report::Sources;
 use crate::run::Run;
 use crate::scenario::Scenario;
 use crate::scenario::provider::{self, Provider, Providers};
 use rustc_hash::FxHashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// One hour, in seconds: the longer prompt-cache lifetime (docs/model.md §4, §9).
-pub const HOUR_S: f64 = 3_600.0;
-
-/// Every output size of one tool, over all sessions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolOutputs {
-    pub tool: String,
-    /// Result bytes of each call of the tool that has some, ascending.
-    pub sizes: Vec<f64>,
-    /// Sessions with such a call.
-    pub sessions: usize,
-    /// Its calls whose result is a server-side search result (kind `web_search`): sent
-    /// back as received, it cannot be replaced, so `sizes` leaves them out and a cap of the
-    /// tool selects `kind = "tool"` (and `sizes` then has only that kind's).
-    pub searches: usize,
-    /// Its pinned calls (not searches): a selector cannot leave them out, so a tool with
-    /// any is not capped.
-    pub pinned: usize,
-}
-
-/// Calls of one tool whose input an earlier call of the same session had (`input_hash`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Repeats {
-    pub tool: String,
-    /// Calls repeating an earlier input.
-    pub calls: usize,
-    /// Of them, those whose result has the same bytes as the first call with that input (a
-    /// re-read that most likely found the same thing; the others saw something new).
-    pub same_size: usize,
-    /// Sessions with a repeat.
-    pub sessions: usize,
-}
-
-/// Pauses in the sessions whose cache lives `ttl_s`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Pauses {
-    pub ttl_s: f64,
-    /// Sessions with a `[cache]` of this TTL.
-    pub sessions_with_ttl: usize,
-    /// Pauses before a call (from the second) longer than the TTL: the cache expired.
-    pub over_ttl: usize,
-    /// Of them, pauses of at most an hour (a 1-hour cache would have kept the prefix).
-    pub within_hour: usize,
-    /// Sessions with such a pause.
-    pub sessions: usize,
-}
-
-/// A compaction a log recorded, starting the trace of `session`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Compaction {
-    pub session: String,
-    /// The summary's text, UTF-8 bytes (`[import] compaction_summary_bytes`).
-    pub summary_bytes: u64,
-    /// The trace's nominal ρ and where it came from.
-    pub bytes_per_token: f64,
-    pub bytes_per_token_source: String,
-}
-
-impl Compaction {
-    /// The summary in tokens at the trace's ρ: what `simulate fit` gives as its summary
-    /// tokens (`fit::CompactionFit`) when ρ is fitted.
-    pub fn summary_tokens(&self) -> f64 {
-        self.summary_bytes as f64 / self.bytes_per_token
-    }
-}
-
-/// One `[[base.part]]` over the sessions that declare it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PartUse {
-    pub part: String,
-    /// Its tokens as the first declaring session (by name) gives them, with their source.
-    pub tokens: f64,
-    pub source: String,
-    /// Sessions that declare it, and of them those with a call that uses its tools.
-    pub sessions: usize,
-    pub sessions_using: usize,
-    /// Calls of the declaring sessions, and of them those that use its tools (as the
-    /// request's first tool or beside it: `other_tools`).
-    pub calls: usize,
-    pub calls_using: usize,
-    /// Tool globs the part serves (0: its use cannot be seen in the calls).
-    pub tools: usize,
-    /// The agent already defers it (`deferred = true`) in the first declaring session.
-    pub deferred: bool,
-}
-
-/// What the sessions whose calls ran on OpenAI's API show (their measured convention, or
-/// `[import]`'s, is `openai`): Anthropic's own edits do not apply there, OpenAI's do
-/// (`crate::scenario::provider`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct OpenAi {
-    pub sessions: usize,
-    /// Of them, those without a `[cache]`.
-    pub uncached: usize,
-    /// The context each call from the second on reads, as [`Evidence::contexts`].
-    pub contexts: Vec<f64>,
-    /// The 90th percentile (nearest rank) of these sessions' B: a compaction threshold at or
-    /// below a session's B plus the summary compacts before each of its calls, so
-    /// thresholds sit above this; the few sessions above it are priced as they are.
-    pub base_p90: f64,
-    /// Pauses longer than the session's cache TTL (sessions with a `[cache]`) in the
-    /// sessions whose every model offers extended prompt-cache retention; of them, those
-    /// of at most 24 hours; and the sessions with such a pause.
-    pub over_ttl: usize,
-    pub within_day: usize,
-    pub sessions_over_ttl: usize,
-    /// The models that do not offer extended retention, each with why, in order seen.
-    pub without_retention: Vec<(String, String)>,
-    /// Sessions whose calls name no model (whether they offer retention is unknown).
-    pub sessions_without_model: usize,
-}
-
-/// Everything the rules look at.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Evidence {
-    pub sessions: usize,
-    pub calls: usize,
-    /// By tool name.
-    pub tools: Vec<ToolOutputs>,
-    /// By tool name, tools with at least one repeat.
-    pub repeats: Vec<Repeats>,
-    /// By TTL, ascending.
-    pub pauses: Vec<Pauses>,
-    /// Sessions without a `[cache]` (their cost is flat: no TTL to compare pauses with).
-    pub uncached_sessions: usize,
-    /// The context each call from the second on reads at its session's nominal point (B +
-    /// what joined before it), est. tokens, ascending: where a context trigger could fire.
-    /// Sessions on OpenAI's API are apart, in [`OpenAi::contexts`].
-    pub contexts: Vec<f64>,
-    /// The 90th percentile (nearest rank) of the B of the sessions `contexts` comes from.
-    pub base_p90: f64,
-    /// By TTL, ascending: the pauses of the sessions not on OpenAI's API (`pauses` has
-    /// every session's), for Anthropic's 1-hour cache.
-    pub anthropic_pauses: Vec<Pauses>,
-    /// The sessions on OpenAI's API.
-    pub openai: OpenAi,
-    /// In session order.
-    pub compactions: Vec<Compaction>,
-    /// By part name.
-    pub parts: Vec<PartUse>,
-}
-
-impl Evidence {
-    /// Gathers the evidence of `sessions` (in their order, by name).
-    pub fn gather(sessions: &[Loaded]) -> Evidence {
-        let mut g = Gatherer::default();
-        for loaded in sessions {
-            g.add(&loaded.scenario);
-        }
-        g.finish()
-    }
-}
 
 /// By tool: the sizes of its replaceable results, those of kind `tool` alone, the
 /// sessions, the searches and the pinned calls.
-#[derive(Default)]
-struct Outputs {
-    sizes: Vec<f64>,
-    tool_kind: Vec<f64>,
-    sessions: usize,
-    searches: usize,
-    pinned: usize,
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Outputs {
+    pub(super) sizes: Tally,
+    pub(super) tool_kind: Tally,
+    pub(super) sessions: usize,
+    pub(super) searches: usize,
+    pub(super) pinned: usize,
 }
 
 /// The evidence gathered one session at a time, in any order, each session dropped once
 /// added: what depends on the order (the compactions' list, a part's figures as its first
 /// declaring session gives them, the models without retention in the order seen) is kept
 /// with the session's name and put in name order by [`Gatherer::finish`], so the evidence
-/// is the one [`Evidence::gather`] gives over the sessions in name order.
-#[derive(Default)]
+/// is the one [`Evidence::gather`] gives over the sessions in name order. Gatherers of
+/// disjoint sets of sessions merge ([`Gatherer::merge`]) into the gatherer of them all,
+/// and are written and read as JSON ([`Gatherer::to_json`], [`Gatherer::from_json`]).
+///
+/// What it holds grows with the distinct values of the per-call figures (each a
+/// [`Tally`]), the tools, TTLs, models and parts, and the sessions with a compaction; not
+/// with the calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gatherer {
-    tools: BTreeMap<String, Outputs>,
-    repeats: BTreeMap<String, Repeats>,
-    pauses: Vec<Pauses>,
-    anthropic_pauses: Vec<Pauses>,
-    uncached: usize,
-    contexts: Vec<f64>,
+    pub(super) tools: BTreeMap<String, Outputs>,
+    pub(super) repeats: BTreeMap<String, Repeats>,
+    pub(super) pauses: Vec<Pauses>,
+    pub(super) anthropic_pauses: Vec<Pauses>,
+    pub(super) uncached: usize,
+    pub(super) contexts: Tally,
     // Each session's B, to place compaction thresholds above nearly all of them: the
     // largest alone let one session after a reset (B of 117,672) push every threshold
     // to 150,000.
-    bases: Vec<f64>,
-    openai_bases: Vec<f64>,
-    openai: OpenAi,
+    pub(super) bases: Tally,
+    pub(super) openai_bases: Tally,
+    pub(super) openai_contexts: Tally,
+    /// The OpenAI sessions' counts and models (its `contexts` and `base_p90` are made by
+    /// [`Gatherer::finish`] from the two tallies above).
+    pub(super) openai: OpenAi,
     /// The session (by name) that first named each model of `openai.without_retention`,
     /// with the model's place among that session's.
-    without_retention_first: Vec<(String, usize)>,
-    compactions: Vec<Compaction>,
+    pub(super) without_retention_first: Vec<(String, usize)>,
+    pub(super) compactions: Vec<Compaction>,
     /// Each part with the session whose figures it carries (the first by name).
-    parts: BTreeMap<String, (String, PartUse)>,
-    sessions: usize,
-    calls: usize,
+    pub(super) parts: BTreeMap<String, (String, PartUse)>,
+    pub(super) sessions: usize,
+    pub(super) calls: usize,
 }
 
 impl Gatherer {
@@ -220,9 +76,9 @@ impl Gatherer {
                 } else if c.pinned {
                     entry.pinned += 1;
                 } else {
-                    entry.sizes.push(c.bytes);
+                    entry.sizes.add(c.bytes);
                     if c.kind == "tool" {
-                        entry.tool_kind.push(c.bytes);
+                        entry.tool_kind.add(c.bytes);
                     }
                 }
                 if !seen_tools.contains(&tool) {
@@ -310,15 +166,15 @@ impl Gatherer {
         let mut context = s.base_tokens;
         let into = if on_openai {
             self.openai.sessions += 1;
-            self.openai_bases.push(s.base_tokens);
-            &mut self.openai.contexts
+            self.openai_bases.add(s.base_tokens);
+            &mut self.openai_contexts
         } else {
-            self.bases.push(s.base_tokens);
+            self.bases.add(s.base_tokens);
             &mut self.contexts
         };
         for (i, slot) in run.iter().enumerate() {
             if i > 0 {
-                into.push(context);
+                into.add(context);
             }
             context += slot.size(s.bytes_per_token);
         }
@@ -371,9 +227,10 @@ impl Gatherer {
             mut pauses,
             mut anthropic_pauses,
             uncached,
-            mut contexts,
+            contexts,
             bases,
             openai_bases,
+            openai_contexts,
             mut openai,
             without_retention_first,
             mut compactions,
@@ -383,9 +240,8 @@ impl Gatherer {
         } = self;
         pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
         anthropic_pauses.sort_by(|a, b| a.ttl_s.total_cmp(&b.ttl_s));
-        contexts.sort_by(f64::total_cmp);
-        openai.contexts.sort_by(f64::total_cmp);
-        // In the order a pass by name would have met them.
+        // In the order a pass by name would have met them: by the first session naming
+        // them, and within it in its order.
         let mut models: Vec<_> = without_retention_first
             .into_iter()
             .zip(std::mem::take(&mut openai.without_retention))
@@ -393,32 +249,26 @@ impl Gatherer {
         models.sort_by(|a, b| a.0.cmp(&b.0));
         openai.without_retention = models.into_iter().map(|(_, m)| m).collect();
         compactions.sort_by(|a, b| a.session.cmp(&b.session));
-        let p90 = |mut b: Vec<f64>| {
-            b.sort_by(f64::total_cmp);
-            crate::history::percentile::nearest_rank(&b, 90.0).unwrap_or(0.0)
-        };
+        let p90 = |b: Tally| b.finish().nearest_rank(90.0).unwrap_or(0.0);
         openai.base_p90 = p90(openai_bases);
+        openai.contexts = openai_contexts.finish();
         Evidence {
             sessions,
             calls,
             tools: tools
                 .into_iter()
-                .map(|(tool, o)| {
-                    let mut sizes = if o.searches > 0 { o.tool_kind } else { o.sizes };
-                    sizes.sort_by(f64::total_cmp);
-                    ToolOutputs {
-                        tool,
-                        sizes,
-                        sessions: o.sessions,
-                        searches: o.searches,
-                        pinned: o.pinned,
-                    }
+                .map(|(tool, o)| ToolOutputs {
+                    tool,
+                    sizes: if o.searches > 0 { o.tool_kind } else { o.sizes }.finish(),
+                    sessions: o.sessions,
+                    searches: o.searches,
+                    pinned: o.pinned,
                 })
                 .collect(),
             repeats: repeats.into_values().collect(),
             pauses,
             uncached_sessions: uncached,
-            contexts,
+            contexts: contexts.finish(),
             base_p90: p90(bases),
             anthropic_pauses,
             openai,
