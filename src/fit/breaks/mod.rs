@@ -69,7 +69,10 @@ pub enum BreakClass {
     /// read, or its read plus written tokens; under OpenAI's convention its input rounded
     /// down to 128 tokens): the provider served that older prefix; or a later request
     /// reads exactly a point shown before this one, longer than this read, no longer than
-    /// this input and not written again in between: the provider still held it. On the
+    /// this input and not written again in between: the provider still held it; or it read
+    /// nothing mid-turn (no user prompt since the call before) while an earlier request
+    /// shows a cache point: not even the start every request shares was found
+    /// (`read_none_mid_turn`). On the
     /// shared Bedrock logs requests alternate between such caches (a request reads the
     /// point of the request two or four back); Anthropic's and OpenAI's docs say cache
     /// hits are routed and best effort.
@@ -293,12 +296,14 @@ fn provider_evidence(seen: &[Seen], i: usize) -> bool {
 /// instructions) does not change); and an earlier request of the trace shows a cache point
 /// of more than [`BREAK_MIN_TOKENS`]. A client that changes its request still shares that
 /// start with the request before, so a read of nothing means the request reached a cache
-/// that held none of it. On the shared logs, no request read nothing mid-turn within the
-/// lifetime through Anthropic's own API (claude-code-log, 79 traces) or in the Codex 0.104
-/// rollouts (localpush-codex), while 8 did on the Claude Code sessions through Amazon
-/// Bedrock and 14 of 66 in the Codex 0.125 rollout (gpt-5.5) of the same log set.
-/// At a new prompt (another segment) a read of nothing stays unexplained: the client may
-/// rewrite the conversation there (docs/model.md §4 "Breaks").
+/// that held none of it. On the shared logs no request read nothing within the lifetime,
+/// but after a tool search, through Anthropic's own API (claude-code-log, 79 traces) or in
+/// the Codex 0.104 rollouts (localpush-codex), while mid-turn 8 requests did that no other
+/// rule explained on the Claude Code sessions through Amazon Bedrock, and 14 of 66 in the
+/// Codex 0.125 rollout (gpt-5.5), all in one turn. At a new prompt (another segment) a
+/// read of nothing stays unexplained: the client may rewrite the conversation there, and
+/// on Bedrock such reads grow with the pause, so an early expiry cannot be ruled out
+/// (docs/model.md §4 "Breaks").
 fn read_none_mid_turn(s: &Scenario, seen: &[Seen], i: usize, read: f64) -> bool {
     read == 0.0
         && i > 0

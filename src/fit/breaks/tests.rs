@@ -236,7 +236,9 @@ fn a_read_of_nothing_mid_turn_is_the_providers_and_at_a_prompt_unexplained() {
     // as plain input: nothing written, nothing read), nothing proves the provider held a
     // prefix: request 2's read of nothing stays unexplained, as request 3's read of 500.
     let call = |label: &str, gap: u32, input: u32, read: u32| {
-        format!("[[call]]\nlabel = \"{label}\"\nbytes = 1\ngap_s = {gap}\n[call.measured]\ninput_tokens = {input}\ncache_read_input_tokens = {read}\ncache_creation_input_tokens = 0\nconvention = \"anthropic\"\n")
+        format!(
+            "[[call]]\nlabel = \"{label}\"\nbytes = 1\ngap_s = {gap}\n[call.measured]\ninput_tokens = {input}\ncache_read_input_tokens = {read}\ncache_creation_input_tokens = 0\nconvention = \"anthropic\"\n"
+        )
     };
     let text = format!(
         "name = \"p\"\nbase_tokens = 0\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n{}{}{}",
