@@ -241,7 +241,7 @@ fn a_read_of_nothing_mid_turn_is_the_providers_and_at_a_prompt_unexplained() {
         )
     };
     let text = format!(
-        "name = \"p\"\nbase_tokens = 0\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n{}{}{}",
+        "name = \"p\"\nbase_tokens = 1000\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n{}{}{}",
         call("a", 0, 20_000, 0),
         call("b", 5, 22_000, 0),
         call("c", 5, 23_500, 500)
