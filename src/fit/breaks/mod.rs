@@ -69,7 +69,10 @@ pub enum BreakClass {
     /// read, or its read plus written tokens; under OpenAI's convention its input rounded
     /// down to 128 tokens): the provider served that older prefix; or a later request
     /// reads exactly a point shown before this one, longer than this read, no longer than
-    /// this input and not written again in between: the provider still held it. On the
+    /// this input and not written again in between: the provider still held it; or it read
+    /// nothing mid-turn (no user prompt since the call before) while an earlier request
+    /// shows a cache point: not even the start every request shares was found
+    /// (`read_none_mid_turn`). On the
     /// shared Bedrock logs requests alternate between such caches (a request reads the
     /// point of the request two or four back); Anthropic's and OpenAI's docs say cache
     /// hits are routed and best effort.
@@ -286,6 +289,31 @@ fn provider_evidence(seen: &[Seen], i: usize) -> bool {
     })
 }
 
+/// Whether request `i` read nothing in the middle of a turn although the provider held a
+/// prefix of the trace ([`BreakClass::Provider`]): its read is 0; it is in the same segment
+/// as the call before it (no user prompt joined between them: only tool results and the
+/// model's own output, appended to a request whose start (tools, system prompt,
+/// instructions) does not change); and an earlier request of the trace shows a cache point
+/// of more than [`BREAK_MIN_TOKENS`]. A client that changes its request still shares that
+/// start with the request before, so a read of nothing means the request reached a cache
+/// that held none of it. On the shared logs no request read nothing within the lifetime,
+/// but after a tool search, through Anthropic's own API (claude-code-log, 79 traces) or in
+/// the Codex 0.104 rollouts (localpush-codex), while mid-turn 8 requests did that no other
+/// rule explained on the Claude Code sessions through Amazon Bedrock, and 14 of 66 in the
+/// Codex 0.125 rollout (gpt-5.5), all in one turn. At a new prompt (another segment) a
+/// read of nothing stays unexplained: the client may rewrite the conversation there, and
+/// on Bedrock such reads grow with the pause, so an early expiry cannot be ruled out
+/// (docs/model.md §4 "Breaks").
+fn read_none_mid_turn(s: &Scenario, seen: &[Seen], i: usize, read: f64) -> bool {
+    read == 0.0
+        && i > 0
+        && s.calls.at(i).segment == s.calls.at(i - 1).segment
+        && seen
+            .iter()
+            .take_while(|r| r.0 < i)
+            .any(|r| r.3 > BREAK_MIN_TOKENS)
+}
+
 /// Whether tool search loaded tool definitions just before request `i`: the call before it
 /// has `loaded_tools` (a `tool_reference` result joined after it), so request `i` is the
 /// first to carry them ([`BreakClass::Tools`]).
@@ -378,7 +406,7 @@ pub fn breaks(s: &Scenario, ttl_s: f64, base_tokens: f64) -> Option<Breaks> {
                         BreakClass::Tools
                     } else if event(s, i) == Some("resume") {
                         BreakClass::Resume
-                    } else if provider_evidence(&seen, i) {
+                    } else if provider_evidence(&seen, i) || read_none_mid_turn(s, &seen, i, read) {
                         BreakClass::Provider
                     } else {
                         BreakClass::Unexplained

@@ -8,6 +8,11 @@ use std::path::Path;
 /// `(gap_s, total input, cache read, model, cache_event)` per request; B = 10,000, a
 /// 300 s cache at read 0.1 and write 1.25, Sonnet's $3 input price.
 fn trace(head: &str, requests: &[(f64, f64, f64, &str, &str)]) -> Scenario {
+    load_str(&trace_text(head, requests), Path::new("b.toml")).unwrap()
+}
+
+/// The scenario text of [`trace`].
+fn trace_text(head: &str, requests: &[(f64, f64, f64, &str, &str)]) -> String {
     let mut text = format!(
         "name = \"b\"\nbase_tokens = 10000\nbytes_per_token = 1\n{head}[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n[price]\ninput = 3\noutput = 15\nsource = \"test\"\nmodel = \"claude-sonnet-4-5\"\n"
     );
@@ -28,7 +33,7 @@ fn trace(head: &str, requests: &[(f64, f64, f64, &str, &str)]) -> Scenario {
             let _ = writeln!(text, "cache_creation_1h_input_tokens = {}", total - read);
         }
     }
-    load_str(&text, Path::new("b.toml")).unwrap()
+    text
 }
 
 const S: &str = "claude-sonnet-4-5";
@@ -183,23 +188,75 @@ fn the_provider_serving_an_older_prefix_or_none_is_its_own_class() {
             (8, "unexplained", 21_500.0),
         ]
     );
-    // A zero read with no later read of an earlier point stays unexplained.
-    let b = breaks(
-        &trace(
-            "",
-            &[
-                (0.0, 20_000.0, 10_000.0, S, ""),
-                (10.0, 22_000.0, 20_000.0, S, ""),
-                (10.0, 24_000.0, 0.0, S, ""),
-                (10.0, 26_000.0, 24_000.0, S, ""),
-            ],
-        ),
-        300.0,
-        10_000.0,
-    )
-    .unwrap();
-    let got: Vec<(usize, &str)> = b.breaks.iter().map(|b| (b.call, b.class.key())).collect();
-    assert_eq!(got, vec![(3, "unexplained")]);
+}
+
+/// `trace` with each call's segment: a user prompt joined before the calls of a new one.
+fn with_segments(requests: &[(f64, f64, f64, &str, &str)], segments: &[u64]) -> Scenario {
+    let mut text = trace_text("", requests);
+    for (i, seg) in segments.iter().enumerate() {
+        text = text.replacen(
+            &format!("label = \"c{}\"\n", i + 1),
+            &format!("label = \"c{}\"\nsegment = {seg}\n", i + 1),
+            1,
+        );
+    }
+    load_str(&text, Path::new("b.toml")).unwrap()
+}
+
+#[test]
+fn a_read_of_nothing_mid_turn_is_the_providers_and_at_a_prompt_unexplained() {
+    // Request 3 reads nothing 10 s after request 2 read 20,000, with only a tool result
+    // joined between them (same segment): the start every request shares was cached, so
+    // the request reached a cache that held none of it: provider, 22,000 written. Request
+    // 5 reads nothing too, but a user prompt joined before it (a new segment), where the
+    // client may rewrite the conversation: unexplained, 26,000.
+    let requests = [
+        (0.0, 20_000.0, 10_000.0, S, ""),
+        (10.0, 22_000.0, 20_000.0, S, ""),
+        (10.0, 24_000.0, 0.0, S, ""),
+        (10.0, 26_000.0, 24_000.0, S, ""),
+        (10.0, 28_000.0, 0.0, S, ""),
+    ];
+    let s = with_segments(&requests, &[1, 1, 1, 1, 2]);
+    let b = breaks(&s, 300.0, 10_000.0).unwrap();
+    let got: Vec<(usize, &str, f64, f64)> = b
+        .breaks
+        .iter()
+        .map(|b| (b.call, b.class.key(), b.written_tokens, b.cost_input_tokens))
+        .collect();
+    // Priced at write − read = 1.25 − 0.1: 22,000 × 1.15 ≈ 25,300; 26,000 × 1.15 ≈ 29,900.
+    assert_eq!(
+        got,
+        vec![
+            (3, "provider", 22_000.0, 22_000.0 * (1.25 - 0.1)),
+            (5, "unexplained", 26_000.0, 26_000.0 * (1.25 - 0.1)),
+        ]
+    );
+    // Where no earlier request shows a cache point over 1,024 tokens (the first was billed
+    // as plain input: nothing written, nothing read), nothing proves the provider held a
+    // prefix: request 2's read of nothing stays unexplained, as request 3's read of 500.
+    let call = |label: &str, gap: u32, input: u32, read: u32| {
+        format!(
+            "[[call]]\nlabel = \"{label}\"\nbytes = 1\ngap_s = {gap}\n[call.measured]\ninput_tokens = {input}\ncache_read_input_tokens = {read}\ncache_creation_input_tokens = 0\nconvention = \"anthropic\"\n"
+        )
+    };
+    let text = format!(
+        "name = \"p\"\nbase_tokens = 1000\nbytes_per_token = 1\n[cache]\nread = 0.1\nwrite = 1.25\nttl_s = 300\nmin_tokens = 1024\n{}{}{}",
+        call("a", 0, 20_000, 0),
+        call("b", 5, 22_000, 0),
+        call("c", 5, 23_500, 500)
+    );
+    let s = load_str(&text, Path::new("p.toml")).unwrap();
+    let got: Vec<(usize, &str, f64)> = breaks(&s, 300.0, 0.0)
+        .unwrap()
+        .breaks
+        .iter()
+        .map(|b| (b.call, b.class.key(), b.written_tokens))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(2, "unexplained", 20_000.0), (3, "unexplained", 21_500.0)]
+    );
 }
 
 #[test]
