@@ -275,7 +275,7 @@ fn sessions(
             return Ok(Done::Empty(Box::new(header), files));
         }
         let spill = &streamed.spill;
-        let (report, files) = finish(c, &header, &mut spill.records()?, output, Vec::new())?;
+        let (report, files) = finish(c, &header, &mut stream::SpillRecords::of(spill)?, output, Vec::new())?;
         Ok(Done::Summed(Box::new(report), files, streamed))
     })();
     if c.out_root.is_none() {
@@ -285,7 +285,7 @@ fn sessions(
     }
     match result {
         Ok(Done::Summed(report, files, streamed)) => {
-            let mut records = streamed.spill.records()?;
+            let mut records = stream::SpillRecords::of(&streamed.spill)?;
             print(c, out, &report, &files, &mut records)
         }
         Ok(Done::Empty(header, files)) => print_empty(c, out, &header, &files),

@@ -148,6 +148,12 @@ fn suggestion(
         Some(file) => crate::import::context::read_parts(file)?,
         None => Vec::new(),
     };
+    // The evaluation spills its sessions beside the results, as `history` does; without
+    // results, in the temporary folder.
+    let spill_parent = match &c.out_root {
+        Some(root) => root.clone(),
+        None => std::env::temp_dir(),
+    };
     let suggestion = suggest::suggest(&suggest::Input {
         dir: &dir,
         paths: &paths,
@@ -160,7 +166,14 @@ fn suggestion(
         progress: true,
         max_cost_diff: c.max_cost_diff,
         parts: &parts,
-    })?;
+        spill_parent: &spill_parent,
+    });
+    if c.out_root.is_none() {
+        // A spill a killed run left where this one put its own (the results' folder
+        // cleans its own when it commits).
+        output::set::staging::remove_stale(&spill_parent, &name);
+    }
+    let suggestion = suggestion?;
     let report = suggestion.report;
     let files = match dir_out.take() {
         // Without a candidate there is nothing to rerun: no files (the staging folder goes

@@ -296,7 +296,7 @@ impl Accumulator {
         }
         let average_call = self.baseline_total / self.calls as f64;
         let mut session_pcts = Vec::with_capacity(self.edits.len());
-        let mut cost_percents = Vec::with_capacity(self.edits.len());
+        let mut cost_percents: Vec<Vec<f64>> = Vec::with_capacity(self.edits.len());
         let mut dollar_percents = Vec::with_capacity(self.edits.len());
         let mut edits = Vec::with_capacity(self.edits.len());
         let mut refetch = Vec::with_capacity(self.edits.len());
@@ -388,8 +388,9 @@ impl Accumulator {
                     .map(Option::unwrap_or_default)
                     .collect()
             } else {
-                cost_percents
+                std::mem::take(&mut cost_percents)
             },
+            session_token_cost_pcts: by_dollars.then_some(cost_percents),
             baseline_dollars: self.baseline_dollars,
             priced_sessions: self.priced,
             ranked_by_dollars: by_dollars,

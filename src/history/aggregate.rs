@@ -240,6 +240,11 @@ pub struct Aggregate {
     /// input-token equivalents): what `sessions-cost.svg` draws.
     #[serde(skip)]
     pub session_cost_pcts: Vec<Vec<f64>>,
+    /// Where `session_cost_pcts` is in dollars: the same in input-token equivalents (what
+    /// `suggest` spreads); None where `session_cost_pcts` is in them already. Kept, not
+    /// recomputed: they were held while summing anyway.
+    #[serde(skip)]
+    pub session_token_cost_pcts: Option<Vec<Vec<f64>>>,
     /// Σ of the simulated baseline dollars over the sessions priced; None when none is.
     pub baseline_dollars: Option<f64>,
     /// Sessions whose dollars are known: the denominator of `baseline_dollars`.
@@ -304,6 +309,14 @@ impl Aggregate {
     /// The aggregate savings by edit index.
     pub fn savings(&self) -> Vec<f64> {
         self.edits.iter().map(|e| e.saved_tokens).collect()
+    }
+
+    /// Per edit (by index), every session's percentage of its own baseline cost saved, in
+    /// input-token equivalents, in session order, whatever the cost ranking's unit.
+    pub fn token_cost_pcts(&self) -> &[Vec<f64>] {
+        self.session_token_cost_pcts
+            .as_deref()
+            .unwrap_or(&self.session_cost_pcts)
     }
 }
 

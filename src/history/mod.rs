@@ -32,6 +32,7 @@ pub mod refetch;
 pub mod report;
 pub mod session;
 pub mod shard;
+pub mod spill;
 pub mod stream;
 pub mod table;
 

@@ -11,9 +11,11 @@ use crate::history::Factors;
 use crate::ledger::{Affine, Assumptions};
 use crate::scenario::Scenario;
 use crate::sweep::{Model, Point, totals};
+use serde::{Deserialize, Serialize};
 
-/// One session's figures.
-#[derive(Debug, Clone, PartialEq)]
+/// One session's figures (spilled beside its history record until summed in session
+/// order: `pass`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionMeasure {
     /// By edit index: the context removed at the nominal point, est. tokens
     /// ([`end_context`] of the baseline less the edit's).
@@ -117,26 +119,29 @@ pub struct Sums {
 }
 
 impl Sums {
-    /// Sums `measures` (in session order) for `edits` edits over `points` factor points.
-    pub fn of(measures: &[SessionMeasure], edits: usize, points: usize) -> Sums {
-        let mut sums = Sums {
+    /// Nothing summed yet, for `edits` edits over `points` factor points.
+    pub fn new(edits: usize, points: usize) -> Sums {
+        Sums {
             removed: vec![0.0; edits],
             baseline_cost: vec![0.0; points],
             cost_saved: vec![vec![0.0; edits]; points],
-        };
-        let width = 1 + edits;
-        for m in measures {
-            for (sum, r) in sums.removed.iter_mut().zip(&m.removed) {
-                *sum += r;
-            }
-            for (p, costs) in m.costs.chunks_exact(width).enumerate().take(points) {
-                sums.baseline_cost[p] += costs[0];
-                for (sum, c) in sums.cost_saved[p].iter_mut().zip(&costs[1..]) {
-                    *sum += costs[0] - c;
-                }
+        }
+    }
+
+    /// Adds the next session's measure, in session order (so the sums are the same to
+    /// the bit however the files were read).
+    pub fn add(&mut self, m: &SessionMeasure) {
+        let width = 1 + self.removed.len();
+        for (sum, r) in self.removed.iter_mut().zip(&m.removed) {
+            *sum += r;
+        }
+        let points = self.baseline_cost.len();
+        for (p, costs) in m.costs.chunks_exact(width).enumerate().take(points) {
+            self.baseline_cost[p] += costs[0];
+            for (sum, c) in self.cost_saved[p].iter_mut().zip(&costs[1..]) {
+                *sum += costs[0] - c;
             }
         }
-        sums
     }
 }
 

@@ -5,7 +5,8 @@
 //! the sessions show (output sizes per tool, repeated inputs, pauses, contexts,
 //! compactions, base parts), `rules` turns it into candidates, `edits_file` writes them as
 //! an edits file that the normal loader parses, so what is evaluated is what the user
-//! gets; the history engine (`crate::history`) evaluates them on every session; `measure`
+//! gets; `pass` evaluates them on every session as the history engine (`crate::history`)
+//! does, streamed as `history` streams them; `measure`
 //! adds what the history does not give (the context each edit removes, its cost over the
 //! factor sweep); `pareto` marks each parametric family's trade-off front; `report` is
 //! the data every output renders (`table`, `csv`, JSON, `charts`).
@@ -16,6 +17,7 @@ pub mod edits_file;
 pub mod evidence;
 pub mod measure;
 pub mod pareto;
+pub mod pass;
 pub mod report;
 pub mod rules;
 pub mod schedule;
@@ -29,7 +31,7 @@ pub use rules::{Candidate, Family, Proposal, propose};
 
 use crate::error::{Error, Located};
 use crate::history::files::Skipped;
-use crate::history::{Factors, HistoryReport, accumulate};
+use crate::history::{Factors, HistoryReport};
 use crate::scenario::{self, BasePart, Edit};
 use std::path::{Path, PathBuf};
 
@@ -60,6 +62,9 @@ pub struct Input<'a> {
     /// `/context` text or what `simulate import context` wrote), written into the
     /// suggested edits file too, so its rerun reads the same parts.
     pub parts: &'a [BasePart],
+    /// Where the evaluation spills its sessions (in a staging folder labelled `name`):
+    /// the results' parent, as `history` spills.
+    pub spill_parent: &'a Path,
 }
 
 /// A suggestion: the report, and the edits file's text (empty without candidates).
@@ -114,17 +119,12 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     } else {
         scenario::load_edits_str(&first, input.edits_path)?.edits
     };
-    let evaluated = stream::evaluate(
-        input.dir,
-        input.path_shown,
-        &gathered.kept,
-        &edits,
-        input.parts,
-        &edits_shown,
-        input.factors,
-        input.progress,
-    )?;
+    let evaluated = pass::evaluate(input, &gathered.kept, &edits, &gathered.names)?;
     drop(gathered.kept);
+    drop(gathered.names);
+    let Some(evaluated) = evaluated else {
+        return Err(Located::new(input.path_shown, "no sessions to evaluate").into());
+    };
     let mut skipped = input.listed.to_vec();
     // The files that are not sessions, as the evaluation of every file lists them (where
     // no session was left out, it read them all).
@@ -132,25 +132,11 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         skipped.extend(gathered.skipped);
     }
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
-    let names: Vec<String> = edits.iter().map(|e| e.name.clone()).collect();
-    let Some(aggregate) = accumulate::aggregate(&names, &evaluated.sessions) else {
-        return Err(Located::new(input.path_shown, "no sessions to evaluate").into());
-    };
-    // The history's sessions and the ones read first are the same files, in name order.
-    let same = evaluated.sessions.len() == gathered.names.len()
-        && evaluated
-            .sessions
-            .iter()
-            .zip(&gathered.names)
-            .all(|(s, n)| s.name == *n);
-    if !same {
-        return Err(stream::changed(input.path_shown));
-    }
-    drop(gathered.names);
-    // Each agent's setting carries the saving over that agent's sessions alone.
-    let shares = settings::shares(&evaluated.agents, &evaluated.sessions);
+    let mut aggregate = evaluated.aggregate;
+    let spread = evaluated
+        .spread
+        .with_pcts(aggregate.token_cost_pcts());
     let sweep = evaluated.sweep.finish(input.factors, &aggregate);
-    let mut aggregate = aggregate;
     aggregate.excluded = excluded;
     let history = HistoryReport::new(
         input.name,
@@ -158,16 +144,18 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         &edits_shown,
         aggregate,
         sweep,
-        evaluated.sessions,
+        evaluated.listed,
         skipped,
     );
-    let sums = measure::Sums::of(&evaluated.measures, edits.len(), input.factors.len());
+    let sums = evaluated.sums;
+    let shares = evaluated.shares;
     let report = SuggestReport::new(&report::Parts {
         name: input.name,
         path: input.path_shown,
         proposal: &proposal,
         history: &history,
         sums: &sums,
+        spread: &spread,
         factors: input.factors,
         edits_file: &edits_shown,
         rerun: input.rerun,

@@ -162,6 +162,51 @@ pub struct SuggestReport {
     pub schedules: Option<super::schedule::ScheduleSearch>,
 }
 
+/// The spread over no session.
+const NO_SESSIONS: Distribution = Distribution {
+    min: 0.0,
+    p10: 0.0,
+    median: 0.0,
+    p90: 0.0,
+    max: 0.0,
+};
+
+/// What the report reads of every session, taken as the sessions go by (`pass`), by
+/// edit index.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Spread {
+    /// Sessions where the edit saves cost, and adds cost, beyond a tie with 0.
+    pub saving_cost: Vec<usize>,
+    pub adding_cost: Vec<usize>,
+    /// The sessions' percentages of their own cost saved (input-token equivalents).
+    pub cost_pct: Vec<Distribution>,
+}
+
+impl Spread {
+    /// Counts session `s` in the edits' sessions saving or adding cost.
+    pub fn add(&mut self, s: &crate::history::SessionFigures) {
+        let edits = s.edits.len().max(self.saving_cost.len());
+        self.saving_cost.resize(edits, 0);
+        self.adding_cost.resize(edits, 0);
+        for (i, se) in s.edits.iter().enumerate() {
+            if !rank::tied(se.cost_saved, 0.0, s.baseline_cost) {
+                self.saving_cost[i] += usize::from(se.cost_saved > 0.0);
+                self.adding_cost[i] += usize::from(se.cost_saved < 0.0);
+            }
+        }
+    }
+
+    /// With the distributions of `pcts` (per edit, every session's percentage of its cost
+    /// saved, as `Aggregate::token_cost_pcts` holds them).
+    pub fn with_pcts(mut self, pcts: &[Vec<f64>]) -> Spread {
+        self.cost_pct = pcts
+            .iter()
+            .map(|p| Distribution::of(p).unwrap_or(NO_SESSIONS))
+            .collect();
+        self
+    }
+}
+
 /// What the report is built from.
 pub struct Parts<'a> {
     pub name: &'a str,
@@ -169,6 +214,7 @@ pub struct Parts<'a> {
     pub proposal: &'a Proposal,
     pub history: &'a HistoryReport,
     pub sums: &'a Sums,
+    pub spread: &'a Spread,
     pub factors: &'a Factors,
     pub edits_file: &'a str,
     pub rerun: &'a str,
@@ -195,16 +241,7 @@ impl SuggestReport {
             .zip(&by_index)
             .enumerate()
             .map(|(i, (c, e))| {
-                let (mut saving, mut adding) = (0, 0);
-                let mut pcts = Vec::with_capacity(n);
-                for s in &h.sessions {
-                    let Some(se) = s.edits.get(i) else { continue };
-                    if !rank::tied(se.cost_saved, 0.0, s.baseline_cost) {
-                        saving += usize::from(se.cost_saved > 0.0);
-                        adding += usize::from(se.cost_saved < 0.0);
-                    }
-                    pcts.push(se.cost_saved_pct);
-                }
+                let spread = parts.spread;
                 let saving_points = (0..points)
                     .filter(|&p| {
                         let saved = sums.cost_saved[p][i];
@@ -229,16 +266,10 @@ impl SuggestReport {
                     saved_tokens: e.saved_tokens,
                     saved_pct: e.saved_pct,
                     context_removed_tokens: sums.removed[i],
-                    sessions_saving_cost: saving,
-                    sessions_adding_cost: adding,
+                    sessions_saving_cost: spread.saving_cost.get(i).copied().unwrap_or(0),
+                    sessions_adding_cost: spread.adding_cost.get(i).copied().unwrap_or(0),
                     sessions: n,
-                    per_session_cost_pct: Distribution::of(&pcts).unwrap_or(Distribution {
-                        min: 0.0,
-                        p10: 0.0,
-                        median: 0.0,
-                        p90: 0.0,
-                        max: 0.0,
-                    }),
+                    per_session_cost_pct: spread.cost_pct.get(i).copied().unwrap_or(NO_SESSIONS),
                     sessions_selected_nothing: e.sessions_selected_nothing,
                     sweep_points_saving_cost: saving_points,
                     sweep_points: points,

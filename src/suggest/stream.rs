@@ -1,22 +1,17 @@
-//! A suggestion's two passes over the session files, each reading a file, taking what it
-//! needs and dropping the session: no session's calls are held beyond its own step.
+//! A suggestion's first pass over the session files, reading a file, taking what it needs
+//! and dropping the session: no session's calls are held beyond its own step.
 //!
-//! The first pass gathers the evidence (`evidence::Gatherer`), the agents and the names;
-//! the second evaluates the candidates on each session as `simulate history` does and
-//! measures it (`measure`) from the same read, keeping only its figures. Both read the
-//! files in chunks, in parallel, in path order; what is summed is summed afterwards in
-//! session (name) order, as before, so the figures are the same to the bit.
+//! It gathers the evidence (`evidence::Gatherer`), the agents and the names, reading the
+//! files in chunks, in parallel, in path order; the second pass (`pass`) evaluates the
+//! candidates and sums in session (name) order.
 
 use super::evidence::{Evidence, Gatherer};
-use super::measure::{self, SessionMeasure};
 use super::settings::Agent;
 use crate::error::Error;
-use crate::history::aggregate::{OffSessions, SweepSums};
-use crate::history::files::{self, CHUNK, Loaded, Skipped};
+use crate::history::aggregate::OffSessions;
+use crate::history::files::{CHUNK, Loaded, Skipped};
 pub use crate::history::files::{changed, load_with_parts};
-use crate::history::progress::Progress;
-use crate::history::{Factors, SessionFigures, evaluate_session};
-use crate::scenario::{BasePart, Edit};
+use crate::scenario::BasePart;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -104,105 +99,10 @@ pub fn gather(
     })
 }
 
-/// Every session evaluated and measured, in name order.
-pub struct Evaluated {
-    pub sessions: Vec<SessionFigures>,
-    pub sweep: SweepSums,
-    pub measures: Vec<SessionMeasure>,
-    pub agents: Vec<Agent>,
-}
-
-/// Reads the session files `paths` (under `dir`) again and evaluates each with `edits`
-/// as `simulate history --edits` does (`files::evaluate_all`), and measures it as
-/// `measure::measure` does, from the one read.
-///
-/// Errors: as `files::evaluate_all`; a file that is no longer a session.
-#[allow(clippy::too_many_arguments)]
-pub fn evaluate(
-    dir: &Path,
-    path_shown: &str,
-    paths: &[PathBuf],
-    edits: &[Edit],
-    parts: &[BasePart],
-    edits_shown: &str,
-    factors: &Factors,
-    progress: bool,
-) -> Result<Evaluated, Error> {
-    files::check_sweep_size(
-        paths.len(),
-        factors,
-        edits.len(),
-        files::MAX_SWEEP_VALUES,
-        "",
-    )?;
-    let mut progress = Progress::new(progress, paths.len());
-    let mut done = Vec::with_capacity(paths.len());
-    for chunk in paths.chunks(CHUNK) {
-        let read: Vec<Result<_, Error>> = chunk
-            .par_iter()
-            .map(|path| {
-                let Ok(l) = files::load_one(dir, path)? else {
-                    return Err(changed(path_shown));
-                };
-                let agent = Agent::of(&l);
-                let raw = l.scenario;
-                // As the history reads it, and as the measures read it (parts, then edits).
-                let measured = raw
-                    .clone()
-                    .with_parts(parts, edits_shown)
-                    .with_edits(edits.to_vec(), edits_shown);
-                let m = measure::measure(&measured, factors)?;
-                drop(measured);
-                let s = raw
-                    .with_edits(edits.to_vec(), edits_shown)
-                    .with_parts(parts, edits_shown);
-                Ok((evaluate_session(&s, &l.file, factors)?, m, agent))
-            })
-            .collect();
-        for r in read {
-            match r {
-                Ok(x) => done.push(x),
-                Err(e) => {
-                    progress.finish();
-                    return Err(e);
-                }
-            }
-        }
-        progress.advance(chunk.len());
-    }
-    progress.finish();
-    done.sort_by(|a, b| a.0.figures.name.cmp(&b.0.figures.name));
-    if let Some(pair) = done
-        .windows(2)
-        .find(|w| w[0].0.figures.name == w[1].0.figures.name)
-    {
-        return Err(files::same_name(
-            dir,
-            &pair[0].0.figures,
-            &pair[1].0.figures,
-        ));
-    }
-    let mut sweep = SweepSums::new(factors.len(), edits.len());
-    let mut out = Evaluated {
-        sessions: Vec::with_capacity(done.len()),
-        sweep: SweepSums::new(factors.len(), edits.len()),
-        measures: Vec::with_capacity(done.len()),
-        agents: Vec::with_capacity(done.len()),
-    };
-    for (s, m, agent) in done {
-        sweep.add(&s.sweep_totals);
-        sweep.add_closed_forms(&s.closed_forms);
-        out.sessions.push(s.figures);
-        out.measures.push(m);
-        out.agents.push(agent);
-    }
-    out.sweep = sweep;
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::history::files;
 
     /// The evidence gathered a session at a time, in any order, is what a pass in name
     /// order gathers: the parts' figures from the first declaring session by name, the

@@ -21,30 +21,28 @@ use crate::history::files::Loaded;
 use crate::history::session::SessionFigures;
 use std::collections::BTreeMap;
 
-/// Each agent's share of every edit's saving, by edit index: `sessions` summed by the
-/// agent each came from (`agents[k]` is that of `sessions[k]`, the same files in the same
-/// order).
-pub fn shares(agents: &[Agent], sessions: &[SessionFigures]) -> BTreeMap<Agent, Vec<Share>> {
-    let mut out: BTreeMap<Agent, Vec<Share>> = BTreeMap::new();
-    for (&agent, s) in agents.iter().zip(sessions) {
-        let shares = out.entry(agent).or_default();
-        if shares.len() < s.edits.len() {
-            shares.resize(s.edits.len(), Share::default());
+/// Each agent's share of every edit's saving, by edit index, summed a session at a time
+/// by the agent each came from, in session order.
+pub type Shares = BTreeMap<Agent, Vec<Share>>;
+
+/// Adds session `s`, which came from `agent`, to `shares`.
+pub fn add_share(shares: &mut Shares, agent: Agent, s: &SessionFigures) {
+    let shares = shares.entry(agent).or_default();
+    if shares.len() < s.edits.len() {
+        shares.resize(s.edits.len(), Share::default());
+    }
+    for (share, e) in shares.iter_mut().zip(&s.edits) {
+        share.sessions += 1;
+        share.cost_saved += e.cost_saved;
+        share.baseline_cost += s.baseline_cost;
+        if let Some(d) = e.dollars_saved {
+            share.dollars_saved = Some(share.dollars_saved.unwrap_or(0.0) + d);
+            share.priced_sessions += 1;
         }
-        for (share, e) in shares.iter_mut().zip(&s.edits) {
-            share.sessions += 1;
-            share.cost_saved += e.cost_saved;
-            share.baseline_cost += s.baseline_cost;
-            if let Some(d) = e.dollars_saved {
-                share.dollars_saved = Some(share.dollars_saved.unwrap_or(0.0) + d);
-                share.priced_sessions += 1;
-            }
-            if let Some(r) = &e.refetch {
-                share.refetch.add(r);
-            }
+        if let Some(r) = &e.refetch {
+            share.refetch.add(r);
         }
     }
-    out
 }
 
 /// One agent's saving in words, with the sessions it rests on (`whose`: "its" where the

@@ -3,7 +3,7 @@
 //! (`super`), so the report can hold them without importing that code.
 
 use crate::history::files::Loaded;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Claude Code's settings fragment, written beside `suggested.toml`.
 pub const CLAUDE_CODE_FILE: &str = "claude-code.settings.json";
@@ -11,7 +11,7 @@ pub const CLAUDE_CODE_FILE: &str = "claude-code.settings.json";
 pub const CODEX_FILE: &str = "codex.config.toml";
 
 /// Where a session ran: an agent with settings of its own, or an API used directly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
     ClaudeCode,

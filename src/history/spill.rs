@@ -1,0 +1,232 @@
+//! A spill: lines written to a file as they come, each under a name, and read back in
+//! name order; in memory only each line's name and where it is.
+//!
+//! Why: files are read in path order, but every sum goes in session (name) order, and a
+//! million sessions' figures do not fit in memory. `history` spills its records
+//! (`stream`), `suggest` its records with its own measures beside them.
+
+use crate::error::Error;
+use crate::output::set::staging::Staging;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Where a line is in the spill.
+#[derive(Debug)]
+struct Entry {
+    name: Box<str>,
+    offset: u64,
+    len: u32,
+}
+
+/// A spill being written.
+pub struct SpillWriter {
+    spill: Spill,
+    out: BufWriter<File>,
+    offset: u64,
+}
+
+/// The lines written, and their index by name.
+#[derive(Debug)]
+pub struct Spill {
+    /// Removed with the spill when dropped (or on Ctrl-C), cleaned after a crash.
+    _folder: Staging,
+    path: PathBuf,
+    /// In name order once finished.
+    index: Vec<Entry>,
+    /// Whether the lines came in name order (then they are read straight through).
+    in_order: bool,
+}
+
+impl SpillWriter {
+    /// A spill in a new staging folder in `parent` (labelled `label`), for about
+    /// `capacity` lines.
+    pub fn create(parent: &Path, label: &str, capacity: usize) -> Result<SpillWriter, Error> {
+        let unwritable = |source| Error::Unwritable {
+            path: parent.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(parent).map_err(unwritable)?;
+        let folder = Staging::create(parent, label).map_err(unwritable)?;
+        let path = folder.path().join("records.jsonl");
+        let file = File::create(&path).map_err(|source| Error::Write {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(SpillWriter {
+            spill: Spill {
+                _folder: folder,
+                path,
+                index: Vec::with_capacity(capacity),
+                in_order: true,
+            },
+            out: BufWriter::with_capacity(1 << 20, file),
+            offset: 0,
+        })
+    }
+
+    fn failed(&self, source: io::Error) -> Error {
+        Error::Write {
+            path: self.spill.path.clone(),
+            source,
+        }
+    }
+
+    /// Writes `line` (without a newline in it) under `name`.
+    pub fn push(&mut self, name: &str, line: &str) -> Result<(), Error> {
+        let len = line.len() + 1;
+        let written = self
+            .out
+            .write_all(line.as_bytes())
+            .and_then(|()| self.out.write_all(b"\n"));
+        written.map_err(|e| self.failed(e))?;
+        if let Some(last) = self.spill.index.last() {
+            self.spill.in_order &= *last.name < *name;
+        }
+        let len = u32::try_from(len).map_err(|_| self.failed(io::Error::other("line too long")))?;
+        self.spill.index.push(Entry {
+            name: name.into(),
+            offset: self.offset,
+            len,
+        });
+        self.offset += u64::from(len);
+        Ok(())
+    }
+
+    /// The spill, its lines indexed in name order.
+    pub fn finish(mut self) -> Result<Spill, Error> {
+        self.out.flush().map_err(|e| self.failed(e))?;
+        let mut spill = self.spill;
+        if !spill.in_order {
+            spill.index.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        Ok(spill)
+    }
+}
+
+impl Spill {
+    /// Lines in the spill.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The spill file, for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The lines of the first two entries of one name, if two share one.
+    pub fn same_name(&self) -> Result<Option<(String, String)>, Error> {
+        let Some(pair) = self.index.windows(2).find(|w| w[0].name == w[1].name) else {
+            return Ok(None);
+        };
+        let file = self.open()?;
+        Ok(Some((
+            self.read(&file, &pair[0])?,
+            self.read(&file, &pair[1])?,
+        )))
+    }
+
+    fn unreadable(&self, source: io::Error) -> Error {
+        Error::Unreadable {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn open(&self) -> Result<File, Error> {
+        File::open(&self.path).map_err(|e| self.unreadable(e))
+    }
+
+    /// The line at `entry` of the spill open as `file`.
+    fn read(&self, file: &File, entry: &Entry) -> Result<String, Error> {
+        let mut bytes = vec![0; entry.len as usize];
+        file.read_exact_at(&mut bytes, entry.offset)
+            .map_err(|e| self.unreadable(e))?;
+        self.text(bytes)
+    }
+
+    fn text(&self, mut bytes: Vec<u8>) -> Result<String, Error> {
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+        }
+        String::from_utf8(bytes)
+            .map_err(|e| self.unreadable(io::Error::new(io::ErrorKind::InvalidData, e)))
+    }
+
+    /// The lines in name order.
+    pub fn lines(&self) -> Result<SpillLines<'_>, Error> {
+        let file = self.open()?;
+        Ok(SpillLines {
+            spill: self,
+            reader: BufReader::with_capacity(1 << 20, file),
+            next: 0,
+        })
+    }
+}
+
+/// A spill's lines in name order.
+pub struct SpillLines<'a> {
+    spill: &'a Spill,
+    reader: BufReader<File>,
+    next: usize,
+}
+
+impl SpillLines<'_> {
+    /// The next line; None after the last.
+    pub fn next_line(&mut self) -> Result<Option<String>, Error> {
+        let Some(entry) = self.spill.index.get(self.next) else {
+            return Ok(None);
+        };
+        self.next += 1;
+        if !self.spill.in_order {
+            return self.spill.read(self.reader.get_ref(), entry).map(Some);
+        }
+        let mut bytes = Vec::with_capacity(entry.len as usize);
+        self.reader
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| self.spill.unreadable(e))?;
+        self.spill.text(bytes).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines pushed out of order come back in name order, each whole; in order, the same.
+    #[test]
+    fn lines_come_back_in_name_order() {
+        let parent = tempfile::tempdir().unwrap();
+        for names in [["b", "c", "a"], ["a", "b", "c"]] {
+            let mut w = SpillWriter::create(parent.path(), "t", 3).unwrap();
+            for n in names {
+                w.push(n, &format!("line of {n}")).unwrap();
+            }
+            let spill = w.finish().unwrap();
+            let mut lines = spill.lines().unwrap();
+            let mut got = Vec::new();
+            while let Some(l) = lines.next_line().unwrap() {
+                got.push(l);
+            }
+            assert_eq!(got, ["line of a", "line of b", "line of c"]);
+            assert_eq!(spill.same_name().unwrap(), None);
+        }
+        let mut w = SpillWriter::create(parent.path(), "t", 2).unwrap();
+        w.push("x", "first").unwrap();
+        w.push("x", "second").unwrap();
+        let spill = w.finish().unwrap();
+        assert_eq!(
+            spill.same_name().unwrap(),
+            Some(("first".into(), "second".into()))
+        );
+        let folder = spill.path().parent().unwrap().to_path_buf();
+        drop(spill);
+        assert!(!folder.exists(), "the staging folder goes with the spill");
+    }
+}

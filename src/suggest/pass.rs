@@ -1,0 +1,208 @@
+//! A suggestion's second pass: every session evaluated with the candidates as `simulate
+//! history --edits` evaluates it, and measured (`measure`), from one read.
+//!
+//! As `history` streams (`history::stream`): each session's record is spilled as it comes,
+//! with its measure and agent beside it on the same line, and nothing of it is kept; then
+//! the lines are read back in session (name) order through the history's own pass
+//! (`history::pass`), the measures, the agents' shares and the per-session spread summed
+//! beside it. So the sums run the same additions in the same order whatever order the
+//! files come in, and what is held grows with the sessions only by what the history's sums
+//! hold (a few numbers per session and edit), not by each session's sweep and measures.
+
+use super::Input;
+use super::measure::{self, SessionMeasure, Sums};
+use super::report::Spread;
+use super::settings::{self, Agent, Shares};
+use crate::error::{Error, Located};
+use crate::history::aggregate::{Aggregate, SweepSums};
+use crate::history::files;
+use crate::history::pass::pass;
+use crate::history::shard::{EditId, Header, Record};
+use crate::history::spill::{Spill, SpillLines, SpillWriter};
+use crate::history::stream::{self, MAX_STREAMED_SWEEP_VALUES, Records};
+use crate::history::{SessionFigures, evaluate_session};
+use crate::scenario::Edit;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Every session evaluated and measured, summed in session order.
+pub struct Evaluated {
+    pub aggregate: Aggregate,
+    pub sweep: SweepSums,
+    /// The first sessions, as a streamed history keeps them for its page.
+    pub listed: Vec<SessionFigures>,
+    pub sums: Sums,
+    /// Each agent's share of every edit's saving.
+    pub shares: Shares,
+    /// Without the percentiles (`Spread::with_pcts` adds them from `aggregate`).
+    pub spread: Spread,
+}
+
+/// What a session's line holds beside its history record, after a tab (a record's JSON
+/// holds none: JSON escapes it in strings).
+#[derive(Serialize, Deserialize)]
+struct Beside {
+    measure: SessionMeasure,
+    agent: Agent,
+}
+
+/// How many sweep figures a suggestion may evaluate: as a streamed history, since neither
+/// holds them in memory (the spill holds about twice a history's, its measures beside).
+pub fn check_size(sessions: usize, factors: &crate::history::Factors, edits: usize) -> Result<(), Error> {
+    files::check_sweep_size(sessions, factors, edits, MAX_STREAMED_SWEEP_VALUES, "")
+}
+
+/// Reads the session files `paths` (under `input.dir`) again, evaluates each with `edits`
+/// and measures it, and sums them in session order; `names` are the sessions' names the
+/// first pass read, in name order. None without sessions.
+///
+/// Errors: as `history::stream::evaluate`; a file that is no longer the session the first
+/// pass read (`files::changed`).
+pub fn evaluate(
+    input: &Input,
+    paths: &[PathBuf],
+    edits: &[Edit],
+    names: &[String],
+) -> Result<Option<Evaluated>, Error> {
+    check_size(paths.len(), input.factors, edits.len())?;
+    let edits_shown = input.edits_path.display().to_string();
+    let mut out = SpillWriter::create(input.spill_parent, input.name, paths.len())?;
+    stream::in_chunks(
+        paths,
+        input.progress,
+        |path| line(input, path, edits, &edits_shown),
+        |(name, line)| out.push(&name, &line),
+    )?;
+    let spill = out.finish()?;
+    if let Some((a, b)) = spill.same_name()? {
+        return Err(stream::same_name(input.dir, &spill, record_part(a), record_part(b))?);
+    }
+    if spill.len() != names.len() {
+        return Err(files::changed(input.path_shown));
+    }
+    let header = Header::new(
+        input.name,
+        input.path_shown,
+        &edits_shown,
+        edits.iter().map(EditId::of).collect(),
+        input.factors,
+        None,
+        spill.len(),
+        Vec::new(),
+    );
+    let mut read = Read {
+        spill: &spill,
+        lines: spill.lines()?,
+        names: names.iter(),
+        path_shown: input.path_shown,
+        sums: Sums::new(edits.len(), input.factors.len()),
+        shares: Shares::new(),
+        spread: Spread::default(),
+    };
+    let Some(summed) = pass(&mut read, &header, None, None, None)? else {
+        return Ok(None);
+    };
+    Ok(Some(Evaluated {
+        aggregate: summed.aggregate,
+        sweep: summed.sweep,
+        listed: summed.listed,
+        sums: read.sums,
+        shares: read.shares,
+        spread: read.spread,
+    }))
+}
+
+/// The session at `path`, evaluated and measured: its name and its spill line.
+fn line(
+    input: &Input,
+    path: &Path,
+    edits: &[Edit],
+    edits_shown: &str,
+) -> Result<(String, String), Error> {
+    let Ok(l) = files::load_one(input.dir, path)? else {
+        return Err(files::changed(input.path_shown));
+    };
+    let agent = Agent::of(&l);
+    let raw = l.scenario;
+    // As the measures read it (parts, then edits), and as the history reads it.
+    let measured = raw
+        .clone()
+        .with_parts(input.parts, edits_shown)
+        .with_edits(edits.to_vec(), edits_shown);
+    let measure = measure::measure(&measured, input.factors)?;
+    drop(measured);
+    let s = raw
+        .with_edits(edits.to_vec(), edits_shown)
+        .with_parts(input.parts, edits_shown);
+    let Record { mut line, session } = Record::of(evaluate_session(&s, &l.file, input.factors)?)?;
+    let beside =
+        serde_json::to_string(&Beside { measure, agent }).map_err(|e| Error::Print(e.into()))?;
+    line.push('\t');
+    line.push_str(&beside);
+    Ok((session.figures.name, line))
+}
+
+/// The history record of a spilled line.
+fn record_part(mut line: String) -> String {
+    if let Some(tab) = line.find('\t') {
+        line.truncate(tab);
+    }
+    line
+}
+
+/// The spill's records in session order, for the history's pass; what the history does not
+/// sum is summed here as each goes by.
+struct Read<'a> {
+    spill: &'a Spill,
+    lines: SpillLines<'a>,
+    names: std::slice::Iter<'a, String>,
+    path_shown: &'a str,
+    sums: Sums,
+    shares: Shares,
+    spread: Spread,
+}
+
+impl Records for Read<'_> {
+    fn next_record(&mut self) -> Result<Option<Record>, Error> {
+        let Some(mut line) = self.lines.next_line()? else {
+            return Ok(None);
+        };
+        let at = || self.spill.path().display().to_string();
+        let beside = line
+            .find('\t')
+            .and_then(|tab| Some((tab, serde_json::from_str::<Beside>(&line[tab + 1..]).ok()?)));
+        let Some((tab, beside)) = beside else {
+            return Err(Located::new(at(), "a spilled session without its measures (a bug in simulate suggest)").into());
+        };
+        line.truncate(tab);
+        let record = Record::parse(line, at)?;
+        let s = &record.session.figures;
+        // The sessions evaluated are the ones the first pass read, name for name.
+        if self.names.next() != Some(&s.name) {
+            return Err(files::changed(self.path_shown));
+        }
+        self.sums.add(&beside.measure);
+        settings::add_share(&mut self.shares, beside.agent, s);
+        self.spread.add(s);
+        Ok(Some(record))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Factors;
+
+    /// The evaluation holds no session's sweep, so it is capped as a streamed history is,
+    /// not at the 50 million values of one held in memory: 300,000 sessions of 20 edits over
+    /// 9 points (56.7 million) pass; 1,100,000 (207.9 million) do not.
+    #[test]
+    fn the_cap_is_the_streamed_one() {
+        let factors = Factors::default();
+        assert_eq!(factors.len(), 9);
+        assert!(300_000 * 9 * 21 > files::MAX_SWEEP_VALUES);
+        assert!(check_size(300_000, &factors, 20).is_ok());
+        let refused = check_size(1_100_000, &factors, 20).unwrap_err().to_string();
+        assert!(refused.contains("207,900,000 sweep totals"), "{refused}");
+    }
+}
