@@ -189,3 +189,44 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     }
     Ok(Suggestion { report, edits })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::files;
+
+    /// The files come in path order and are summed in session order, through a spill read
+    /// straight through or entry by entry: the suggestion is the same to the bit whichever
+    /// order the listing gives.
+    #[test]
+    fn the_suggestion_does_not_depend_on_the_order_of_the_files() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/history");
+        let (paths, listed) = files::find(&dir, Path::new("")).unwrap();
+        assert!(paths.len() >= 3, "{paths:?}");
+        let spill = tempfile::tempdir().unwrap();
+        let suggest_over = |paths: &[PathBuf]| {
+            suggest(&Input {
+                dir: &dir,
+                paths,
+                listed: &listed,
+                path_shown: "scenarios/history",
+                name: "history-suggest",
+                factors: &Factors::default(),
+                edits_path: Path::new("suggested.toml"),
+                rerun: "simulate history scenarios/history --edits suggested.toml",
+                progress: false,
+                max_cost_diff: None,
+                parts: &[],
+                spill_parent: spill.path(),
+            })
+            .unwrap()
+        };
+        let forward = suggest_over(&paths);
+        let reversed: Vec<PathBuf> = paths.iter().rev().cloned().collect();
+        let backward = suggest_over(&reversed);
+        assert!(!forward.report.candidates.is_empty());
+        assert_eq!(forward, backward);
+        // Each run's spill went with it.
+        assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+    }
+}
