@@ -76,6 +76,8 @@ pub struct Accumulator {
     /// `--max-cost-diff`: sessions further off are left out, and counted here.
     max_cost_diff: Option<f64>,
     excluded: OffSessions,
+    /// Whether every per-session list is kept (see [`Accumulator::cost_pcts_only`]).
+    all_lists: bool,
 }
 
 impl Accumulator {
@@ -110,7 +112,19 @@ impl Accumulator {
             measured: None,
             max_cost_diff: None,
             excluded: OffSessions::default(),
+            all_lists: true,
         }
+    }
+
+    /// Keeps of each session, per edit, only its percentage of its cost saved (input-token
+    /// equivalents: what `suggest` spreads), the session's name and the sums: not its
+    /// percentage saved nor its dollars' (so each edit's `per_session_pct` reads 0 and the
+    /// per-session chart lists are empty), nor its savings (so `across_sessions` counts no
+    /// session). A suggestion reads none of those, and over a million sessions of twenty
+    /// edits they would be some 500 MB.
+    pub fn cost_pcts_only(mut self) -> Self {
+        self.all_lists = false;
+        self
     }
 
     /// Leaves out of every sum the sessions whose simulated cost is more than `pct`
@@ -209,7 +223,9 @@ impl Accumulator {
         if s.edits.len() < self.edits.len() {
             self.short = true;
         }
-        self.savings.push(s.baseline_total_tokens);
+        if self.all_lists {
+            self.savings.push(s.baseline_total_tokens);
+        }
         for (sums, e) in self.edits.iter_mut().zip(&s.edits) {
             if let Some(w) = &e.what_if {
                 sums.what_if
@@ -246,8 +262,11 @@ impl Accumulator {
                     sums.rules.push(rule.to_string());
                 }
             }
-            sums.percents.push(e.saved_pct);
             sums.cost_percents.push(e.cost_saved_pct);
+            if !self.all_lists {
+                continue;
+            }
+            sums.percents.push(e.saved_pct);
             let dollar_pct = s
                 .baseline_dollars
                 .zip(e.dollars_saved)
@@ -258,9 +277,11 @@ impl Accumulator {
                 (Some(_), None) => {}
             }
         }
-        for k in 0..self.edits.len() {
-            self.savings
-                .push(s.edits.get(k).map_or(f64::NAN, |e| e.saved_tokens));
+        if self.all_lists {
+            for k in 0..self.edits.len() {
+                self.savings
+                    .push(s.edits.get(k).map_or(f64::NAN, |e| e.saved_tokens));
+            }
         }
         if let Some(sweep) = &mut self.sweep {
             sweep.add(sweep_totals);
@@ -314,7 +335,10 @@ impl Accumulator {
                 cost_rank: 0,
                 dollars_saved: e.dollars,
                 priced_sessions: e.priced,
-                per_session_pct: Distribution::of(&e.percents)?,
+                per_session_pct: match self.all_lists {
+                    true => Distribution::of(&e.percents)?,
+                    false => Distribution::of(&[0.0])?,
+                },
                 sessions_first: e.first,
                 sessions_saving: e.saving,
                 sessions_adding: e.adding,

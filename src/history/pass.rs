@@ -115,6 +115,20 @@ pub fn pass(
     dir: Option<&mut OutputDir>,
 ) -> Result<Option<Summed>, Error> {
     let names = header.edit_names();
+    let sweep = SweepSums::new(header.factors.len(), names.len());
+    let sums = Accumulator::new(&names, Some(sweep), group_by).max_cost_diff(max_cost_diff);
+    pass_into(records, header, sums, dir)
+}
+
+/// As [`pass`], summing into `sums` (for the header's edits, with a sweep): for a caller
+/// that keeps less of each session than a history's outputs need (`suggest`).
+pub fn pass_into(
+    records: &mut dyn Records,
+    header: &Header,
+    mut sums: Accumulator,
+    dir: Option<&mut OutputDir>,
+) -> Result<Option<Summed>, Error> {
+    let names = header.edit_names();
     let points = header.factors.len();
     let mut sinks = match dir {
         Some(dir) => {
@@ -136,8 +150,6 @@ pub fn pass(
         }
         None => None,
     };
-    let mut sums = Accumulator::new(&names, Some(SweepSums::new(points, names.len())), group_by)
-        .max_cost_diff(max_cost_diff);
     let mut listed = Vec::new();
     while let Some(record) = records.next_record()? {
         let s = &record.session;

@@ -16,7 +16,8 @@ use super::settings::{self, Agent, Shares};
 use crate::error::{Error, Located};
 use crate::history::aggregate::{Aggregate, SweepSums};
 use crate::history::files;
-use crate::history::pass::pass;
+use crate::history::accumulate::Accumulator;
+use crate::history::pass::pass_into;
 use crate::history::shard::{EditId, Header, Record};
 use crate::history::spill::{Spill, SpillLines, SpillWriter};
 use crate::history::stream::{self, MAX_STREAMED_SWEEP_VALUES, Records};
@@ -99,7 +100,10 @@ pub fn evaluate(
         shares: Shares::new(),
         spread: Spread::default(),
     };
-    let Some(summed) = pass(&mut read, &header, None, None, None)? else {
+    let sweep = SweepSums::new(input.factors.len(), edits.len());
+    // The report spreads only the sessions' cost saved: the rest is not kept.
+    let sums = Accumulator::new(&header.edit_names(), Some(sweep), None).cost_pcts_only();
+    let Some(summed) = pass_into(&mut read, &header, sums, None)? else {
         return Ok(None);
     };
     Ok(Some(Evaluated {
