@@ -275,7 +275,13 @@ fn sessions(
             return Ok(Done::Empty(Box::new(header), files));
         }
         let spill = &streamed.spill;
-        let (report, files) = finish(c, &header, &mut stream::SpillRecords::of(spill)?, output, Vec::new())?;
+        let (report, files) = finish(
+            c,
+            &header,
+            &mut stream::SpillRecords::of(spill)?,
+            output,
+            Vec::new(),
+        )?;
         Ok(Done::Summed(Box::new(report), files, streamed))
     })();
     if c.out_root.is_none() {

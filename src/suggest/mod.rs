@@ -133,9 +133,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     }
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     let mut aggregate = evaluated.aggregate;
-    let spread = evaluated
-        .spread
-        .with_pcts(aggregate.token_cost_pcts());
+    let spread = evaluated.spread.with_pcts(aggregate.token_cost_pcts());
     let sweep = evaluated.sweep.finish(input.factors, &aggregate);
     aggregate.excluded = excluded;
     let history = HistoryReport::new(

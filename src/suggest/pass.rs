@@ -14,9 +14,9 @@ use super::measure::{self, SessionMeasure, Sums};
 use super::report::Spread;
 use super::settings::{self, Agent, Shares};
 use crate::error::{Error, Located};
+use crate::history::accumulate::Accumulator;
 use crate::history::aggregate::{Aggregate, SweepSums};
 use crate::history::files;
-use crate::history::accumulate::Accumulator;
 use crate::history::pass::pass_into;
 use crate::history::shard::{EditId, Header, Record};
 use crate::history::spill::{Spill, SpillLines, SpillWriter};
@@ -49,7 +49,11 @@ struct Beside {
 
 /// How many sweep figures a suggestion may evaluate: as a streamed history, since neither
 /// holds them in memory (the spill holds about twice a history's, its measures beside).
-pub fn check_size(sessions: usize, factors: &crate::history::Factors, edits: usize) -> Result<(), Error> {
+pub fn check_size(
+    sessions: usize,
+    factors: &crate::history::Factors,
+    edits: usize,
+) -> Result<(), Error> {
     files::check_sweep_size(sessions, factors, edits, MAX_STREAMED_SWEEP_VALUES, "")
 }
 
@@ -76,7 +80,12 @@ pub fn evaluate(
     )?;
     let spill = out.finish()?;
     if let Some((a, b)) = spill.same_name()? {
-        return Err(stream::same_name(input.dir, &spill, record_part(a), record_part(b))?);
+        return Err(stream::same_name(
+            input.dir,
+            &spill,
+            record_part(a),
+            record_part(b),
+        )?);
     }
     if spill.len() != names.len() {
         return Err(files::changed(input.path_shown));
@@ -176,7 +185,11 @@ impl Records for Read<'_> {
             .find('\t')
             .and_then(|tab| Some((tab, serde_json::from_str::<Beside>(&line[tab + 1..]).ok()?)));
         let Some((tab, beside)) = beside else {
-            return Err(Located::new(at(), "a spilled session without its measures (a bug in simulate suggest)").into());
+            return Err(Located::new(
+                at(),
+                "a spilled session without its measures (a bug in simulate suggest)",
+            )
+            .into());
         };
         line.truncate(tab);
         let record = Record::parse(line, at)?;
@@ -204,7 +217,10 @@ mod tests {
     fn the_cap_is_the_streamed_one() {
         let factors = Factors::default();
         assert_eq!(factors.len(), 9);
-        assert!(300_000 * 9 * 21 > files::MAX_SWEEP_VALUES);
+        // What the old cap, that of a history held in memory, refused.
+        assert!(
+            files::check_sweep_size(300_000, &factors, 20, files::MAX_SWEEP_VALUES, "").is_err()
+        );
         assert!(check_size(300_000, &factors, 20).is_ok());
         let refused = check_size(1_100_000, &factors, 20).unwrap_err().to_string();
         assert!(refused.contains("207,900,000 sweep totals"), "{refused}");
