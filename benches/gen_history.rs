@@ -7,6 +7,11 @@
 //! output, clearing by staleness, clearing on idle time, dropping an MCP server's tool
 //! definitions from the base, and a combination.
 //!
+//! It is `simulate suggest`'s benchmark too: `simulate suggest DIR/sessions` finds 21
+//! candidates in these sessions (sizes, repeats, pauses, contexts), and
+//! `simulate history DIR/sessions --edits <its suggested.toml>` is the baseline it is
+//! timed against (docs/performance.md, "`suggest` streamed").
+//!
 //! One file at a time is built and written, so a million sessions take no more memory
 //! than one (about 28 KB a session of 50 calls: 28 GB for a million; mind the disk).
 //! Sessions are spread over `SESSIONS / 2000` projects (at least one), `SESSIONS / 5000`
