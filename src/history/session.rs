@@ -176,6 +176,31 @@ pub fn evaluate_session(
     file: &str,
     factors: &Factors,
 ) -> Result<Session, Error> {
+    evaluate_session_beside(scenario, file, factors, None).map(|(s, _)| s)
+}
+
+/// A subject's end context at a frame with its clearings made (`suggest::measure`'s).
+pub type EndContext = fn(&crate::evaluate::Subject, Assumptions, &crate::clear::Clearings) -> f64;
+
+/// What a suggestion measures beside a session's history figures, from the same replays
+/// (`suggest::measure::measure` computes the same numbers from a study of its own).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Beside {
+    /// By subject (the baseline first): its end context at the nominal point.
+    pub ends: Vec<f64>,
+    /// Point-major: at each factor point each subject's cost, input-token equivalents.
+    pub costs: Vec<f64>,
+}
+
+/// [`evaluate_session`], and with `end` given, the end contexts and the costs over the
+/// factor sweep (its totals are computed anyway: their cost is kept, not recomputed).
+pub fn evaluate_session_beside(
+    scenario: &Scenario,
+    file: &str,
+    factors: &Factors,
+    end: Option<EndContext>,
+) -> Result<(Session, Beside), Error> {
+    let mut beside = Beside::default();
     let study = Study::new(scenario).map_err(|e| in_session(e, file))?;
     let at = Assumptions {
         base_tokens: scenario.base_tokens,
@@ -256,6 +281,9 @@ pub fn evaluate_session(
         .zip(clearings)
         .zip(&clamped_points)
         .map(|((subject, clearings), &clamped)| {
+            if let Some(end) = end {
+                beside.ends.push(end(subject, subject.at(at), &clearings));
+            }
             if subject.depends_on_assumptions() || clamped > 0 {
                 Model::Replay
             } else {
@@ -286,30 +314,37 @@ pub fn evaluate_session(
             ..nominal_point
         };
         for (subject, model) in study.subjects().zip(&models) {
-            sweep_totals.push(totals(&study, subject, model, &point, true).tokens);
+            let t = totals(&study, subject, model, &point, true);
+            sweep_totals.push(t.tokens);
+            if end.is_some() {
+                beside.costs.push(t.cost);
+            }
         }
     }
 
-    Ok(Session {
-        figures: SessionFigures {
-            name: scenario.name.clone(),
-            file: file.to_string(),
-            calls,
-            base_tokens: at.base_tokens,
-            bytes_per_token: at.bytes_per_token,
-            sources: Sources::of(scenario, false, false),
-            baseline_total_tokens,
-            baseline_cost,
-            cached: scenario.cache.is_some(),
-            edits,
-            warnings,
-            baseline_dollars,
-            measured,
+    Ok((
+        Session {
+            figures: SessionFigures {
+                name: scenario.name.clone(),
+                file: file.to_string(),
+                calls,
+                base_tokens: at.base_tokens,
+                bytes_per_token: at.bytes_per_token,
+                sources: Sources::of(scenario, false, false),
+                baseline_total_tokens,
+                baseline_cost,
+                cached: scenario.cache.is_some(),
+                edits,
+                warnings,
+                baseline_dollars,
+                measured,
+            },
+            sweep_totals,
+            closed_forms,
+            labels: Labels::of(scenario),
         },
-        sweep_totals,
-        closed_forms,
-        labels: Labels::of(scenario),
-    })
+        beside,
+    ))
 }
 
 /// Adds the session file to an error about an edit, whose location is in the edits file.

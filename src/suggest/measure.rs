@@ -59,6 +59,23 @@ pub fn end_context_with(
     frame.base_tokens + joined + searched - freed
 }
 
+impl SessionMeasure {
+    /// The measure from the history's own replays of the session (`evaluate_session_beside`
+    /// with [`end_context_with`]): the same numbers [`measure`] computes.
+    pub fn of(beside: crate::history::session::Beside) -> SessionMeasure {
+        let baseline_end = beside.ends.first().copied().unwrap_or(0.0);
+        SessionMeasure {
+            removed: beside
+                .ends
+                .iter()
+                .skip(1)
+                .map(|e| baseline_end - e)
+                .collect(),
+            costs: beside.costs,
+        }
+    }
+}
+
 /// Measures `scenario` (its edits already the suggestion's) at its nominal point and over
 /// `factors` on its B and ρ.
 pub fn measure(scenario: &Scenario, factors: &Factors) -> Result<SessionMeasure, Error> {

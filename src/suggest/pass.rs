@@ -18,6 +18,7 @@ use crate::history::accumulate::Accumulator;
 use crate::history::aggregate::{Aggregate, SweepSums};
 use crate::history::files;
 use crate::history::pass::pass_into;
+use crate::history::session::evaluate_session_beside;
 use crate::history::shard::{EditId, Header, Record};
 use crate::history::spill::{Spill, SpillLines, SpillWriter};
 use crate::history::stream::{self, MAX_STREAMED_SWEEP_VALUES, Records};
@@ -137,17 +138,26 @@ fn line(
     };
     let agent = Agent::of(&l);
     let raw = l.scenario;
-    // As the measures read it (parts, then edits), and as the history reads it.
-    let measured = raw
-        .clone()
-        .with_parts(input.parts, edits_shown)
-        .with_edits(edits.to_vec(), edits_shown);
-    let measure = measure::measure(&measured, input.factors)?;
-    drop(measured);
-    let s = raw
-        .with_edits(edits.to_vec(), edits_shown)
-        .with_parts(input.parts, edits_shown);
-    let Record { mut line, session } = Record::of(evaluate_session(&s, &l.file, input.factors)?)?;
+    let (session, measure) = if input.parts.is_empty() {
+        // Without parts the measures' scenario is the history's: its replays give both.
+        let s = raw.with_edits(edits.to_vec(), edits_shown);
+        let (session, beside) =
+            evaluate_session_beside(&s, &l.file, input.factors, Some(measure::end_context_with))?;
+        (session, SessionMeasure::of(beside))
+    } else {
+        // As the measures read it (parts, then edits), and as the history reads it.
+        let measured = raw
+            .clone()
+            .with_parts(input.parts, edits_shown)
+            .with_edits(edits.to_vec(), edits_shown);
+        let measure = measure::measure(&measured, input.factors)?;
+        drop(measured);
+        let s = raw
+            .with_edits(edits.to_vec(), edits_shown)
+            .with_parts(input.parts, edits_shown);
+        (evaluate_session(&s, &l.file, input.factors)?, measure)
+    };
+    let Record { mut line, session } = Record::of(session)?;
     let beside =
         serde_json::to_string(&Beside { measure, agent }).map_err(|e| Error::Print(e.into()))?;
     line.push('\t');
