@@ -31,8 +31,9 @@ pub(super) struct Outputs {
 /// and are written and read as JSON ([`Gatherer::to_json`], [`Gatherer::from_json`]).
 ///
 /// What it holds grows with the distinct values of the per-call figures (each a
-/// [`Tally`]), the tools, TTLs, models and parts, and the sessions with a compaction; not
-/// with the calls.
+/// [`Tally`]; the contexts kept only as finely as the rules read them, about one value per
+/// token of their range: `contexts`), the tools, TTLs, models and parts, and the sessions
+/// with a compaction; not with the calls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gatherer {
@@ -174,7 +175,7 @@ impl Gatherer {
         };
         for (i, slot) in run.iter().enumerate() {
             if i > 0 {
-                into.add(context);
+                into.add(super::contexts::coarse(context));
             }
             context += slot.size(s.bytes_per_token);
         }

@@ -3,6 +3,7 @@
 //! the calls read, the compactions the logs recorded and the base's named parts. Pure
 //! arithmetic over the scenarios; the rules in `rules` turn it into candidate edits.
 
+mod contexts;
 mod gather;
 mod merge;
 #[cfg(test)]
@@ -114,8 +115,9 @@ pub struct OpenAi {
     pub sessions: usize,
     /// Of them, those without a `[cache]`.
     pub uncached: usize,
-    /// The context each call from the second on reads, as [`Evidence::contexts`] (empty
-    /// while a [`Gatherer`] gathers: it tallies them apart).
+    /// The context each call from the second on reads, as [`Evidence::contexts`] (each
+    /// replaced by its class's value; empty while a [`Gatherer`] gathers: it tallies them
+    /// apart).
     pub contexts: Values,
     /// The 90th percentile (nearest rank) of these sessions' B: a compaction threshold at or
     /// below a session's B plus the summary compacts before each of its calls, so
@@ -148,7 +150,9 @@ pub struct Evidence {
     pub uncached_sessions: usize,
     /// The context each call from the second on reads at its session's nominal point (B +
     /// what joined before it), est. tokens: where a context trigger could fire. Sessions
-    /// on OpenAI's API are apart, in [`OpenAi::contexts`].
+    /// on OpenAI's API are apart, in [`OpenAi::contexts`]. Each is replaced by the value of
+    /// its class (`contexts::coarse`): the same percentiles to the whole token and to the
+    /// trigger, the same counts above a trigger, in about one value per token of range.
     pub contexts: Values,
     /// The 90th percentile (nearest rank) of the B of the sessions `contexts` comes from.
     pub base_p90: f64,
