@@ -246,36 +246,19 @@ fn providers(
     list: &Spanned<Vec<Spanned<String>>>,
     place: &str,
 ) -> Result<Vec<Provider>, Located> {
-    let at = format!("{place}.providers");
-    if list.get_ref().is_empty() {
-        return Err(ck.err(
-            Some(list.span()),
-            &at,
-            "providers = [] changes no run: name anthropic, openai or both, or leave providers out (every provider)",
-        ));
-    }
-    let mut out = Vec::new();
-    for word in list.get_ref() {
-        let Some(provider) = Provider::parse(word.get_ref()) else {
-            return Err(ck.err(
-                Some(word.span()),
-                &at,
-                format!(
-                    "\"{}\" is not a provider: give anthropic or openai (as a call's measured convention names them), e.g. providers = [\"anthropic\"]",
-                    shown(word.get_ref())
-                ),
-            ));
-        };
-        if out.contains(&provider) {
-            return Err(ck.err(
-                Some(word.span()),
-                &at,
-                format!("names {} twice; list each provider once", provider.key()),
-            ));
-        }
-        out.push(provider);
-    }
-    Ok(out)
+    known_words(
+        ck,
+        list,
+        &format!("{place}.providers"),
+        "providers = [] changes no run: name anthropic, openai or both, or leave providers out (every provider)",
+        |w| Provider::parse(w).map(|p| (p, p.key())),
+        |w| {
+            format!(
+                "\"{w}\" is not a provider: give anthropic or openai (as a call's measured convention names them), e.g. providers = [\"anthropic\"]"
+            )
+        },
+        "provider",
+    )
 }
 
 /// `traces = ["main", "subagent"]`: known kinds, each once.
@@ -284,36 +267,50 @@ fn traces(
     t: &Spanned<Vec<Spanned<String>>>,
     place: &str,
 ) -> Result<Vec<TraceKind>, Located> {
-    let at = format!("{place}.traces");
-    if t.get_ref().is_empty() {
-        return Err(ck.err(
-            Some(t.span()),
-            &at,
-            "traces = [] changes no trace: name main, subagent or both, or leave traces out (every trace)",
-        ));
+    known_words(
+        ck,
+        t,
+        &format!("{place}.traces"),
+        "traces = [] changes no trace: name main, subagent or both, or leave traces out (every trace)",
+        |w| TraceKind::parse(w).map(|k| (k, k.key())),
+        |w| {
+            format!(
+                "\"{w}\" is not a trace kind: give main (a session's own conversation, after a compaction too) or subagent"
+            )
+        },
+        "kind",
+    )
+}
+
+/// A list of known words (`providers`, `traces`) at `at`: not empty (else `empty`), each
+/// word one `parse` knows (with its key; else `unknown` of the word as shown), none twice.
+fn known_words<T: PartialEq>(
+    ck: &Checker,
+    list: &Spanned<Vec<Spanned<String>>>,
+    at: &str,
+    empty: &str,
+    parse: impl Fn(&str) -> Option<(T, &'static str)>,
+    unknown: impl Fn(&str) -> String,
+    each: &str,
+) -> Result<Vec<T>, Located> {
+    if list.get_ref().is_empty() {
+        return Err(ck.err(Some(list.span()), at, empty));
     }
-    let mut kinds = Vec::new();
-    for word in t.get_ref() {
-        let Some(kind) = TraceKind::parse(word.get_ref()) else {
-            return Err(ck.err(
-                Some(word.span()),
-                &at,
-                format!(
-                    "\"{}\" is not a trace kind: give main (a session's own conversation, after a compaction too) or subagent",
-                    shown(word.get_ref())
-                ),
-            ));
+    let mut out = Vec::new();
+    for word in list.get_ref() {
+        let Some((known, key)) = parse(word.get_ref()) else {
+            return Err(ck.err(Some(word.span()), at, unknown(&shown(word.get_ref()))));
         };
-        if kinds.contains(&kind) {
+        if out.contains(&known) {
             return Err(ck.err(
                 Some(word.span()),
-                &at,
-                format!("names {} twice; list each kind once", kind.key()),
+                at,
+                format!("names {key} twice; list each {each} once"),
             ));
         }
-        kinds.push(kind);
+        out.push(known);
     }
-    Ok(kinds)
+    Ok(out)
 }
 
 /// `model = { to, tokens_factor, select }`.
