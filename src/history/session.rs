@@ -185,7 +185,7 @@ pub type EndContext = fn(&crate::evaluate::Subject, Assumptions, &crate::clear::
 /// What a suggestion measures beside a session's history figures, from the same replays
 /// (`suggest::measure::measure` computes the same numbers from a study of its own).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Beside {
+pub struct SweepCosts {
     /// By subject (the baseline first): its end context at the nominal point.
     pub ends: Vec<f64>,
     /// Point-major: at each factor point each subject's cost, input-token equivalents.
@@ -199,8 +199,8 @@ pub fn evaluate_session_beside(
     file: &str,
     factors: &Factors,
     end: Option<EndContext>,
-) -> Result<(Session, Beside), Error> {
-    let mut beside = Beside::default();
+) -> Result<(Session, SweepCosts), Error> {
+    let mut beside = SweepCosts::default();
     let study = Study::new(scenario).map_err(|e| in_session(e, file))?;
     let at = Assumptions {
         base_tokens: scenario.base_tokens,

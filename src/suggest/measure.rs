@@ -62,7 +62,7 @@ pub fn end_context_with(
 impl SessionMeasure {
     /// The measure from the history's own replays of the session (`evaluate_session_beside`
     /// with [`end_context_with`]): the same numbers [`measure`] computes.
-    pub fn of(beside: crate::history::session::Beside) -> SessionMeasure {
+    pub fn of(beside: crate::history::session::SweepCosts) -> SessionMeasure {
         let baseline_end = beside.ends.first().copied().unwrap_or(0.0);
         SessionMeasure {
             removed: beside
