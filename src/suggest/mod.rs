@@ -87,6 +87,7 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         &edits_shown,
         input.max_cost_diff,
     )?;
+    let kept = gathered.kept(input.paths);
     let excluded = gathered.excluded;
     if gathered.names.is_empty() {
         return Err(Located::new(
@@ -99,13 +100,8 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     let evidence = gathered.evidence;
     // The cheapest schedule of each family joins the candidates (docs/suggest.md).
     let proposal = propose(&evidence);
-    let mut search = schedule::search_files(
-        input.dir,
-        &gathered.kept,
-        input.parts,
-        &proposal,
-        input.edits_path,
-    )?;
+    let mut search =
+        schedule::search_files(input.dir, &kept, input.parts, &proposal, input.edits_path)?;
     let proposal = search.propose_into(proposal);
     let header = edits_file::Header {
         path: input.path_shown,
@@ -119,8 +115,8 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     } else {
         scenario::load_edits_str(&first, input.edits_path)?.edits
     };
-    let evaluated = pass::evaluate(input, &gathered.kept, &edits, &gathered.names)?;
-    drop(gathered.kept);
+    let evaluated = pass::evaluate(input, &kept, &edits, &gathered.names)?;
+    drop(kept);
     drop(gathered.names);
     let Some(evaluated) = evaluated else {
         return Err(Located::new(input.path_shown, "no sessions to evaluate").into());

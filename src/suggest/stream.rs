@@ -13,6 +13,7 @@ use crate::history::files::{CHUNK, Loaded, Skipped};
 pub use crate::history::files::{changed, load_with_parts};
 use crate::scenario::BasePart;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -27,9 +28,10 @@ pub struct Gathered {
     pub agents: Vec<(Agent, usize)>,
     /// The sessions' names, in name order.
     pub names: Vec<String>,
-    /// The session files, in path order (the sessions left out by `--max-cost-diff` not
-    /// among them).
-    pub kept: Vec<PathBuf>,
+    /// Where the session files are in the paths read, in path order (the sessions left
+    /// out by `--max-cost-diff` and the files that are not sessions not among them): see
+    /// [`Gathered::kept`].
+    pub kept_at: Vec<usize>,
     /// The files that are not sessions.
     pub skipped: Vec<Skipped>,
     /// The sessions `--max-cost-diff` left out.
@@ -49,10 +51,10 @@ pub fn gather(
     let mut gatherer = Gatherer::default();
     let mut agents: BTreeMap<Agent, usize> = BTreeMap::new();
     let mut names = Vec::new();
-    let mut kept = Vec::new();
+    let mut kept_at = Vec::new();
     let mut skipped = Vec::new();
     let mut off: Vec<(String, f64)> = Vec::new();
-    for chunk in paths.chunks(CHUNK) {
+    for (c, chunk) in paths.chunks(CHUNK).enumerate() {
         let read: Vec<Result<Read, Error>> = chunk
             .par_iter()
             .map(|path| {
@@ -63,7 +65,7 @@ pub fn gather(
                 }))
             })
             .collect();
-        for (path, r) in chunk.iter().zip(read) {
+        for (i, r) in read.into_iter().enumerate() {
             let (l, difference) = match r? {
                 Ok(x) => x,
                 Err(s) => {
@@ -80,7 +82,7 @@ pub fn gather(
             gatherer.add(&l.scenario);
             *agents.entry(Agent::of(&l)).or_insert(0) += 1;
             names.push(l.scenario.name);
-            kept.push(path.clone());
+            kept_at.push(c * CHUNK + i);
         }
     }
     names.sort();
@@ -93,10 +95,22 @@ pub fn gather(
         evidence: gatherer.finish(),
         agents: agents.into_iter().collect(),
         names,
-        kept,
+        kept_at,
         skipped,
         excluded,
     })
+}
+
+impl Gathered {
+    /// The session files kept, of the `paths` read: those paths themselves where every
+    /// file was kept, so that a million sessions' paths are not listed twice.
+    pub fn kept<'a>(&self, paths: &'a [PathBuf]) -> Cow<'a, [PathBuf]> {
+        if self.kept_at.len() == paths.len() {
+            Cow::Borrowed(paths)
+        } else {
+            Cow::Owned(self.kept_at.iter().map(|&i| paths[i].clone()).collect())
+        }
+    }
 }
 
 #[cfg(test)]

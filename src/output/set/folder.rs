@@ -83,12 +83,39 @@ pub fn manifest(files: &[(String, String)]) -> String {
     text
 }
 
+/// A run's inputs by identity, sorted: 16 bytes an input (a million sessions' paths
+/// would hold about 100 MB for the rare message that names one).
+#[derive(Debug, Default)]
+pub struct Inputs {
+    identities: Vec<Identity>,
+}
+
+impl Inputs {
+    /// The identities of `paths` that exist (following symbolic links).
+    pub fn of(paths: &[PathBuf]) -> Inputs {
+        let mut identities: Vec<Identity> = paths.iter().filter_map(|p| identity(p)).collect();
+        identities.sort_unstable();
+        identities.dedup();
+        Inputs { identities }
+    }
+
+    fn holds(&self, id: Identity) -> bool {
+        self.identities.binary_search(&id).is_ok()
+    }
+}
+
 /// Checks that replacing `target` (an existing folder) loses neither an input nor a file
-/// simulate did not write.
+/// simulate did not write. `paths`, where given, are the inputs' paths, to name the one
+/// found by the path it was given as (a run's last check, at commit, names it by the
+/// folder's path).
 ///
 /// Errors: [`Error::Input`] naming the input and the file in the folder it is, or the
 /// files simulate did not write; [`Error::Unwritable`] when the folder cannot be listed.
-pub fn check_replaceable(target: &Path, inputs: &[(PathBuf, Identity)]) -> Result<(), Error> {
+pub fn check_replaceable(
+    target: &Path,
+    inputs: &Inputs,
+    paths: Option<&[PathBuf]>,
+) -> Result<(), Error> {
     let unlistable = |source: io::Error| Error::Unwritable {
         path: target.to_path_buf(),
         source,
@@ -100,12 +127,14 @@ pub fn check_replaceable(target: &Path, inputs: &[(PathBuf, Identity)]) -> Resul
         let entry = entry.map_err(unlistable)?;
         let meta = entry.metadata().map_err(unlistable)?;
         let path = entry.path();
-        if let Some((input, _)) = inputs
-            .iter()
-            .find(|(_, id)| *id == (meta.dev(), meta.ino()))
-        {
+        let id = (meta.dev(), meta.ino());
+        if inputs.holds(id) {
+            // Only on the way to an error: the input's own path, found again.
+            let given = paths
+                .and_then(|all| all.iter().find(|p| identity(p) == Some(id)))
+                .unwrap_or(&path);
             return Err(Located::new(
-                input.display().to_string(),
+                given.display().to_string(),
                 format!(
                     "is also {}, in the folder this run replaces: move the input out of it or choose another --out",
                     path.display()
@@ -219,23 +248,25 @@ mod tests {
         for name in ["summary.csv", "cost.svg", ".ledger.csv.tmp-42"] {
             fs::write(dir.path().join(name), "x").unwrap();
         }
-        check_replaceable(dir.path(), &[]).unwrap();
+        check_replaceable(dir.path(), &Inputs::default(), None).unwrap();
         // With a manifest, only what it lists.
         let summary = dir.path().join("summary.csv");
         let written = [("summary.csv".to_string(), digest(&summary).unwrap())];
         fs::write(dir.path().join(MANIFEST), manifest(&written)).unwrap();
-        let e = check_replaceable(dir.path(), &[]).unwrap_err().to_string();
+        let e = check_replaceable(dir.path(), &Inputs::default(), None)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("holds files simulate did not write (.ledger.csv.tmp-42, cost.svg)"),
             "{e}"
         );
         fs::remove_file(dir.path().join("cost.svg")).unwrap();
         fs::remove_file(dir.path().join(".ledger.csv.tmp-42")).unwrap();
-        check_replaceable(dir.path(), &[]).unwrap();
+        check_replaceable(dir.path(), &Inputs::default(), None).unwrap();
         // A manifest from before digests: its names alone.
         fs::write(dir.path().join(MANIFEST), "# old\nsummary.csv\n").unwrap();
         fs::write(&summary, "edited").unwrap();
-        check_replaceable(dir.path(), &[]).unwrap();
+        check_replaceable(dir.path(), &Inputs::default(), None).unwrap();
     }
 
     #[test]
@@ -248,10 +279,12 @@ mod tests {
             written.push((name.to_string(), digest(&path).unwrap()));
         }
         fs::write(dir.path().join(MANIFEST), manifest(&written)).unwrap();
-        check_replaceable(dir.path(), &[]).unwrap();
+        check_replaceable(dir.path(), &Inputs::default(), None).unwrap();
         // The same size, other bytes: the digest tells.
         fs::write(dir.path().join("suggested.toml"), "[[edit]]#\n").unwrap();
-        let e = check_replaceable(dir.path(), &[]).unwrap_err().to_string();
+        let e = check_replaceable(dir.path(), &Inputs::default(), None)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("holds a file changed since simulate wrote it (suggested.toml: edited?)")
                 && e.contains("nothing was written: move it elsewhere"),
@@ -260,7 +293,7 @@ mod tests {
         // A link where simulate wrote a file is not what it wrote either.
         fs::remove_file(dir.path().join("suggested.toml")).unwrap();
         std::os::unix::fs::symlink("suggest.csv", dir.path().join("suggested.toml")).unwrap();
-        assert!(check_replaceable(dir.path(), &[]).is_err());
+        assert!(check_replaceable(dir.path(), &Inputs::default(), None).is_err());
     }
 
     #[test]
@@ -268,7 +301,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("notes.txt"), "mine").unwrap();
         fs::create_dir(dir.path().join("ledger.csv")).unwrap();
-        let e = check_replaceable(dir.path(), &[]).unwrap_err().to_string();
+        let e = check_replaceable(dir.path(), &Inputs::default(), None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("(ledger.csv, notes.txt)"), "{e}");
     }
 
@@ -282,8 +317,8 @@ mod tests {
             .join("..")
             .join(dir.path().file_name().unwrap())
             .join("summary.csv");
-        let inputs = [(other_name.clone(), identity(&other_name).unwrap())];
-        let e = check_replaceable(dir.path(), &inputs)
+        let paths = [other_name.clone()];
+        let e = check_replaceable(dir.path(), &Inputs::of(&paths), Some(&paths))
             .unwrap_err()
             .to_string();
         assert!(

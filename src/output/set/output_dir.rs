@@ -8,7 +8,6 @@
 
 use super::{folder, interrupt, staging};
 use crate::error::{Error, Located};
-use folder::Identity;
 use staging::Staging;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -31,7 +30,7 @@ pub struct OutputDir {
     staging: Staging,
     /// `set/` in it: the folder that becomes the target.
     files: PathBuf,
-    inputs: Vec<(PathBuf, Identity)>,
+    inputs: folder::Inputs,
     written: Vec<String>,
 }
 
@@ -69,12 +68,10 @@ impl OutputDir {
         }
         let _root_lock = lock_root(root)?;
         check_target(&target)?;
-        let inputs: Vec<(PathBuf, Identity)> = inputs
-            .iter()
-            .filter_map(|p| folder::identity(p).map(|id| (p.clone(), id)))
-            .collect();
+        let paths = inputs;
+        let inputs = folder::Inputs::of(paths);
         if target.is_dir() {
-            folder::check_replaceable(&target, &inputs)?;
+            folder::check_replaceable(&target, &inputs, Some(paths))?;
         }
         let staging = Staging::create(root, name).map_err(unwritable(root))?;
         let files = staging.path().join(SET);
@@ -164,7 +161,7 @@ impl OutputDir {
         check_target(&self.target)?;
         let exists = self.target.is_dir();
         if exists {
-            folder::check_replaceable(&self.target, &self.inputs)?;
+            folder::check_replaceable(&self.target, &self.inputs, None)?;
         }
         {
             // The interrupt watcher waits for this lock, so it never removes the staging
