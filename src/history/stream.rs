@@ -19,8 +19,11 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// The most sweep totals a streamed history writes (sessions × factor points × (1 +
-/// edits)): about 4 GB of numbers in the spill and as much in `shard.jsonl`.
-pub const MAX_STREAMED_SWEEP_VALUES: usize = 200_000_000;
+/// edits)): about 8 GB of numbers in the spill and as much in `shard.jsonl` (about 20
+/// bytes a total). A million sessions over the default 9 points with up to 43 edits: a
+/// suggestion over a million sessions proposes 20 to 25 (207,000,000 at 22, over the
+/// 200,000,000 this was).
+pub const MAX_STREAMED_SWEEP_VALUES: usize = 400_000_000;
 
 /// Records in session order, from a spill or from shards.
 pub trait Records {

@@ -222,7 +222,8 @@ mod tests {
 
     /// The evaluation holds no session's sweep, so it is capped as a streamed history is,
     /// not at the 50 million values of one held in memory: 300,000 sessions of 20 edits over
-    /// 9 points (56.7 million) pass; 1,100,000 (207.9 million) do not.
+    /// 9 points (56.7 million) pass, and 1,000,000 of 22 edits (207 million); 2,200,000 of 20
+    /// (415.8 million) do not.
     #[test]
     fn the_cap_is_the_streamed_one() {
         let factors = Factors::default();
@@ -232,7 +233,8 @@ mod tests {
             files::check_sweep_size(300_000, &factors, 20, files::MAX_SWEEP_VALUES, "").is_err()
         );
         assert!(check_size(300_000, &factors, 20).is_ok());
-        let refused = check_size(1_100_000, &factors, 20).unwrap_err().to_string();
-        assert!(refused.contains("207,900,000 sweep totals"), "{refused}");
+        assert!(check_size(1_000_000, &factors, 22).is_ok());
+        let refused = check_size(2_200_000, &factors, 20).unwrap_err().to_string();
+        assert!(refused.contains("415,800,000 sweep totals"), "{refused}");
     }
 }
