@@ -491,6 +491,7 @@ fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
         factors.describe(),
         rank_range(best)
     ));
+    text.push_str(&median_caveat(d));
     if let Some(r) = &best.refetch {
         text.push_str(&format!(
             " It {}, sampled on the re-fetch rates {} (docs/model.md §11).",
@@ -499,6 +500,20 @@ fn answer(ranked: &[Suggested], b: &Baseline, factors: &Factors) -> String {
         ));
     }
     text
+}
+
+/// A sum can hide that most sessions pay: a sentence (with its leading space) where the
+/// median session's cost rises with the edit (`d`: each session's percentage of its own
+/// cost saved), else nothing.
+fn median_caveat(d: &Distribution) -> String {
+    if d.median < 0.0 {
+        format!(
+            " The saving comes from a few sessions: the median session pays {} more with it.",
+            percent(-d.median)
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// `1st` or `1st to 3rd`, the cost ranks over the sweep.
@@ -529,6 +544,23 @@ pub fn ordinal(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_saving_the_median_session_pays_for_is_said() {
+        let d = |median| Distribution {
+            min: -50.0,
+            p10: -41.8,
+            median,
+            p90: 22.9,
+            max: 30.0,
+        };
+        assert_eq!(
+            median_caveat(&d(-27.8)),
+            " The saving comes from a few sessions: the median session pays 27.8 % more with it."
+        );
+        assert_eq!(median_caveat(&d(0.0)), "");
+        assert_eq!(median_caveat(&d(3.0)), "");
+    }
 
     #[test]
     fn ordinals() {

@@ -954,7 +954,6 @@ fn hour_cache(e: &Evidence, p: &mut Proposal) {
         );
         return;
     }
-    p.find(Family::HourCache, format!("{text}: a 1-hour cache"));
     // The sessions the edit leaves: `only_longer` those whose cache lives an hour already,
     // `providers` those on OpenAI's API; and, as every cache edit, those without a cache.
     let longer: usize = e
@@ -979,6 +978,15 @@ fn hour_cache(e: &Evidence, p: &mut Proposal) {
     } else {
         format!("leaves as they are {}", and_list(&leaves))
     };
+    // Which sessions it changes, on the terminal as in the files: a reader of the findings
+    // alone should not take it for every session's cache.
+    p.find(
+        Family::HourCache,
+        format!(
+            "{text}: a 1-hour cache, for those {} only (at Anthropic); it {left}",
+            grouped(sessions as f64, 0),
+        ),
+    );
     p.candidates.push(Candidate {
         name: "1-hour cache".into(),
         family: Family::HourCache,
