@@ -12,6 +12,7 @@ pub mod ledger;
 pub mod local;
 pub mod scenario;
 pub mod suggest;
+pub mod suggest_shard;
 pub mod telemetry;
 
 use crate::error::Error;
