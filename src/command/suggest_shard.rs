@@ -259,7 +259,7 @@ impl Run<'_> {
             shard.index,
             shard.of,
             crate::number::plural(sessions, "session", "sessions"),
-            crate::number::plural(listing.files, "session file", "session files"),
+            crate::number::plural(listing.files, "*.toml file", "*.toml files"),
             printable(&shown),
             crate::printable::path(&folder),
             plan_path.map_or(String::new(), |p| format!(" --plan {}", p.display())),

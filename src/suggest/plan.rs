@@ -191,7 +191,7 @@ impl PartHeader {
         }
         if self.listing != other.listing {
             return Some(format!(
-                "{a} and {b} were cut from different listings of {}: {} ({}) against {} ({}). The directory changed between their jobs, so sessions could be missing or counted twice; run every part of the round again over one listing",
+                "{a} and {b} were cut from different listings of {}: {} *.toml files ({}) against {} ({}). The directory changed between their jobs, so sessions could be missing or counted twice; run every part of the round again over one listing",
                 self.directory,
                 self.listing.files,
                 self.listing.digest,
@@ -335,7 +335,7 @@ impl Plan {
         }
         if self.listing != *listing {
             return Some(format!(
-                "the plan {shown} was made from a listing of {} session files under {directory} ({}), and this part sees {} ({}): the directory changed since round 1, so run the split again from round 1",
+                "the plan {shown} was made from a listing of {} *.toml files under {directory} ({}), and this part sees {} ({}): the directory changed since round 1, so run the split again from round 1",
                 self.listing.files, self.listing.digest, listing.files, listing.digest
             ));
         }
