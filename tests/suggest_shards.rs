@@ -76,7 +76,10 @@ fn split(cwd: &Path, dir: &str, name: &str, n: usize, flags: &[&str]) -> Vec<u8>
         if round < 3 {
             let said = String::from_utf8(last.clone()).unwrap();
             let next = format!("out/{name}-round-{}/plan.json", round + 1);
-            assert!(said.contains(&format!("--plan {next} --shard 1/{n}")), "{said}");
+            assert!(
+                said.contains(&format!("--plan {next} --shard 1/{n}")),
+                "{said}"
+            );
         }
     }
     last
@@ -90,7 +93,11 @@ fn splits_are_one_run(dir: &Path, name: &str, flags: &[&str]) {
     let whole = tempfile::tempdir().unwrap();
     let table = one(whole.path(), dir, flags);
     let expected = support::contents(&whole.path().join("out").join(name));
-    assert!(expected.contains_key("suggested.toml"), "{:?}", expected.keys());
+    assert!(
+        expected.contains_key("suggested.toml"),
+        "{:?}",
+        expected.keys()
+    );
     assert!(expected.contains_key("suggest.csv"));
     for n in [1, 2, 3, 7] {
         let work = tempfile::tempdir().unwrap();
@@ -162,7 +169,13 @@ fn parts_and_plans_that_do_not_make_the_whole_are_refused() {
     for k in 1..=3 {
         run(
             cwd,
-            &["sessions", "--shard", &format!("{k}/3"), "--out", &format!("r1/{k}")],
+            &[
+                "sessions",
+                "--shard",
+                &format!("{k}/3"),
+                "--out",
+                &format!("r1/{k}"),
+            ],
         );
     }
     let part = |round: usize, k: usize| format!("r{round}/{k}/{name}");
@@ -175,14 +188,29 @@ fn parts_and_plans_that_do_not_make_the_whole_are_refused() {
     assert!(!cwd.join("out").exists());
     run(
         cwd,
-        &["--merge", &part(1, 1), &part(1, 2), &part(1, 3), "--out", "out"],
+        &[
+            "--merge",
+            &part(1, 1),
+            &part(1, 2),
+            &part(1, 3),
+            "--out",
+            "out",
+        ],
     );
     let plan = format!("out/{name}-round-2/plan.json");
     // A plan from other flags.
     refused(
         cwd,
         &[
-            "sessions", "--plan", &plan, "--shard", "1/3", "--max-cost-diff", "5", "--out", "r2/1",
+            "sessions",
+            "--plan",
+            &plan,
+            "--shard",
+            "1/3",
+            "--max-cost-diff",
+            "5",
+            "--out",
+            "r2/1",
         ],
         "this command was run with --max-cost-diff 5 and the plan out/sessions-suggest-round-2/plan.json with no --max-cost-diff",
     );
@@ -190,38 +218,78 @@ fn parts_and_plans_that_do_not_make_the_whole_are_refused() {
     for k in 1..=3 {
         run(
             cwd,
-            &["sessions", "--plan", &plan, "--shard", &format!("{k}/3"), "--out", &format!("r2/{k}")],
+            &[
+                "sessions",
+                "--plan",
+                &plan,
+                "--shard",
+                &format!("{k}/3"),
+                "--out",
+                &format!("r2/{k}"),
+            ],
         );
     }
     // A part of another round.
     refused(
         cwd,
-        &["--merge", &part(1, 1), &part(2, 2), &part(2, 3), "--plan", &plan, "--out", "out"],
+        &[
+            "--merge",
+            &part(1, 1),
+            &part(2, 2),
+            &part(2, 3),
+            "--plan",
+            &plan,
+            "--out",
+            "out",
+        ],
         "is a part of round 1 and r2/2/sessions-suggest of round 2: merge the parts of one round",
     );
     // Round 2 merged without its plan.
     refused(
         cwd,
-        &["--merge", &part(2, 1), &part(2, 2), &part(2, 3), "--out", "out"],
+        &[
+            "--merge",
+            &part(2, 1),
+            &part(2, 2),
+            &part(2, 3),
+            "--out",
+            "out",
+        ],
         "the parts are of round 2, which ran a plan: give it with --plan PLAN",
     );
     assert!(!cwd.join(format!("out/{name}-round-3")).exists());
     // Parts cut from different listings: the folder changed between their jobs.
     fs::copy(
-        dir.join(fs::read_dir(&dir).unwrap().next().unwrap().unwrap().file_name()),
+        dir.join(
+            fs::read_dir(&dir)
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .file_name(),
+        ),
         dir.join("zz-added.toml"),
     )
     .unwrap();
     run(cwd, &["sessions", "--shard", "3/3", "--out", "r1b/3"]);
     refused(
         cwd,
-        &["--merge", &part(1, 1), &part(1, 2), &format!("r1b/3/{name}"), "--out", "out2"],
+        &[
+            "--merge",
+            &part(1, 1),
+            &part(1, 2),
+            &format!("r1b/3/{name}"),
+            "--out",
+            "out2",
+        ],
         "were cut from different listings of sessions: 12 *.toml files",
     );
     // A plan of another listing.
     refused(
         cwd,
-        &["sessions", "--plan", &plan, "--shard", "1/3", "--out", "r2c/1"],
+        &[
+            "sessions", "--plan", &plan, "--shard", "1/3", "--out", "r2c/1",
+        ],
         "was made from a listing of 12 *.toml files under sessions",
     );
     assert!(!cwd.join("out2").exists() && !cwd.join("r2c").exists());

@@ -14,9 +14,7 @@ use crate::history::files::{self, default_name};
 use crate::history::shard::{Listing, Shard};
 use crate::output::{Format, OutputDir};
 use crate::printable::printable;
-use crate::suggest::plan::{
-    self, FirstPart, Merged, PLAN_FILE, PartHeader, Plan, SHARD_FILE,
-};
+use crate::suggest::plan::{self, FirstPart, Merged, PLAN_FILE, PartHeader, Plan, SHARD_FILE};
 use crate::suggest::{self, SuggestReport, pass, schedule};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,7 +36,10 @@ pub enum Split {
 /// What a command of a split did, to print.
 pub enum Done {
     /// A part, or the merge of round 1 or 2: what it says.
-    Said { text: String, json: serde_json::Value },
+    Said {
+        text: String,
+        json: serde_json::Value,
+    },
     /// The merge of round 3: the suggestion.
     Suggested(Box<SuggestReport>, Vec<PathBuf>),
 }
@@ -98,7 +99,12 @@ impl Run<'_> {
     }
 
     /// The plan at `path`, checked against what this command sees.
-    fn plan(&self, path: &Path, directory: &str, listing: &Listing) -> Result<(Plan, String), Error> {
+    fn plan(
+        &self,
+        path: &Path,
+        directory: &str,
+        listing: &Listing,
+    ) -> Result<(Plan, String), Error> {
         let (plan, digest) = Plan::read(path)?;
         let shown = path.display().to_string();
         if let Some(why) = plan.refusal(&shown, directory, listing, &self.flags) {
@@ -146,7 +152,9 @@ impl Run<'_> {
             Some((p, _)) => PathBuf::from(&p.edits_file),
             None => PathBuf::from(EDITS_FILE),
         };
-        let rerun = plan.as_ref().map_or(String::new(), |(p, _)| p.rerun.clone());
+        let rerun = plan
+            .as_ref()
+            .map_or(String::new(), |(p, _)| p.rerun.clone());
         let input = suggest::Input {
             dir,
             paths: &[],
@@ -181,13 +189,8 @@ impl Run<'_> {
         };
         let sessions = match &plan {
             None => {
-                let g = suggest::stream::gather(
-                    dir,
-                    &paths,
-                    self.parts,
-                    EDITS_FILE,
-                    c.max_cost_diff,
-                )?;
+                let g =
+                    suggest::stream::gather(dir, &paths, self.parts, EDITS_FILE, c.max_cost_diff)?;
                 let mut kept = vec![false; paths.len()];
                 for &i in &g.kept_at {
                     kept[i] = true;
@@ -279,10 +282,11 @@ impl Run<'_> {
     fn merge(&self, given: &[PathBuf], plan_path: Option<&Path>) -> Result<Done, Error> {
         let mut parts = plan::open_parts(given)?;
         let head = parts[0].header.clone();
-        if let Some(why) = head
-            .flags
-            .differ(&format!("{}", given[0].display()), &self.flags, "this merge")
-        {
+        if let Some(why) = head.flags.differ(
+            &format!("{}", given[0].display()),
+            &self.flags,
+            "this merge",
+        ) {
             return Err(Located::new("--merge", why).into());
         }
         let of = Shard::parse(&head.shard).map_or(1, |s| s.of);
@@ -401,7 +405,10 @@ impl Run<'_> {
             spill_parent: self.root,
         };
         let proposal = plan.proposal();
-        let totals = plan.totals.clone().unwrap_or_else(|| schedule::Totals::new(0));
+        let totals = plan
+            .totals
+            .clone()
+            .unwrap_or_else(|| schedule::Totals::new(0));
         let search = schedule::from_totals(&proposal, totals);
         let chosen = suggest::choose(&input, plan.sessions.count, proposal, search)?;
         let mut merged = Merged::new(&mut parts)?;

@@ -31,8 +31,8 @@ pub use report::SuggestReport;
 pub use rules::{Candidate, Family, Proposal, propose};
 
 use crate::error::{Error, Located};
-use crate::history::files::Skipped;
 use crate::history::aggregate::OffSessions;
+use crate::history::files::Skipped;
 use crate::history::{Factors, HistoryReport};
 use crate::scenario::{self, BasePart, Edit};
 use std::path::{Path, PathBuf};
@@ -121,13 +121,8 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     drop(gathered.names);
     // The cheapest schedule of each family joins the candidates (docs/suggest.md).
     let proposal = propose(&gathered.gatherer.finish());
-    let search = schedule::search_files(
-        input.dir,
-        &kept,
-        input.parts,
-        &proposal,
-        input.edits_path,
-    )?;
+    let search =
+        schedule::search_files(input.dir, &kept, input.parts, &proposal, input.edits_path)?;
     let chosen = choose(input, found.sessions.count, proposal, search)?;
     let evaluated = pass::evaluate(input, &kept, &chosen.edits, &found.sessions)?;
     drop(kept);

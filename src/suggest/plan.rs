@@ -75,7 +75,11 @@ impl Flags {
     /// What differs between `self` (of `a`) and `other` (of `b`); None where nothing does.
     pub fn differ(&self, a: &str, other: &Flags, b: &str) -> Option<String> {
         if self.max_cost_diff != other.max_cost_diff {
-            let show = |x: Option<f64>| x.map_or("no --max-cost-diff".into(), |x| format!("--max-cost-diff {x}"));
+            let show = |x: Option<f64>| {
+                x.map_or("no --max-cost-diff".into(), |x| {
+                    format!("--max-cost-diff {x}")
+                })
+            };
             return Some(format!(
                 "{a} was run with {} and {b} with {}: give every round and merge of the split the same --max-cost-diff",
                 show(self.max_cost_diff),
@@ -415,8 +419,9 @@ impl Part {
         })?;
         let mut lines = BufReader::with_capacity(1 << 16, file).lines();
         let shown = path.display().to_string();
-        let not_a_part =
-            |why: String| -> Error { Located::new(&shown, format!("not a part of a split suggestion: {why}")).into() };
+        let not_a_part = |why: String| -> Error {
+            Located::new(&shown, format!("not a part of a split suggestion: {why}")).into()
+        };
         let first = match lines.next() {
             Some(Ok(line)) => line,
             Some(Err(source)) => {
@@ -496,12 +501,8 @@ impl Part {
         let Some(line) = line else {
             return Err(Located::new(at, "a part of round 1 without its record").into());
         };
-        let part: FirstPart = serde_json::from_str(&line).map_err(|e| {
-            Located::new(
-                &at,
-                format!("not the record of a part of round 1: {e}"),
-            )
-        })?;
+        let part: FirstPart = serde_json::from_str(&line)
+            .map_err(|e| Located::new(&at, format!("not the record of a part of round 1: {e}")))?;
         if self.next_line()?.is_some() {
             return Err(Located::new(self.at(), "a part of round 1 holds one record").into());
         }
@@ -602,7 +603,10 @@ pub fn open_parts(given: &[PathBuf]) -> Result<Vec<Part>, Error> {
     if parts.is_empty() {
         return Err(Located::new("--merge", "no parts given").into());
     }
-    let split: Vec<Option<&str>> = parts.iter().map(|p| Some(p.header.shard.as_str())).collect();
+    let split: Vec<Option<&str>> = parts
+        .iter()
+        .map(|p| Some(p.header.shard.as_str()))
+        .collect();
     shard::complete_split(&split, "parts", "suggestion")?;
     Ok(parts)
 }

@@ -5,9 +5,9 @@
 //! files in chunks, in parallel, in path order; the second pass (`pass`) evaluates the
 //! candidates and sums in session (name) order.
 
-use super::evidence::Gatherer;
 #[cfg(test)]
 use super::evidence::Evidence;
+use super::evidence::Gatherer;
 use super::settings::Agent;
 use crate::error::Error;
 use crate::history::aggregate::OffSessions;
