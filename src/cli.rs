@@ -908,7 +908,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             return history_config(h).map(Command::History);
         }
         Some(Sub::Suggest(a)) => {
-            use crate::command::suggest_shard::Split;
+            use crate::command::suggest::Split;
             let split = match (a.shard.as_deref().map(shard).transpose()?, a.merge) {
                 (Some(shard), _) => Some(Split::Part {
                     shard,

@@ -40,8 +40,26 @@ pub struct SuggestConfig {
     /// No path given: the user's own logs, imported into the cache first (`path` is then
     /// unused).
     pub local: Option<super::local::LocalConfig>,
-    /// A round of a split suggestion, or a merge of one (`suggest_shard`).
-    pub split: Option<super::suggest_shard::Split>,
+    /// A round of a split suggestion, or a merge of one (run by `suggest_shard`; `run`
+    /// runs the whole).
+    pub split: Option<Split>,
+}
+
+/// Which round of a split a command runs (docs/suggest.md, "Shards").
+#[derive(Debug, Clone, PartialEq)]
+pub enum Split {
+    /// `DIR --shard K/N [--plan PLAN]`: a part of round 1 (no plan), or of the plan's
+    /// round.
+    Part {
+        shard: crate::history::shard::Shard,
+        plan: Option<PathBuf>,
+    },
+    /// `--merge PART… [--plan PLAN]`: the parts of one round merged (with the plan they
+    /// ran from round 2 on).
+    Merge {
+        parts: Vec<PathBuf>,
+        plan: Option<PathBuf>,
+    },
 }
 
 /// The results folder's name for a suggestion over the user's own logs.
@@ -49,10 +67,6 @@ pub const LOCAL_NAME: &str = "local";
 
 /// Runs the suggestion, printing to `out`.
 pub fn run(c: &SuggestConfig, out: &mut dyn Write) -> Result<(), Error> {
-    if let Some(split) = &c.split {
-        let done = in_pool(c.jobs, || super::suggest_shard::run(c, split))?;
-        return super::suggest_shard::print(c, &done, out);
-    }
     let mut name = None;
     let imported = match &c.local {
         Some(l) => Some(super::local::import_cached(
@@ -79,7 +93,7 @@ pub fn run(c: &SuggestConfig, out: &mut dyn Write) -> Result<(), Error> {
 }
 
 /// Runs `work` on `jobs` threads (None: one per core).
-fn in_pool<T: Send>(
+pub(super) fn in_pool<T: Send>(
     jobs: Option<usize>,
     work: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Error> {

@@ -8,7 +8,7 @@
 //! next; the merge of round 3 writes the suggestion's files in `OUT/<name>/`, the very
 //! bytes one run over DIR writes.
 
-use super::suggest::{EDITS_FILE, SuggestConfig};
+use super::suggest::{EDITS_FILE, Split, SuggestConfig};
 use crate::error::{Error, Located};
 use crate::history::files::{self, default_name};
 use crate::history::shard::{Listing, Shard};
@@ -18,20 +18,6 @@ use crate::suggest::plan::{self, FirstPart, Merged, PLAN_FILE, PartHeader, Plan,
 use crate::suggest::{self, SuggestReport, pass, schedule};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// Which round of a split a command runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Split {
-    /// `DIR --shard K/N [--plan PLAN]`: a part of round 1 (no plan), or of the plan's
-    /// round.
-    Part { shard: Shard, plan: Option<PathBuf> },
-    /// `--merge PART… [--plan PLAN]`: the parts of one round merged (the plan they ran
-    /// from round 2 on).
-    Merge {
-        parts: Vec<PathBuf>,
-        plan: Option<PathBuf>,
-    },
-}
 
 /// What a command of a split did, to print.
 pub enum Done {
