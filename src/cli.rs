@@ -171,15 +171,30 @@ written into your real settings), suggest.csv
 tradeoff-context-editing.svg, tradeoff-compaction.svg): cost saved against context
 removed, the Pareto front marked, to pick a point rather than trust one number.
 
+Shards: a suggestion has three rounds over every session (the evidence, the schedule
+search on the candidates it proposes, the evaluation of the edits chosen), each of which
+can run in parts: DIR --shard K/N runs the K-th of N parts of DIR's files (each file's part
+fixed by its path, as `history --shard`) and writes OUT/<name>-suggest/suggest-shard.jsonl;
+--merge PART… merges a round's parts into the plan of the next round
+(OUT/<name>-suggest-round-R/plan.json) and prints the commands of the next round; --plan
+PLAN runs a part of the plan's round. The merge of round 3 writes the suggestion: the same
+files, byte for byte, as `simulate suggest DIR --out OUT`. Every command of the split takes
+the same --context and --max-cost-diff, and the merges the same --out; a part or plan of
+another round, listing of DIR, plan or flags, a part missing or given twice, or a session
+in two parts, is refused.
+
 Examples:
   simulate suggest
   simulate suggest --last 30d --project shop
   simulate suggest scenarios/history
   simulate history scenarios/history --edits out/history-suggest/suggested.toml
   simulate suggest sessions/shop-5e55a0e1.toml --top 5 --no-write
-  simulate suggest ~/sessions --format json --jobs 1";
+  simulate suggest ~/sessions --format json --jobs 1
+  simulate suggest ~/sessions --shard 2/8 --out out/round-1/2
+  simulate suggest --merge out/round-1/*/sessions-suggest --out out";
 
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("split").args(["shard", "merge"]).multiple(false)))]
 struct SuggestArgs {
     /// A scenario file, or a directory searched recursively for them. None: your own
     /// Claude Code and Codex CLI logs, where the agents keep them (see --since, --last,
@@ -225,6 +240,28 @@ struct SuggestArgs {
     /// suggested.toml too, so its rerun reads the same parts.
     #[arg(long, value_name = "FILE")]
     context: Option<PathBuf>,
+
+    /// Run only the K-th of N parts of DIR's files, for a batch runner's job K: round 1
+    /// of a split suggestion, or with --plan the plan's round. A file's part is fixed by
+    /// its path (as `history --shard`).
+    #[arg(long, value_name = "K/N", conflicts_with = "merge")]
+    shard: Option<String>,
+
+    /// The plan a round's merge wrote (OUT/<name>-suggest-round-R/plan.json): with
+    /// --shard, run a part of its round; with --merge, the plan the parts ran.
+    #[arg(long, value_name = "PLAN", requires = "split")]
+    plan: Option<PathBuf>,
+
+    /// Merge the parts of one round of a split suggestion (the folders the parts wrote,
+    /// OUT/<name>-suggest/, or their suggest-shard.jsonl): round 1 and 2 into the next
+    /// round's plan, round 3 into the suggestion.
+    #[arg(
+        long,
+        value_name = "PART",
+        num_args = 1..,
+        conflicts_with_all = ["path", "shard"]
+    )]
+    merge: Vec<PathBuf>,
 }
 
 /// Which of your own logs to read when no path is given.
@@ -871,7 +908,26 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
             return history_config(h).map(Command::History);
         }
         Some(Sub::Suggest(a)) => {
-            let local = local_config(a.local, a.path.is_some(), None)?;
+            use crate::command::suggest::Split;
+            let split = match (a.shard.as_deref().map(shard).transpose()?, a.merge) {
+                (Some(shard), _) => Some(Split::Part {
+                    shard,
+                    plan: a.plan,
+                }),
+                (None, merge) if !merge.is_empty() => Some(Split::Merge {
+                    parts: merge,
+                    plan: a.plan,
+                }),
+                _ => None,
+            };
+            let local = local_config(a.local, a.path.is_some() || split.is_some(), None)?;
+            if matches!(split, Some(Split::Part { .. })) && a.path.is_none() {
+                return Err(Located::new(
+                    "command line",
+                    "--shard K/N runs a part of a directory's sessions: give the DIR",
+                )
+                .place("--shard"));
+            }
             return Ok(Command::Suggest(crate::command::suggest::SuggestConfig {
                 path: a.path.unwrap_or_default(),
                 local,
@@ -882,6 +938,7 @@ fn from_args(cli: Cli) -> Result<Command, Located> {
                 factors: crate::history::Factors::default(),
                 max_cost_diff: a.max_cost_diff.map(max_cost_diff).transpose()?,
                 context: a.context,
+                split,
             }));
         }
         Some(Sub::Telemetry(t)) => {

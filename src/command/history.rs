@@ -14,6 +14,7 @@
 //! which is why a merge of any split equals one run over all the sessions, byte for byte.
 
 use crate::error::{Error, Located};
+pub use crate::history::shard::Shard;
 use crate::history::shard::{self, EditId, Header, Listing, NamedSelector, Shards};
 use crate::history::stream::{self, Records};
 use crate::history::{self, Factors, GroupBy, HistoryReport, default_name, files};
@@ -72,29 +73,6 @@ pub enum HistorySource {
     },
     /// The folders (or `shard.jsonl` files) earlier runs wrote.
     Merge(Vec<PathBuf>),
-}
-
-/// `--shard K/N`: the K-th (1-based) of N parts of a directory's files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub of: usize,
-}
-
-impl Shard {
-    /// `K/N` with 1 ≤ K ≤ N (as `--shard` takes it and a shard's header records it); None
-    /// for anything else.
-    pub fn parse(text: &str) -> Option<Shard> {
-        let (k, n) = text.split_once('/')?;
-        let (index, of): (usize, usize) = (k.trim().parse().ok()?, n.trim().parse().ok()?);
-        (index >= 1 && index <= of).then_some(Shard { index, of })
-    }
-
-    /// Whether the file at `relative` (its path relative to the directory) is in this
-    /// part: its key ([`shard::key`]) is K − 1 modulo N.
-    pub fn holds(self, relative: &Path) -> bool {
-        shard::key(relative) % self.of as u64 == (self.index - 1) as u64
-    }
 }
 
 /// Runs the history, printing to `out`.
@@ -388,7 +366,8 @@ fn merged_header(c: &HistoryConfig, shards: &Shards) -> Result<Header, Error> {
     let Some(first) = headers.first() else {
         return Err(Located::new("--merge", "no shards given").into());
     };
-    complete_split(&headers)?;
+    let split: Vec<Option<&str>> = headers.iter().map(|h| h.shard.as_deref()).collect();
+    shard::complete_split(&split, "shards", "history")?;
     same_listing(&headers, &shards.given())?;
     let once = |field: fn(&Header) -> &str| {
         let mut seen: Vec<&str> = Vec::new();
@@ -432,53 +411,6 @@ fn merged_header(c: &HistoryConfig, shards: &Shards) -> Result<Header, Error> {
     }
     header.selectors = first.selectors.clone();
     Ok(header)
-}
-
-/// Shards written with `--shard K/N` must all be there, each once: a merge of some of them
-/// would be presented as the whole history. (Results run without `--shard`, on lists of
-/// files the user split, cannot be checked and are merged as given.)
-fn complete_split(headers: &[&Header]) -> Result<(), Error> {
-    let split: Vec<Option<(usize, usize)>> = headers
-        .iter()
-        .map(|h| {
-            h.shard
-                .as_deref()
-                .and_then(Shard::parse)
-                .map(|s| (s.index, s.of))
-        })
-        .collect();
-    let Some(&(_, of)) = split.iter().flatten().next() else {
-        return Ok(());
-    };
-    let refuse = |message: String| -> Error { Located::new("--merge", message).into() };
-    if split.iter().any(|s| s.is_none_or(|(_, n)| n != of)) {
-        let given: Vec<String> = headers
-            .iter()
-            .map(|h| h.shard.clone().unwrap_or_else(|| "none".into()))
-            .collect();
-        return Err(refuse(format!(
-            "the shards come from different splits (--shard {}): merge the shards of one split, all of them in one --merge",
-            given.join(", ")
-        )));
-    }
-    if let Some(k) = (1..=of).find(|k| split.iter().flatten().filter(|(i, _)| i == k).count() > 1) {
-        return Err(refuse(format!(
-            "shard {k}/{of} is given twice: a merge counts each shard of the split once"
-        )));
-    }
-    let missing: Vec<String> = (1..=of)
-        .filter(|k| !split.iter().flatten().any(|(i, _)| i == k))
-        .map(|k| format!("{k}/{of}"))
-        .collect();
-    if !missing.is_empty() {
-        return Err(refuse(format!(
-            "{} of the {of} shards {} missing ({}): give every shard of the split in one --merge, or the merge would stand for the whole history",
-            missing.len(),
-            if missing.len() == 1 { "is" } else { "are" },
-            missing.join(", ")
-        )));
-    }
-    Ok(())
 }
 
 /// Parts of a split must have been cut from one listing: where the directory changed

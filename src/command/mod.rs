@@ -12,6 +12,7 @@ pub mod ledger;
 pub mod local;
 pub mod scenario;
 pub mod suggest;
+pub mod suggest_shard;
 pub mod telemetry;
 
 use crate::error::Error;
@@ -66,6 +67,12 @@ pub fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         }
         Command::Telemetry(c) => telemetry::run(c, out),
         Command::History(c) => history::run(c, out),
-        Command::Suggest(c) => suggest::run(c, out),
+        Command::Suggest(c) => match &c.split {
+            Some(split) => {
+                let done = suggest::in_pool(c.jobs, || suggest_shard::run(c, split))?;
+                suggest_shard::print(c, &done, out)
+            }
+            None => suggest::run(c, out),
+        },
     }
 }

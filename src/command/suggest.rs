@@ -40,6 +40,26 @@ pub struct SuggestConfig {
     /// No path given: the user's own logs, imported into the cache first (`path` is then
     /// unused).
     pub local: Option<super::local::LocalConfig>,
+    /// A round of a split suggestion, or a merge of one (run by `suggest_shard`; `run`
+    /// runs the whole).
+    pub split: Option<Split>,
+}
+
+/// Which round of a split a command runs (docs/suggest.md, "Shards").
+#[derive(Debug, Clone, PartialEq)]
+pub enum Split {
+    /// `DIR --shard K/N [--plan PLAN]`: a part of round 1 (no plan), or of the plan's
+    /// round.
+    Part {
+        shard: crate::history::shard::Shard,
+        plan: Option<PathBuf>,
+    },
+    /// `--merge PART… [--plan PLAN]`: the parts of one round merged (with the plan they
+    /// ran from round 2 on).
+    Merge {
+        parts: Vec<PathBuf>,
+        plan: Option<PathBuf>,
+    },
 }
 
 /// The results folder's name for a suggestion over the user's own logs.
@@ -68,22 +88,28 @@ pub fn run(c: &SuggestConfig, out: &mut dyn Write) -> Result<(), Error> {
         }
         None => c,
     };
-    let (report, files) = match c.jobs {
-        None => suggestion(c, name)?,
-        Some(n) => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| {
-                    Error::from(Located::new(
-                        "command line",
-                        format!("cannot start {n} threads for --jobs: {e}"),
-                    ))
-                })?;
-            pool.install(|| suggestion(c, name))?
-        }
-    };
+    let (report, files) = in_pool(c.jobs, || suggestion(c, name))?;
     print(c, out, &report, &files)
+}
+
+/// Runs `work` on `jobs` threads (None: one per core).
+pub(super) fn in_pool<T: Send>(
+    jobs: Option<usize>,
+    work: impl FnOnce() -> Result<T, Error> + Send,
+) -> Result<T, Error> {
+    let Some(n) = jobs else {
+        return work();
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| {
+            Error::from(Located::new(
+                "command line",
+                format!("cannot start {n} threads for --jobs: {e}"),
+            ))
+        })?;
+    pool.install(work)
 }
 
 /// The suggestion and the files written.
@@ -178,45 +204,53 @@ fn suggestion(
     let files = match dir_out.take() {
         // Without a candidate there is nothing to rerun: no files (the staging folder goes
         // with `dir`).
-        Some(mut dir) if !report.candidates.is_empty() => {
-            dir.write(EDITS_FILE, |w| {
-                w.write_all(report.suggested_toml.as_bytes())
-            })?;
-            dir.write("suggest.csv", |w| suggest::csv::write(w, &report))?;
-            let refetch: Vec<(&str, &crate::history::refetch::RefetchAggregate)> = report
-                .candidates
-                .iter()
-                .filter_map(|s| Some((s.name.as_str(), s.refetch.as_ref()?)))
-                .collect();
-            if !refetch.is_empty() {
-                dir.write("refetch.csv", |w| {
-                    crate::history::csv::write_refetch(w, &refetch)
-                })?;
-            }
-            // The agents' settings fragments: to copy from, never the user's own files.
-            use suggest::settings::{Agent, fragment};
-            for (agent, _) in &report.agents {
-                let text = match agent {
-                    Agent::ClaudeCode => fragment::claude_code(&report.settings, &shown),
-                    Agent::Codex => fragment::codex(&report.settings, &shown),
-                    _ => continue,
-                };
-                if let Some(file) = agent.fragment_file() {
-                    dir.write(file, |w| w.write_all(text.as_bytes()))?;
-                }
-            }
-            for (file, svg) in suggest::charts::draw_all(&report)? {
-                dir.write(file, |w| w.write_all(svg.as_bytes()))?;
-            }
-            dir.commit()?
-        }
+        Some(dir) if !report.candidates.is_empty() => write(dir, &report, &shown)?,
         _ => Vec::new(),
     };
     Ok((report, files))
 }
 
+/// Writes every file of `report` (over the sessions under `shown`) into `dir` and commits
+/// it; the paths written.
+pub(super) fn write(
+    mut dir: OutputDir,
+    report: &SuggestReport,
+    shown: &str,
+) -> Result<Vec<PathBuf>, Error> {
+    dir.write(EDITS_FILE, |w| {
+        w.write_all(report.suggested_toml.as_bytes())
+    })?;
+    dir.write("suggest.csv", |w| suggest::csv::write(w, report))?;
+    let refetch: Vec<(&str, &crate::history::refetch::RefetchAggregate)> = report
+        .candidates
+        .iter()
+        .filter_map(|s| Some((s.name.as_str(), s.refetch.as_ref()?)))
+        .collect();
+    if !refetch.is_empty() {
+        dir.write("refetch.csv", |w| {
+            crate::history::csv::write_refetch(w, &refetch)
+        })?;
+    }
+    // The agents' settings fragments: to copy from, never the user's own files.
+    use suggest::settings::{Agent, fragment};
+    for (agent, _) in &report.agents {
+        let text = match agent {
+            Agent::ClaudeCode => fragment::claude_code(&report.settings, shown),
+            Agent::Codex => fragment::codex(&report.settings, shown),
+            _ => continue,
+        };
+        if let Some(file) = agent.fragment_file() {
+            dir.write(file, |w| w.write_all(text.as_bytes()))?;
+        }
+    }
+    for (file, svg) in suggest::charts::draw_all(report)? {
+        dir.write(file, |w| w.write_all(svg.as_bytes()))?;
+    }
+    dir.commit()
+}
+
 /// The command that reruns the edits file on the same sessions.
-fn rerun(shown: &str, single: bool, edits: &Path, written: bool) -> String {
+pub(super) fn rerun(shown: &str, single: bool, edits: &Path, written: bool) -> String {
     let command = if single {
         format!("simulate {shown} --edits {}", edits.display())
     } else {
@@ -229,7 +263,7 @@ fn rerun(shown: &str, single: bool, edits: &Path, written: bool) -> String {
     }
 }
 
-fn print(
+pub(super) fn print(
     c: &SuggestConfig,
     out: &mut dyn Write,
     report: &SuggestReport,

@@ -11,7 +11,7 @@ use super::agreement::{Agreement, agreement};
 use super::percentile::nearest_rank;
 use crate::ledger::Affine;
 use crate::rank::{self, Ranking};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The spread of per-session percentages saved, nearest-rank.
@@ -268,7 +268,7 @@ pub const LISTED_OFF: usize = 20;
 pub const OFF_PCT: f64 = crate::report::COST_DIFF_WARN_PCT;
 
 /// Sessions whose simulated cost is off the measured: the first few, and how many.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct OffSessions {
     pub count: usize,
     /// `(session, cost difference in percent)`, the first [`LISTED_OFF`] in session order.
@@ -281,6 +281,15 @@ impl OffSessions {
         if self.listed.len() < LISTED_OFF {
             self.listed.push((session.to_string(), pct));
         }
+    }
+
+    /// Adds the sessions `other` left out (none of them among this one's): the first
+    /// [`LISTED_OFF`] of both in session order, as one run over all of them lists them.
+    pub fn merge(&mut self, other: OffSessions) {
+        self.count += other.count;
+        self.listed.extend(other.listed);
+        self.listed.sort_by(|a, b| a.0.cmp(&b.0));
+        self.listed.truncate(LISTED_OFF);
     }
 }
 

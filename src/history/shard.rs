@@ -48,6 +48,71 @@ pub fn key(relative: &Path) -> u64 {
     xxhash_rust::xxh3::xxh3_64(relative.as_os_str().as_encoded_bytes())
 }
 
+/// `--shard K/N`: the K-th (1-based) of N parts of a directory's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub of: usize,
+}
+
+impl Shard {
+    /// `K/N` with 1 ≤ K ≤ N (as `--shard` takes it and a shard's header records it); None
+    /// for anything else.
+    pub fn parse(text: &str) -> Option<Shard> {
+        let (k, n) = text.split_once('/')?;
+        let (index, of): (usize, usize) = (k.trim().parse().ok()?, n.trim().parse().ok()?);
+        (index >= 1 && index <= of).then_some(Shard { index, of })
+    }
+
+    /// Whether the file at `relative` (its path relative to the directory) is in this
+    /// part: its key ([`key`]) is K − 1 modulo N.
+    pub fn holds(self, relative: &Path) -> bool {
+        key(relative) % self.of as u64 == (self.index - 1) as u64
+    }
+}
+
+/// Parts written with `--shard K/N` (`split`: each one's `K/N` as its header records it,
+/// None where it was not run with `--shard`) must all be there, each once: a merge of some
+/// of them would be presented as the whole `whole`. (Results run without `--shard`, on
+/// lists of files the user split, cannot be checked and are merged as given.) `parts`
+/// names them in messages (`shards`, `parts`).
+pub fn complete_split(split: &[Option<&str>], parts: &str, whole: &str) -> Result<(), Error> {
+    let given: Vec<&str> = split.iter().map(|s| s.unwrap_or("none")).collect();
+    let split: Vec<Option<(usize, usize)>> = split
+        .iter()
+        .map(|s| s.and_then(Shard::parse).map(|s| (s.index, s.of)))
+        .collect();
+    let Some(&(_, of)) = split.iter().flatten().next() else {
+        return Ok(());
+    };
+    let refuse = |message: String| -> Error { Located::new("--merge", message).into() };
+    if split.iter().any(|s| s.is_none_or(|(_, n)| n != of)) {
+        return Err(refuse(format!(
+            "the {parts} come from different splits (--shard {}): merge the {parts} of one split, all of them in one --merge",
+            given.join(", ")
+        )));
+    }
+    let one = parts.strip_suffix('s').unwrap_or(parts);
+    if let Some(k) = (1..=of).find(|k| split.iter().flatten().filter(|(i, _)| i == k).count() > 1) {
+        return Err(refuse(format!(
+            "{one} {k}/{of} is given twice: a merge counts each {one} of the split once"
+        )));
+    }
+    let missing: Vec<String> = (1..=of)
+        .filter(|k| !split.iter().flatten().any(|(i, _)| i == k))
+        .map(|k| format!("{k}/{of}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(refuse(format!(
+            "{} of the {of} {parts} {} missing ({}): give every {one} of the split in one --merge, or the merge would stand for the whole {whole}",
+            missing.len(),
+            if missing.len() == 1 { "is" } else { "are" },
+            missing.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// What a `--shard K/N` part saw of its directory: how many session files there were to
 /// split, and a digest of their paths. Parts that saw different listings (the directory
 /// changed between their jobs) would merge into a history that misses sessions or counts

@@ -18,6 +18,7 @@ pub mod evidence;
 pub mod measure;
 pub mod pareto;
 pub mod pass;
+pub mod plan;
 pub mod report;
 pub mod rules;
 pub mod schedule;
@@ -30,6 +31,7 @@ pub use report::SuggestReport;
 pub use rules::{Candidate, Family, Proposal, propose};
 
 use crate::error::{Error, Located};
+use crate::history::aggregate::OffSessions;
 use crate::history::files::Skipped;
 use crate::history::{Factors, HistoryReport};
 use crate::scenario::{self, BasePart, Edit};
@@ -74,8 +76,27 @@ pub struct Suggestion {
     pub edits: Vec<Edit>,
 }
 
+/// What the first round found of every session, beside the evidence: what the report
+/// needs of it at the end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// Sessions by agent (as `settings::seen` counts them).
+    pub agents: Vec<(settings::Agent, usize)>,
+    /// The sessions, in session order.
+    pub sessions: pass::SessionNames,
+    /// The files that are not sessions (any order).
+    pub skipped: Vec<Skipped>,
+    /// The sessions `--max-cost-diff` left out.
+    pub excluded: OffSessions,
+}
+
 /// Reads the sessions, proposes the candidates, evaluates them as `simulate history
 /// DIR --edits suggested.toml` does, and measures what the history does not give.
+///
+/// The three rounds, one after the other: the evidence (`stream::gather`), the schedule
+/// search on the candidates it proposes (`schedule::search_files`), then the evaluation of
+/// the edits chosen (`pass::evaluate`) and the report ([`report`]). A split suggestion
+/// (`plan`) runs each round on parts of the sessions and merges them between rounds.
 pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     let edits_shown = input.edits_path.display().to_string();
     // Sessions the simulation does not reproduce are left out before anything is read
@@ -88,24 +109,57 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
         input.max_cost_diff,
     )?;
     let kept = gathered.kept(input.paths);
-    let excluded = gathered.excluded;
     if gathered.names.is_empty() {
-        return Err(Located::new(
-            input.path_shown,
-            "no scenario files found (searched recursively for *.toml with [[call]] tables or calls_tsv, as `simulate import` writes)",
-        )
-        .into());
+        return Err(no_sessions(input.path_shown));
     }
-    let agents = gathered.agents;
-    let evidence = gathered.evidence;
+    let found = Found {
+        agents: gathered.agents,
+        sessions: pass::SessionNames::of(gathered.names.iter().map(String::as_str)),
+        skipped: gathered.skipped,
+        excluded: gathered.excluded,
+    };
+    drop(gathered.names);
     // The cheapest schedule of each family joins the candidates (docs/suggest.md).
-    let proposal = propose(&evidence);
-    let mut search =
+    let proposal = propose(&gathered.gatherer.finish());
+    let search =
         schedule::search_files(input.dir, &kept, input.parts, &proposal, input.edits_path)?;
+    let chosen = choose(input, found.sessions.count, proposal, search)?;
+    let evaluated = pass::evaluate(input, &kept, &chosen.edits, &found.sessions)?;
+    drop(kept);
+    report(input, found, chosen, evaluated)
+}
+
+/// The error of a suggestion over no session.
+pub fn no_sessions(path_shown: &str) -> Error {
+    Located::new(
+        path_shown,
+        "no scenario files found (searched recursively for *.toml with [[call]] tables or calls_tsv, as `simulate import` writes)",
+    )
+    .into()
+}
+
+/// The candidates to evaluate: the proposal with the search's cheapest schedules, and
+/// their edits as the edits file gives them.
+pub struct Chosen {
+    pub proposal: Proposal,
+    pub search: schedule::ScheduleSearch,
+    /// As the edits file parses (empty without candidates).
+    pub edits: Vec<Edit>,
+}
+
+/// The proposal with the search's cheapest schedules, and its edits parsed from the edits
+/// file's text, so what is evaluated is what the user gets (`sessions`: the count its
+/// header gives).
+pub fn choose(
+    input: &Input,
+    sessions: usize,
+    proposal: Proposal,
+    mut search: schedule::ScheduleSearch,
+) -> Result<Chosen, Error> {
     let proposal = search.propose_into(proposal);
     let header = edits_file::Header {
         path: input.path_shown,
-        sessions: gathered.names.len(),
+        sessions,
         rerun: input.rerun,
         parts: input.parts,
     };
@@ -115,9 +169,33 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     } else {
         scenario::load_edits_str(&first, input.edits_path)?.edits
     };
-    let evaluated = pass::evaluate(input, &kept, &edits, &gathered.names)?;
-    drop(kept);
-    drop(gathered.names);
+    Ok(Chosen {
+        proposal,
+        search,
+        edits,
+    })
+}
+
+/// The suggestion from what the rounds found: the sessions (`found`), the candidates
+/// (`chosen`) and their evaluation.
+pub fn report(
+    input: &Input,
+    found: Found,
+    chosen: Chosen,
+    evaluated: Option<pass::Evaluated>,
+) -> Result<Suggestion, Error> {
+    let edits_shown = input.edits_path.display().to_string();
+    let Found {
+        agents,
+        sessions,
+        skipped: not_sessions,
+        excluded,
+    } = found;
+    let Chosen {
+        proposal,
+        search,
+        edits,
+    } = chosen;
     let Some(evaluated) = evaluated else {
         return Err(Located::new(input.path_shown, "no sessions to evaluate").into());
     };
@@ -125,9 +203,15 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     // The files that are not sessions, as the evaluation of every file lists them (where
     // no session was left out, it read them all).
     if excluded.count == 0 {
-        skipped.extend(gathered.skipped);
+        skipped.extend(not_sessions);
     }
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
+    let header = edits_file::Header {
+        path: input.path_shown,
+        sessions: sessions.count,
+        rerun: input.rerun,
+        parts: input.parts,
+    };
     let mut aggregate = evaluated.aggregate;
     let spread = evaluated.spread.with_pcts(aggregate.token_cost_pcts());
     let sweep = evaluated.sweep.finish(input.factors, &aggregate);

@@ -20,7 +20,7 @@ use crate::history::files;
 use crate::history::pass::pass_into;
 use crate::history::session::evaluate_session_beside;
 use crate::history::shard::{EditId, Header, Record};
-use crate::history::spill::{Spill, SpillLines, SpillWriter};
+use crate::history::spill::{Spill, SpillWriter};
 use crate::history::stream::{self, MAX_STREAMED_SWEEP_VALUES, Records};
 use crate::history::{SessionFigures, evaluate_session};
 use crate::scenario::Edit;
@@ -58,9 +58,54 @@ pub fn check_size(
     files::check_sweep_size(sessions, factors, edits, MAX_STREAMED_SWEEP_VALUES, "")
 }
 
+/// The sessions a round evaluates, as the first round found them: how many, and a digest
+/// of their names in session order (so a split's parts can be checked against the whole
+/// without carrying every name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionNames {
+    pub count: usize,
+    /// `xxh3-128:` and 32 hex digits: XXH3-128 of the names in session order, each
+    /// followed by a NUL byte (which no name holds).
+    pub digest: String,
+}
+
+impl SessionNames {
+    /// The names `names`, in session order.
+    pub fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> SessionNames {
+        let mut h = NamesHasher::default();
+        names.into_iter().for_each(|n| h.add(n));
+        h.finish()
+    }
+}
+
+/// [`SessionNames`] made a name at a time.
+#[derive(Default)]
+pub struct NamesHasher {
+    count: usize,
+    hasher: xxhash_rust::xxh3::Xxh3,
+}
+
+impl NamesHasher {
+    /// Adds the next name, in session order.
+    pub fn add(&mut self, name: &str) {
+        self.count += 1;
+        self.hasher.update(name.as_bytes());
+        self.hasher.update(b"\0");
+    }
+
+    /// The names added.
+    pub fn finish(&self) -> SessionNames {
+        SessionNames {
+            count: self.count,
+            digest: format!("xxh3-128:{:032x}", self.hasher.digest128()),
+        }
+    }
+}
+
 /// Reads the session files `paths` (under `input.dir`) again, evaluates each with `edits`
-/// and measures it, and sums them in session order; `names` are the sessions' names the
-/// first pass read, in name order. None without sessions.
+/// and measures it, and sums them in session order; `names` are the sessions the first
+/// pass read. None without sessions.
 ///
 /// Errors: as `history::stream::evaluate`; a file that is no longer the session the first
 /// pass read (`files::changed`).
@@ -68,8 +113,22 @@ pub fn evaluate(
     input: &Input,
     paths: &[PathBuf],
     edits: &[Edit],
-    names: &[String],
+    names: &SessionNames,
 ) -> Result<Option<Evaluated>, Error> {
+    let spill = spill(input, paths, edits)?;
+    if spill.len() != names.count {
+        return Err(files::changed(input.path_shown));
+    }
+    let mut lines = spill.lines()?;
+    let at = spill.path().display().to_string();
+    sum(input, edits, names, &at, &mut || lines.next_line())
+}
+
+/// Every session of `paths` evaluated and measured: its line (the history's record, then
+/// its measures and agent after a tab) spilled, to be read back in session order.
+///
+/// Errors: as [`evaluate`]; two sessions of one name.
+pub fn spill(input: &Input, paths: &[PathBuf], edits: &[Edit]) -> Result<Spill, Error> {
     check_size(paths.len(), input.factors, edits.len())?;
     let edits_shown = input.edits_path.display().to_string();
     let mut out = SpillWriter::create(input.spill_parent, input.name, paths.len())?;
@@ -88,9 +147,20 @@ pub fn evaluate(
             record_part(b),
         )?);
     }
-    if spill.len() != names.len() {
-        return Err(files::changed(input.path_shown));
-    }
+    Ok(spill)
+}
+
+/// Sums the sessions' lines (as [`spill`] writes them), which `next` gives in session
+/// order, as the history sums them; `at` names where the lines are, for messages. The
+/// sessions must be `names`, name for name.
+pub fn sum(
+    input: &Input,
+    edits: &[Edit],
+    names: &SessionNames,
+    at: &str,
+    next: &mut dyn FnMut() -> Result<Option<String>, Error>,
+) -> Result<Option<Evaluated>, Error> {
+    let edits_shown = input.edits_path.display().to_string();
     let header = Header::new(
         input.name,
         input.path_shown,
@@ -98,14 +168,13 @@ pub fn evaluate(
         edits.iter().map(EditId::of).collect(),
         input.factors,
         None,
-        spill.len(),
+        names.count,
         Vec::new(),
     );
     let mut read = Read {
-        spill: &spill,
-        lines: spill.lines()?,
-        names: names.iter(),
-        path_shown: input.path_shown,
+        next,
+        at,
+        names: NamesHasher::default(),
         sums: Sums::new(edits.len(), input.factors.len()),
         shares: Shares::new(),
         spread: Spread::default(),
@@ -113,7 +182,12 @@ pub fn evaluate(
     let sweep = SweepSums::new(input.factors.len(), edits.len());
     // The report spreads only the sessions' cost saved: the rest is not kept.
     let sums = Accumulator::new(&header.edit_names(), Some(sweep), None).cost_pcts_only();
-    let Some(summed) = pass_into(&mut read, &header, sums, None)? else {
+    let summed = pass_into(&mut read, &header, sums, None)?;
+    // The sessions evaluated are the ones the first pass read, name for name.
+    if read.names.finish() != *names {
+        return Err(files::changed(input.path_shown));
+    }
+    let Some(summed) = summed else {
         return Ok(None);
     };
     Ok(Some(Evaluated {
@@ -173,13 +247,12 @@ fn record_part(mut line: String) -> String {
     line
 }
 
-/// The spill's records in session order, for the history's pass; what the history does not
+/// The sessions' lines in session order, for the history's pass; what the history does not
 /// sum is summed here as each goes by.
 struct Read<'a> {
-    spill: &'a Spill,
-    lines: SpillLines<'a>,
-    names: std::slice::Iter<'a, String>,
-    path_shown: &'a str,
+    next: &'a mut dyn FnMut() -> Result<Option<String>, Error>,
+    at: &'a str,
+    names: NamesHasher,
     sums: Sums,
     shares: Shares,
     spread: Spread,
@@ -187,10 +260,10 @@ struct Read<'a> {
 
 impl Records for Read<'_> {
     fn next_record(&mut self) -> Result<Option<Record>, Error> {
-        let Some(mut line) = self.lines.next_line()? else {
+        let Some(mut line) = (self.next)()? else {
             return Ok(None);
         };
-        let at = || self.spill.path().display().to_string();
+        let at = || self.at.to_string();
         let beside = line
             .find('\t')
             .and_then(|tab| Some((tab, serde_json::from_str::<Beside>(&line[tab + 1..]).ok()?)));
@@ -204,10 +277,7 @@ impl Records for Read<'_> {
         line.truncate(tab);
         let record = Record::parse(line, at)?;
         let s = &record.session.figures;
-        // The sessions evaluated are the ones the first pass read, name for name.
-        if self.names.next() != Some(&s.name) {
-            return Err(files::changed(self.path_shown));
-        }
+        self.names.add(&s.name);
         self.sums.add(&beside.measure);
         settings::add_share(&mut self.shares, beside.agent, s);
         self.spread.add(s);

@@ -5,7 +5,9 @@
 //! files in chunks, in parallel, in path order; the second pass (`pass`) evaluates the
 //! candidates and sums in session (name) order.
 
-use super::evidence::{Evidence, Gatherer};
+#[cfg(test)]
+use super::evidence::Evidence;
+use super::evidence::Gatherer;
 use super::settings::Agent;
 use crate::error::Error;
 use crate::history::aggregate::OffSessions;
@@ -23,7 +25,9 @@ type Read = Result<(Loaded, Option<f64>), Skipped>;
 
 /// What the first pass found.
 pub struct Gathered {
-    pub evidence: Evidence,
+    /// The evidence, as gathered (`Gatherer::finish` makes it; parts of a split merge it
+    /// first).
+    pub gatherer: Gatherer,
     /// Sessions by agent (as `settings::seen` counts them).
     pub agents: Vec<(Agent, usize)>,
     /// The sessions' names, in name order.
@@ -92,7 +96,7 @@ pub fn gather(
         excluded.add(name, *d);
     }
     Ok(Gathered {
-        evidence: gatherer.finish(),
+        gatherer,
         agents: agents.into_iter().collect(),
         names,
         kept_at,

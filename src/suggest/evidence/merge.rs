@@ -119,18 +119,27 @@ impl Gatherer {
             )
             .at(Some((e.line(), e.column())))
         })?;
-        if g.openai.without_retention.len() != g.without_retention_first.len() {
+        g.checked(shown)
+    }
+
+    /// The gatherer, where its parts agree (read as part of a larger JSON); `shown`
+    /// names its file in errors.
+    ///
+    /// Errors: a list of models without retention whose first sessions do not match it
+    /// one for one.
+    pub fn checked(self, shown: &str) -> Result<Gatherer, Error> {
+        if self.openai.without_retention.len() != self.without_retention_first.len() {
             return Err(Located::new(
                 shown,
                 format!(
                     "{} models without retention but {} first sessions for them: one each (write the file again)",
-                    g.openai.without_retention.len(),
-                    g.without_retention_first.len()
+                    self.openai.without_retention.len(),
+                    self.without_retention_first.len()
                 ),
             )
             .into());
         }
-        Ok(g)
+        Ok(self)
     }
 }
 

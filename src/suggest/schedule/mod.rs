@@ -16,7 +16,7 @@ pub use grid::Schedule;
 
 use super::pareto::{self, Tradeoff};
 use super::rules::{Candidate, Family, Proposal};
-use crate::error::Error;
+use crate::error::{Error, Located};
 use crate::evaluate::{Study, outcome};
 use crate::history::files::{self, Loaded};
 use crate::ledger::Assumptions;
@@ -25,7 +25,7 @@ use crate::rank;
 use crate::scenario::{self, AVOIDABLE, BasePart, Edit};
 use ordered::Ordered;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// One schedule, priced: summed over the sessions.
@@ -109,6 +109,8 @@ fn chart_file(f: Family) -> &'static str {
 }
 
 /// One session's figures: baseline, then each edit (the grid's, then the bound).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SessionCosts {
     cost: Vec<f64>,
     dollars: Vec<Option<f64>>,
@@ -182,35 +184,13 @@ pub fn search_files(
     edits_path: &Path,
 ) -> Result<ScheduleSearch, Error> {
     search_over(grid::grid(proposal), edits_path, |edits, shown| {
-        let mut out = Ordered::near(edits_path);
-        for chunk in kept.chunks(files::CHUNK) {
-            let priced: Vec<Result<(String, SessionCosts), Error>> = chunk
-                .par_iter()
-                .map(
-                    |path| match files::load_with_parts(dir, path, parts, shown)? {
-                        Ok(l) => Ok((l.scenario.name.clone(), price(&l, edits, shown)?)),
-                        // The first pass kept only sessions: as the evaluation pass says.
-                        Err(_) => Err(files::changed(&dir.display().to_string())),
-                    },
-                )
-                .collect();
-            for p in priced {
-                let (name, costs) = p?;
-                out.push(name, costs)?;
-            }
-        }
-        Ok(out)
+        price_files(dir, kept, parts, edits, edits_path, shown)
     })
 }
 
-/// Prices every session (`sessions` gives each one's name and figures) under the grid's
-/// edits and the bound, and sums them in session-name order, as the history sums (the
-/// figures wait in an [`Ordered`], spilled where they are many).
-fn search_over(
-    schedules: Vec<Schedule>,
-    edits_path: &Path,
-    sessions: impl FnOnce(&[Edit], &str) -> Result<Ordered, Error>,
-) -> Result<ScheduleSearch, Error> {
+/// The grid's schedules and the bound as the edits a session is priced under, parsed from
+/// the (virtual) file `edits_path`: the schedules in grid order, the bound last.
+pub fn schedule_edits(schedules: &[Schedule], edits_path: &Path) -> Result<Vec<Edit>, Error> {
     let mut text = String::new();
     for (k, s) in schedules.iter().enumerate() {
         text.push_str(&format!(
@@ -222,26 +202,174 @@ fn search_over(
         "[[edit]]\nname = \"upper bound\"\n{}\n",
         bound_action()
     ));
-    let edits = scenario::load_edits_str(&text, edits_path)?.edits;
+    Ok(scenario::load_edits_str(&text, edits_path)?.edits)
+}
+
+/// Prices every session (`sessions` gives each one's name and figures) under the grid's
+/// edits and the bound, and sums them in session-name order, as the history sums (the
+/// figures wait in an [`Ordered`], spilled where they are many).
+fn search_over(
+    schedules: Vec<Schedule>,
+    edits_path: &Path,
+    sessions: impl FnOnce(&[Edit], &str) -> Result<Ordered, Error>,
+) -> Result<ScheduleSearch, Error> {
+    let edits = schedule_edits(&schedules, edits_path)?;
     let shown = edits_path.display().to_string();
     let named = sessions(&edits, &shown)?;
-    let count_sessions = named.len();
-    let n = edits.len();
-    let mut cost_saved = vec![0.0; n];
-    let mut dollars_saved = vec![Some(0.0); n];
-    let mut removed = vec![0.0; n];
-    let (mut baseline_cost, mut baseline_dollars) = (0.0, Some(0.0));
+    let mut totals = Totals::new(edits.len());
     // Summed in session order, as the history sums.
-    named.in_name_order(|s| {
-        baseline_cost += s.cost[0];
-        baseline_dollars = baseline_dollars.zip(s.dollars[0]).map(|(a, b)| a + b);
-        for k in 0..n {
-            cost_saved[k] += s.cost[0] - s.cost[k + 1];
+    named.in_name_order(|_, s| totals.add(s))?;
+    Ok(settle(schedules, totals))
+}
+
+/// The sessions' figures summed in session order: what a search needs of them, and what
+/// the parts of a split search sum to (`crate::suggest::plan`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Totals {
+    pub sessions: usize,
+    pub baseline_cost: f64,
+    /// None once a session is not priced.
+    pub baseline_dollars: Option<f64>,
+    /// By edit (the grid's, then the bound).
+    pub cost_saved: Vec<f64>,
+    pub dollars_saved: Vec<Option<f64>>,
+    pub removed: Vec<f64>,
+}
+
+impl Totals {
+    /// Nothing summed yet, for `edits` edits.
+    pub fn new(edits: usize) -> Totals {
+        Totals {
+            sessions: 0,
+            baseline_cost: 0.0,
+            baseline_dollars: Some(0.0),
+            cost_saved: vec![0.0; edits],
+            dollars_saved: vec![Some(0.0); edits],
+            removed: vec![0.0; edits],
+        }
+    }
+
+    /// Adds the next session (in session order).
+    fn add(&mut self, s: &SessionCosts) {
+        self.sessions += 1;
+        self.baseline_cost += s.cost[0];
+        self.baseline_dollars = self.baseline_dollars.zip(s.dollars[0]).map(|(a, b)| a + b);
+        for k in 0..self.cost_saved.len() {
+            self.cost_saved[k] += s.cost[0] - s.cost[k + 1];
             let d = s.dollars[0].zip(s.dollars[k + 1]).map(|(b, e)| b - e);
-            dollars_saved[k] = dollars_saved[k].zip(d).map(|(a, b)| a + b);
-            removed[k] += s.removed[k];
+            self.dollars_saved[k] = self.dollars_saved[k].zip(d).map(|(a, b)| a + b);
+            self.removed[k] += s.removed[k];
+        }
+    }
+
+    /// Adds the next session (in session order) from its figures as [`priced_lines`] wrote
+    /// them; `at` names the place for the message.
+    ///
+    /// Errors: not such figures, or figures of another number of edits.
+    pub fn add_line(&mut self, text: &str, at: impl FnOnce() -> String) -> Result<(), Error> {
+        let n = self.cost_saved.len();
+        match serde_json::from_str::<SessionCosts>(text) {
+            Ok(s) if s.cost.len() == n + 1 && s.dollars.len() == n + 1 && s.removed.len() == n => {
+                self.add(&s);
+                Ok(())
+            }
+            Ok(s) => Err(Located::new(
+                at(),
+                format!(
+                    "a session priced under {} schedules, where the plan's search prices {}: the part ran another plan",
+                    s.removed.len(),
+                    n
+                ),
+            )
+            .into()),
+            Err(e) => Err(Located::new(
+                at(),
+                format!("not a session's figures of the schedule search: {e}"),
+            )
+            .into()),
+        }
+    }
+}
+
+/// Prices the session files `kept` (under `dir`, each with `parts`) under `edits`, read a
+/// chunk at a time; their figures wait in a spill beside `near`.
+fn price_files(
+    dir: &Path,
+    kept: &[PathBuf],
+    parts: &[BasePart],
+    edits: &[Edit],
+    near: &Path,
+    shown: &str,
+) -> Result<Ordered, Error> {
+    let mut out = Ordered::near(near);
+    for chunk in kept.chunks(files::CHUNK) {
+        let priced: Vec<Result<(String, SessionCosts), Error>> = chunk
+            .par_iter()
+            .map(
+                |path| match files::load_with_parts(dir, path, parts, shown)? {
+                    Ok(l) => Ok((l.scenario.name.clone(), price(&l, edits, shown)?)),
+                    // The first pass kept only sessions: as the evaluation pass says.
+                    Err(_) => Err(files::changed(&dir.display().to_string())),
+                },
+            )
+            .collect();
+        for p in priced {
+            let (name, costs) = p?;
+            out.push(name, costs)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The search's pricing of the session files `kept` (a part of a split), each session's
+/// figures given to `each` in session-name order with its name, to be summed by
+/// [`Totals::add_line`] where the parts meet; `edits_path` as for [`search_files`], the
+/// figures spilled beside `near`.
+pub fn priced_lines(
+    dir: &Path,
+    kept: &[PathBuf],
+    parts: &[BasePart],
+    proposal: &Proposal,
+    (edits_path, near): (&Path, &Path),
+    mut each: impl FnMut(&str, &str) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let edits = schedule_edits(&grid::grid(proposal), edits_path)?;
+    let shown = edits_path.display().to_string();
+    let named = price_files(dir, kept, parts, &edits, near, &shown)?;
+    let mut result = Ok(());
+    named.in_name_order(|name, s| {
+        if result.is_ok() {
+            result = serde_json::to_string(s)
+                .map_err(|e| Error::Print(e.into()))
+                .and_then(|line| each(name, &line));
         }
     })?;
+    result
+}
+
+/// The search over the grid the proposal's triggers give, from the sessions' `totals`
+/// (summed over every session, in session order).
+pub fn from_totals(proposal: &Proposal, totals: Totals) -> ScheduleSearch {
+    settle(grid::grid(proposal), totals)
+}
+
+/// The edits the search prices for `proposal`: how many figures each session has.
+pub fn edits_count(proposal: &Proposal) -> usize {
+    grid::grid(proposal).len() + 1
+}
+
+/// Each family's front and cheapest, from the sums of every session.
+fn settle(schedules: Vec<Schedule>, totals: Totals) -> ScheduleSearch {
+    let Totals {
+        sessions: count_sessions,
+        baseline_cost,
+        baseline_dollars,
+        cost_saved,
+        dollars_saved,
+        removed,
+    } = totals;
+    let n = cost_saved.len();
     let by_dollars = count_sessions > 0 && baseline_dollars.is_some();
     let baseline_dollars = baseline_dollars.filter(|_| count_sessions > 0);
     let tol_saved = rank::TIE_TOLERANCE
@@ -313,7 +441,7 @@ fn search_over(
         }
         f.chosen = best;
     }
-    Ok(ScheduleSearch {
+    ScheduleSearch {
         schedules: count,
         sessions: count_sessions,
         by_dollars,
@@ -321,7 +449,7 @@ fn search_over(
         baseline_dollars,
         families,
         bound,
-    })
+    }
 }
 
 /// The search on the grid the proposal's triggers give (`grid::grid`).

@@ -52,6 +52,7 @@ impl Ordered {
     }
 
     /// Sessions added.
+    #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         match self {
             Ordered::Spilled { index, .. } => index.len(),
@@ -89,20 +90,23 @@ impl Ordered {
     /// Calls `each` with every session's figures in session-name order.
     ///
     /// Errors: [`Error::Unreadable`] when the spill cannot be read back; `each`'s.
-    pub(super) fn in_name_order(self, mut each: impl FnMut(&SessionCosts)) -> Result<(), Error> {
+    pub(super) fn in_name_order(
+        self,
+        mut each: impl FnMut(&str, &SessionCosts),
+    ) -> Result<(), Error> {
         match self {
             Ordered::Spilled { spill, mut index } => {
                 spill.check()?;
                 index.sort_by(|a, b| a.name.cmp(&b.name));
                 for entry in &index {
                     let bytes = spill.bytes(entry.offset, entry.len as usize)?;
-                    each(&decode(&bytes).map_err(|e| spill.corrupt(e))?);
+                    each(&entry.name, &decode(&bytes).map_err(|e| spill.corrupt(e))?);
                 }
                 Ok(())
             }
             Ordered::Held(mut held) => {
                 held.sort_by(|a, b| a.0.cmp(&b.0));
-                held.iter().for_each(|(_, c)| each(c));
+                held.iter().for_each(|(name, c)| each(name, c));
                 Ok(())
             }
         }
@@ -182,7 +186,7 @@ mod tests {
             assert_eq!(store.len(), 4);
             let mut seen = Vec::new();
             store
-                .in_name_order(|c| {
+                .in_name_order(|_, c| {
                     seen.push((c.cost.clone(), c.dollars.clone(), c.removed.clone()))
                 })
                 .unwrap();
