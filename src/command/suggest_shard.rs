@@ -210,6 +210,10 @@ impl Run<'_> {
                     .filter(|p| plan.keeps(&files::relative(dir, p)))
                     .collect();
                 let proposal = plan.proposal();
+                if plan.totals.is_none() {
+                    // This part's own evaluation, in round 3, is refused by the same cap.
+                    suggest::check_size_before_search(kept.len(), &self.c.factors, &proposal)?;
+                }
                 let mut w = out.create(SHARD_FILE)?;
                 header(kept.len()).write(&mut w).map_err(failed)?;
                 let mut line = |name: &str, record: &str| -> Result<(), Error> {

@@ -351,6 +351,91 @@ impl Record {
     }
 }
 
+/// A shard's file as `--merge` reads it.
+const SHARD: PartFile = PartFile {
+    file: FILE,
+    missing: "--merge takes the folders `simulate history` wrote (OUT/<name>/), each with its shard.jsonl",
+    kind: "a history shard",
+    header: "a shard header",
+};
+
+/// A kind of file a split run writes in its output folder and a merge reads: a history's
+/// shard, a suggestion's part. Its first line is a JSON header, every other line a record.
+pub(crate) struct PartFile {
+    /// Its name in the folder a part writes.
+    pub file: &'static str,
+    /// What to give instead, where a folder given holds no such file.
+    pub missing: &'static str,
+    /// What the file is, as refusals name it (`a history shard`).
+    pub kind: &'static str,
+    /// What its first line is (`a shard header`).
+    pub header: &'static str,
+}
+
+/// A [`PartFile`] opened: where it is, its header, and the lines after it.
+pub(crate) struct Opened<H> {
+    pub path: PathBuf,
+    pub header: H,
+    pub lines: io::Lines<BufReader<File>>,
+}
+
+impl PartFile {
+    /// Opens `given` (a folder holding [`Self::file`], or the file) and reads its header:
+    /// the first line, past a byte-order mark (an editor or a copy through Windows tools),
+    /// as the scenario, trace and log readers do.
+    ///
+    /// Errors: no such file in the folder given; unreadable; empty; a first line that is
+    /// not the header `H`.
+    pub fn open<H: serde::de::DeserializeOwned>(&self, given: &Path) -> Result<Opened<H>, Error> {
+        let path = if given.is_dir() {
+            given.join(self.file)
+        } else {
+            given.to_path_buf()
+        };
+        let file = File::open(&path).map_err(|source| {
+            if source.kind() == io::ErrorKind::NotFound && given.is_dir() {
+                Located::new(
+                    given.display().to_string(),
+                    format!("no {} here: {}", self.file, self.missing),
+                )
+                .into()
+            } else {
+                Error::Unreadable {
+                    path: path.clone(),
+                    source,
+                }
+            }
+        })?;
+        let mut lines = BufReader::with_capacity(1 << 16, file).lines();
+        let first = match lines.next() {
+            Some(Ok(line)) => line,
+            Some(Err(source)) => return Err(Error::Unreadable { path, source }),
+            None => return Err(self.refusal(&path, "the file is empty".into())),
+        };
+        let first = first.strip_prefix('\u{feff}').unwrap_or(&first);
+        let header = serde_json::from_str(first).map_err(|e| {
+            self.refusal(
+                &path,
+                format!("its first line is not {} ({e})", self.header),
+            )
+        })?;
+        Ok(Opened {
+            path,
+            header,
+            lines,
+        })
+    }
+
+    /// The file at `path` is not of this kind, for `why`.
+    pub fn refusal(&self, path: &Path, why: String) -> Error {
+        Located::new(
+            path.display().to_string(),
+            format!("not {}: {why}", self.kind),
+        )
+        .into()
+    }
+}
+
 /// One shard file being read.
 struct ShardFile {
     /// The shard as given (a folder or the file).
@@ -365,50 +450,11 @@ struct ShardFile {
 
 impl ShardFile {
     fn open(given: &Path) -> Result<ShardFile, Error> {
-        let path = if given.is_dir() {
-            given.join(FILE)
-        } else {
-            given.to_path_buf()
-        };
-        let file = File::open(&path).map_err(|source| {
-            if source.kind() == io::ErrorKind::NotFound && given.is_dir() {
-                Located::new(
-                    given.display().to_string(),
-                    format!(
-                        "no {FILE} here: --merge takes the folders `simulate history` wrote (OUT/<name>/), each with its {FILE}"
-                    ),
-                )
-                .into()
-            } else {
-                Error::Unreadable {
-                    path: path.clone(),
-                    source,
-                }
-            }
-        })?;
-        let mut lines = BufReader::with_capacity(1 << 16, file).lines();
-        let not_a_shard = |why: String| -> Error {
-            Located::new(
-                path.display().to_string(),
-                format!("not a history shard: {why}"),
-            )
-            .into()
-        };
-        let first = match lines.next() {
-            Some(Ok(line)) => line,
-            Some(Err(source)) => {
-                return Err(Error::Unreadable {
-                    path: path.clone(),
-                    source,
-                });
-            }
-            None => return Err(not_a_shard("the file is empty".into())),
-        };
-        // A byte-order mark before the header (an editor or a copy through Windows tools)
-        // is read past, as the scenario, trace and log readers do.
-        let first = first.strip_prefix('\u{feff}').unwrap_or(&first);
-        let header: Header = serde_json::from_str(first)
-            .map_err(|e| not_a_shard(format!("its first line is not a shard header ({e})")))?;
+        let opened = SHARD.open::<Header>(given)?;
+        let path = opened.path;
+        let header = opened.header;
+        let lines = opened.lines;
+        let not_a_shard = |why: String| SHARD.refusal(&path, why);
         if header.format != FORMAT {
             return Err(not_a_shard(format!(
                 "its format is `{}`, not `{FORMAT}`",

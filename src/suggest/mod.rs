@@ -121,12 +121,38 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     drop(gathered.names);
     // The cheapest schedule of each family joins the candidates (docs/suggest.md).
     let proposal = propose(&gathered.gatherer.finish());
+    check_size_before_search(kept.len(), input.factors, &proposal)?;
     let search =
         schedule::search_files(input.dir, &kept, input.parts, &proposal, input.edits_path)?;
     let chosen = choose(input, found.sessions.count, proposal, search)?;
     let evaluated = pass::evaluate(input, &kept, &chosen.edits, &found.sessions)?;
     drop(kept);
     report(input, found, chosen, evaluated)
+}
+
+/// Refuses, before the schedule search (about 40 minutes at a million sessions), a
+/// suggestion whose evaluation the sweep cap would refuse after it: `sessions` (the files
+/// the evaluation reads) × the factor points × (1 + the most edits it can evaluate: the
+/// candidates and one cheapest schedule for each family the search prices) over
+/// `pass::check_size`'s cap.
+///
+/// Errors: `Located` on "command line", as `pass::check_size`.
+pub fn check_size_before_search(
+    sessions: usize,
+    factors: &Factors,
+    proposal: &Proposal,
+) -> Result<(), Error> {
+    let mut families: Vec<Family> = schedule::grid::grid(proposal)
+        .iter()
+        .map(|s| s.family)
+        .collect();
+    families.sort_unstable();
+    families.dedup();
+    pass::check_size(
+        sessions,
+        factors,
+        proposal.candidates.len() + families.len(),
+    )
 }
 
 /// The error of a suggestion over no session.
@@ -306,5 +332,48 @@ mod tests {
         assert_eq!(forward, backward);
         // Each run's spill went with it.
         assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+    }
+
+    /// The cap is checked before the search with a bound that is never below what the
+    /// search adds: a session count the evaluation would refuse is refused before it.
+    #[test]
+    fn the_cap_before_the_search_bounds_the_edits_it_adds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/history");
+        let (paths, listed) = files::find(&dir, Path::new("")).unwrap();
+        let spill = tempfile::tempdir().unwrap();
+        let factors = Factors::default();
+        let input = Input {
+            dir: &dir,
+            paths: &paths,
+            listed: &listed,
+            path_shown: "scenarios/history",
+            name: "history-suggest",
+            factors: &factors,
+            edits_path: Path::new("suggested.toml"),
+            rerun: "",
+            progress: false,
+            max_cost_diff: None,
+            parts: &[],
+            spill_parent: spill.path(),
+        };
+        let gathered = stream::gather(&dir, &paths, &[], "suggested.toml", None).unwrap();
+        let kept = gathered.kept(&paths);
+        let proposal = propose(&gathered.gatherer.finish());
+        let search = schedule::search_files(&dir, &kept, &[], &proposal, input.edits_path).unwrap();
+        let candidates = proposal.candidates.len();
+        let early = proposal.clone();
+        let edits = choose(&input, kept.len(), proposal, search).unwrap().edits;
+        assert_eq!((candidates, edits.len()), (13, 14), "the search adds one");
+        // 13 candidates and the three families the search prices (clearing, context
+        // editing, compaction): 9 × 17 = 153 totals a session, against 9 × 15 evaluated.
+        let cap = crate::history::stream::MAX_STREAMED_SWEEP_VALUES;
+        let most = cap / 153;
+        assert!(check_size_before_search(most, &factors, &early).is_ok());
+        let refused = check_size_before_search(most + 1, &factors, &early)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("× 9 factor points × 17 runs"), "{refused}");
+        assert!(refused.contains("--shard K/N"), "{refused}");
+        assert!(pass::check_size(most + 1, &factors, edits.len()).is_ok());
     }
 }

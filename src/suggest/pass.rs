@@ -55,7 +55,13 @@ pub fn check_size(
     factors: &crate::history::Factors,
     edits: usize,
 ) -> Result<(), Error> {
-    files::check_sweep_size(sessions, factors, edits, MAX_STREAMED_SWEEP_VALUES, "")
+    files::check_sweep_size(
+        sessions,
+        factors,
+        edits,
+        MAX_STREAMED_SWEEP_VALUES,
+        " into parts (`simulate suggest DIR --shard K/N`: docs/suggest.md, \"Shards\")",
+    )
 }
 
 /// The sessions a round evaluates, as the first round found them: how many, and a digest

@@ -378,6 +378,14 @@ pub fn digest(text: &str) -> String {
     )
 }
 
+/// A part's file as `--merge` reads it.
+const PART: shard::PartFile = shard::PartFile {
+    file: SHARD_FILE,
+    missing: "`simulate suggest --merge` takes the folders the parts wrote (OUT/<name>-suggest/ of `simulate suggest DIR --shard K/N --out OUT`)",
+    kind: "a part of a split suggestion",
+    header: "a part's header",
+};
+
 /// One part's file being read.
 pub struct Part {
     /// As given (a folder or the file).
@@ -396,45 +404,9 @@ impl Part {
     ///
     /// Errors: unreadable; not a part's file.
     pub fn open(given: &Path) -> Result<Part, Error> {
-        let path = if given.is_dir() {
-            given.join(SHARD_FILE)
-        } else {
-            given.to_path_buf()
-        };
-        let file = File::open(&path).map_err(|source| {
-            if source.kind() == io::ErrorKind::NotFound && given.is_dir() {
-                Located::new(
-                    given.display().to_string(),
-                    format!(
-                        "no {SHARD_FILE} here: `simulate suggest --merge` takes the folders the parts wrote (OUT/<name>-suggest/ of `simulate suggest DIR --shard K/N --out OUT`)"
-                    ),
-                )
-                .into()
-            } else {
-                Error::Unreadable {
-                    path: path.clone(),
-                    source,
-                }
-            }
-        })?;
-        let mut lines = BufReader::with_capacity(1 << 16, file).lines();
-        let shown = path.display().to_string();
-        let not_a_part = |why: String| -> Error {
-            Located::new(&shown, format!("not a part of a split suggestion: {why}")).into()
-        };
-        let first = match lines.next() {
-            Some(Ok(line)) => line,
-            Some(Err(source)) => {
-                return Err(Error::Unreadable {
-                    path: path.clone(),
-                    source,
-                });
-            }
-            None => return Err(not_a_part("the file is empty".into())),
-        };
-        let first = first.strip_prefix('\u{feff}').unwrap_or(&first);
-        let header: PartHeader = serde_json::from_str(first)
-            .map_err(|e| not_a_part(format!("its first line is not a part's header ({e})")))?;
+        let opened = PART.open::<PartHeader>(given)?;
+        let (path, header, lines) = (opened.path, opened.header, opened.lines);
+        let not_a_part = |why: String| PART.refusal(&path, why);
         if header.format != SHARD_FORMAT || header.format_version != FORMAT_VERSION {
             return Err(not_a_part(format!(
                 "it is `{}` {} (simulate {}), this simulate reads `{SHARD_FORMAT}` {FORMAT_VERSION}: run the part again with this simulate",
