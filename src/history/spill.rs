@@ -6,6 +6,7 @@
 //! (`stream`), `suggest` its records with its own measures beside them.
 
 use crate::error::Error;
+use crate::number::grouped;
 use crate::output::set::staging::Staging;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
@@ -25,7 +26,12 @@ pub struct SpillWriter {
     spill: Spill,
     out: BufWriter<File>,
     offset: u64,
+    /// The lines expected (the files to read): what the room left is checked against.
+    expected: usize,
 }
+
+/// The spill's room is first checked after this many lines, then at every doubling.
+const ROOM_CHECKED_FROM: usize = 1024;
 
 /// The lines written, and their index by name.
 #[derive(Debug)]
@@ -63,6 +69,7 @@ impl SpillWriter {
             },
             out: BufWriter::with_capacity(1 << 20, file),
             offset: 0,
+            expected: capacity,
         })
     }
 
@@ -91,7 +98,27 @@ impl SpillWriter {
             len,
         });
         self.offset += u64::from(len);
+        let lines = self.spill.index.len();
+        if lines >= ROOM_CHECKED_FROM && lines.is_power_of_two() && lines < self.expected {
+            self.check_room()?;
+        }
         Ok(())
+    }
+
+    /// Refuses to go on where the lines still to come, at the size of those written so
+    /// far, would not fit in the space left on the spill's file system: a million
+    /// sessions fill it after most of an hour, this says so after a thousand.
+    fn check_room(&self) -> Result<(), Error> {
+        // Where the free space cannot be read, the write itself will say when it fails.
+        let Ok(fs) = rustix::fs::statvfs(&self.spill.path) else {
+            return Ok(());
+        };
+        let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+        let lines = self.spill.index.len();
+        match room_refusal(self.offset, lines, self.expected, free) {
+            None => Ok(()),
+            Some(why) => Err(self.failed(io::Error::new(io::ErrorKind::StorageFull, why))),
+        }
     }
 
     /// The spill, its lines indexed in name order.
@@ -103,6 +130,25 @@ impl SpillWriter {
         }
         Ok(spill)
     }
+}
+
+/// Why `lines` lines of `written` bytes, `expected` in all, will not fit in `free` bytes,
+/// if they will not: the lines still to come at the mean size of those written.
+fn room_refusal(written: u64, lines: usize, expected: usize, free: u64) -> Option<String> {
+    let mean = written as f64 / lines as f64;
+    let needed = mean * expected.saturating_sub(lines) as f64;
+    if needed <= free as f64 {
+        return None;
+    }
+    let gb = |b: f64| grouped(b / 1e9, 1);
+    Some(format!(
+        "the spill would need about {} GB more ({} of {} sessions written, {} KB each) and {} GB are free on its disk: free some space, or give --out on a disk with room (the spill is written under it), or split the sessions (--shard K/N)",
+        gb(needed),
+        grouped(lines as f64, 0),
+        grouped(expected as f64, 0),
+        grouped(mean / 1e3, 1),
+        gb(free as f64)
+    ))
 }
 
 impl Spill {
@@ -228,5 +274,21 @@ mod tests {
         let folder = spill.path().parent().unwrap().to_path_buf();
         drop(spill);
         assert!(!folder.exists(), "the staging folder goes with the spill");
+    }
+
+    /// The lines to come at the mean size so far, against the free space: 1,024 lines
+    /// of 8,000 bytes, a million expected, need 7,991.8 MB more.
+    #[test]
+    fn the_room_left_is_checked_against_the_lines_to_come() {
+        let written = 1024 * 8_000;
+        assert_eq!(room_refusal(written, 1024, 1_000_000, 7_991_808_000), None);
+        assert_eq!(
+            room_refusal(written, 1024, 1_000_000, 7_991_807_999).as_deref(),
+            Some(
+                "the spill would need about 8.0 GB more (1,024 of 1,000,000 sessions written, 8.0 KB each) and 8.0 GB are free on its disk: free some space, or give --out on a disk with room (the spill is written under it), or split the sessions (--shard K/N)"
+            )
+        );
+        let refused = room_refusal(written, 1024, 1_000_000, 5_100_000_000).unwrap();
+        assert!(refused.contains("about 8.0 GB more") && refused.contains("5.1 GB are free"));
     }
 }
