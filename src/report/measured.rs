@@ -185,6 +185,7 @@ impl MeasuredReport {
         // pause longer than the TTL.
         let mut warm_start: Option<f64> = None;
         let (mut late_reads, mut late_read_tokens) = (0usize, 0.0);
+        let mut finder = models::Finder::default();
         for (i, (call, f)) in calls.iter().zip(&figures).enumerate() {
             let Some(u) = call.usage() else { continue };
             let Some(total) = u.total_input() else {
@@ -218,7 +219,7 @@ impl MeasuredReport {
                 read_tokens += read;
                 read_base += total;
             }
-            let model = u.model.as_deref().and_then(models::find);
+            let model = u.model.as_deref().and_then(|m| finder.find(m));
             if model.is_none() {
                 let name = u.model.as_deref().unwrap_or("(no model named)").to_string();
                 if !unknown_models.contains(&name) {
@@ -270,7 +271,7 @@ impl MeasuredReport {
             let mut names: Vec<&str> = calls
                 .iter()
                 .filter_map(|c| c.usage()?.model.as_deref())
-                .filter_map(|m| models::find(m).map(|p| p.name.as_str()))
+                .filter_map(|m| finder.find(m).map(|p| p.name.as_str()))
                 .collect();
             names.sort_unstable();
             names.dedup();
