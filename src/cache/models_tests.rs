@@ -724,3 +724,30 @@ fn prices_cite_their_entry_and_cache_terms_the_overlay_too() {
         "price data (LiteLLM 1.110.2 and its overlay in src/cache/)"
     );
 }
+
+/// The finder answers as `find` does, whether an id repeats the one before or not, and
+/// for ids the price data does not know.
+#[test]
+fn the_finder_answers_as_find() {
+    let ids = [
+        "claude-sonnet-4-5-20250929",
+        "claude-sonnet-4-5-20250929",
+        "gpt-4o",
+        "no-such-model",
+        "no-such-model",
+        "claude-sonnet-4-5-20250929",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    ];
+    let mut finder = Finder::default();
+    for id in ids {
+        let got = finder.find(id).map(|m| m.name.as_str());
+        assert_eq!(got, find(id).map(|m| m.name.as_str()), "{id}");
+    }
+    assert_eq!(
+        finder
+            .find("claude-sonnet-4-5-20250929")
+            .map(|m| m.name.as_str()),
+        Some("claude-sonnet-4-5")
+    );
+    assert!(finder.find("no-such-model").is_none());
+}
