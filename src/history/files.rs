@@ -160,7 +160,13 @@ pub fn evaluate_all(
     factors: &Factors,
     progress: bool,
 ) -> Result<Evaluated, Error> {
-    check_sweep_size(files.len(), factors, edits.len(), MAX_SWEEP_VALUES, "")?;
+    check_sweep_size(
+        files.len(),
+        factors,
+        edits.len(),
+        MAX_SWEEP_VALUES,
+        FEWER_OR_SPLIT,
+    )?;
     let mut progress = Progress::new(progress, files.len());
     let mut sessions: Vec<Session> = Vec::with_capacity(files.len());
     let mut skipped = Vec::new();
@@ -355,15 +361,19 @@ pub(crate) fn same_name(dir: &Path, a: &SessionFigures, b: &SessionFigures) -> E
     .into()
 }
 
+/// What a history over too many sweep totals can do.
+pub(crate) const FEWER_OR_SPLIT: &str =
+    "use fewer factors (--base-factors, --bpt-factors) or split the directory";
+
 /// Refuses a history whose sweep totals (files × factor points × runs) would pass `limit`
-/// before any file is read, naming the figures and what to change; `more` adds a way out
-/// (`" (--shard K/N)"` where sessions are streamed).
+/// before any file is read, naming the figures and `fix`, what to change
+/// ([`FEWER_OR_SPLIT`] for a history).
 pub(crate) fn check_sweep_size(
     files: usize,
     factors: &Factors,
     edits: usize,
     limit: usize,
-    more: &str,
+    fix: &str,
 ) -> Result<(), Error> {
     let width = 1 + edits;
     let values = files.saturating_mul(factors.len()).saturating_mul(width);
@@ -373,7 +383,7 @@ pub(crate) fn check_sweep_size(
     Err(Located::new(
         "command line",
         format!(
-            "{} files × {} factor points × {} runs is {} sweep totals; the limit is {}: use fewer factors (--base-factors, --bpt-factors) or split the directory{more}",
+            "{} files × {} factor points × {} runs is {} sweep totals; the limit is {}: {fix}",
             grouped(files as f64, 0),
             factors.len(),
             width,

@@ -68,7 +68,7 @@ pub fn evaluate(
         factors,
         edits.len(),
         MAX_STREAMED_SWEEP_VALUES,
-        " (--shard K/N)",
+        &format!("{} (--shard K/N)", files::FEWER_OR_SPLIT),
     )?;
     let mut out = SpillWriter::create(spill_parent, label, files.len())?;
     let mut skipped = Vec::new();

@@ -60,7 +60,7 @@ pub fn check_size(
         factors,
         edits,
         MAX_STREAMED_SWEEP_VALUES,
-        " into parts (`simulate suggest DIR --shard K/N`: docs/suggest.md, \"Shards\")",
+        "split the sessions into parts (`simulate suggest DIR --shard K/N`: docs/suggest.md, \"Shards\"), each checked on its own sessions",
     )
 }
 
@@ -306,11 +306,13 @@ mod tests {
         assert_eq!(factors.len(), 9);
         // What the old cap, that of a history held in memory, refused.
         assert!(
-            files::check_sweep_size(300_000, &factors, 20, files::MAX_SWEEP_VALUES, "").is_err()
+            files::check_sweep_size(300_000, &factors, 20, files::MAX_SWEEP_VALUES, "x").is_err()
         );
         assert!(check_size(300_000, &factors, 20).is_ok());
         assert!(check_size(1_000_000, &factors, 22).is_ok());
         let refused = check_size(2_200_000, &factors, 20).unwrap_err().to_string();
         assert!(refused.contains("415,800,000 sweep totals"), "{refused}");
+        // suggest takes no factors: the one way out is parts.
+        assert!(!refused.contains("--base-factors"), "{refused}");
     }
 }
