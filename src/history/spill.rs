@@ -140,15 +140,23 @@ fn room_refusal(written: u64, lines: usize, expected: usize, free: u64) -> Optio
     if needed <= free as f64 {
         return None;
     }
-    let gb = |b: f64| grouped(b / 1e9, 1);
     Some(format!(
-        "the spill would need about {} GB more ({} of {} sessions written, {} KB each) and {} GB are free on its disk: free some space, or give --out on a disk with room (the spill is written under it), or split the sessions (--shard K/N)",
-        gb(needed),
+        "the spill would need about {} more ({} of {} sessions written, {} KB each) and {} are free on its disk: free some space, or give --out on a disk with room (the spill is written under it), or split the sessions (--shard K/N)",
+        size(needed),
         grouped(lines as f64, 0),
         grouped(expected as f64, 0),
         grouped(mean / 1e3, 1),
-        gb(free as f64)
+        size(free as f64)
     ))
+}
+
+/// `bytes` in GB to a tenth from 1 GB, else in whole MB.
+fn size(bytes: f64) -> String {
+    if bytes >= 1e9 {
+        format!("{} GB", grouped(bytes / 1e9, 1))
+    } else {
+        format!("{} MB", grouped(bytes / 1e6, 0))
+    }
 }
 
 impl Spill {
@@ -290,5 +298,12 @@ mod tests {
         );
         let refused = room_refusal(written, 1024, 1_000_000, 5_100_000_000).unwrap();
         assert!(refused.contains("about 8.0 GB more") && refused.contains("5.1 GB are free"));
+        // Below a gigabyte, in megabytes.
+        let refused = room_refusal(written, 1024, 10_000, 40_000_000).unwrap();
+        assert!(
+            refused.contains("about 72 MB more (1,024 of 10,000")
+                && refused.contains("40 MB are free"),
+            "{refused}"
+        );
     }
 }

@@ -32,6 +32,24 @@ pub struct OutputDir {
     files: PathBuf,
     inputs: folder::Inputs,
     written: Vec<String>,
+    /// Dropped after `staging` (fields drop in order), so the folders made are empty then.
+    made: Made,
+}
+
+/// The folders `prepare` made for `--out`, innermost first: removed when dropped while
+/// they are empty, so a run that fails leaves no new empty folder (after a commit the
+/// innermost holds the results, and none is removed).
+#[derive(Debug)]
+struct Made(Vec<PathBuf>);
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        for dir in &self.0 {
+            if fs::remove_dir(dir).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 impl OutputDir {
@@ -58,14 +76,16 @@ impl OutputDir {
         }
         // The folders made for `--out`, innermost first: an interrupt removes them again
         // while they are empty (a run that fails or stops leaves no new empty folder).
-        let made: Vec<&Path> = root
+        let made: Vec<PathBuf> = root
             .ancestors()
             .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .map(Path::to_path_buf)
             .collect();
         fs::create_dir_all(root).map_err(unwritable(root))?;
-        for dir in made {
+        for dir in &made {
             super::interrupt::note_created(dir);
         }
+        let made = Made(made);
         let _root_lock = lock_root(root)?;
         check_target(&target)?;
         let paths = inputs;
@@ -84,6 +104,7 @@ impl OutputDir {
             files,
             inputs,
             written: Vec::new(),
+            made,
         })
     }
 
@@ -237,6 +258,29 @@ fn lock_root(root: &Path) -> Result<Option<File>, Error> {
 mod tests {
     use super::super::names;
     use super::*;
+
+    /// A run that fails after `prepare` (a spill that found no room, a bad session) leaves
+    /// none of the folders it made for `--out`; one that commits keeps them.
+    #[test]
+    fn the_folders_made_for_out_go_with_a_run_that_fails() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("a/b");
+        let out = OutputDir::prepare(&root, "s", &[]).unwrap();
+        // What else the run put in `--out` meanwhile, and took away (a spill's folder).
+        fs::create_dir(root.join(".spill")).unwrap();
+        fs::remove_dir(root.join(".spill")).unwrap();
+        drop(out);
+        assert!(!tmp.path().join("a").exists());
+        let mut out = OutputDir::prepare(&root, "s", &[]).unwrap();
+        out.write("x.txt", |w| w.write_all(b"x")).unwrap();
+        out.commit().unwrap();
+        assert!(root.join("s/x.txt").is_file());
+        // A folder that was there before is never removed.
+        let kept = tmp.path().join("kept");
+        fs::create_dir(&kept).unwrap();
+        drop(OutputDir::prepare(&kept, "s", &[]).unwrap());
+        assert!(kept.is_dir());
+    }
 
     #[test]
     fn files_appear_only_on_commit_and_temporaries_vanish_on_drop() {
