@@ -33,7 +33,7 @@ pub struct OutputDir {
     inputs: folder::Inputs,
     written: Vec<String>,
     /// Dropped after `staging` (fields drop in order), so the folders made are empty then.
-    made: Made,
+    _made: Made,
 }
 
 /// The folders `prepare` made for `--out`, innermost first: removed when dropped while
@@ -104,7 +104,7 @@ impl OutputDir {
             files,
             inputs,
             written: Vec::new(),
-            made,
+            _made: made,
         })
     }
 
