@@ -216,7 +216,7 @@ fn parts_and_plans_that_do_not_make_the_whole_are_refused() {
     );
     assert!(!cwd.join("r2").exists());
     for k in 1..=3 {
-        run(
+        let said = run(
             cwd,
             &[
                 "sessions",
@@ -227,6 +227,14 @@ fn parts_and_plans_that_do_not_make_the_whole_are_refused() {
                 "--out",
                 &format!("r2/{k}"),
             ],
+        );
+        // The merge it says is under the plan's --out, not a placeholder.
+        let said = String::from_utf8(said).unwrap();
+        assert!(
+            said.contains(&format!(
+                "simulate suggest --merge PART… --plan {plan} --out out\n"
+            )),
+            "{said}"
         );
     }
     // A part of another round.
@@ -257,6 +265,23 @@ fn parts_and_plans_that_do_not_make_the_whole_are_refused() {
         ],
         "the parts are of round 2, which ran a plan: give it with --plan PLAN",
     );
+    // Round 2 merged under another --out than round 1's, which the plan writes to: refused
+    // before round 3 runs, not at its end.
+    refused(
+        cwd,
+        &[
+            "--merge",
+            &part(2, 1),
+            &part(2, 2),
+            &part(2, 3),
+            "--plan",
+            &plan,
+            "--out",
+            "elsewhere",
+        ],
+        "the plan's suggestion is written as out/sessions-suggest/suggested.toml (the --out of the round-1 merge), not elsewhere/sessions-suggest/suggested.toml: give every merge of this split the --out the round-1 merge was given, spelled the same (out)",
+    );
+    assert!(!cwd.join("elsewhere").exists());
     assert!(!cwd.join(format!("out/{name}-round-3")).exists());
     // Parts cut from different listings: the folder changed between their jobs.
     fs::copy(

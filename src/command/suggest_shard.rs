@@ -248,7 +248,7 @@ impl Run<'_> {
         let files = out.commit()?;
         let folder = self.root.join(&name);
         let text = format!(
-            "{name}: part {}/{} of round {round} of 3: {} of the {} under {}.\nWhen every part of round {round} is done, merge them (each part's folder, as this one: {}):\n  simulate suggest --merge PART…{}{} --out OUT\n\nWritten:\n{}",
+            "{name}: part {}/{} of round {round} of 3: {} of the {} under {}.\nWhen every part of round {round} is done, merge them (each part's folder, as this one: {}):\n  simulate suggest --merge PART…{}{} --out {}\n\nWritten:\n{}",
             shard.index,
             shard.of,
             crate::number::plural(sessions, "session", "sessions"),
@@ -257,6 +257,7 @@ impl Run<'_> {
             crate::printable::path(&folder),
             plan_path.map_or(String::new(), |p| format!(" --plan {}", p.display())),
             self.flags_shown(),
+            plan.as_ref().map_or("OUT".into(), |(p, _)| plan_out(p)),
             written(&files)
         );
         let json = serde_json::json!({
@@ -349,6 +350,21 @@ impl Run<'_> {
             };
             return self.write_plan(&plan, &inputs, of, &head, parts.len());
         };
+        // The plan fixed where the suggestion is written (its sessions' warnings and the rerun
+        // name it): every merge writes under that --out, refused before anything is read.
+        let edits_path = self.root.join(&name).join(EDITS_FILE);
+        if edits_path.display().to_string() != plan.edits_file {
+            return Err(Located::new(
+                "--out",
+                format!(
+                    "the plan's suggestion is written as {} (the --out of the round-1 merge), not {}: give every merge of this split the --out the round-1 merge was given, spelled the same ({})",
+                    plan.edits_file,
+                    edits_path.display(),
+                    plan_out(&plan)
+                ),
+            )
+            .into());
+        }
         if plan.round == 2 {
             let proposal = plan.proposal();
             let mut totals = schedule::Totals::new(schedule::edits_count(&proposal));
@@ -368,17 +384,6 @@ impl Run<'_> {
         }
         // Round 3: the suggestion, written where one run over DIR with this --out writes.
         let edits_path = self.root.join(&name).join(EDITS_FILE);
-        if edits_path.display().to_string() != plan.edits_file {
-            return Err(Located::new(
-                "--out",
-                format!(
-                    "the plan's suggestion is written as {} (the --out of the merges of rounds 1 and 2), not {}: give the same --out",
-                    plan.edits_file,
-                    edits_path.display()
-                ),
-            )
-            .into());
-        }
         let out = OutputDir::prepare(self.root, &name, &inputs)?;
         let input = suggest::Input {
             dir: Path::new(&plan.directory),
@@ -512,5 +517,19 @@ pub fn print(c: &SuggestConfig, done: &Done, out: &mut dyn Write) -> Result<(), 
                 .and_then(|()| writeln!(out)),
         }
         .map_err(Error::Print),
+    }
+}
+
+/// The `--out` a plan's merges write under, as the round-1 merge was given it: its edits
+/// file's path without `<name>/suggested.toml`.
+fn plan_out(plan: &Plan) -> String {
+    let out = Path::new(&plan.edits_file)
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new(""));
+    if out.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        crate::printable::path(out).to_string()
     }
 }
