@@ -26,6 +26,10 @@ pub enum Error {
     /// Writing an output failed part-way (disk full, say); nothing half-written is left.
     #[error("{}: writing failed: {}", printable::path(path), printable(&source.to_string()))]
     Write { path: PathBuf, source: io::Error },
+    /// The disk under `path` (`--out`'s) has not the room a run will need, found before it
+    /// fills it; `why` says what it needs and what is free.
+    #[error("{}: not enough room: {why}", printable::path(path))]
+    NoRoom { path: PathBuf, why: String },
     /// A chart could not be drawn (a bug, not bad input).
     #[error("cannot draw a chart: {0}")]
     Chart(#[from] ChartError),
@@ -45,7 +49,11 @@ impl Error {
             Error::Input(_) | Error::Unreadable { .. } | Error::Unwritable { .. } => 2,
             // A reader that stops early (`simulate … | head`) is not a failure.
             Error::Print(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
-            Error::Write { .. } | Error::Print(_) | Error::Chart(_) | Error::NonFinite(_) => 1,
+            Error::Write { .. }
+            | Error::NoRoom { .. }
+            | Error::Print(_)
+            | Error::Chart(_)
+            | Error::NonFinite(_) => 1,
         }
     }
 }

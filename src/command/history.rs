@@ -222,6 +222,12 @@ fn sessions(
             true,
             &spill_parent,
             &name,
+            // The results are written from the spill while it exists.
+            if output.is_some() {
+                crate::history::spill::HISTORY_RESULTS
+            } else {
+                0.0
+            },
         )?;
         drop(paths);
         skipped.extend(std::mem::take(&mut streamed.skipped));

@@ -48,7 +48,8 @@ pub struct Streamed {
 
 /// Reads `files` (under `dir`) as scenarios with `edits` (from `edits_file`) in place of
 /// their own, evaluates each at its own nominal point and over `factors`, and writes their
-/// records to a spill in a staging folder in `spill_parent` (labelled `label`).
+/// records to a spill in a staging folder in `spill_parent` (labelled `label`), from which
+/// `results` bytes of results a byte will be written (`spill::HISTORY_RESULTS`, or 0).
 ///
 /// Errors: as `files::evaluate_all`, and two sessions of one name.
 #[allow(clippy::too_many_arguments)]
@@ -62,6 +63,7 @@ pub fn evaluate(
     progress: bool,
     spill_parent: &Path,
     label: &str,
+    results: f64,
 ) -> Result<Streamed, Error> {
     files::check_sweep_size(
         files.len(),
@@ -70,7 +72,7 @@ pub fn evaluate(
         MAX_STREAMED_SWEEP_VALUES,
         &format!("{} (--shard K/N)", files::FEWER_OR_SPLIT),
     )?;
-    let mut out = SpillWriter::create(spill_parent, label, files.len())?;
+    let mut out = SpillWriter::create(spill_parent, label, files.len(), results)?;
     let mut skipped = Vec::new();
     let mut names = Names::default();
     in_chunks(

@@ -137,7 +137,8 @@ pub fn evaluate(
 pub fn spill(input: &Input, paths: &[PathBuf], edits: &[Edit]) -> Result<Spill, Error> {
     check_size(paths.len(), input.factors, edits.len())?;
     let edits_shown = input.edits_path.display().to_string();
-    let mut out = SpillWriter::create(input.spill_parent, input.name, paths.len())?;
+    // What a suggestion writes from it is small (a row a candidate): nothing counted beside.
+    let mut out = SpillWriter::create(input.spill_parent, input.name, paths.len(), 0.0)?;
     stream::in_chunks(
         paths,
         input.progress,
