@@ -416,6 +416,20 @@ pub fn decimals_for_step(step: f64) -> usize {
     (-step.log10()).ceil().clamp(0.0, 6.0) as usize
 }
 
+/// A dollar amount on an axis whose ticks are `step` apart, without the sign and the `$`:
+/// to the cent below a dollar a step (`0.25`), whole dollars grouped up to a thousand a
+/// step (`1,500`), and short above (`600k`: a million sessions' savings in `$600000.00`
+/// ran into the axis title).
+pub fn money_tick(x: f64, step: f64) -> String {
+    if step >= 1_000.0 {
+        short(x)
+    } else if step >= 1.0 {
+        number::grouped(x, 0)
+    } else {
+        fixed(x, decimals_for_step(step).max(2))
+    }
+}
+
 /// A number with `decimals` decimals, without a negative zero.
 pub fn fixed(x: f64, decimals: usize) -> String {
     let text = format!("{x:.decimals$}");
@@ -516,6 +530,17 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cents below a dollar a step, whole grouped dollars to a thousand, short above.
+    #[test]
+    fn money_ticks_fit_the_axis() {
+        assert_eq!(money_tick(0.25, 0.05), "0.25");
+        assert_eq!(money_tick(0.125, 0.005), "0.125");
+        assert_eq!(money_tick(1_500.0, 250.0), "1,500");
+        assert_eq!(money_tick(600_000.0, 100_000.0), "600k");
+        assert_eq!(money_tick(2_500_000.0, 500_000.0), "2.5M");
+        assert_eq!(money_tick(0.0, 100_000.0), "0");
+    }
 
     #[test]
     fn palette_wraps_after_eight_edits() {

@@ -396,15 +396,14 @@ pub fn draw(chart: &TradeoffChart) -> Result<String, ChartError> {
             .y_label_area_size(LEFT_OF_PLOT_PX)
             .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
             .map_err(&err)?;
-        let decimals = style::decimals_for_step((y_hi - y_lo) / 8.0);
+        let step = (y_hi - y_lo) / 8.0;
+        let decimals = style::decimals_for_step(step);
         let dollars = chart.saved_unit == SavedUnit::Dollars;
-        // Money to the cent at least.
-        let cents = decimals.max(2);
         let pct = |y: &f64| {
             if dollars {
                 // The sign before the symbol, as money is written: -$0.50.
-                let text = style::fixed(y.abs(), cents);
-                let zero = style::fixed(0.0, cents);
+                let text = style::money_tick(y.abs(), step);
+                let zero = style::money_tick(0.0, step);
                 let sign = if *y < 0.0 && text != zero { "-" } else { "" };
                 format!("{sign}${text}")
             } else {
