@@ -483,8 +483,11 @@ fn bad_input_is_refused_with_exit_2() {
         .output()
         .unwrap();
     assert_eq!(edits_only.status.code(), Some(2));
+    // One file that is not a session: why, as a directory's listing says it.
     assert!(
-        String::from_utf8_lossy(&edits_only.stderr).contains("no scenario files found"),
+        String::from_utf8_lossy(&edits_only.stderr).contains(
+            "scenarios/history/edits.toml: not a scenario: [[edit]] tables without calls (an edits file)"
+        ),
         "{}",
         String::from_utf8_lossy(&edits_only.stderr)
     );

@@ -110,6 +110,10 @@ pub fn suggest(input: &Input) -> Result<Suggestion, Error> {
     )?;
     let kept = gathered.kept(input.paths);
     if gathered.names.is_empty() {
+        // One file given that is not a session: say why, as a directory's listing would.
+        if let ([_], [skipped]) = (input.paths, gathered.skipped.as_slice()) {
+            return Err(Located::new(input.path_shown, &skipped.reason).into());
+        }
         return Err(no_sessions(input.path_shown));
     }
     let found = Found {
