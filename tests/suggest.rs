@@ -320,7 +320,7 @@ fn the_files_and_the_edits_file_a_person_reads() {
     );
     assert!(text.contains("cap = { select = { tool = \"Bash\" }, max_bytes = 4000 }"));
     assert!(
-        text.contains("# Evaluated: 1st of 10 by cost; saves 62.4 % of the summed cost (252,000)")
+        text.contains("# Evaluated: 1st of 10 by cost; saves 62.4 % of the summed cost (252,000 input-token\n# equivalents)")
     );
     assert!(text.contains("compact = { above_context_tokens = 50000, summary_tokens = 4000 }"));
     // The 1-hour cache only where it lengthens the cache, only at Anthropic.

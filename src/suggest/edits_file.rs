@@ -127,13 +127,13 @@ fn figures(s: &Suggested, of: usize) -> String {
     // "saves -32.6 %" reads as a saving at a glance.
     let cost = if s.cost_saved < 0.0 {
         format!(
-            "COSTS MORE, kept only to compare (not advised): adds {} of the summed cost ({})",
+            "COSTS MORE, kept only to compare (not advised): adds {} of the summed cost ({} input-token equivalents)",
             percent(-s.cost_saved_pct),
             grouped(-s.cost_saved, 0)
         )
     } else {
         format!(
-            "saves {} of the summed cost ({})",
+            "saves {} of the summed cost ({} input-token equivalents)",
             percent(s.cost_saved_pct),
             grouped(s.cost_saved, 0)
         )
