@@ -383,7 +383,6 @@ impl Run<'_> {
             return self.write_plan(&next, &inputs, of, &head, parts.len());
         }
         // Round 3: the suggestion, written where one run over DIR with this --out writes.
-        let edits_path = self.root.join(&name).join(EDITS_FILE);
         let out = OutputDir::prepare(self.root, &name, &inputs)?;
         let input = suggest::Input {
             dir: Path::new(&plan.directory),

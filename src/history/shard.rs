@@ -450,10 +450,11 @@ struct ShardFile {
 
 impl ShardFile {
     fn open(given: &Path) -> Result<ShardFile, Error> {
-        let opened = SHARD.open::<Header>(given)?;
-        let path = opened.path;
-        let header = opened.header;
-        let lines = opened.lines;
+        let Opened {
+            path,
+            header,
+            lines,
+        } = SHARD.open::<Header>(given)?;
         let not_a_shard = |why: String| SHARD.refusal(&path, why);
         if header.format != FORMAT {
             return Err(not_a_shard(format!(

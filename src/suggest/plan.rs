@@ -404,8 +404,11 @@ impl Part {
     ///
     /// Errors: unreadable; not a part's file.
     pub fn open(given: &Path) -> Result<Part, Error> {
-        let opened = PART.open::<PartHeader>(given)?;
-        let (path, header, lines) = (opened.path, opened.header, opened.lines);
+        let shard::Opened {
+            path,
+            header,
+            lines,
+        } = PART.open::<PartHeader>(given)?;
         let not_a_part = |why: String| PART.refusal(&path, why);
         if header.format != SHARD_FORMAT || header.format_version != FORMAT_VERSION {
             return Err(not_a_part(format!(
